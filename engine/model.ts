@@ -1,0 +1,55 @@
+/**
+ * The engine's entity model. Loaders produce `EntityRecord`s; the engine numbers them densely
+ * (u32 ids in load order), normalizes them and indexes them. Nothing here knows about HTTP or
+ * databases.
+ */
+
+export const LIST_TYPES = ['sanctions', 'crime', 'risk'] as const;
+export type ListType = (typeof LIST_TYPES)[number];
+
+/**
+ * `email_domain` is a domain all of whose addresses are listed (disposable e-mail providers): an
+ * e-mail screening matches it through the address's domain.
+ */
+export const ENTITY_TYPES = ['crypto_address', 'email', 'email_domain', 'website', 'government_id', 'name', 'country'] as const;
+export type EntityType = (typeof ENTITY_TYPES)[number];
+
+/**
+ * How a screened or searched value met a list entry.
+ * - `exact`: equal canonical keys (whatever case or formatting the client sent).
+ * - `subdomain`: the screened host is a subdomain of a listed domain.
+ * - `domain`: the screened e-mail address's domain (or a parent domain of it) is a listed e-mail domain.
+ * - `region`: the screened country contains a listed sanctioned region, or the screened region
+ *   lies in a listed country.
+ * - `fuzzy`: similarity of names or government IDs at or above the threshold.
+ * - `regex`: the public search's regular-expression mode.
+ */
+export const MATCH_KINDS = ['exact', 'subdomain', 'domain', 'region', 'fuzzy', 'regex'] as const;
+export type MatchKind = (typeof MATCH_KINDS)[number];
+
+export type Metadata = Record<string, unknown>;
+
+/** One list entry as a loader publishes it. */
+export interface EntityRecord {
+  /** Slug of the list (the registry's key). */
+  list: string;
+  entity_type: EntityType;
+  /** The value as published on the list (case as published). */
+  value: string;
+  metadata: Metadata;
+  source_url: string | null;
+  /** ISO 8601 date-time or null: when the value first appeared (from the listing history). */
+  listed_at: string | null;
+  /** ISO 8601 date-time or null: set when the value was removed (delisted) from its list. */
+  removed_at: string | null;
+}
+
+/** What the engine knows of a list besides its entities (the registry owns the rest). */
+export interface ListSnapshotInfo {
+  slug: string;
+  list_type: ListType;
+  /** Version label of the source data (e.g. a publication date or content hash). */
+  version: string;
+  /** ISO 8601 date-time of the last successful load of the source, or null. */
+  last_updated: string | null;
+}

@@ -1,0 +1,77 @@
+import type { EntityRecord, ListType } from '../engine/model.js';
+
+/**
+ * What kind of source a list is. Documented in the README (`kind` of ListInfo).
+ * - `sanctions_list`: a government or UN sanctions list of parties (names, IDs, addresses).
+ * - `country_designations`: sanctioned countries and regions of one government's programmes.
+ * - `phishing_domains`: phishing/scam web domains (and addresses seen on them).
+ * - `disposable_email`: disposable e-mail domains.
+ * - `onchain_events`: addresses derived from on-chain events (mixer pools).
+ */
+export const LIST_KINDS = [
+  'sanctions_list',
+  'country_designations',
+  'phishing_domains',
+  'disposable_email',
+  'onchain_events',
+] as const;
+export type ListKind = (typeof LIST_KINDS)[number];
+
+/**
+ * How often a list is checked for a new version. `scheduled` means fixed UTC minutes of each hour
+ * (the primary list's `check_minutes_utc`); the others are intervals.
+ */
+export const CADENCES = ['scheduled', 'hourly', 'daily', 'weekly', 'static'] as const;
+export type Cadence = (typeof CADENCES)[number];
+
+/** One file of a file-based source. */
+export interface SourceFile {
+  /** Key the parser uses to find the file (e.g. `sdn`, `add`). */
+  key: string;
+  /** Official download URL (overridable by configuration). */
+  url: string;
+  /** Path relative to `SOURCE_DIR` (laid out like ../shared/data), e.g. `ofac/sdn.csv`. */
+  sourceDirPath: string;
+  /** Absent in a source set means the list loads without it (e.g. optional comments file). */
+  optional?: boolean;
+}
+
+/** Local paths of fetched files, by `SourceFile.key`. Optional files may be missing. */
+export type FetchedFiles = Record<string, string>;
+
+export interface ParseContext {
+  /** Called now and then with bytes or rows processed, for progress bars. */
+  progress?: (done: number, total?: number) => void;
+}
+
+export type FileSource = {
+  type: 'files';
+  files: SourceFile[];
+  parse: (files: FetchedFiles, ctx: ParseContext) => AsyncIterable<EntityRecord>;
+};
+
+/** Lists derived from chain events (mixer pools); read through viem, see loaders/chain/. */
+export type ChainSource = { type: 'chain'; role: 'depositor_relayer' | 'recipient' };
+
+/** Lists whose data ship inside an npm package or the repository itself. */
+export type BundledSource = {
+  type: 'bundled';
+  /** Human-readable origin for ListInfo/source_url. */
+  url: string;
+  load: (ctx: ParseContext) => AsyncIterable<EntityRecord>;
+};
+
+export interface ListDefinition {
+  slug: string;
+  display_name: string;
+  list_type: ListType;
+  kind: ListKind;
+  cadence: Cadence;
+  /** Served, and may be named in a `lists` filter. */
+  enabled: boolean;
+  /** Screened when a request gives no `lists` filter (requires enabled). */
+  in_default_set: boolean;
+  /** The primary sanctions list (exactly one: OFAC SDN). */
+  primary?: boolean;
+  source: FileSource | ChainSource | BundledSource;
+}

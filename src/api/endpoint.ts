@@ -1,0 +1,94 @@
+import type { z } from 'zod';
+import type { Logger } from 'pino';
+import type { MatchKind, ListType } from '../../engine/model.js';
+
+/**
+ * One endpoint as plain data. Both the native uWS route (hot path) and the tRPC procedure (served
+ * at /trpc and fed to trpc-to-openapi for the OpenAPI document) are built from it, and so is the
+ * MCP tool of the same capability.
+ */
+
+/**
+ * Who may call an endpoint:
+ * - `public`: anyone, never metered or audited;
+ * - `metered`: a bearer token with quota, or an x402 payment (one credit per request by default);
+ * - `account`: a customer's bearer token, not metered (dashboard API);
+ * - `admin`: the operator's `ADMIN_KEY` as a bearer token.
+ */
+export type Access = 'public' | 'metered' | 'account' | 'admin';
+
+/** Who pays for / is attributed a request. */
+export type Caller =
+  | { kind: 'anonymous' }
+  | { kind: 'customer'; customerId: number; tokenId: number }
+  | { kind: 'payer'; address: string }
+  | { kind: 'admin' };
+
+/** What the transport knows of the request, read before any await. */
+export interface RequestMeta {
+  requestId: string;
+  transport: 'rest' | 'trpc' | 'batch' | 'mcp';
+  method: string;
+  /** Full URL of the resource as the client addressed it (x402 `resource`). */
+  url: string;
+  clientIp: string;
+  /** Lower-case header names. Only the ones the pipeline needs are kept. */
+  headers: Record<string, string | undefined>;
+}
+
+export interface RequestContext {
+  meta: RequestMeta;
+  log: Logger;
+  caller: Caller;
+  /** Clock in ms since epoch (injectable for tests). */
+  now: () => number;
+}
+
+/** A match written to the audit trail. */
+export interface AuditMatch {
+  screened_value: string;
+  matched_value: string;
+  list: string;
+  list_type: ListType;
+  match: MatchKind | string;
+}
+
+/** A handler's answer when it is not JSON (CSV download). */
+export class RawResponse {
+  constructor(
+    readonly contentType: string,
+    readonly body: string | Buffer,
+    readonly headers: Record<string, string> = {},
+  ) {}
+}
+
+export interface EndpointDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodType = z.ZodType> {
+  /** tRPC procedure path, e.g. `screen.crypto`; also the MCP tool's base. */
+  id: string;
+  method: 'GET' | 'POST' | 'DELETE';
+  /** OpenAPI path under /api/v1, with `{param}` for path parameters. */
+  path: string;
+  tags: string[];
+  summary: string;
+  description?: string;
+  access: Access;
+  input: I;
+  output: O;
+  /** Extra documented error statuses (422 is added for every endpoint with parameters). */
+  errors?: number[];
+  /** Credits a metered call costs (default 1). */
+  credits?: (input: z.output<I>) => number;
+  /** Audit rows of a metered call's successful result. */
+  audit?: (input: z.output<I>, output: z.output<O>) => AuditMatch[];
+  /** Example output for the x402 discovery block and the docs. */
+  example?: z.output<O>;
+  handler: (input: z.output<I>, ctx: RequestContext) => Promise<z.output<O> | RawResponse> | z.output<O> | RawResponse;
+}
+
+/** Helper that keeps input/output types tied together for inference. */
+export function endpoint<I extends z.ZodObject, O extends z.ZodType>(def: EndpointDef<I, O>): EndpointDef<I, O> {
+  return def;
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyEndpoint = EndpointDef<any, any>;

@@ -1,0 +1,150 @@
+import { z } from 'zod';
+import { LIST_TYPES, ENTITY_TYPES, MATCH_KINDS } from '../../engine/model.js';
+import { CADENCES, LIST_KINDS } from '../../loaders/types.js';
+
+/**
+ * SPEC.md's resources, field for field: names, types, nullability, required lists. These schemas
+ * validate responses, generate the OpenAPI components and type the handlers.
+ */
+
+const dateTime = z.iso.datetime({ offset: true });
+const metadata = z.record(z.string(), z.unknown()).meta({ description: 'Free-form attributes of the list entry.' });
+const listType = z.enum(LIST_TYPES).meta({ description: '`sanctions`, `crime` or `risk`.' });
+const entityType = z.enum(ENTITY_TYPES).meta({ description: `One of ${ENTITY_TYPES.map((t) => `\`${t}\``).join(', ')}.` });
+const matchKind = z.string().meta({
+  description:
+    'The kind of match: `exact` (equal canonical values), `subdomain` (a subdomain of a listed domain), `domain` (the e-mail address is on a listed e-mail domain), ' +
+    '`region` (a country containing, or lying in, a listed sanctioned region), `fuzzy` (similar government ID or name), `regex` (search only).',
+  examples: [...MATCH_KINDS],
+});
+
+export const ScreenMatch = z
+  .object({
+    list: z.string().meta({ description: 'List slug.' }),
+    list_name: z.string(),
+    list_type: listType,
+    match: matchKind,
+    value: z.string().meta({ description: 'The value as published on the list (case as published).' }),
+    source_url: z.string().nullable().optional(),
+    metadata,
+  })
+  .strict()
+  .meta({ id: 'ScreenMatch' });
+
+export const ScreenResponse = z
+  .object({
+    value: z.string().meta({ description: 'The screened value; for a crypto request with a dotted (ENS) name, the resolved address.' }),
+    flagged: z.boolean().meta({ description: 'True for any match, including crime and risk lists.' }),
+    sanctioned: z.boolean().meta({ description: 'True only when a match came from a list whose list_type is sanctions.' }),
+    lists_checked: z.array(z.string()).meta({ description: 'Slugs of the lists screened.' }),
+    matches: z.array(ScreenMatch),
+  })
+  .strict()
+  .meta({ id: 'ScreenResponse' });
+
+export const ListInfo = z
+  .object({
+    slug: z.string(),
+    display_name: z.string(),
+    list_type: listType,
+    kind: z.enum(LIST_KINDS),
+    cadence: z.enum(CADENCES),
+    enabled: z.boolean(),
+    total: z.number().int().meta({ description: 'Entity count (active entities).' }),
+    last_updated: z.string().nullable(),
+  })
+  .strict()
+  .meta({ id: 'ListInfo' });
+
+export const ListedEntity = z
+  .object({
+    entity_type: entityType,
+    value: z.string(),
+    metadata,
+    source_url: z.string().nullable(),
+    listed_at: dateTime.nullable(),
+  })
+  .strict()
+  .meta({ id: 'ListedEntity' });
+
+export const ListEntitiesResponse = z
+  .object({
+    list: z.string(),
+    list_name: z.string(),
+    list_type: listType,
+    total: z.number().int().meta({ description: 'All active entities of the list, not the page.' }),
+    last_updated: dateTime.nullable(),
+    entities: z.array(ListedEntity),
+  })
+  .strict()
+  .meta({ id: 'ListEntitiesResponse' });
+
+export const DelistedEntity = z
+  .object({
+    entity_type: entityType,
+    value: z.string(),
+    list: z.string(),
+    metadata,
+    source_url: z.string().nullable(),
+    removed_at: dateTime,
+  })
+  .strict()
+  .meta({ id: 'DelistedEntity' });
+
+export const PublicSearchResult = z
+  .object({
+    entity_type: entityType,
+    value: z.string(),
+    match: matchKind,
+    similarity: z.number().min(0).max(1),
+    list: z.string().optional().meta({ description: 'List slug; the primary sanctions list when absent.' }),
+    list_name: z.string(),
+    list_type: listType.optional().meta({ description: 'Defaults to `sanctions` when absent.' }),
+    metadata,
+    source_url: z.string().nullable().optional(),
+    removed_at: dateTime.nullable().optional().meta({ description: 'Set on delisted rows.' }),
+  })
+  .strict()
+  .meta({ id: 'PublicSearchResult' });
+
+export const SourceStats = z
+  .object({
+    list_type: listType,
+    total: z.number().int(),
+    by_entity_type: z.record(z.string(), z.number().int()),
+    last_updated: z.string().nullable(),
+    last_error: z.string().nullable().optional().meta({ description: 'The last refresh failure of this source, if its last attempt failed (the last good version is still served).' }),
+  })
+  .strict()
+  .meta({ id: 'SourceStats' });
+
+export const StatsResponse = z
+  .object({
+    sources: z.record(z.string(), SourceStats),
+    countries: z.number().int().meta({ description: 'Number of country and region designations.' }),
+    delisted: z.number().int().meta({ description: 'Number of delisted entities.' }),
+    last_updated: z.string().nullable(),
+    primary_refresh: z
+      .object({
+        check_minutes_utc: z.array(z.number().int()),
+        next_check_at: dateTime,
+      })
+      .strict(),
+  })
+  .strict()
+  .meta({ id: 'StatsResponse' });
+
+/** Input pieces shared by several endpoints. */
+export const listsParam = z
+  .string()
+  .max(2000)
+  .optional()
+  .meta({ description: 'Comma-separated list slugs; default: every enabled list of the default set. An unknown or disabled slug gives 400.' });
+
+export const BatchItem = z
+  .object({
+    type: z.enum(['crypto', 'email', 'website', 'id', 'country']),
+    value: z.string().min(1).max(512),
+  })
+  .strict()
+  .meta({ id: 'BatchItem' });

@@ -1,0 +1,193 @@
+import { initTRPC, TRPCError, type AnyRouter } from '@trpc/server';
+import { generateOpenApiDocument, type OpenApiMeta } from 'trpc-to-openapi';
+import { z } from 'zod';
+import { RawResponse, type AnyEndpoint, type RequestMeta } from './endpoint.js';
+import { HttpError, ValidationFailed } from '../server/errors.js';
+import { execute, type PipelineDeps } from '../pipeline/run.js';
+import { toPydanticIssue } from '../server/validation.js';
+import { ErrorDetail, HTTPValidationError, PaymentRequired, ValidationError } from './schemas/errors.js';
+
+/**
+ * The tRPC side of the endpoint definitions: one procedure per endpoint (served at /trpc with
+ * batching), and the OpenAPI 3.1 document generated from those procedures by trpc-to-openapi.
+ */
+
+export interface TrpcContext {
+  meta: RequestMeta;
+  resHeaders: Headers;
+}
+
+const t = initTRPC
+  .context<TrpcContext>()
+  .meta<OpenApiMeta>()
+  .create({
+    errorFormatter({ shape, error }) {
+      const cause = error.cause;
+      let detail: unknown = shape.message;
+      if (cause instanceof HttpError) detail = cause.toBody();
+      else if (cause instanceof z.ZodError) {
+        detail = { detail: cause.issues.map((i) => toPydanticIssue(i, ['body', ...i.path.map((p) => (typeof p === 'number' ? p : String(p)))], undefined)) };
+      }
+      return { ...shape, data: { ...shape.data, detail } };
+    },
+  });
+
+const CODES: Record<number, TRPCError['code']> = {
+  400: 'BAD_REQUEST',
+  401: 'UNAUTHORIZED',
+  402: 'PAYMENT_REQUIRED',
+  403: 'FORBIDDEN',
+  404: 'NOT_FOUND',
+  413: 'PAYLOAD_TOO_LARGE',
+  422: 'UNPROCESSABLE_CONTENT',
+  429: 'TOO_MANY_REQUESTS',
+  502: 'BAD_GATEWAY',
+  503: 'SERVICE_UNAVAILABLE',
+};
+
+function toTrpcError(err: unknown): TRPCError {
+  if (err instanceof TRPCError) return err;
+  if (err instanceof HttpError) {
+    return new TRPCError({ code: CODES[err.status] ?? 'INTERNAL_SERVER_ERROR', message: typeof err.detail === 'string' ? err.detail : `HTTP ${err.status}`, cause: err });
+  }
+  return new TRPCError({ code: 'INTERNAL_SERVER_ERROR', message: 'Internal Server Error', cause: err instanceof Error ? err : undefined });
+}
+
+function openApiMeta(ep: AnyEndpoint): OpenApiMeta {
+  return {
+    openapi: {
+      method: ep.method,
+      path: `/api/v1${ep.path}` as `/${string}`,
+      summary: ep.summary,
+      description: ep.description,
+      tags: ep.tags,
+      protect: ep.access !== 'public',
+      errorResponses: [],
+      operationId: ep.id.replace(/\.(\w)/g, (_, c: string) => c.toUpperCase()),
+    },
+  };
+}
+
+/** Nests `a.b.c` ids into tRPC router records. */
+function nest(procedures: Record<string, unknown>): Record<string, unknown> {
+  const root: Record<string, unknown> = {};
+  for (const [id, proc] of Object.entries(procedures)) {
+    const parts = id.split('.');
+    let node = root;
+    for (const p of parts.slice(0, -1)) node = (node[p] ??= {}) as Record<string, unknown>;
+    node[parts[parts.length - 1]] = proc;
+  }
+  const toRouter = (rec: Record<string, unknown>): unknown =>
+    t.router(Object.fromEntries(Object.entries(rec).map(([k, v]) => [k, typeof v === 'function' ? v : toRouter(v as Record<string, unknown>)])) as never);
+  return toRouter(root) as Record<string, unknown>;
+}
+
+export function buildTrpcRouter(endpoints: readonly AnyEndpoint[], deps: PipelineDeps): AnyRouter {
+  const procedures: Record<string, unknown> = {};
+  for (const ep of endpoints) {
+    const base = t.procedure.meta(openApiMeta(ep)).input(ep.input).output(ep.output);
+    const resolve = async ({ input, ctx }: { input: unknown; ctx: TrpcContext }) => {
+      try {
+        const outcome = await execute(ep, input, { ...ctx.meta, transport: 'trpc' }, deps);
+        if (outcome.raw instanceof RawResponse) {
+          throw new HttpError(400, 'this format is only available over REST');
+        }
+        for (const [k, v] of Object.entries(outcome.headers)) ctx.resHeaders.set(k, v);
+        return outcome.body;
+      } catch (err) {
+        if (err instanceof ValidationFailed) throw toTrpcError(err);
+        throw toTrpcError(err);
+      }
+    };
+    procedures[ep.id] = ep.method === 'GET' ? base.query(resolve) : base.mutation(resolve);
+  }
+  return nest(procedures) as unknown as AnyRouter;
+}
+
+type OpenApiDoc = ReturnType<typeof generateOpenApiDocument>;
+type Operation = { responses?: Record<string, unknown>; security?: unknown; parameters?: unknown[] };
+
+const SECURITY = {
+  bearer: { type: 'http', scheme: 'bearer', description: 'API token from the dashboard: `Authorization: Bearer <token>`.' },
+  x402: {
+    type: 'apiKey',
+    in: 'header',
+    name: 'PAYMENT-SIGNATURE',
+    description: 'x402 v2 pay-per-request: base64 payment payload answering the PAYMENT-REQUIRED challenge.',
+  },
+  x402v1: { type: 'apiKey', in: 'header', name: 'X-PAYMENT', description: 'x402 v1 pay-per-request: base64 payment payload answering the 402 body.' },
+  adminKey: { type: 'http', scheme: 'bearer', description: 'Operator key (ADMIN_KEY) as a bearer token.' },
+} as const;
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const jsonResponse = (description: string, schemaName: string, headers?: Record<string, unknown>) => ({
+  description,
+  ...(headers ? { headers } : {}),
+  content: { 'application/json': { schema: ref(schemaName) } },
+});
+
+/** Generates the OpenAPI 3.1 document and puts the service's own error shapes and security on each operation. */
+export function buildOpenApiDocument(router: AnyRouter, endpoints: readonly AnyEndpoint[], baseUrl: string): OpenApiDoc {
+  const doc = generateOpenApiDocument(router as never, {
+    title: 'Sanctions and Risk Screening API',
+    description:
+      'Screens crypto addresses, ENS names, e-mails, websites, government IDs and countries against sanctions, crime and risk lists. ' +
+      'Metered endpoints take a bearer token or an x402 stablecoin payment per request.',
+    version: '2.0.0',
+    baseUrl,
+    docsUrl: `${baseUrl}/docs`,
+    securitySchemes: SECURITY as never,
+    defs: { ErrorDetail, HTTPValidationError, ValidationError, PaymentRequired } as never,
+  });
+  const byPath = new Map(endpoints.map((ep) => [`${ep.method.toLowerCase()} /api/v1${ep.path}`, ep]));
+  for (const [path, item] of Object.entries(doc.paths ?? {})) {
+    for (const [method, op] of Object.entries(item as Record<string, Operation>)) {
+      const ep = byPath.get(`${method} ${path}`);
+      if (!ep || !op || typeof op !== 'object') continue;
+      const responses: Record<string, unknown> = { ...(op.responses ?? {}) };
+      const statuses = new Set<number>(ep.errors ?? []);
+      if (Object.keys(ep.input.shape).length > 0) statuses.add(422);
+      if (ep.access === 'metered') {
+        statuses.add(401);
+        statuses.add(402);
+      }
+      if (ep.access === 'account' || ep.access === 'admin') statuses.add(401);
+      for (const status of [...statuses].sort()) {
+        if (status === 422) responses['422'] = jsonResponse('Validation Error', 'HTTPValidationError');
+        else if (status === 402)
+          responses['402'] = jsonResponse('Payment required: the x402 v1 challenge (body) and v2 challenge (PAYMENT-REQUIRED header)', 'PaymentRequired', {
+            'PAYMENT-REQUIRED': { description: 'base64 JSON of the x402 v2 challenge', schema: { type: 'string' } },
+          });
+        else if (status === 429)
+          responses['429'] = jsonResponse('Too many requests', 'ErrorDetail', {
+            'Retry-After': { description: 'Seconds to wait', schema: { type: 'integer' } },
+          });
+        else responses[String(status)] = jsonResponse(ERROR_TEXT[status] ?? 'Error', 'ErrorDetail');
+      }
+      op.responses = responses;
+      if (ep.access === 'metered') {
+        op.security = [{ bearer: [] }, { x402: [] }, { x402v1: [] }];
+        const ok = responses['200'] as { headers?: Record<string, unknown> } | undefined;
+        if (ok) {
+          ok.headers = {
+            ...(ok.headers ?? {}),
+            'PAYMENT-RESPONSE': { description: 'x402 v2 receipt (base64 JSON), when paid with PAYMENT-SIGNATURE', schema: { type: 'string' } },
+            'X-PAYMENT-RESPONSE': { description: 'x402 v1 receipt (base64 JSON), when paid with X-PAYMENT', schema: { type: 'string' } },
+          };
+        }
+      } else if (ep.access === 'account') op.security = [{ bearer: [] }];
+      else if (ep.access === 'admin') op.security = [{ adminKey: [] }];
+      else op.security = [];
+    }
+  }
+  return doc;
+}
+
+const ERROR_TEXT: Record<number, string> = {
+  400: 'Bad request',
+  401: 'Missing, invalid or revoked credentials',
+  403: 'Forbidden',
+  404: 'Not found',
+  502: 'Upstream failure',
+  503: 'Service unavailable',
+};

@@ -1,0 +1,30 @@
+import { createHash, randomBytes } from 'node:crypto';
+
+/**
+ * API token format: `sk_` followed by 32 characters of base62 (0-9, A-Z, a-z) drawn uniformly
+ * from the system CSPRNG — about 190 bits. Only the SHA-256 (hex) of the whole string is stored;
+ * the first 8 characters (`sk_` + 5) are kept as a visible prefix for listings.
+ */
+const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+const BODY_LENGTH = 32;
+export const TOKEN_PATTERN = /^sk_[0-9A-Za-z]{32}$/;
+export const PREFIX_LENGTH = 8;
+
+export function generateToken(): string {
+  let body = '';
+  while (body.length < BODY_LENGTH) {
+    for (const byte of randomBytes(48)) {
+      // 248 = 4 × 62: rejecting the bytes above keeps every character equally likely.
+      if (byte < 248 && body.length < BODY_LENGTH) body += ALPHABET[byte % 62];
+    }
+  }
+  return `sk_${body}`;
+}
+
+export function hashToken(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
+}
+
+export function tokenPrefix(token: string): string {
+  return token.slice(0, PREFIX_LENGTH);
+}

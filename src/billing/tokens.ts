@@ -1,0 +1,203 @@
+import type { Logger } from 'pino';
+import type { Db } from '../store/db.js';
+import { TOKEN_PATTERN, generateToken, hashToken, tokenPrefix } from './token-format.js';
+
+/** What a valid token tells the gate. */
+export interface TokenIdentity {
+  tokenId: number;
+  customerId: number;
+}
+
+export interface TokenRecord {
+  id: number;
+  customer_id: number;
+  name: string | null;
+  prefix: string;
+  created_at: Date;
+  last_used_at: Date | null;
+  revoked_at: Date | null;
+}
+
+export interface TokenServiceOptions {
+  /** Revocation takes effect within this many seconds on every node (TOKEN_CACHE_SECONDS). */
+  cacheSeconds: number;
+  now?: () => number;
+  log?: Logger;
+  /** Bound of the positive cache; the oldest entries are evicted first. */
+  maxEntries?: number;
+  /** How often `last_used_at` is written (ms). */
+  touchFlushMs?: number;
+}
+
+const NEGATIVE_MAX = 10_000;
+// Overlap of successive revocation polls, for clocks and commits that lag slightly.
+const POLL_OVERLAP_SECONDS = 30;
+
+/**
+ * API tokens: creation (the plain token is returned once), listing, revocation, and the hot-path
+ * check. A verified token stays in memory; every node polls the revocations of the last moments
+ * twice per `cacheSeconds` and evicts them, so a revocation anywhere takes effect within
+ * `cacheSeconds` without a database round trip per request. Unknown tokens are remembered as
+ * invalid for `cacheSeconds`. `last_used_at` is written in batches.
+ */
+export class TokenService {
+  private readonly cache = new Map<string, TokenIdentity>();
+  private readonly negative = new Map<string, number>();
+  private readonly pending = new Map<string, Promise<TokenIdentity | null>>();
+  private readonly touched = new Map<number, number>();
+  private readonly now: () => number;
+  private readonly maxEntries: number;
+  private lastPoll: Date | null = null;
+  private timers: NodeJS.Timeout[] = [];
+  private polling: Promise<void> | null = null;
+
+  constructor(
+    private readonly db: Db,
+    private readonly opts: TokenServiceOptions,
+  ) {
+    this.now = opts.now ?? Date.now;
+    this.maxEntries = opts.maxEntries ?? 100_000;
+  }
+
+  /** Starts the revocation poll and the `last_used_at` writer. */
+  start(): void {
+    if (this.timers.length > 0) return;
+    const poll = setInterval(() => void this.pollRevocations(), (this.opts.cacheSeconds * 1000) / 2);
+    const touch = setInterval(() => void this.flushTouches().catch((err) => this.opts.log?.error({ err }, 'last_used_at update failed')), this.opts.touchFlushMs ?? 1000);
+    poll.unref();
+    touch.unref();
+    this.timers = [poll, touch];
+    void this.pollRevocations();
+  }
+
+  async close(): Promise<void> {
+    for (const t of this.timers) clearInterval(t);
+    this.timers = [];
+    await this.polling;
+    await this.flushTouches();
+  }
+
+  /** Creates a token for a customer; the plain token exists only in this return value. */
+  async create(customerId: number, name: string | null = null): Promise<{ token: string; record: TokenRecord }> {
+    const token = generateToken();
+    const { rows } = await this.db.query<TokenRecord>(
+      `INSERT INTO api_tokens (customer_id, name, token_hash, prefix) VALUES ($1, $2, $3, $4)
+       RETURNING id, customer_id, name, prefix, created_at, last_used_at, revoked_at`,
+      [customerId, name, hashToken(token), tokenPrefix(token)],
+    );
+    return { token, record: rows[0] };
+  }
+
+  async list(customerId: number): Promise<TokenRecord[]> {
+    const { rows } = await this.db.query<TokenRecord>(
+      `SELECT id, customer_id, name, prefix, created_at, last_used_at, revoked_at
+         FROM api_tokens WHERE customer_id = $1 ORDER BY id`,
+      [customerId],
+    );
+    return rows;
+  }
+
+  async get(tokenId: number): Promise<TokenRecord | null> {
+    const { rows } = await this.db.query<TokenRecord>(
+      `SELECT id, customer_id, name, prefix, created_at, last_used_at, revoked_at FROM api_tokens WHERE id = $1`,
+      [tokenId],
+    );
+    return rows[0] ?? null;
+  }
+
+  /**
+   * Revokes a token (of `customerId` when given). Returns the record, or null when there is no
+   * such token. Revoking twice keeps the first revocation time.
+   */
+  async revoke(tokenId: number, customerId?: number): Promise<TokenRecord | null> {
+    const { rows } = await this.db.query<TokenRecord & { token_hash: string }>(
+      `UPDATE api_tokens SET revoked_at = COALESCE(revoked_at, clock_timestamp())
+        WHERE id = $1 AND ($2::integer IS NULL OR customer_id = $2)
+        RETURNING id, customer_id, name, prefix, created_at, last_used_at, revoked_at, token_hash`,
+      [tokenId, customerId ?? null],
+    );
+    const row = rows[0];
+    if (!row) return null;
+    this.cache.delete(row.token_hash);
+    const { token_hash: _hash, ...record } = row;
+    return record;
+  }
+
+  /**
+   * The hot-path check. Answers from memory (synchronously) for a known token; a token not seen
+   * yet costs one database lookup, shared by concurrent requests.
+   */
+  verify(token: string): TokenIdentity | null | Promise<TokenIdentity | null> {
+    if (!TOKEN_PATTERN.test(token)) return null;
+    const hash = hashToken(token);
+    const hit = this.cache.get(hash);
+    if (hit) {
+      this.touched.set(hit.tokenId, this.now());
+      return hit;
+    }
+    const until = this.negative.get(hash);
+    if (until !== undefined) {
+      if (until > this.now()) return null;
+      this.negative.delete(hash);
+    }
+    let p = this.pending.get(hash);
+    if (!p) {
+      p = this.lookup(hash).finally(() => this.pending.delete(hash));
+      this.pending.set(hash, p);
+    }
+    return p;
+  }
+
+  private async lookup(hash: string): Promise<TokenIdentity | null> {
+    const { rows } = await this.db.query<{ id: number; customer_id: number }>(
+      'SELECT id, customer_id FROM api_tokens WHERE token_hash = $1 AND revoked_at IS NULL',
+      [hash],
+    );
+    const row = rows[0];
+    if (!row) {
+      if (this.negative.size >= NEGATIVE_MAX) this.negative.clear();
+      this.negative.set(hash, this.now() + this.opts.cacheSeconds * 1000);
+      return null;
+    }
+    const identity = { tokenId: row.id, customerId: row.customer_id };
+    if (this.cache.size >= this.maxEntries) this.cache.delete(this.cache.keys().next().value as string);
+    this.cache.set(hash, identity);
+    this.touched.set(identity.tokenId, this.now());
+    return identity;
+  }
+
+  /** Evicts tokens revoked since the previous poll (with some overlap). */
+  pollRevocations(): Promise<void> {
+    if (this.polling) return this.polling;
+    this.polling = (async () => {
+      try {
+        const { rows } = await this.db.query<{ db_now: Date; hashes: string[] | null }>(
+          `SELECT now() AS db_now,
+                  (SELECT array_agg(token_hash) FROM api_tokens
+                    WHERE revoked_at >= COALESCE($1::timestamptz, now()) - make_interval(secs => $2)) AS hashes`,
+          [this.lastPoll, POLL_OVERLAP_SECONDS],
+        );
+        for (const h of rows[0].hashes ?? []) this.cache.delete(h);
+        this.lastPoll = rows[0].db_now;
+      } catch (err) {
+        this.opts.log?.error({ err }, 'token revocation poll failed');
+      } finally {
+        this.polling = null;
+      }
+    })();
+    return this.polling;
+  }
+
+  /** Writes the pending `last_used_at` times in one statement. */
+  async flushTouches(): Promise<void> {
+    if (this.touched.size === 0) return;
+    const ids = [...this.touched.keys()];
+    const times = ids.map((id) => new Date(this.touched.get(id) as number));
+    this.touched.clear();
+    await this.db.query(
+      `UPDATE api_tokens t SET last_used_at = GREATEST(t.last_used_at, d.at)
+         FROM unnest($1::integer[], $2::timestamptz[]) AS d(id, at) WHERE t.id = d.id`,
+      [ids, times],
+    );
+  }
+}

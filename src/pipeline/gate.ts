@@ -1,0 +1,27 @@
+import type { AnyEndpoint, AuditMatch, Caller, RequestMeta } from '../api/endpoint.js';
+
+/**
+ * The authenticate-and-charge step of the request pipeline, shared by every transport:
+ * validate (→ 422) → gate.authorize (→ 401/402) → handler → charge.commit (usage + audit, then
+ * x402 settlement) → send. An invalid request never reaches the gate; a failed handler calls
+ * `charge.release()` and costs nothing.
+ */
+export interface Gate {
+  authorize(endpoint: AnyEndpoint, input: unknown, meta: RequestMeta): Promise<Charge>;
+}
+
+export interface CommitResult {
+  /** Headers to add to the successful response (e.g. the x402 receipt). */
+  headers: Record<string, string>;
+}
+
+export interface Charge {
+  caller: Caller;
+  /**
+   * The handler succeeded: record usage and audit rows, then settle a payment. Throws an HttpError
+   * (a fresh 402) when settlement fails, in which case the response must be withheld.
+   */
+  commit(result: { status: number; audit: AuditMatch[] }): Promise<CommitResult>;
+  /** The handler failed: nothing is charged, a payment authorization stays unsettled. */
+  release(reason: { status: number }): void;
+}

@@ -1,0 +1,328 @@
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import uWS, { type HttpRequest, type HttpResponse, type TemplatedApp, type us_listen_socket } from 'uWebSockets.js';
+import type { Logger } from 'pino';
+import type { AnyRouter } from '@trpc/server';
+import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
+import type { AnyEndpoint, RequestMeta } from '../api/endpoint.js';
+import { execute, errorOutcome, type Outcome, type PipelineDeps } from '../pipeline/run.js';
+import { parseInput, parseJsonBody, type RawInput } from './validation.js';
+import { ClientIpResolver } from './client-ip.js';
+import { readBody, ResponseState, sendBody, sendJson } from './uws-io.js';
+import type { Metrics } from './metrics.js';
+import type { TrpcContext } from '../api/trpc.js';
+
+/**
+ * The only listener: uWebSockets.js. Endpoint definitions become native routes (validate →
+ * pipeline → answer, no Request objects on the hot path); /trpc goes through tRPC's fetch adapter;
+ * plus the contract plumbing (OpenAPI, docs, health, readiness, metrics).
+ */
+
+const HEADERS_KEPT = ['authorization', 'x-payment', 'payment-signature', 'x-forwarded-for', 'forwarded', 'host', 'x-forwarded-proto', 'x-request-id', 'accept', 'content-type', 'mcp-session-id', 'mcp-protocol-version', 'last-event-id'] as const;
+const MAX_BODY_BYTES = 16 * 1024 * 1024;
+const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,64}$/;
+
+export interface RouteHelpers {
+  /** Reads the request into a RequestMeta; call synchronously at the start of a handler. */
+  readMeta(res: HttpResponse, req: HttpRequest, transport: RequestMeta['transport']): RequestMeta;
+  /** Registers onAborted and in-flight accounting; returns the state and a `finish` to call once answered. */
+  begin(res: HttpResponse, route: string, method: string): { state: ResponseState; finish: (status: number) => void };
+  sendOutcome(res: HttpResponse, state: ResponseState, outcome: Omit<Outcome, 'caller'>, requestId: string): void;
+  readBody(res: HttpResponse, state: ResponseState, limit?: number): Promise<Buffer>;
+  pipeline: PipelineDeps;
+  log: Logger;
+}
+
+export interface HttpAppOptions {
+  endpoints: readonly AnyEndpoint[];
+  pipeline: PipelineDeps;
+  log: Logger;
+  metrics: Metrics;
+  trustedProxies: readonly string[];
+  trpcRouter: AnyRouter;
+  openApiDocument: () => unknown;
+  ready: () => boolean;
+  /** Extra native routes (batch screening, MCP) registered before the fallbacks. */
+  extraRoutes?: (app: TemplatedApp, helpers: RouteHelpers) => void;
+}
+
+export interface HttpServer {
+  listen(host: string, port: number): Promise<number>;
+  /** Stops accepting connections, then resolves once in-flight requests finished (or timeout). */
+  drain(timeoutMs: number): Promise<void>;
+  inflight(): number;
+}
+
+function decodeParam(raw: string): string | null {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return null;
+  }
+}
+
+function parseQuery(q: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (!q) return out;
+  for (const [k, v] of new URLSearchParams(q)) if (!(k in out)) out[k] = v;
+  return out;
+}
+
+export function createHttpApp(opts: HttpAppOptions): HttpServer {
+  const app = uWS.App();
+  const clientIps = new ClientIpResolver(opts.trustedProxies);
+  const { log, metrics } = opts;
+  let inflight = 0;
+  let listenSocket: us_listen_socket | null = null;
+  let drained: (() => void) | null = null;
+
+  const readMeta: RouteHelpers['readMeta'] = (res, req, transport) => {
+    const headers: Record<string, string | undefined> = {};
+    for (const h of HEADERS_KEPT) {
+      const v = req.getHeader(h);
+      if (v !== '') headers[h] = v;
+    }
+    const peer = Buffer.from(res.getRemoteAddressAsText()).toString();
+    const clientIp = clientIps.resolve(peer, headers['x-forwarded-for'], headers['forwarded']);
+    const proto = clientIps.isTrusted(clientIps.resolve(peer, undefined, undefined)) && headers['x-forwarded-proto'] === 'https' ? 'https' : 'http';
+    const query = req.getQuery();
+    const url = `${proto}://${headers.host ?? 'localhost'}${req.getUrl()}${query ? `?${query}` : ''}`;
+    const given = headers['x-request-id'];
+    return {
+      requestId: given && REQUEST_ID_RE.test(given) ? given : randomUUID(),
+      transport,
+      method: req.getMethod().toUpperCase(),
+      url,
+      clientIp,
+      headers,
+    };
+  };
+
+  const begin: RouteHelpers['begin'] = (res, route, method) => {
+    const state = new ResponseState();
+    const started = process.hrtime.bigint();
+    inflight++;
+    let finished = false;
+    const finish = (status: number) => {
+      if (finished) return;
+      finished = true;
+      inflight--;
+      metrics.observe(route, method, status, Number(process.hrtime.bigint() - started) / 1e9);
+      if (inflight === 0 && drained) drained();
+    };
+    res.onAborted(() => {
+      state.aborted = true;
+      finish(499);
+    });
+    return { state, finish };
+  };
+
+  const sendOutcome: RouteHelpers['sendOutcome'] = (res, state, outcome, requestId) => {
+    const headers = { ...outcome.headers, 'X-Request-Id': requestId };
+    if (outcome.raw) sendBody(res, state, outcome.status, outcome.raw.contentType, outcome.raw.body, headers);
+    else sendJson(res, state, outcome.status, outcome.body, headers);
+  };
+
+  const helpers: RouteHelpers = {
+    readMeta,
+    begin,
+    sendOutcome,
+    readBody: (res, state, limit = MAX_BODY_BYTES) => readBody(res, state, limit),
+    pipeline: opts.pipeline,
+    log,
+  };
+
+  const allowedMethods = new Map<string, Set<string>>();
+  for (const ep of opts.endpoints) {
+    const pattern = `/api/v1${ep.path.replace(/\{(\w+)\}/g, ':$1')}`;
+    const paramNames = [...ep.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
+    const route = `${ep.method} /api/v1${ep.path}`;
+    if (!allowedMethods.has(pattern)) allowedMethods.set(pattern, new Set());
+    allowedMethods.get(pattern)!.add(ep.method);
+    const handler = (res: HttpResponse, req: HttpRequest) => {
+      const meta = readMeta(res, req, 'rest');
+      const path: Record<string, string> = {};
+      let badParam: string | null = null;
+      for (let i = 0; i < paramNames.length; i++) {
+        const decoded = decodeParam(req.getParameter(i));
+        if (decoded === null) badParam = paramNames[i];
+        else path[paramNames[i]] = decoded;
+      }
+      const raw: RawInput = { path, query: parseQuery(req.getQuery()) };
+      const { state, finish } = begin(res, route, ep.method);
+      const run = async () => {
+        let outcome: Omit<Outcome, 'caller'>;
+        try {
+          if (badParam) {
+            outcome = { status: 422, headers: {}, body: { detail: [{ type: 'value_error', loc: ['path', badParam], msg: 'Value error, malformed percent-encoding', input: null, ctx: { error: 'malformed percent-encoding' } }] } };
+          } else {
+            if (ep.method !== 'GET' && ep.method !== 'DELETE') {
+              const text = (await readBody(res, state, MAX_BODY_BYTES)).toString('utf8');
+              raw.body = parseJsonBody(text);
+            }
+            const input = parseInput(ep.input, raw);
+            outcome = await execute(ep, input, meta, opts.pipeline);
+          }
+        } catch (err) {
+          outcome = (err as { status?: number }).status === 413 ? { status: 413, headers: {}, body: { detail: 'Request body too large' } } : errorOutcome(err, log, meta);
+        }
+        sendOutcome(res, state, outcome, meta.requestId);
+        finish(outcome.status);
+        if (outcome.status >= 500) log.error({ reqId: meta.requestId, route, status: outcome.status }, 'request failed');
+        else log.debug({ reqId: meta.requestId, route, status: outcome.status, ip: meta.clientIp }, 'request');
+      };
+      void run();
+    };
+    if (ep.method === 'GET') app.get(pattern, handler);
+    else if (ep.method === 'POST') app.post(pattern, handler);
+    else app.del(pattern, handler);
+  }
+
+  const simple = (path: string, method: 'get', fn: (res: HttpResponse, req: HttpRequest) => void) => {
+    app[method](path, fn);
+  };
+
+  simple('/healthz', 'get', (res) => {
+    res.cork(() => res.writeHeader('Content-Type', 'application/json').end('{"status":"ok"}'));
+  });
+  simple('/readyz', 'get', (res) => {
+    const ok = opts.ready();
+    res.cork(() =>
+      res
+        .writeStatus(ok ? '200 OK' : '503 Service Unavailable')
+        .writeHeader('Content-Type', 'application/json')
+        .end(JSON.stringify(ok ? { status: 'ready' } : { detail: 'lists are still loading' })),
+    );
+  });
+  simple('/metrics', 'get', (res) => {
+    const state = new ResponseState();
+    res.onAborted(() => (state.aborted = true));
+    void metrics.registry.metrics().then((text) => sendBody(res, state, 200, metrics.registry.contentType, text, {}));
+  });
+  let openApiText: string | null = null;
+  simple('/api/v1/openapi.json', 'get', (res) => {
+    openApiText ??= JSON.stringify(opts.openApiDocument());
+    res.cork(() => res.writeHeader('Content-Type', 'application/json').writeHeader('Access-Control-Allow-Origin', '*').end(openApiText!));
+  });
+  registerDocs(app);
+
+  app.any('/trpc/*', (res, req) => {
+    const meta = readMeta(res, req, 'trpc');
+    const { state, finish } = begin(res, 'ANY /trpc', meta.method);
+    const path = req.getUrl();
+    const method = meta.method;
+    const run = async () => {
+      const body = method === 'GET' || method === 'HEAD' ? undefined : await readBody(res, state, MAX_BODY_BYTES).catch(() => null);
+      if (body === null) {
+        sendJson(res, state, 413, { detail: 'Request body too large' });
+        finish(413);
+        return;
+      }
+      const headers = new Headers();
+      for (const [k, v] of Object.entries(meta.headers)) if (v !== undefined) headers.set(k, v);
+      const request = new Request(meta.url.replace(/^[^/]*\/\/[^/]*/, 'http://localhost'), { method, headers, body });
+      const response = await fetchRequestHandler({
+        endpoint: '/trpc',
+        req: request,
+        router: opts.trpcRouter,
+        createContext: ({ resHeaders }): TrpcContext => ({ meta, resHeaders }),
+        onError: ({ error }) => {
+          if (error.code === 'INTERNAL_SERVER_ERROR') log.error({ reqId: meta.requestId, path, err: error.cause ?? error }, 'trpc error');
+        },
+      });
+      const text = await response.text();
+      const out: Record<string, string> = { 'X-Request-Id': meta.requestId };
+      response.headers.forEach((v, k) => {
+        if (k !== 'content-type' && k !== 'content-length') out[k] = v;
+      });
+      sendBody(res, state, response.status, response.headers.get('content-type') ?? 'application/json', text, out);
+      finish(response.status);
+    };
+    void run().catch((err) => {
+      log.error({ reqId: meta.requestId, err }, 'trpc transport failure');
+      sendJson(res, state, 500, { detail: 'Internal Server Error' });
+      finish(500);
+    });
+  });
+
+  opts.extraRoutes?.(app, helpers);
+
+  for (const [pattern, methods] of allowedMethods) {
+    const allow = [...methods].join(', ');
+    app.any(pattern, (res) => {
+      res.cork(() => res.writeStatus('405 Method Not Allowed').writeHeader('Allow', allow).writeHeader('Content-Type', 'application/json').end('{"detail":"Method Not Allowed"}'));
+    });
+  }
+  app.any('/*', (res) => {
+    res.cork(() => res.writeStatus('404 Not Found').writeHeader('Content-Type', 'application/json').end('{"detail":"Not Found"}'));
+  });
+
+  return {
+    listen(host, port) {
+      return new Promise((resolve, reject) => {
+        app.listen(host, port, (socket) => {
+          if (!socket) return reject(new Error(`cannot listen on ${host}:${port}`));
+          listenSocket = socket;
+          resolve(uWS.us_socket_local_port(socket as never));
+        });
+      });
+    },
+    drain(timeoutMs) {
+      if (listenSocket) {
+        uWS.us_listen_socket_close(listenSocket);
+        listenSocket = null;
+      }
+      if (inflight === 0) return Promise.resolve();
+      return new Promise((resolve) => {
+        const timer = setTimeout(resolve, timeoutMs);
+        drained = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    },
+    inflight: () => inflight,
+  };
+}
+
+/** The API reference page, served from the swagger-ui-dist package (no CDN). */
+function registerDocs(app: TemplatedApp): void {
+  const require = createRequire(import.meta.url);
+  const dist = (require('swagger-ui-dist') as { getAbsoluteFSPath(): string }).getAbsoluteFSPath();
+  const assets: Record<string, [string, string]> = {
+    'swagger-ui.css': ['text/css', 'swagger-ui.css'],
+    'swagger-ui-bundle.js': ['application/javascript', 'swagger-ui-bundle.js'],
+    'swagger-ui-standalone-preset.js': ['application/javascript', 'swagger-ui-standalone-preset.js'],
+    'favicon-32x32.png': ['image/png', 'favicon-32x32.png'],
+  };
+  const cache = new Map<string, Buffer>();
+  const page = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Screening API reference</title>
+<link rel="stylesheet" href="/docs/swagger-ui.css"><link rel="icon" href="/docs/favicon-32x32.png"></head>
+<body><div id="swagger-ui"></div>
+<script src="/docs/swagger-ui-bundle.js"></script><script src="/docs/swagger-ui-standalone-preset.js"></script>
+<script src="/docs/init.js"></script></body></html>`;
+  const init = `window.ui = SwaggerUIBundle({ url: '/api/v1/openapi.json', dom_id: '#swagger-ui', deepLinking: true,
+  presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset], layout: 'StandaloneLayout' });`;
+  const html = (res: HttpResponse) => res.cork(() => res.writeHeader('Content-Type', 'text/html; charset=utf-8').end(page));
+  app.get('/docs', html);
+  app.get('/docs/', html);
+  app.get('/docs/init.js', (res) => res.cork(() => res.writeHeader('Content-Type', 'application/javascript').end(init)));
+  app.get('/docs/:asset', (res, req) => {
+    const name = req.getParameter(0);
+    const asset = assets[name];
+    if (!asset) {
+      res.cork(() => res.writeStatus('404 Not Found').writeHeader('Content-Type', 'application/json').end('{"detail":"Not Found"}'));
+      return;
+    }
+    let body = cache.get(name);
+    if (!body) {
+      body = readFileSync(join(dist, asset[1]));
+      cache.set(name, body);
+    }
+    const data = body;
+    res.cork(() => res.writeHeader('Content-Type', asset[0]).writeHeader('Cache-Control', 'public, max-age=86400').end(data));
+  });
+}

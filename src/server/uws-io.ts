@@ -1,0 +1,109 @@
+import type { HttpResponse } from 'uWebSockets.js';
+
+/** Small helpers over uWS responses: status lines, JSON answers, bodies, streaming with backpressure. */
+
+const STATUS_TEXT: Record<number, string> = {
+  200: 'OK',
+  204: 'No Content',
+  304: 'Not Modified',
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  402: 'Payment Required',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  413: 'Payload Too Large',
+  415: 'Unsupported Media Type',
+  422: 'Unprocessable Entity',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  502: 'Bad Gateway',
+  503: 'Service Unavailable',
+};
+
+export function statusLine(status: number): string {
+  return `${status} ${STATUS_TEXT[status] ?? 'Status'}`;
+}
+
+/** Tracks whether the client went away; uWS forbids touching `res` after that. */
+export class ResponseState {
+  aborted = false;
+  done = false;
+}
+
+export function writeHead(res: HttpResponse, status: number, headers: Record<string, string>): void {
+  res.writeStatus(statusLine(status));
+  for (const k in headers) res.writeHeader(k, headers[k]);
+}
+
+export function sendBody(res: HttpResponse, state: ResponseState, status: number, contentType: string, body: string | Buffer, headers: Record<string, string>): void {
+  if (state.aborted || state.done) return;
+  state.done = true;
+  res.cork(() => {
+    writeHead(res, status, headers);
+    res.writeHeader('Content-Type', contentType);
+    res.end(body);
+  });
+}
+
+export function sendJson(res: HttpResponse, state: ResponseState, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  sendBody(res, state, status, 'application/json', JSON.stringify(body), headers);
+}
+
+/** Reads a request body up to `limit` bytes; rejects with 413 beyond it. Must be called synchronously in the handler. */
+export function readBody(res: HttpResponse, state: ResponseState, limit: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    res.onData((ab, isLast) => {
+      if (state.aborted) return;
+      size += ab.byteLength;
+      if (size > limit) {
+        reject(Object.assign(new Error('payload too large'), { status: 413 }));
+        return;
+      }
+      chunks.push(Buffer.from(ab.slice(0)));
+      if (isLast) resolve(Buffer.concat(chunks));
+    });
+  });
+}
+
+/**
+ * Streams chunks to the client with backpressure: each `write` resolves when uWS accepted the
+ * chunk into its buffer or the socket drained. `end` finishes the response.
+ */
+export class StreamWriter {
+  private waiting: (() => void) | null = null;
+
+  constructor(
+    private readonly res: HttpResponse,
+    private readonly state: ResponseState,
+  ) {
+    res.onWritable(() => {
+      const w = this.waiting;
+      this.waiting = null;
+      w?.();
+      return true;
+    });
+  }
+
+  start(status: number, headers: Record<string, string>): void {
+    if (this.state.aborted) return;
+    this.res.cork(() => writeHead(this.res, status, headers));
+  }
+
+  async write(chunk: string): Promise<void> {
+    if (this.state.aborted) return;
+    let ok = true;
+    this.res.cork(() => {
+      ok = this.res.write(chunk);
+    });
+    if (!ok && !this.state.aborted) await new Promise<void>((r) => (this.waiting = r));
+  }
+
+  end(): void {
+    if (this.state.aborted || this.state.done) return;
+    this.state.done = true;
+    this.res.cork(() => this.res.end());
+  }
+}

@@ -1,0 +1,232 @@
+import type { z } from 'zod';
+import { ValidationFailed, type ValidationIssue } from './errors.js';
+
+/**
+ * Input parsing shared by every transport, reporting failures exactly as FastAPI/Pydantic v2 do:
+ * `{"detail":[{"type","loc","msg","input","ctx"}]}` with Pydantic's type names and wording.
+ */
+
+export type Location = 'path' | 'query' | 'body';
+
+export interface RawInput {
+  /** Path parameters, already percent-decoded. */
+  path: Record<string, string>;
+  /** Query parameters; the first value of a repeated key wins (as FastAPI does for scalars). */
+  query: Record<string, string>;
+  /** Parsed JSON body of a POST (fields merge into the input object). */
+  body?: unknown;
+}
+
+type AnyDef = { type: string; innerType?: z.ZodType; in?: z.ZodType; out?: z.ZodType; format?: string | null };
+
+function defOf(schema: z.ZodType): AnyDef {
+  return (schema as unknown as { _zod: { def: AnyDef } })._zod.def;
+}
+
+/** The scalar type under optional/default/nullable/pipe wrappers. */
+function baseDef(schema: z.ZodType): AnyDef {
+  let def = defOf(schema);
+  for (;;) {
+    if ((def.type === 'optional' || def.type === 'default' || def.type === 'nullable' || def.type === 'prefault') && def.innerType) {
+      def = defOf(def.innerType);
+    } else if (def.type === 'pipe' && def.in) {
+      def = defOf(def.in);
+    } else {
+      return def;
+    }
+  }
+}
+
+function isIntSchema(schema: z.ZodType): boolean {
+  const s = schema as unknown as { format?: string | null; isInt?: boolean };
+  return s.isInt === true || s.format === 'safeint' || s.format === 'int32' || s.format === 'uint32';
+}
+
+function unwrap(schema: z.ZodType): z.ZodType {
+  let s = schema;
+  for (;;) {
+    const def = defOf(s);
+    if ((def.type === 'optional' || def.type === 'default' || def.type === 'nullable' || def.type === 'prefault') && def.innerType) s = def.innerType;
+    else return s;
+  }
+}
+
+const INT_RE = /^[+-]?\d+$/;
+const FLOAT_RE = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+
+/**
+ * Converts query/path strings to the types the schema expects (numbers, booleans) the way FastAPI
+ * does, leaving unparseable strings in place so that validation reports them with the raw input.
+ */
+export function coerceParams(shape: Record<string, z.ZodType>, raw: Record<string, string>): { values: Record<string, unknown>; parseErrors: Map<string, ValidationIssue['type']> } {
+  const values: Record<string, unknown> = {};
+  const parseErrors = new Map<string, ValidationIssue['type']>();
+  for (const [key, str] of Object.entries(raw)) {
+    const field = shape[key];
+    if (!field) continue;
+    const base = baseDef(field);
+    if (base.type === 'number') {
+      const int = isIntSchema(unwrap(field));
+      if (int ? INT_RE.test(str.trim()) : FLOAT_RE.test(str.trim())) values[key] = Number(str);
+      else {
+        values[key] = str;
+        parseErrors.set(key, int ? 'int_parsing' : 'float_parsing');
+      }
+    } else if (base.type === 'boolean') {
+      const v = str.toLowerCase();
+      if (['true', '1', 'yes', 'on'].includes(v)) values[key] = true;
+      else if (['false', '0', 'no', 'off'].includes(v)) values[key] = false;
+      else {
+        values[key] = str;
+        parseErrors.set(key, 'bool_parsing');
+      }
+    } else {
+      values[key] = str;
+    }
+  }
+  return { values, parseErrors };
+}
+
+const PARSE_MESSAGES: Record<string, string> = {
+  int_parsing: 'Input should be a valid integer, unable to parse string as an integer',
+  float_parsing: 'Input should be a valid number, unable to parse string as a number',
+  bool_parsing: 'Input should be a valid boolean, unable to interpret input',
+};
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}
+
+function orList(values: readonly unknown[]): string {
+  const quoted = values.map((v) => (typeof v === 'string' ? `'${v}'` : String(v)));
+  if (quoted.length <= 1) return quoted.join('');
+  return `${quoted.slice(0, -1).join(', ')} or ${quoted[quoted.length - 1]}`;
+}
+
+function jsonType(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'array';
+  return typeof v;
+}
+
+/** Maps one zod v4 issue to Pydantic's vocabulary. */
+export function toPydanticIssue(issue: z.core.$ZodIssue, loc: (string | number)[], input: unknown, parseError?: string): ValidationIssue {
+  if (parseError) return { type: parseError, loc, msg: PARSE_MESSAGES[parseError] ?? 'Invalid input', input };
+  const i = issue as z.core.$ZodIssue & Record<string, unknown>;
+  switch (issue.code) {
+    case 'invalid_type': {
+      if (input === undefined) return { type: 'missing', loc, msg: 'Field required', input: null };
+      const expected = String(i.expected);
+      if (expected === 'string') return { type: 'string_type', loc, msg: 'Input should be a valid string', input };
+      if (expected === 'number' || expected === 'int')
+        return { type: 'int_type', loc, msg: 'Input should be a valid integer', input };
+      if (expected === 'boolean') return { type: 'bool_type', loc, msg: 'Input should be a valid boolean', input };
+      if (expected === 'array') return { type: 'list_type', loc, msg: 'Input should be a valid list', input };
+      if (expected === 'object')
+        return { type: 'model_attributes_type', loc, msg: 'Input should be a valid dictionary or object to extract fields from', input };
+      return { type: `${expected}_type`, loc, msg: `Input should be a valid ${expected}`, input };
+    }
+    case 'too_small': {
+      const min = Number(i.minimum);
+      if (i.origin === 'string')
+        return { type: 'string_too_short', loc, msg: `String should have at least ${plural(min, 'character')}`, input, ctx: { min_length: min } };
+      if (i.origin === 'array' || i.origin === 'set')
+        return {
+          type: 'too_short',
+          loc,
+          msg: `List should have at least ${plural(min, 'item')} after validation, not ${Array.isArray(input) ? input.length : 0}`,
+          input,
+          ctx: { field_type: 'List', min_length: min, actual_length: Array.isArray(input) ? input.length : 0 },
+        };
+      if (i.inclusive === false) return { type: 'greater_than', loc, msg: `Input should be greater than ${min}`, input, ctx: { gt: min } };
+      return { type: 'greater_than_equal', loc, msg: `Input should be greater than or equal to ${min}`, input, ctx: { ge: min } };
+    }
+    case 'too_big': {
+      const max = Number(i.maximum);
+      if (i.origin === 'string')
+        return { type: 'string_too_long', loc, msg: `String should have at most ${plural(max, 'character')}`, input, ctx: { max_length: max } };
+      if (i.origin === 'array' || i.origin === 'set')
+        return {
+          type: 'too_long',
+          loc,
+          msg: `List should have at most ${plural(max, 'item')} after validation, not ${Array.isArray(input) ? input.length : 0}`,
+          input,
+          ctx: { field_type: 'List', max_length: max, actual_length: Array.isArray(input) ? input.length : 0 },
+        };
+      if (i.inclusive === false) return { type: 'less_than', loc, msg: `Input should be less than ${max}`, input, ctx: { lt: max } };
+      return { type: 'less_than_equal', loc, msg: `Input should be less than or equal to ${max}`, input, ctx: { le: max } };
+    }
+    case 'invalid_format': {
+      if (i.format === 'regex') {
+        const pattern = String(i.pattern ?? '').replace(/^\/|\/[a-z]*$/g, '');
+        return { type: 'string_pattern_mismatch', loc, msg: `String should match pattern '${pattern}'`, input, ctx: { pattern } };
+      }
+      return { type: 'value_error', loc, msg: `Value error, ${issue.message}`, input, ctx: { error: issue.message } };
+    }
+    case 'invalid_value': {
+      const values = (i.values as unknown[]) ?? [];
+      const expected = orList(values);
+      return { type: values.length === 1 ? 'literal_error' : 'literal_error', loc, msg: `Input should be ${expected}`, input, ctx: { expected } };
+    }
+    case 'unrecognized_keys':
+      return { type: 'extra_forbidden', loc, msg: 'Extra inputs are not permitted', input };
+    case 'invalid_union':
+      return { type: 'union_error', loc, msg: `Input should match one of the allowed shapes (got ${jsonType(input)})`, input };
+    default:
+      return { type: 'value_error', loc, msg: `Value error, ${issue.message}`, input, ctx: { error: issue.message } };
+  }
+}
+
+function valueAt(root: unknown, path: PropertyKey[]): unknown {
+  let cur: unknown = root;
+  for (const p of path) {
+    if (cur === null || typeof cur !== 'object') return undefined;
+    cur = (cur as Record<PropertyKey, unknown>)[p as string];
+  }
+  return cur;
+}
+
+/**
+ * Validates a request's path, query and body against an endpoint's input object schema. Returns
+ * the parsed input or throws ValidationFailed (422) with one item per problem, ordered as the
+ * schema's fields.
+ */
+export function parseInput<S extends z.ZodObject>(schema: S, raw: RawInput, bodyLocation: Location = 'body'): z.output<S> {
+  const shape = schema.shape as Record<string, z.ZodType>;
+  const fromPath = coerceParams(shape, raw.path);
+  const fromQuery = coerceParams(shape, raw.query);
+  const parseErrors = new Map([...fromQuery.parseErrors, ...fromPath.parseErrors]);
+  const body = raw.body;
+  if (body !== undefined && (body === null || typeof body !== 'object' || Array.isArray(body))) {
+    throw new ValidationFailed([
+      { type: 'model_attributes_type', loc: [bodyLocation], msg: 'Input should be a valid dictionary or object to extract fields from', input: body },
+    ]);
+  }
+  const merged: Record<string, unknown> = { ...(body as Record<string, unknown> | undefined), ...fromQuery.values, ...fromPath.values };
+  const result = schema.safeParse(merged);
+  if (result.success) return result.data;
+  const rawStrings: Record<string, string> = { ...raw.query, ...raw.path };
+  const issues = result.error.issues.map((issue) => {
+    const [head, ...rest] = issue.path;
+    const key = String(head ?? '');
+    const where: Location = key in raw.path ? 'path' : body !== undefined && !(key in raw.query) ? bodyLocation : 'query';
+    const loc = head === undefined ? [where] : [where, key, ...rest.map((p) => (typeof p === 'number' ? p : String(p)))];
+    const input = rest.length === 0 && key in rawStrings ? rawStrings[key] : valueAt(merged, issue.path);
+    return toPydanticIssue(issue, loc, input, rest.length === 0 ? parseErrors.get(key) : undefined);
+  });
+  throw new ValidationFailed(issues);
+}
+
+/** Parses a JSON request body, reporting a syntax error as Pydantic's `json_invalid`. */
+export function parseJsonBody(text: string): unknown {
+  if (text.trim() === '') {
+    throw new ValidationFailed([{ type: 'missing', loc: ['body'], msg: 'Field required', input: null }]);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    const message = (err as Error).message;
+    const pos = Number(/position (\d+)/.exec(message)?.[1] ?? 0);
+    throw new ValidationFailed([{ type: 'json_invalid', loc: ['body', pos], msg: 'JSON decode error', input: {}, ctx: { error: message } }]);
+  }
+}
