@@ -53,11 +53,11 @@ export interface AuditMatch {
   match: MatchKind | string;
 }
 
-/** A handler's answer when it is not JSON (CSV download). */
+/** A handler's answer when it is not JSON (CSV download); an iterable body is streamed with backpressure. */
 export class RawResponse {
   constructor(
     readonly contentType: string,
-    readonly body: string | Buffer,
+    readonly body: string | Buffer | AsyncIterable<string> | Iterable<string>,
     readonly headers: Record<string, string> = {},
   ) {}
 }
@@ -80,6 +80,8 @@ export interface EndpointDef<I extends z.ZodObject = z.ZodObject, O extends z.Zo
   credits?: (input: z.output<I>) => number;
   /** Audit rows of a metered call's successful result. */
   audit?: (input: z.output<I>, output: z.output<O>) => AuditMatch[];
+  /** The REST route is registered by hand (streaming answers); the definition still feeds tRPC, OpenAPI and MCP. */
+  nativeRoute?: boolean;
   /** Example output for the x402 discovery block and the docs. */
   example?: z.output<O>;
   handler: (input: z.output<I>, ctx: RequestContext) => Promise<z.output<O> | RawResponse> | z.output<O> | RawResponse;

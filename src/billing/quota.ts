@@ -115,8 +115,7 @@ export class QuotaManager {
   private take(customerId: number, s: State, credits: number): Reservation {
     s.local -= credits;
     if (s.local * 4 < this.opts.leaseSize && !s.leasing && s.exhaustedUntil <= this.now()) {
-      this.lease(customerId, s, this.opts.leaseSize);
-      s.leasing?.catch((err) => this.opts.log?.error({ err, customerId }, 'quota lease failed'));
+      this.lease(customerId, s, this.opts.leaseSize).catch((err: unknown) => this.opts.log?.error({ err, customerId }, 'quota lease failed'));
     }
     let done = false;
     const month = s.month;
@@ -138,7 +137,7 @@ export class QuotaManager {
     };
   }
 
-  private lease(customerId: number, s: State, want: number): void {
+  private lease(customerId: number, s: State, want: number): Promise<void> {
     s.leasing = (async () => {
       try {
         const { rows } = await this.db.query<{ granted: number }>(LEASE_SQL, [customerId, s.month, want]);
@@ -150,6 +149,7 @@ export class QuotaManager {
         s.leasing = null;
       }
     })();
+    return s.leasing;
   }
 
   private state(customerId: number): State {

@@ -6,12 +6,12 @@ export type Address =
 
 /**
  * Parses IPv4 or IPv6 text. IPv4-mapped IPv6 (`::ffff:a.b.c.d`) is treated as the IPv4 address
- * it carries: that is how dual-stack sockets report IPv4 clients.
+ * it carries: that is how dual-stack sockets report IPv4 clients. `words` receives an IPv6
+ * address (a caller on the hot path passes a reused buffer and drops the result before the next call).
  */
-export function parseAddress(ip: string): Address | null {
+export function parseAddress(ip: string, words = new Uint32Array(4)): Address | null {
   const v4 = parseIPv4(ip);
   if (v4 >= 0) return { family: 4, value: v4, text: ip };
-  const words = new Uint32Array(4);
   if (!parseIPv6(ip, words)) return null;
   if (isV4Mapped(words)) {
     const v = words[3];

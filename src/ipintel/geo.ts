@@ -23,17 +23,14 @@ export interface GeoPlace {
 
 const NOWHERE: GeoPlace = { city: null, region: null, country: null, regionCode: null, source_url: null };
 
-interface DbipRecord {
-  city?: string;
+/** DB-IP's flat record (`city`, `state1`, `country_code`) or GeoIP2's nested one. */
+interface AnyRecord {
+  city?: string | { names?: Record<string, string> };
   state1?: string;
   country_code?: string;
-}
-interface GeoIp2Record {
-  city?: { names?: Record<string, string> };
   subdivisions?: { names?: Record<string, string> }[];
   country?: { iso_code?: string };
 }
-type AnyRecord = DbipRecord & GeoIp2Record & Response;
 
 export function defaultMmdbPaths(): string[] {
   const require = createRequire(import.meta.url);
@@ -53,8 +50,8 @@ function text(v: unknown): string | null {
 
 export class GeoDb {
   private constructor(
-    private readonly v4: { reader: Reader<AnyRecord>; sourceUrl: string | null } | null,
-    private readonly v6: { reader: Reader<AnyRecord>; sourceUrl: string | null } | null,
+    private readonly v4: { reader: Reader<Response>; sourceUrl: string | null } | null,
+    private readonly v6: { reader: Reader<Response>; sourceUrl: string | null } | null,
   ) {}
 
   /**
@@ -65,7 +62,7 @@ export class GeoDb {
     let v4: GeoDb['v4'] = null;
     let v6: GeoDb['v6'] = null;
     for (const path of paths) {
-      const reader = await maxmind.open<AnyRecord>(path);
+      const reader = await maxmind.open<Response>(path);
       const entry = { reader, sourceUrl: sourceUrlOf(reader.metadata.databaseType) };
       if (reader.metadata.ipVersion === 4) v4 ??= entry;
       else v6 ??= entry;
@@ -82,7 +79,7 @@ export class GeoDb {
   lookup(ip: string, family: 4 | 6): GeoPlace {
     const db = family === 4 ? (this.v4 ?? this.v6) : this.v6;
     if (!db) return NOWHERE;
-    const rec = db.reader.get(ip);
+    const rec = db.reader.get(ip) as AnyRecord | null;
     if (!rec) return NOWHERE;
     const country = text(rec.country_code) ?? text(rec.country?.iso_code);
     const region = text(rec.state1) ?? text(rec.subdivisions?.[0]?.names?.en);

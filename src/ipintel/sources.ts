@@ -5,7 +5,7 @@ import type { SourceFile } from '../../loaders/types.js';
  * URLs below, each overridable with `SOURCE_URLS` under the key `ipintel.<key>`.
  *
  * - `vpn`: ranges of commercial VPN providers (X4BNet lists_vpn, MIT).
- * - `tor`: Tor exit relays (Tor Project bulk exit list); one list for both address families.
+ * - `tor`: Tor exit relays (Tor Project bulk exit list, IPv4 only).
  * - `datacenter`: hosting/datacenter ranges (X4BNet lists_vpn, MIT). A separate signal: a
  *   datacenter address is not reported as a VPN, since servers, crawlers and corporate egress
  *   live there too.
@@ -27,7 +27,7 @@ const X4B = 'https://raw.githubusercontent.com/X4BNet/lists_vpn/main/output';
 export const IP_LIST_SOURCES: readonly IpListSource[] = [
   { key: 'vpn-ipv4', signal: 'vpn', families: [4], url: `${X4B}/vpn/ipv4.txt`, sourceDirPath: 'ip/vpn-ipv4.txt', optional: true },
   { key: 'vpn-ipv6', signal: 'vpn', families: [6], url: `${X4B}/vpn/ipv6.txt`, sourceDirPath: 'ip/vpn-ipv6.txt', optional: true },
-  { key: 'tor-exit-nodes', signal: 'tor', families: [4, 6], url: 'https://check.torproject.org/torbulkexitlist', sourceDirPath: 'ip/tor-exit-nodes.txt', optional: true },
+  { key: 'tor-exit-nodes', signal: 'tor', families: [4], url: 'https://check.torproject.org/torbulkexitlist', sourceDirPath: 'ip/tor-exit-nodes.txt', optional: true },
   { key: 'datacenter-ipv4', signal: 'datacenter', families: [4], url: `${X4B}/datacenter/ipv4.txt`, sourceDirPath: 'ip/datacenter-ipv4.txt', optional: true },
   { key: 'datacenter-ipv6', signal: 'datacenter', families: [6], url: `${X4B}/datacenter/ipv6.txt`, sourceDirPath: 'ip/datacenter-ipv6.txt', optional: true },
 ];

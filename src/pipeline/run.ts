@@ -58,7 +58,7 @@ function answer(endpoint: AnyEndpoint, result: unknown, headers: Record<string, 
 function checkOutput(endpoint: AnyEndpoint, result: unknown): void {
   const parsed = endpoint.output.safeParse(result);
   if (!parsed.success) {
-    throw new Error(`response of ${endpoint.id} violates its schema: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+    throw new Error(`response of ${endpoint.id} violates its schema: ${parsed.error.issues.map((i: { path: PropertyKey[]; message: string }) => `${i.path.map(String).join('.')}: ${i.message}`).join('; ')}`);
   }
 }
 

@@ -10,7 +10,7 @@ import type { AnyEndpoint, RequestMeta } from '../api/endpoint.js';
 import { execute, errorOutcome, type Outcome, type PipelineDeps } from '../pipeline/run.js';
 import { parseInput, parseJsonBody, type RawInput } from './validation.js';
 import { ClientIpResolver } from './client-ip.js';
-import { readBody, ResponseState, sendBody, sendJson } from './uws-io.js';
+import { readBody, ResponseState, sendBody, sendJson, StreamWriter } from './uws-io.js';
 import type { Metrics } from './metrics.js';
 import type { TrpcContext } from '../api/trpc.js';
 
@@ -29,7 +29,8 @@ export interface RouteHelpers {
   readMeta(res: HttpResponse, req: HttpRequest, transport: RequestMeta['transport']): RequestMeta;
   /** Registers onAborted and in-flight accounting; returns the state and a `finish` to call once answered. */
   begin(res: HttpResponse, route: string, method: string): { state: ResponseState; finish: (status: number) => void };
-  sendOutcome(res: HttpResponse, state: ResponseState, outcome: Omit<Outcome, 'caller'>, requestId: string): void;
+  /** Sends an outcome; a streamed body resolves when the last chunk was written. */
+  sendOutcome(res: HttpResponse, state: ResponseState, outcome: Omit<Outcome, 'caller'>, requestId: string): void | Promise<void>;
   readBody(res: HttpResponse, state: ResponseState, limit?: number): Promise<Buffer>;
   pipeline: PipelineDeps;
   log: Logger;
@@ -121,8 +122,27 @@ export function createHttpApp(opts: HttpAppOptions): HttpServer {
 
   const sendOutcome: RouteHelpers['sendOutcome'] = (res, state, outcome, requestId) => {
     const headers = { ...outcome.headers, 'X-Request-Id': requestId };
-    if (outcome.raw) sendBody(res, state, outcome.status, outcome.raw.contentType, outcome.raw.body, headers);
-    else sendJson(res, state, outcome.status, outcome.body, headers);
+    const raw = outcome.raw;
+    if (!raw) return sendJson(res, state, outcome.status, outcome.body, headers);
+    if (typeof raw.body === 'string' || Buffer.isBuffer(raw.body)) return sendBody(res, state, outcome.status, raw.contentType, raw.body, headers);
+    return streamBody(res, state, outcome.status, raw.contentType, raw.body, headers);
+  };
+
+  const streamBody = (res: HttpResponse, state: ResponseState, status: number, contentType: string, body: AsyncIterable<string> | Iterable<string>, headers: Record<string, string>): Promise<void> => {
+    const writer = new StreamWriter(res, state);
+    writer.start(status, { ...headers, 'Content-Type': contentType });
+    return (async () => {
+      try {
+        for await (const chunk of body) {
+          if (state.aborted) return;
+          await writer.write(chunk);
+        }
+        writer.end();
+      } catch (err) {
+        log.error({ err }, 'stream failed');
+        if (!state.aborted) res.cork(() => res.close());
+      }
+    })();
   };
 
   const helpers: RouteHelpers = {
@@ -136,6 +156,7 @@ export function createHttpApp(opts: HttpAppOptions): HttpServer {
 
   const allowedMethods = new Map<string, Set<string>>();
   for (const ep of opts.endpoints) {
+    if (ep.nativeRoute) continue;
     const pattern = `/api/v1${ep.path.replace(/\{(\w+)\}/g, ':$1')}`;
     const paramNames = [...ep.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
     const route = `${ep.method} /api/v1${ep.path}`;
@@ -168,7 +189,7 @@ export function createHttpApp(opts: HttpAppOptions): HttpServer {
         } catch (err) {
           outcome = (err as { status?: number }).status === 413 ? { status: 413, headers: {}, body: { detail: 'Request body too large' } } : errorOutcome(err, log, meta);
         }
-        sendOutcome(res, state, outcome, meta.requestId);
+        await sendOutcome(res, state, outcome, meta.requestId);
         finish(outcome.status);
         if (outcome.status >= 500) log.error({ reqId: meta.requestId, route, status: outcome.status }, 'request failed');
         else log.debug({ reqId: meta.requestId, route, status: outcome.status, ip: meta.clientIp }, 'request');
@@ -306,10 +327,14 @@ function registerDocs(app: TemplatedApp): void {
 <script src="/docs/init.js"></script></body></html>`;
   const init = `window.ui = SwaggerUIBundle({ url: '/api/v1/openapi.json', dom_id: '#swagger-ui', deepLinking: true,
   presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset], layout: 'StandaloneLayout' });`;
-  const html = (res: HttpResponse) => res.cork(() => res.writeHeader('Content-Type', 'text/html; charset=utf-8').end(page));
+  const html = (res: HttpResponse) => {
+    res.cork(() => res.writeHeader('Content-Type', 'text/html; charset=utf-8').end(page));
+  };
   app.get('/docs', html);
   app.get('/docs/', html);
-  app.get('/docs/init.js', (res) => res.cork(() => res.writeHeader('Content-Type', 'application/javascript').end(init)));
+  app.get('/docs/init.js', (res) => {
+    res.cork(() => res.writeHeader('Content-Type', 'application/javascript').end(init));
+  });
   app.get('/docs/:asset', (res, req) => {
     const name = req.getParameter(0);
     const asset = assets[name];

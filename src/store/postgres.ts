@@ -3,7 +3,8 @@ import type { Db, Queryable } from './db.js';
 
 /** A PostgreSQL server through a small `pg` pool. */
 export async function openPostgres(url: string, poolSize = 5): Promise<Db> {
-  const pool = new pg.Pool({ connectionString: url, max: poolSize });
+  // allowExitOnIdle: idle connections do not keep a finished CLI command (or test) alive.
+  const pool = new pg.Pool({ connectionString: url, max: poolSize, allowExitOnIdle: true });
   // Fail fast on a wrong URL instead of at the first request.
   const probe = await pool.connect();
   probe.release();

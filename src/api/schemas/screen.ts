@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { LIST_TYPES, ENTITY_TYPES, MATCH_KINDS } from '../../engine/model.js';
-import { CADENCES, LIST_KINDS } from '../../loaders/types.js';
+import { LIST_TYPES, ENTITY_TYPES, MATCH_KINDS } from '../../../engine/model.js';
+import { CADENCES, LIST_KINDS } from '../../../loaders/types.js';
 
 /**
  * SPEC.md's resources, field for field: names, types, nullability, required lists. These schemas
@@ -148,3 +148,4 @@ export const BatchItem = z
   })
   .strict()
   .meta({ id: 'BatchItem' });
+

@@ -1,0 +1,44 @@
+# Two commands on a fresh machine: `make run` and `make test` (see README.md).
+SHELL := /bin/bash
+NODE_MODULES_STAMP := node_modules/.install-stamp
+SHARED_DATA := $(abspath ../shared/data)
+# `make run` serves the lists in ../shared/data when it is there (air-gapped mode); otherwise the
+# service fetches every list from its official URL.
+RUN_SOURCE_DIR ?= $(if $(wildcard $(SHARED_DATA)/README.md),$(SHARED_DATA),)
+
+.PHONY: install run test test-fast typecheck bench cli pg-start pg-stop clean
+
+install: $(NODE_MODULES_STAMP)
+
+$(NODE_MODULES_STAMP): package.json package-lock.json
+	@command -v node >/dev/null || { echo "Node.js 20 is required (https://nodejs.org)"; exit 1; }
+	@node -e 'process.exit(process.versions.node.split(".")[0] === "20" ? 0 : 1)' || { echo "Node.js 20 is required (uWebSockets.js binary); found $$(node --version)"; exit 1; }
+	npm ci --no-audit --no-fund
+	@touch $@
+
+run: install
+	SOURCE_DIR="$${SOURCE_DIR:-$(RUN_SOURCE_DIR)}" npx tsx src/main.ts
+
+typecheck: install
+	npx tsc --noEmit -p tsconfig.json
+
+# The control-plane suite also runs against a real PostgreSQL server (Debian package, loopback port).
+test: install typecheck
+	@TEST_DATABASE_URL="$$(bash scripts/pg-test-server.sh start)" || { echo "could not start PostgreSQL for the tests"; exit 1; }; \
+	export TEST_DATABASE_URL; \
+	node scripts/run-tests.mjs $(TESTS); status=$$?; \
+	bash scripts/pg-test-server.sh stop >/dev/null 2>&1 || true; \
+	exit $$status
+
+test-fast: install
+	node scripts/run-tests.mjs $(TESTS)
+
+bench: install
+	@command -v wrk >/dev/null || { apt-get update -qq && apt-get install -y -qq wrk >/dev/null; }
+	node --import tsx bench/run.ts $(ARGS)
+
+cli: install
+	npx tsx src/cli.ts $(ARGS)
+
+clean:
+	rm -rf node_modules data .tmp

@@ -1,0 +1,24 @@
+/**
+ * 64-bit string hash (two 32-bit lanes, cyrb53-style mixing) for the exact tables. It runs on the
+ * calling thread for every exact lookup, so it writes into a caller-owned pair instead of
+ * allocating. The entity-type code seeds it: the same key string under two entity types lands in
+ * different slots.
+ */
+export function hashKey(s: string, seed: number, out: Uint32Array): void {
+  let h1 = 0xdeadbeef ^ seed;
+  let h2 = 0x41c6ce57 ^ seed;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    h1 = Math.imul(h1 ^ c, 2654435761);
+    h2 = Math.imul(h2 ^ c, 1597334677);
+  }
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+  out[0] = h2 >>> 0;
+  out[1] = h1 >>> 0;
+}
+
+/** Shard owning a key: the low lane picks the partition, the high lane the slot inside it. */
+export function shardOf(lo: number, shards: number): number {
+  return lo % shards;
+}

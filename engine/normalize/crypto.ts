@@ -1,0 +1,338 @@
+/**
+ * Crypto-address normalization: detect the address format (and so the chain) and produce the key the
+ * exact index uses. The key never includes the chain, so an address listed for one asset matches
+ * wherever the same canonical address is screened (an EVM address listed under ETH matches a
+ * screening of the same address on BSC or Arbitrum).
+ *
+ * Case rules follow each encoding: hex and bech32/cashaddr are case-insensitive (keys lower-cased),
+ * base58 is case-sensitive (keys keep their case; changing one letter's case is another address).
+ */
+import { createHash } from 'node:crypto';
+import { keccak256 } from './keccak.js';
+
+export interface CryptoKey {
+  key: string;
+  /**
+   * Chain the format identifies, or null for an unknown format. Some formats are shared: a base58
+   * address with version byte 0x00/0x05 is `bitcoin` but is also a legacy Bitcoin Cash/SV (and, for
+   * 0x05, Litecoin) address; version 0x1e is `dogecoin` and Verge. An asset hint resolves these.
+   */
+  chain: string | null;
+}
+
+const BASE58_BTC = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
+const BASE58_XRP = 'rpshnaf39wBUDNEGHJKLM4PQRST7VWXYZ2bcdeCg65jkm8oFqi1tuvAxyz';
+const BECH32_CHARSET = 'qpzry9x8gf2tvdw0s3jn54khce6mua7l';
+
+function alphabetMap(alphabet: string): Int8Array {
+  const map = new Int8Array(128).fill(-1);
+  for (let i = 0; i < alphabet.length; i++) map[alphabet.charCodeAt(i)] = i;
+  return map;
+}
+const B58_BTC_MAP = alphabetMap(BASE58_BTC);
+const B58_XRP_MAP = alphabetMap(BASE58_XRP);
+const BECH32_MAP = alphabetMap(BECH32_CHARSET);
+
+/** Big-endian base-58 decode; null when a character is outside the alphabet. */
+function base58Decode(s: string, map: Int8Array): Uint8Array | null {
+  const bytes: number[] = [];
+  let zeros = 0;
+  while (zeros < s.length && map[s.charCodeAt(zeros)] === 0) zeros++;
+  for (let i = zeros; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    let carry = c < 128 ? map[c] : -1;
+    if (carry < 0) return null;
+    for (let j = 0; j < bytes.length; j++) {
+      carry += bytes[j] * 58;
+      bytes[j] = carry & 0xff;
+      carry >>= 8;
+    }
+    while (carry > 0) {
+      bytes.push(carry & 0xff);
+      carry >>= 8;
+    }
+  }
+  const out = new Uint8Array(zeros + bytes.length);
+  for (let i = 0; i < bytes.length; i++) out[zeros + i] = bytes[bytes.length - 1 - i];
+  return out;
+}
+
+function sha256d(data: Uint8Array): Buffer {
+  return createHash('sha256').update(createHash('sha256').update(data).digest()).digest();
+}
+
+/** The payload of a base58check string (checksum verified), or null. */
+function base58Check(s: string, map: Int8Array): Uint8Array | null {
+  const raw = base58Decode(s, map);
+  if (!raw || raw.length < 5) return null;
+  const payload = raw.subarray(0, raw.length - 4);
+  const sum = sha256d(payload);
+  for (let i = 0; i < 4; i++) if (sum[i] !== raw[raw.length - 4 + i]) return null;
+  return payload;
+}
+
+/** One-byte base58check versions of 20-byte hashes, by version byte. */
+const BASE58_VERSIONS: Record<number, string> = {
+  0x00: 'bitcoin',
+  0x05: 'bitcoin',
+  0x6f: 'bitcoin-testnet',
+  0xc4: 'bitcoin-testnet',
+  0x30: 'litecoin',
+  0x32: 'litecoin',
+  0x41: 'tron',
+  0x4c: 'dash',
+  0x10: 'dash',
+  0x26: 'bitcoin-gold',
+  0x17: 'bitcoin-gold',
+  0x1e: 'dogecoin',
+  0x16: 'dogecoin',
+  0x21: 'verge',
+};
+
+/** Two-byte versions (Zcash transparent addresses: t1 = P2PKH, t3 = P2SH). */
+const BASE58_VERSIONS_2: Record<number, string> = {
+  0x1cb8: 'zcash',
+  0x1cbd: 'zcash',
+  0x1d25: 'zcash-testnet',
+  0x1cba: 'zcash-testnet',
+};
+
+function bech32Polymod(values: number[]): number {
+  const GEN = [0x3b6a57b2, 0x26508e6d, 0x1ea119fa, 0x3d4233dd, 0x2a1462b3];
+  let chk = 1;
+  for (const v of values) {
+    const top = chk >>> 25;
+    chk = ((chk & 0x1ffffff) << 5) ^ v;
+    for (let i = 0; i < 5; i++) if ((top >>> i) & 1) chk ^= GEN[i];
+  }
+  return chk >>> 0;
+}
+
+const BECH32_CONST = 1;
+const BECH32M_CONST = 0x2bc830a3;
+
+/** Chains by bech32 human-readable part. */
+const BECH32_HRPS: Record<string, string> = {
+  bc: 'bitcoin',
+  tb: 'bitcoin-testnet',
+  bcrt: 'bitcoin-testnet',
+  ltc: 'litecoin',
+  tltc: 'litecoin-testnet',
+  btg: 'bitcoin-gold',
+  zs: 'zcash',
+  u: 'zcash',
+  bnb: 'bnb-beacon',
+  ztestsapling: 'zcash-testnet',
+};
+
+/** Lower-cased bech32/bech32m string with a known prefix and valid checksum, or null. */
+function bech32(lower: string): { hrp: string; chain: string } | null {
+  const sep = lower.lastIndexOf('1');
+  if (sep < 1 || lower.length - sep < 7) return null;
+  const hrp = lower.slice(0, sep);
+  const chain = BECH32_HRPS[hrp];
+  if (!chain) return null;
+  const values: number[] = [];
+  for (let i = 0; i < hrp.length; i++) values.push(hrp.charCodeAt(i) >> 5);
+  values.push(0);
+  for (let i = 0; i < hrp.length; i++) values.push(hrp.charCodeAt(i) & 31);
+  for (let i = sep + 1; i < lower.length; i++) {
+    const c = lower.charCodeAt(i);
+    const v = c < 128 ? BECH32_MAP[c] : -1;
+    if (v < 0) return null;
+    values.push(v);
+  }
+  const mod = bech32Polymod(values);
+  return mod === BECH32_CONST || mod === BECH32M_CONST ? { hrp, chain } : null;
+}
+
+/** CashAddr checksum (a 40-bit BCH code over the prefix's low 5 bits, a 0 and the payload). */
+function cashaddrPolymod(values: number[]): bigint {
+  const GEN = [0x98f2bc8e61n, 0x79b76d99e2n, 0xf33e5fb3c4n, 0xae2eabe2a8n, 0x1e4f43e470n];
+  let c = 1n;
+  for (const d of values) {
+    const c0 = c >> 35n;
+    c = ((c & 0x07ffffffffn) << 5n) ^ BigInt(d);
+    for (let i = 0; i < 5; i++) if ((c0 >> BigInt(i)) & 1n) c ^= GEN[i];
+  }
+  return c ^ 1n;
+}
+
+const CASHADDR_PREFIXES: Record<string, string> = {
+  bitcoincash: 'bitcoin-cash',
+  bchtest: 'bitcoin-cash-testnet',
+  bchreg: 'bitcoin-cash-testnet',
+};
+
+/** Canonical `prefix:payload` of a CashAddr (prefix optional in the input), or null. */
+function cashaddr(lower: string): { key: string; chain: string } | null {
+  const colon = lower.indexOf(':');
+  const prefixes = colon >= 0 ? [lower.slice(0, colon)] : Object.keys(CASHADDR_PREFIXES);
+  const payload = colon >= 0 ? lower.slice(colon + 1) : lower;
+  if (payload.length < 42 || (payload[0] !== 'q' && payload[0] !== 'p')) return null;
+  const data: number[] = [];
+  for (let i = 0; i < payload.length; i++) {
+    const c = payload.charCodeAt(i);
+    const v = c < 128 ? BECH32_MAP[c] : -1;
+    if (v < 0) return null;
+    data.push(v);
+  }
+  for (const prefix of prefixes) {
+    const chain = CASHADDR_PREFIXES[prefix];
+    if (!chain) return null;
+    const values: number[] = [];
+    for (let i = 0; i < prefix.length; i++) values.push(prefix.charCodeAt(i) & 31);
+    values.push(0, ...data);
+    if (cashaddrPolymod(values) === 0n) return { key: `${prefix}:${payload}`, chain };
+  }
+  return null;
+}
+
+/** Monero's base58: 8-byte blocks encoded as 11 characters (a 5-byte tail as 7). */
+function moneroDecode(s: string): Uint8Array | null {
+  const FULL_BLOCK = 11;
+  const sizes: Record<number, number> = { 0: 0, 2: 1, 3: 2, 5: 3, 6: 4, 7: 5, 9: 6, 10: 7, 11: 8 };
+  const fullBlocks = Math.floor(s.length / FULL_BLOCK);
+  const tail = s.length % FULL_BLOCK;
+  const tailBytes = sizes[tail];
+  if (tailBytes === undefined) return null;
+  const out = new Uint8Array(fullBlocks * 8 + tailBytes);
+  let pos = 0;
+  for (let b = 0; b <= fullBlocks; b++) {
+    const chunk = s.slice(b * FULL_BLOCK, (b + 1) * FULL_BLOCK);
+    if (!chunk) break;
+    const size = sizes[chunk.length];
+    let n = 0n;
+    for (let i = 0; i < chunk.length; i++) {
+      const c = chunk.charCodeAt(i);
+      const v = c < 128 ? B58_BTC_MAP[c] : -1;
+      if (v < 0) return null;
+      n = n * 58n + BigInt(v);
+    }
+    if (n >> BigInt(size * 8) !== 0n) return null;
+    for (let i = size - 1; i >= 0; i--) {
+      out[pos + i] = Number(n & 0xffn);
+      n >>= 8n;
+    }
+    pos += size;
+  }
+  return out;
+}
+
+/** Monero network bytes (varint, all single-byte for mainnet/stagenet/testnet standard forms). */
+const MONERO_TAGS = new Set([0x12, 0x13, 0x2a, 0x18, 0x19, 0x24, 0x35, 0x36, 0x3f]);
+
+function isMonero(s: string): boolean {
+  if ((s.length !== 95 && s.length !== 106) || !/^[4589AB]/.test(s)) return false;
+  const raw = moneroDecode(s);
+  // 1 tag byte + two 32-byte keys (+ 8-byte payment id for integrated addresses) + the first 4
+  // bytes of the Keccak-256 of the rest.
+  if (raw === null || (raw.length !== 69 && raw.length !== 77) || !MONERO_TAGS.has(raw[0])) return false;
+  const sum = keccak256(raw.subarray(0, raw.length - 4));
+  for (let i = 0; i < 4; i++) if (sum[i] !== raw[raw.length - 4 + i]) return false;
+  return true;
+}
+
+const EVM_RE = /^0x[0-9a-fA-F]{40}$/;
+const HEX64_RE = /^(?:0x)?[0-9a-fA-F]{64}$/;
+const BASE58_RE = /^[1-9A-HJ-NP-Za-km-z]+$/;
+
+function detect(v: string): CryptoKey {
+  if (EVM_RE.test(v)) return { key: v.toLowerCase(), chain: 'evm' };
+  const lower = v.toLowerCase();
+  // Bech32 and CashAddr are case-insensitive but must not mix cases.
+  const uniformCase = v === lower || v === v.toUpperCase();
+  if (uniformCase) {
+    const b = bech32(lower);
+    if (b) return { key: lower, chain: b.chain };
+    const ca = cashaddr(lower);
+    if (ca) return ca;
+  }
+  if (v.startsWith('r') && v.length >= 25 && v.length <= 35) {
+    const p = base58Check(v, B58_XRP_MAP);
+    if (p && p.length === 21 && p[0] === 0x00) return { key: v, chain: 'xrp' };
+  }
+  if (BASE58_RE.test(v)) {
+    if (isMonero(v)) return { key: v, chain: 'monero' };
+    if (v.length >= 25 && v.length <= 36) {
+      const p = base58Check(v, B58_BTC_MAP);
+      if (p && p.length === 21 && BASE58_VERSIONS[p[0]]) return { key: v, chain: BASE58_VERSIONS[p[0]] };
+      if (p && p.length === 22) {
+        const chain = BASE58_VERSIONS_2[(p[0] << 8) | p[1]];
+        if (chain) return { key: v, chain };
+      }
+    }
+    if (v.length >= 32 && v.length <= 44) {
+      const raw = base58Decode(v, B58_BTC_MAP);
+      if (raw && raw.length === 32) return { key: v, chain: 'solana' };
+    }
+  }
+  // Bare 32-byte hex (published for some assets as keys or ids) is case-insensitive.
+  if (HEX64_RE.test(v)) return { key: lower, chain: null };
+  return { key: v, chain: null };
+}
+
+/**
+ * The key alone, as `normalizeCrypto(value).key` gives it, without the base58 checksum work that
+ * only chain detection needs: base58 keys are the trimmed text whatever their chain. This is the
+ * screening hot path.
+ */
+export function cryptoKey(value: string): string {
+  const v = value.trim();
+  if (EVM_RE.test(v)) return v.toLowerCase();
+  const lower = v.toLowerCase();
+  if (v === lower || v === v.toUpperCase()) {
+    if (bech32(lower)) return lower;
+    const ca = cashaddr(lower);
+    if (ca) return ca.key;
+  }
+  return HEX64_RE.test(v) ? lower : v;
+}
+
+/**
+ * The chain an asset ticker (as OFAC publishes them: XBT, ETH, USDT, ...) stands for, and the
+ * detected formats such a listing may take.
+ */
+const ASSETS: Record<string, { chain: string | null; formats: readonly (string | null)[] }> = {
+  XBT: { chain: 'bitcoin', formats: ['bitcoin'] },
+  BTC: { chain: 'bitcoin', formats: ['bitcoin'] },
+  BCH: { chain: 'bitcoin-cash', formats: ['bitcoin-cash', 'bitcoin'] },
+  BSV: { chain: 'bitcoin-sv', formats: ['bitcoin'] },
+  BTG: { chain: 'bitcoin-gold', formats: ['bitcoin-gold'] },
+  LTC: { chain: 'litecoin', formats: ['litecoin', 'bitcoin'] },
+  DASH: { chain: 'dash', formats: ['dash'] },
+  DOGE: { chain: 'dogecoin', formats: ['dogecoin'] },
+  XVG: { chain: 'verge', formats: ['dogecoin', 'verge'] },
+  ZEC: { chain: 'zcash', formats: ['zcash'] },
+  XMR: { chain: 'monero', formats: ['monero', null] },
+  XRP: { chain: 'xrp', formats: ['xrp'] },
+  TRX: { chain: 'tron', formats: ['tron'] },
+  SOL: { chain: 'solana', formats: ['solana'] },
+  ETH: { chain: 'ethereum', formats: ['evm'] },
+  ETC: { chain: 'ethereum-classic', formats: ['evm'] },
+  BSC: { chain: 'bsc', formats: ['evm'] },
+  ARB: { chain: 'arbitrum', formats: ['evm'] },
+  BNB: { chain: 'bnb', formats: ['evm', 'bnb-beacon'] },
+  // Stablecoins live on several chains (USDT also on Omni, i.e. Bitcoin addresses): the address
+  // format tells which family.
+  USDT: { chain: null, formats: ['evm', 'tron', 'solana', 'bitcoin'] },
+  USDC: { chain: null, formats: ['evm', 'tron', 'solana'] },
+};
+
+/** Chains an asset's listings are expected to show (null in the set: the asset allows unknown formats). */
+export function assetFormats(asset: string): readonly (string | null)[] | null {
+  return ASSETS[asset.toUpperCase()]?.formats ?? null;
+}
+
+/**
+ * Canonical key and chain of a crypto address. Never fails: an unknown format is keyed by its
+ * trimmed text. `asset` (a ticker such as OFAC's `XBT`) names the chain when the format is
+ * compatible with that asset, which tells apart chains sharing one format.
+ */
+export function normalizeCrypto(value: string, asset?: string): CryptoKey {
+  const detected = detect(value.trim());
+  if (!asset) return detected;
+  const a = ASSETS[asset.toUpperCase()];
+  if (!a || !a.formats.includes(detected.chain)) return detected;
+  return { key: detected.key, chain: a.chain ?? detected.chain };
+}

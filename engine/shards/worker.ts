@@ -1,0 +1,65 @@
+import { parentPort, workerData } from 'node:worker_threads';
+import { ShardGeneration, type ShardOptions } from './shard-data.js';
+import type { Control, FromShard, Query, QueryResult } from './protocol.js';
+
+/**
+ * A shard: holds its part of every live generation and answers batched queries. The coordinator
+ * drops a generation once no query needs it any more.
+ */
+const port = parentPort!;
+const options = workerData as ShardOptions;
+const generations = new Map<number, ShardGeneration>();
+
+function send(msg: FromShard): void {
+  port.postMessage(msg);
+}
+
+function answer(q: Query): QueryResult {
+  const g = generations.get(q.gen);
+  if (!g) return { qid: q.qid, ids: [], sims: [], kinds: [], error: `generation ${q.gen} is not loaded` };
+  try {
+    switch (q.op) {
+      case 'fuzzy':
+        return g.fuzzy(q);
+      case 'id':
+        return g.idMatches(q);
+      case 'regex':
+        return g.regex(q);
+    }
+  } catch (e) {
+    return { qid: q.qid, ids: [], sims: [], kinds: [], error: (e as Error).message };
+  }
+}
+
+port.on('message', (msg: Control | { t: 'query'; batch: Query[] }) => {
+  if (msg.t === 'query') {
+    send({ t: 'results', results: msg.batch.map(answer) });
+    return;
+  }
+  try {
+    switch (msg.t) {
+      case 'begin':
+        generations.set(msg.gen, new ShardGeneration(options));
+        send({ t: 'done', seq: msg.seq });
+        break;
+      case 'add':
+        generations.get(msg.gen)!.add(msg.batch);
+        send({ t: 'done', seq: msg.seq });
+        break;
+      case 'finish': {
+        const table = generations.get(msg.gen)!.finish();
+        send({ t: 'done', seq: msg.seq, table });
+        break;
+      }
+      case 'drop':
+        generations.delete(msg.gen);
+        send({ t: 'done', seq: msg.seq });
+        break;
+      case 'ping':
+        send({ t: 'done', seq: msg.seq });
+        break;
+    }
+  } catch (e) {
+    send({ t: 'done', seq: msg.seq, error: (e as Error).stack ?? String(e) });
+  }
+});

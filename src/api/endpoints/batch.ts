@@ -1,0 +1,128 @@
+import { z } from 'zod';
+import type { TemplatedApp } from 'uWebSockets.js';
+import { endpoint, type AnyEndpoint, type AuditMatch } from '../endpoint.js';
+import { BatchItem, ScreenResponse, listsParam } from '../schemas/screen.js';
+import { HTTPValidationError } from '../schemas/errors.js';
+import { auditRows, screenValue, type ScreenEnvelope, type ScreeningDeps } from './screen.js';
+import { toPydanticIssue, parseInput, parseJsonBody } from '../../server/validation.js';
+import { execute, errorOutcome } from '../../pipeline/run.js';
+import type { RouteHelpers } from '../../server/app.js';
+import { StreamWriter } from '../../server/uws-io.js';
+import { EnsResolver } from '../../ens/resolver.js';
+import { HttpError } from '../../server/errors.js';
+
+/**
+ * Batch screening (beyond SPEC.md, for high-volume clients): up to 10,000 values of any kinds in
+ * one request, answered as NDJSON, one line per item in input order. An invalid item gets a
+ * validation line in its place and costs nothing; the valid ones cost one credit each, and a batch
+ * is refused whole when fewer credits remain.
+ */
+
+export const BATCH_MAX_ITEMS = 10_000;
+const BatchLine = z.union([ScreenResponse, HTTPValidationError]);
+type BatchLineT = z.output<typeof BatchLine>;
+
+const BatchInput = z.object({
+  items: z.array(z.unknown()).min(1).max(BATCH_MAX_ITEMS).meta({ description: `1 to ${BATCH_MAX_ITEMS} items {type, value}; type is crypto, email, website, id or country.` }),
+  lists: listsParam,
+});
+
+function validItems(items: unknown[]): number {
+  let n = 0;
+  for (const item of items) if (BatchItem.safeParse(item).success) n++;
+  return n;
+}
+
+export function batchEndpoint(deps: ScreeningDeps): AnyEndpoint {
+  return endpoint({
+    id: 'screen.batch',
+    method: 'POST',
+    path: '/screen/batch',
+    tags: ['screening'],
+    summary: 'Screen up to 10,000 values in one request (NDJSON answer)',
+    description:
+      'The REST answer is `application/x-ndjson`: one ScreenResponse per line in input order; an invalid item gets a line `{"detail":[...]}` in its place. ' +
+      'Each valid item costs one credit (x402: the price times the number of valid items); the batch is refused whole with 402 when fewer credits remain. ' +
+      'ENS names are not resolved in batches (screen them one by one). Over /trpc the answer is the same lines as a JSON array.',
+    access: 'metered',
+    errors: [400],
+    nativeRoute: true,
+    input: BatchInput,
+    output: z.array(BatchLine),
+    credits: (input) => validItems(input.items),
+    audit: (_input, out) => out.flatMap((line): AuditMatch[] => ('matches' in line ? auditRows(line as ScreenEnvelope) : [])),
+    handler: async (input) => {
+      const lists = deps.catalog.resolve(input.lists);
+      const out: BatchLineT[] = new Array(input.items.length);
+      for (let i = 0; i < input.items.length; i++) {
+        const parsed = BatchItem.safeParse(input.items[i]);
+        if (!parsed.success) {
+          out[i] = {
+            detail: parsed.error.issues.map((issue) =>
+              toPydanticIssue(issue, ['body', 'items', i, ...issue.path.map((p) => (typeof p === 'number' ? p : String(p)))], valueAt(input.items[i], issue.path)),
+            ),
+          };
+          continue;
+        }
+        const { type, value } = parsed.data;
+        if (type === 'crypto' && EnsResolver.isName(value)) {
+          out[i] = { detail: [{ type: 'value_error', loc: ['body', 'items', i, 'value'], msg: 'Value error, ENS names are not resolved in batches', input: value, ctx: { error: 'ENS names are not resolved in batches' } }] };
+          continue;
+        }
+        out[i] = await screenValue(deps, type, value, lists);
+      }
+      return out;
+    },
+  });
+}
+
+function valueAt(root: unknown, path: PropertyKey[]): unknown {
+  let cur = root;
+  for (const p of path) {
+    if (cur === null || typeof cur !== 'object') return undefined;
+    cur = (cur as Record<PropertyKey, unknown>)[p as string];
+  }
+  return cur;
+}
+
+/** The REST route: validate, run the pipeline, then stream the lines with backpressure. */
+export function registerBatchRoute(app: TemplatedApp, helpers: RouteHelpers, ep: AnyEndpoint): void {
+  const route = 'POST /api/v1/screen/batch';
+  app.post('/api/v1/screen/batch', (res, req) => {
+    const meta = helpers.readMeta(res, req, 'batch');
+    const query = req.getQuery();
+    const { state, finish } = helpers.begin(res, route, 'POST');
+    void (async () => {
+      let status = 200;
+      try {
+        const text = (await helpers.readBody(res, state)).toString('utf8');
+        const body = parseJsonBody(text);
+        const queryParams = Object.fromEntries(new URLSearchParams(query));
+        const input = parseInput(ep.input, { path: {}, query: queryParams, body });
+        const outcome = await execute(ep, input, meta, helpers.pipeline);
+        const lines = outcome.body as BatchLineT[];
+        const writer = new StreamWriter(res, state);
+        writer.start(200, { ...outcome.headers, 'Content-Type': 'application/x-ndjson', 'X-Request-Id': meta.requestId });
+        const CHUNK = 256;
+        for (let i = 0; i < lines.length && !state.aborted; i += CHUNK) {
+          let chunk = '';
+          const end = Math.min(lines.length, i + CHUNK);
+          for (let j = i; j < end; j++) chunk += JSON.stringify(lines[j]) + '\n';
+          await writer.write(chunk);
+        }
+        writer.end();
+      } catch (err) {
+        const outcome =
+          (err as { status?: number }).status === 413 && !(err instanceof HttpError)
+            ? { status: 413, headers: {}, body: { detail: 'Request body too large' } }
+            : errorOutcome(err, helpers.log, meta);
+        status = outcome.status;
+        await helpers.sendOutcome(res, state, outcome, meta.requestId);
+      }
+      finish(status);
+    })();
+  });
+  app.any('/api/v1/screen/batch', (res) => {
+    res.cork(() => res.writeStatus('405 Method Not Allowed').writeHeader('Allow', 'POST').writeHeader('Content-Type', 'application/json').end('{"detail":"Method Not Allowed"}'));
+  });
+}

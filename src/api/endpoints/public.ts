@@ -1,0 +1,221 @@
+import { z } from 'zod';
+import { EngineQueryError, type Engine, type EntityView } from '../../../engine/engine.js';
+import { endpoint, RawResponse, type AnyEndpoint } from '../endpoint.js';
+import { DelistedEntity, ListEntitiesResponse, ListInfo, PublicSearchResult, StatsResponse, listsParam } from '../schemas/screen.js';
+import type { ListCatalog } from '../../lists/catalog.js';
+import { HttpError, valueError } from '../../server/errors.js';
+import type { RateLimiter } from '../../server/rate-limit.js';
+
+/** Public endpoints: no credentials, never metered or audited. */
+
+export interface ListStatusView {
+  last_updated: string | null;
+  last_error: string | null;
+}
+
+export interface PublicDeps {
+  engine: Engine;
+  catalog: ListCatalog;
+  status: () => Record<string, ListStatusView>;
+  primaryRefresh: () => { check_minutes_utc: number[]; next_check_at: string };
+  searchLimiter: RateLimiter;
+  regexEnabled: boolean;
+  regexBudgetMs: number;
+}
+
+/** Columns of the CSV download, in order (documented in the README). */
+export const CSV_COLUMNS = ['entity_type', 'value', 'listed_at', 'source_url', 'metadata'] as const;
+
+function csvField(v: string): string {
+  return /[",\r\n]/.test(v) || /^[=+\-@\t]/.test(v) ? `"${(/^[=+\-@\t]/.test(v) ? `'${v}` : v).replace(/"/g, '""')}"` : v;
+}
+
+function* csvRows(entities: readonly EntityView[]): Iterable<string> {
+  yield CSV_COLUMNS.join(',') + '\r\n';
+  const BATCH = 500;
+  for (let i = 0; i < entities.length; i += BATCH) {
+    let chunk = '';
+    for (const e of entities.slice(i, i + BATCH)) {
+      chunk += [e.entity_type, e.value, e.listed_at ?? '', e.source_url ?? '', JSON.stringify(e.metadata)].map(csvField).join(',') + '\r\n';
+    }
+    yield chunk;
+  }
+}
+
+function latest(values: Iterable<string | null>): string | null {
+  let best: string | null = null;
+  for (const v of values) if (v && (!best || v > best)) best = v;
+  return best;
+}
+
+export function publicEndpoints(deps: PublicDeps): AnyEndpoint[] {
+  const { engine, catalog } = deps;
+  return [
+    endpoint({
+      id: 'lists.all',
+      method: 'GET',
+      path: '/screen/lists',
+      tags: ['lists'],
+      summary: 'The source lists',
+      description: 'Every list of the registry, disabled ones with `enabled` false.',
+      access: 'public',
+      input: z.object({}),
+      output: z.array(ListInfo),
+      handler: () => {
+        const stats = engine.stats().lists;
+        const status = deps.status();
+        return catalog.definitions.map((d) => ({
+          slug: d.slug,
+          display_name: d.display_name,
+          list_type: d.list_type,
+          kind: d.kind,
+          cadence: d.cadence,
+          enabled: d.enabled,
+          total: d.enabled ? (stats[d.slug]?.total ?? 0) : 0,
+          last_updated: status[d.slug]?.last_updated ?? null,
+        }));
+      },
+    }),
+    endpoint({
+      id: 'lists.entities',
+      method: 'GET',
+      path: '/screen/lists/{slug}/entities',
+      tags: ['lists'],
+      summary: 'The full dataset of one list (JSON or CSV)',
+      description: `Active entities in a stable order. \`format=csv\` streams a CSV download with the columns ${CSV_COLUMNS.join(', ')} (metadata as JSON).`,
+      access: 'public',
+      errors: [404],
+      input: z.object({
+        slug: z.string(),
+        format: z.string().regex(/^(json|csv)$/).default('json'),
+        limit: z.number().int().min(1).max(100000).default(5000),
+      }),
+      output: ListEntitiesResponse,
+      handler: (input) => {
+        const def = catalog.get(input.slug);
+        if (!def || !def.enabled) throw new HttpError(404, `List not found: ${input.slug}`);
+        const page = engine.entities(def.slug, { limit: input.limit });
+        if (input.format === 'csv') {
+          return new RawResponse('text/csv; charset=utf-8', csvRows(page.entities), {
+            'Content-Disposition': `attachment; filename="${def.slug}.csv"`,
+            'X-Total-Count': String(page.total),
+          });
+        }
+        return {
+          list: def.slug,
+          list_name: def.display_name,
+          list_type: def.list_type,
+          total: page.total,
+          last_updated: deps.status()[def.slug]?.last_updated ?? null,
+          entities: page.entities.map((e) => ({
+            entity_type: e.entity_type,
+            value: e.value,
+            metadata: e.metadata,
+            source_url: e.source_url,
+            listed_at: e.listed_at,
+          })),
+        };
+      },
+    }),
+    endpoint({
+      id: 'stats',
+      method: 'GET',
+      path: '/stats',
+      tags: ['lists'],
+      summary: 'Counts per list, designations, delistings and the primary refresh schedule',
+      access: 'public',
+      input: z.object({}),
+      output: StatsResponse,
+      handler: () => {
+        const stats = engine.stats();
+        const status = deps.status();
+        const sources: z.output<typeof StatsResponse>['sources'] = {};
+        for (const slug of catalog.enabledSlugs) {
+          const def = catalog.get(slug)!;
+          sources[slug] = {
+            list_type: def.list_type,
+            total: stats.lists[slug]?.total ?? 0,
+            by_entity_type: stats.lists[slug]?.by_entity_type ?? {},
+            last_updated: status[slug]?.last_updated ?? null,
+            last_error: status[slug]?.last_error ?? null,
+          };
+        }
+        return {
+          sources,
+          countries: stats.countries,
+          delisted: stats.delisted,
+          last_updated: latest(catalog.enabledSlugs.map((s) => status[s]?.last_updated ?? null)),
+          primary_refresh: deps.primaryRefresh(),
+        };
+      },
+    }),
+    endpoint({
+      id: 'delisted',
+      method: 'GET',
+      path: '/delisted',
+      tags: ['lists'],
+      summary: 'Recently removed (delisted) entities, newest removal first',
+      access: 'public',
+      errors: [400],
+      input: z.object({ limit: z.number().int().min(1).max(500).default(100), lists: listsParam }),
+      output: z.array(DelistedEntity),
+      handler: (input) => {
+        const lists = catalog.resolve(input.lists, catalog.enabledSlugs);
+        return engine.delisted(lists, input.limit).map((e) => ({
+          entity_type: e.entity_type,
+          value: e.value,
+          list: e.list,
+          metadata: e.metadata,
+          source_url: e.source_url,
+          removed_at: e.removed_at!,
+        }));
+      },
+    }),
+    endpoint({
+      id: 'search',
+      method: 'GET',
+      path: '/search',
+      tags: ['search'],
+      summary: 'Free fuzzy or regex search over every list',
+      description:
+        'Names, companies and identifiers including crypto addresses, e-mails, websites and countries. Delisted rows are included, ranked last, with `removed_at`. ' +
+        '`regex` mode takes a case-insensitive POSIX-style regular expression run by a linear-time engine. Never metered, audited or logged; burst-limited per client IP (429 with Retry-After).',
+      access: 'public',
+      errors: [400, 429],
+      input: z.object({
+        q: z.string().min(3).max(100).meta({ description: 'Name, company or identifier, including crypto addresses.' }),
+        lists: listsParam,
+        limit: z.number().int().min(1).max(25).default(10),
+        mode: z.enum(['fuzzy', 'regex']).default('fuzzy'),
+      }),
+      output: z.array(PublicSearchResult),
+      handler: async (input, ctx) => {
+        deps.searchLimiter.take(ctx.meta.clientIp);
+        if (input.mode === 'regex' && !deps.regexEnabled) throw new HttpError(400, 'regex search is disabled');
+        const lists = catalog.resolve(input.lists, catalog.enabledSlugs);
+        let hits;
+        try {
+          hits = await engine.search({ q: input.q, mode: input.mode, lists, limit: input.limit, budgetMs: deps.regexBudgetMs });
+        } catch (err) {
+          if (err instanceof EngineQueryError) throw valueError(['query', 'q'], err.message, input.q);
+          throw err;
+        }
+        return hits.map((h) => {
+          const label = catalog.labels.get(h.entity.list);
+          return {
+            entity_type: h.entity.entity_type,
+            value: h.entity.value,
+            match: h.match,
+            similarity: Math.round(h.similarity * 10000) / 10000,
+            list: h.entity.list,
+            list_name: label?.list_name ?? h.entity.list,
+            list_type: label?.list_type ?? 'sanctions',
+            metadata: h.entity.metadata,
+            source_url: h.entity.source_url,
+            removed_at: h.entity.removed_at,
+          };
+        });
+      },
+    }),
+  ];
+}

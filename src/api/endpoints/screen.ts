@@ -1,0 +1,136 @@
+import { z } from 'zod';
+import type { Engine, ScreenHit, ScreenKind } from '../../../engine/engine.js';
+import { endpoint, type AnyEndpoint, type AuditMatch } from '../endpoint.js';
+import { ScreenResponse, listsParam } from '../schemas/screen.js';
+import type { ListCatalog } from '../../lists/catalog.js';
+import { EnsResolver } from '../../ens/resolver.js';
+
+/** The five screening endpoints: one envelope, one optional `lists` filter, metered. */
+
+export interface ScreeningDeps {
+  engine: Engine;
+  catalog: ListCatalog;
+  ens: EnsResolver;
+}
+
+export type ScreenEnvelope = z.output<typeof ScreenResponse>;
+
+/** Builds the ScreenResponse for hits of one value. Shared by REST, batch and MCP. */
+export function envelope(value: string, lists: readonly string[], hits: readonly ScreenHit[], catalog: ListCatalog): ScreenEnvelope {
+  const matches = hits.map((h) => {
+    const label = catalog.labels.get(h.entity.list);
+    return {
+      list: h.entity.list,
+      list_name: label?.list_name ?? h.entity.list,
+      list_type: label?.list_type ?? 'risk',
+      match: h.match,
+      value: h.entity.value,
+      source_url: h.entity.source_url,
+      metadata: h.entity.metadata,
+    };
+  });
+  return {
+    value,
+    flagged: matches.length > 0,
+    sanctioned: matches.some((m) => m.list_type === 'sanctions'),
+    lists_checked: [...lists],
+    matches,
+  };
+}
+
+export function auditRows(out: ScreenEnvelope): AuditMatch[] {
+  return out.matches.map((m) => ({ screened_value: out.value, matched_value: m.value, list: m.list, list_type: m.list_type, match: m.match }));
+}
+
+/** Screens one value of a kind (the engine's exact fast path when it applies). */
+export async function screenValue(deps: ScreeningDeps, kind: ScreenKind, value: string, lists: readonly string[]): Promise<ScreenEnvelope> {
+  const q = { kind, value, lists: lists as string[] };
+  const hits = deps.engine.screenExact(q) ?? (await deps.engine.screen(q));
+  return envelope(value, lists, hits, deps.catalog);
+}
+
+const EXAMPLE: ScreenEnvelope = {
+  value: '12QtD5BFwRsdNsAZY76UVE1xyCGNTojH9h',
+  flagged: true,
+  sanctioned: true,
+  lists_checked: ['ofac_sdn'],
+  matches: [
+    {
+      list: 'ofac_sdn',
+      list_name: 'OFAC Specially Designated Nationals',
+      list_type: 'sanctions',
+      match: 'exact',
+      value: '12QtD5BFwRsdNsAZY76UVE1xyCGNTojH9h',
+      source_url: 'https://sanctionssearch.ofac.treas.gov/Details.aspx?id=31597',
+      metadata: { symbol: 'XBT', network: 'bitcoin', sdn_name: 'EXAMPLE PARTY', programs: ['CYBER2'] },
+    },
+  ],
+};
+
+const value = (description: string) => z.string().trim().min(1).max(512).meta({ description });
+
+export function screeningEndpoints(deps: ScreeningDeps): AnyEndpoint[] {
+  const common = {
+    method: 'GET' as const,
+    tags: ['screening'],
+    access: 'metered' as const,
+    output: ScreenResponse,
+    errors: [400],
+    example: EXAMPLE,
+    audit: (_: unknown, out: ScreenEnvelope) => auditRows(out),
+  };
+  return [
+    endpoint({
+      ...common,
+      id: 'screen.crypto',
+      path: '/screen/crypto/{address}',
+      summary: 'Screen a crypto address (any chain) or an ENS name',
+      description:
+        'Checksum and case variants of an address are the same address. A dotted name is resolved through ENS and `value` is the resolved address; a name that does not resolve is a 422, an unreachable Ethereum RPC a 503.',
+      errors: [400, 503],
+      input: z.object({ address: value('An address on any chain, or an ENS name (anything with a dot).'), lists: listsParam }),
+      handler: async (input) => {
+        const lists = deps.catalog.resolve(input.lists);
+        const screened = EnsResolver.isName(input.address) ? await deps.ens.resolve(input.address, ['path', 'address']) : input.address;
+        return screenValue(deps, 'crypto', screened, lists);
+      },
+    }),
+    endpoint({
+      ...common,
+      id: 'screen.email',
+      path: '/screen/email/{email}',
+      summary: 'Screen an e-mail address',
+      description: 'Matches listed addresses (case-insensitive, IDNA domains) and listed e-mail domains such as disposable providers (`domain`).',
+      input: z.object({ email: value('An e-mail address.'), lists: listsParam }),
+      handler: (input) => screenValue(deps, 'email', input.email, deps.catalog.resolve(input.lists)),
+    }),
+    endpoint({
+      ...common,
+      id: 'screen.website',
+      path: '/screen/website',
+      summary: 'Screen a website address or web domain',
+      description: 'A full URL or a bare domain. A listed domain also matches its subdomains (`subdomain`).',
+      input: z.object({ address: value('Website address (URL) or web domain.'), lists: listsParam }),
+      handler: (input) => screenValue(deps, 'website', input.address, deps.catalog.resolve(input.lists)),
+    }),
+    endpoint({
+      ...common,
+      id: 'screen.id',
+      path: '/screen/id/{government_id}',
+      summary: 'Screen a government-issued identifier (fuzzy)',
+      description: 'Passport, national ID, tax or registration numbers. Punctuation and spaces are ignored (`exact`); near misses such as one wrong character match as `fuzzy`.',
+      input: z.object({ government_id: value('The identifier as written on the document.'), lists: listsParam }),
+      handler: (input) => screenValue(deps, 'id', input.government_id, deps.catalog.resolve(input.lists)),
+    }),
+    endpoint({
+      ...common,
+      id: 'screen.country',
+      path: '/screen/country/{country}',
+      summary: "Screen a country or region's sanctions designations",
+      description:
+        'ISO 3166 alpha-2, alpha-3 or numeric code, English name or common alias, or a region (e.g. Crimea, UA-43). A country containing a designated region matches it as `region`.',
+      input: z.object({ country: value('Country or region.'), lists: listsParam }),
+      handler: (input) => screenValue(deps, 'country', input.country, deps.catalog.resolve(input.lists)),
+    }),
+  ];
+}

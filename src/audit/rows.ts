@@ -1,0 +1,63 @@
+/**
+ * Rows as inserted into ClickHouse (JSONEachRow). Times are milliseconds since the epoch (a
+ * DateTime64(3) column reads an integer as milliseconds); `customer_id` 0 means none (a payer
+ * without a token) and `payer` '' means none; 64-bit amounts travel as decimal strings.
+ */
+export interface AuditMatchRow {
+  time: number;
+  customer_id: number;
+  payer: string;
+  request_id: string;
+  endpoint: string;
+  screened_value: string;
+  matched_value: string;
+  list: string;
+  list_type: string;
+  match: string;
+}
+
+export interface UsageRow {
+  time: number;
+  customer_id: number;
+  payer: string;
+  request_id: string;
+  endpoint: string;
+  status: number;
+  credits: number;
+  method: 'quota' | 'x402';
+  amount: string;
+  tx_hash: string;
+  network: string;
+}
+
+export interface SettlementRow {
+  time: number;
+  request_id: string;
+  customer_id: number;
+  payer: string;
+  endpoint: string;
+  network: string;
+  x402_version: number;
+  amount: string;
+  tx_hash: string;
+}
+
+export interface ListChangeRow {
+  list: string;
+  version: string;
+  kind: 'listed' | 'delisted' | 'relisted';
+  at: number;
+  entity_type: string;
+  value: string;
+  /** JSON text of the entry's metadata. */
+  metadata: string;
+  source_url: string | null;
+}
+
+/** Where rows go; `BatchWriter` implements it. */
+export interface RowSink<T> {
+  /** Buffers rows (fire and forget). */
+  push(rows: T[]): void;
+  /** Resolves once the rows are stored. */
+  write(rows: T[]): Promise<void>;
+}

@@ -1,0 +1,134 @@
+/**
+ * ClickHouse tables of the append-only facts, declared once and rendered either for one node
+ * (MergeTree) or for a cluster (`CLICKHOUSE_CLUSTER`: ReplicatedMergeTree local tables plus a
+ * Distributed table of the plain name, which is what the service reads and writes). The
+ * rendered DDL is in docs/clickhouse.md.
+ */
+export interface TableSpec {
+  name: string;
+  columns: [name: string, type: string][];
+  engine: 'MergeTree' | 'ReplacingMergeTree';
+  partitionBy: string;
+  orderBy: string;
+  ttl?: string;
+  indexes?: string[];
+  /** Distributed sharding key: rows that are read together live on one shard. */
+  shardBy: string;
+}
+
+export const TABLES: TableSpec[] = [
+  {
+    name: 'audit_matches',
+    columns: [
+      ['time', "DateTime64(3, 'UTC')"],
+      ['customer_id', 'UInt32'],
+      ['payer', 'String'],
+      ['request_id', 'String'],
+      ['endpoint', 'LowCardinality(String)'],
+      ['screened_value', 'String'],
+      ['matched_value', 'String'],
+      ['list', 'LowCardinality(String)'],
+      ['list_type', 'LowCardinality(String)'],
+      ['match', 'LowCardinality(String)'],
+    ],
+    engine: 'MergeTree',
+    partitionBy: 'toYYYYMM(time)',
+    orderBy: '(customer_id, payer, time, request_id)',
+    ttl: 'toDateTime(time) + INTERVAL 5 YEAR',
+    indexes: [
+      'INDEX screened_value_idx screened_value TYPE bloom_filter(0.01) GRANULARITY 4',
+      'INDEX matched_value_idx matched_value TYPE bloom_filter(0.01) GRANULARITY 4',
+    ],
+    shardBy: 'sipHash64(customer_id, payer)',
+  },
+  {
+    name: 'usage',
+    columns: [
+      ['time', "DateTime64(3, 'UTC')"],
+      ['customer_id', 'UInt32'],
+      ['payer', 'String'],
+      ['request_id', 'String'],
+      ['endpoint', 'LowCardinality(String)'],
+      ['status', 'UInt16'],
+      ['credits', 'UInt32'],
+      ['method', "Enum8('quota' = 1, 'x402' = 2)"],
+      ['amount', 'UInt64'],
+      ['tx_hash', 'String'],
+      ['network', 'LowCardinality(String)'],
+    ],
+    engine: 'MergeTree',
+    partitionBy: 'toYYYYMM(time)',
+    orderBy: '(customer_id, payer, time, request_id)',
+    ttl: 'toDateTime(time) + INTERVAL 3 YEAR',
+    shardBy: 'sipHash64(customer_id, payer)',
+  },
+  {
+    name: 'list_changes',
+    columns: [
+      ['list', 'LowCardinality(String)'],
+      ['version', 'String'],
+      ['kind', "Enum8('listed' = 1, 'delisted' = 2, 'relisted' = 3)"],
+      ['at', "DateTime64(3, 'UTC')"],
+      ['entity_type', 'LowCardinality(String)'],
+      ['value', 'String'],
+      ['metadata', 'String'],
+      ['source_url', 'Nullable(String)'],
+    ],
+    // A re-run of the same diff writes identical keys, which merges collapse.
+    engine: 'ReplacingMergeTree',
+    partitionBy: 'toYYYYMM(at)',
+    orderBy: '(list, entity_type, value, at, kind, version)',
+    shardBy: 'sipHash64(list, entity_type, value)',
+  },
+  {
+    name: 'x402_settlements',
+    columns: [
+      ['time', "DateTime64(3, 'UTC')"],
+      ['request_id', 'String'],
+      ['customer_id', 'UInt32'],
+      ['payer', 'String'],
+      ['endpoint', 'LowCardinality(String)'],
+      ['network', 'LowCardinality(String)'],
+      ['x402_version', 'UInt8'],
+      ['amount', 'UInt64'],
+      ['tx_hash', 'String'],
+    ],
+    engine: 'MergeTree',
+    partitionBy: 'toYYYYMM(time)',
+    orderBy: '(payer, time, tx_hash)',
+    ttl: 'toDateTime(time) + INTERVAL 7 YEAR',
+    shardBy: 'sipHash64(payer)',
+  },
+];
+
+const ident = (s: string) => `\`${s.replace(/`/g, '')}\``;
+
+/** CREATE statements for the database and every table, idempotent (IF NOT EXISTS). */
+export function renderDdl(database: string, cluster?: string): string[] {
+  const db = ident(database);
+  const on = cluster ? ` ON CLUSTER ${ident(cluster)}` : '';
+  const out = [`CREATE DATABASE IF NOT EXISTS ${db}${on}`];
+  for (const t of TABLES) {
+    const body = [...t.columns.map(([n, ty]) => `  ${ident(n)} ${ty}`), ...(t.indexes ?? []).map((i) => `  ${i}`)].join(',\n');
+    const local = cluster ? `${t.name}_local` : t.name;
+    const engine = cluster
+      ? `Replicated${t.engine}('/clickhouse/tables/{shard}/${database}/${local}', '{replica}')`
+      : t.engine;
+    out.push(
+      [
+        `CREATE TABLE IF NOT EXISTS ${db}.${ident(local)}${on} (\n${body}\n)`,
+        `ENGINE = ${engine}`,
+        `PARTITION BY ${t.partitionBy}`,
+        `ORDER BY ${t.orderBy}`,
+        ...(t.ttl ? [`TTL ${t.ttl}`] : []),
+      ].join('\n'),
+    );
+    if (cluster) {
+      out.push(
+        `CREATE TABLE IF NOT EXISTS ${db}.${ident(t.name)}${on} AS ${db}.${ident(local)}\n` +
+          `ENGINE = Distributed(${ident(cluster)}, ${db}, ${ident(local)}, ${t.shardBy})`,
+      );
+    }
+  }
+  return out;
+}

@@ -1,0 +1,241 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { AnyEndpoint, AuditMatch, Caller, RequestMeta } from '../api/endpoint.js';
+import type { Config } from '../config.js';
+import type { Charge, CommitResult, Gate } from '../pipeline/gate.js';
+import type { Payments, VerifiedPayment } from '../pipeline/payments.js';
+import { HttpError } from '../server/errors.js';
+import type { AuditMatchRow, RowSink, SettlementRow, UsageRow } from '../audit/rows.js';
+import type { Reservation } from './quota.js';
+import type { TokenIdentity } from './tokens.js';
+
+export interface GateDeps {
+  tokens: { verify(token: string): TokenIdentity | null | Promise<TokenIdentity | null> };
+  quota: { reserve(customerId: number, credits: number): Reservation | null | Promise<Reservation | null> };
+  payments: Payments;
+  audit: RowSink<AuditMatchRow>;
+  usage: RowSink<UsageRow>;
+  /** Where settled x402 payments are recorded (the `x402_settlements` table). */
+  settlements: RowSink<SettlementRow>;
+  config: Pick<Config, 'ADMIN_KEY' | 'AUDIT_STRICT'>;
+  now?: () => number;
+  log?: Logger;
+}
+
+const NO_HEADERS: CommitResult = { headers: {} };
+
+export function invalidTokenError(): HttpError {
+  return new HttpError(401, 'Invalid or revoked API token', { 'WWW-Authenticate': 'Bearer' });
+}
+
+/**
+ * `undefined`: no Authorization header; `null`: a header that is not a well-formed bearer
+ * credential (treated like an invalid token); else the token.
+ */
+function bearer(header: string | undefined): string | null | undefined {
+  if (header === undefined || header === '') return undefined;
+  const m = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header);
+  return m ? m[1] : null;
+}
+
+function digest(s: string): Buffer {
+  return createHash('sha256').update(s).digest();
+}
+
+/**
+ * Authentication and charging for every transport (SPEC.md "Authentication", DESIGN.md
+ * decision 3). For a metered endpoint:
+ * - `Authorization: Bearer` present: an invalid or revoked token is 401 (even beside a payment
+ *   header); a valid token whose quota covers the credits is charged to the quota and any payment
+ *   header is ignored; an exhausted quota falls through to x402 when a payment header is present,
+ *   else a 402 challenge with the pay-per-request and upgrade options.
+ * - no Authorization: a payment header is verified now and settled on commit; nothing at all
+ *   is a 402 challenge.
+ * Quota credits are reserved here, consumed on commit, and given back on release, so a failed
+ * request costs nothing.
+ */
+export function createGate(deps: GateDeps): Gate {
+  const now = deps.now ?? Date.now;
+  const adminKey = deps.config.ADMIN_KEY ? digest(deps.config.ADMIN_KEY) : null;
+  const strict = deps.config.AUDIT_STRICT;
+
+  async function identify(meta: RequestMeta): Promise<TokenIdentity | null | undefined> {
+    const token = bearer(meta.headers.authorization);
+    if (token === undefined) return undefined;
+    if (token === null) return null;
+    const id = deps.tokens.verify(token);
+    return id instanceof Promise ? await id : id;
+  }
+
+  function matchRows(endpoint: AnyEndpoint, meta: RequestMeta, time: number, customerId: number, payer: string, audit: AuditMatch[]): AuditMatchRow[] {
+    return audit.map((m) => ({
+      time,
+      customer_id: customerId,
+      payer,
+      request_id: meta.requestId,
+      endpoint: endpoint.id,
+      screened_value: m.screened_value,
+      matched_value: m.matched_value,
+      list: m.list,
+      list_type: m.list_type,
+      match: m.match,
+    }));
+  }
+
+  async function record(usage: UsageRow, matches: AuditMatchRow[]): Promise<void> {
+    if (strict) {
+      await Promise.all([deps.usage.write([usage]), deps.audit.write(matches)]);
+      return;
+    }
+    deps.usage.push([usage]);
+    deps.audit.push(matches);
+  }
+
+  function quotaCharge(endpoint: AnyEndpoint, meta: RequestMeta, id: TokenIdentity, r: Reservation): Charge {
+    let done = false;
+    return {
+      caller: { kind: 'customer', customerId: id.customerId, tokenId: id.tokenId },
+      async commit({ status, audit }) {
+        if (done) return NO_HEADERS;
+        done = true;
+        const time = now();
+        try {
+          await record(
+            {
+              time,
+              customer_id: id.customerId,
+              payer: '',
+              request_id: meta.requestId,
+              endpoint: endpoint.id,
+              status,
+              credits: r.credits,
+              method: 'quota',
+              amount: '0',
+              tx_hash: '',
+              network: '',
+            },
+            matchRows(endpoint, meta, time, id.customerId, '', audit),
+          );
+        } catch (err) {
+          // Strict mode: the audit rows are not stored, so the request fails and costs nothing.
+          r.release();
+          throw err;
+        }
+        r.commit();
+        return NO_HEADERS;
+      },
+      release() {
+        if (done) return;
+        done = true;
+        r.release();
+      },
+    };
+  }
+
+  async function x402Charge(endpoint: AnyEndpoint, meta: RequestMeta, credits: number, id: TokenIdentity | null): Promise<Charge> {
+    const payment: VerifiedPayment = await deps.payments.verify(endpoint, meta, credits);
+    const caller: Caller = id ? { kind: 'customer', customerId: id.customerId, tokenId: id.tokenId } : { kind: 'payer', address: payment.payer };
+    const customerId = id?.customerId ?? 0;
+    let done = false;
+    return {
+      caller,
+      async commit({ status, audit }) {
+        if (done) return NO_HEADERS;
+        done = true;
+        if (strict) {
+          // The audit rows are stored before any money moves: if they cannot be, the request
+          // fails unpaid.
+          try {
+            await deps.audit.write(matchRows(endpoint, meta, now(), customerId, payment.payer, audit));
+          } catch (err) {
+            deps.payments.release(payment);
+            throw err;
+          }
+        }
+        const settled = await deps.payments.settle(endpoint, meta, payment);
+        const time = now();
+        const amount = settled.amount.toString();
+        const usage: UsageRow = {
+          time,
+          customer_id: customerId,
+          payer: settled.payer,
+          request_id: meta.requestId,
+          endpoint: endpoint.id,
+          status,
+          credits,
+          method: 'x402',
+          amount,
+          tx_hash: settled.transaction,
+          network: settled.network,
+        };
+        const settlement: SettlementRow = {
+          time,
+          request_id: meta.requestId,
+          customer_id: customerId,
+          payer: settled.payer,
+          endpoint: endpoint.id,
+          network: settled.network,
+          x402_version: payment.version,
+          amount,
+          tx_hash: settled.transaction,
+        };
+        if (strict) {
+          // Paid: the answer goes out whatever happens to these rows (kept for retry when the
+          // insert fails).
+          await Promise.all([deps.usage.write([usage]), deps.settlements.write([settlement])]).catch((err: unknown) =>
+            deps.log?.error({ err, reqId: meta.requestId }, 'usage/settlement rows of a paid request not stored yet'),
+          );
+        } else {
+          deps.audit.push(matchRows(endpoint, meta, time, customerId, settled.payer, audit));
+          deps.usage.push([usage]);
+          deps.settlements.push([settlement]);
+        }
+        return { headers: settled.headers };
+      },
+      release() {
+        if (done) return;
+        done = true;
+        deps.payments.release(payment);
+      },
+    };
+  }
+
+  function free(caller: Caller): Charge {
+    return { caller, commit: async () => NO_HEADERS, release: () => undefined };
+  }
+
+  return {
+    async authorize(endpoint, input, meta) {
+      switch (endpoint.access) {
+        case 'public':
+          return free({ kind: 'anonymous' });
+        case 'admin': {
+          if (!adminKey) throw new HttpError(503, 'admin API disabled');
+          const key = bearer(meta.headers.authorization);
+          if (!key || !timingSafeEqual(digest(key), adminKey)) throw new HttpError(401, 'Invalid admin key', { 'WWW-Authenticate': 'Bearer' });
+          return free({ kind: 'admin' });
+        }
+        case 'account': {
+          const id = await identify(meta);
+          if (id === undefined) throw new HttpError(401, 'Not authenticated', { 'WWW-Authenticate': 'Bearer' });
+          if (id === null) throw invalidTokenError();
+          return free({ kind: 'customer', customerId: id.customerId, tokenId: id.tokenId });
+        }
+        case 'metered': {
+          const credits = endpoint.credits?.(input) ?? 1;
+          const id = await identify(meta);
+          if (id === null) throw invalidTokenError();
+          if (id) {
+            const pending = deps.quota.reserve(id.customerId, credits);
+            const r = pending instanceof Promise ? await pending : pending;
+            if (r) return quotaCharge(endpoint, meta, id, r);
+            if (deps.payments.hasPayment(meta)) return x402Charge(endpoint, meta, credits, id);
+            throw deps.payments.challenge(endpoint, meta, { error: 'Monthly quota exhausted', credits, quotaExhausted: true });
+          }
+          if (deps.payments.hasPayment(meta)) return x402Charge(endpoint, meta, credits, null);
+          throw deps.payments.challenge(endpoint, meta, { error: 'X-PAYMENT header is required', credits });
+        }
+      }
+    },
+  };
+}

@@ -1,0 +1,214 @@
+import type { Logger } from 'pino';
+import type { Network } from '@x402/core/types';
+import { encodePaymentResponseHeader } from '@x402/core/http';
+import type { AnyEndpoint, RequestMeta } from '../../api/endpoint.js';
+import type { Config } from '../../config.js';
+import type { HttpError } from '../../server/errors.js';
+import type { ChallengeOptions, Payments, SettledPayment, VerifiedPayment } from '../../pipeline/payments.js';
+import { buildChallenge, priceOf, requirementV2, type ServiceInfo } from './challenge.js';
+import { decodePayment, paymentHeader, PaymentRefused, type DecodedPayment } from './decode.js';
+import { discoveryOf } from './discovery.js';
+import { remoteFacilitator, type RemoteFacilitator } from './facilitator.js';
+import { MemoryNonceStore, SqlNonceStore, type NonceStore, type SqlDb } from './nonces.js';
+import { onChain, publicClientOf, SettlementFailed, walletSettler, type OnChain, type WalletSettler } from './onchain.js';
+import { x402Settings, type X402Settings } from './settings.js';
+import { verifyLocally } from './verify-local.js';
+
+export const V1_RECEIPT_HEADER = 'X-PAYMENT-RESPONSE';
+export const V2_RECEIPT_HEADER = 'PAYMENT-RESPONSE';
+
+export interface PaymentsDeps {
+  config: Config;
+  /** Store of used authorizations; default: a SqlNonceStore over `db` when given, else this process's memory. */
+  nonces?: NonceStore;
+  /** The control-plane database holding `x402_nonces` (nonces.sql), shared by every node. */
+  db?: SqlDb;
+  log: Logger;
+  /** Clock in ms since epoch. */
+  now?: () => number;
+  service?: ServiceInfo;
+  /** How often to poll the chain for a settlement receipt. */
+  chainPollingMs?: number;
+  receiptTimeoutMs?: number;
+  facilitatorTimeoutMs?: number;
+}
+
+interface Flight {
+  endpoint: AnyEndpoint;
+  url: string;
+  credits: number;
+  decoded: DecodedPayment;
+  key: string;
+  state: 'reserved' | 'settling' | 'settled' | 'released';
+}
+
+/**
+ * x402 pay-per-request (both generations): challenges, local verification with a reservation of
+ * the authorization, and settlement after the response is ready — by the service's own wallet
+ * (`X402_SETTLER_PRIVATE_KEY`, preferred when both are set) or a remote facilitator.
+ */
+export function createPayments(deps: PaymentsDeps): Payments {
+  const s = x402Settings(deps.config);
+  const now = deps.now ?? Date.now;
+  const nowSeconds = () => Math.floor(now() / 1000);
+  const nonces = deps.nonces ?? (deps.db ? new SqlNonceStore(deps.db, nowSeconds) : new MemoryNonceStore(nowSeconds));
+  const service = deps.service ?? { serviceName: 'Sanctions and Risk Screening' };
+  const log = deps.log;
+  const client = s.rpcUrl ? publicClientOf(s, s.rpcUrl, deps.chainPollingMs ?? 1000) : undefined;
+  const chain: OnChain | undefined = client ? onChain(s, client) : undefined;
+  const wallet: WalletSettler | undefined =
+    client && s.settlerKey && s.rpcUrl ? walletSettler(s, client, s.rpcUrl, s.settlerKey, deps.receiptTimeoutMs ?? 60_000) : undefined;
+  const facilitator: RemoteFacilitator | undefined = s.facilitatorUrl
+    ? remoteFacilitator(s, s.facilitatorUrl, deps.facilitatorTimeoutMs ?? 30_000)
+    : undefined;
+
+  // This node's view of authorizations it has reserved or settled: answers replays and concurrent
+  // copies without a database round trip, and with the precise reason.
+  const local = new Map<string, { settled: boolean; expiresAt: number }>();
+  const flights = new WeakMap<VerifiedPayment, Flight>();
+
+  const challenge = (endpoint: AnyEndpoint, meta: RequestMeta, opts: ChallengeOptions): HttpError =>
+    buildChallenge(s, service, endpoint, meta.url, opts);
+  const refuse = (endpoint: AnyEndpoint, url: string, credits: number, error: string): HttpError =>
+    buildChallenge(s, service, endpoint, url, { error, credits });
+
+  let lastPrune = 0;
+  function pruneLocal(): void {
+    const t = nowSeconds();
+    if (t - lastPrune < 10) return;
+    lastPrune = t;
+    for (const [key, e] of local) if (e.expiresAt < t) local.delete(key);
+  }
+
+  async function free(key: string): Promise<void> {
+    local.delete(key);
+    try {
+      await nonces.release(key);
+    } catch (err) {
+      log.error({ err }, 'x402 nonce release failed');
+    }
+  }
+
+  return {
+    challenge,
+
+    hasPayment(meta) {
+      return paymentHeader(meta) !== undefined;
+    },
+
+    async verify(endpoint, meta, credits) {
+      if (s.disabledReason) throw refuse(endpoint, meta.url, credits, s.disabledReason);
+      const header = paymentHeader(meta);
+      if (!header) throw refuse(endpoint, meta.url, credits, 'payment required');
+      let decoded: DecodedPayment;
+      let key: string;
+      try {
+        decoded = decodePayment(header);
+        const amount = priceOf(s, credits);
+        await verifyLocally(
+          s,
+          decoded,
+          { url: meta.url, amount, requirement: requirementV2(s, amount), extensions: discoveryOf(endpoint).extensions },
+          nowSeconds(),
+        );
+        key = nonceKey(s, decoded);
+        pruneLocal();
+        const seen = local.get(key);
+        if (seen?.settled) throw new PaymentRefused('authorization already used, sign a fresh one');
+        if (seen) throw new PaymentRefused('authorization is already being used by another request, sign a fresh one');
+        // Claimed synchronously, before any await: concurrent copies in this process stop here.
+        const expiresAt = Number(decoded.authorization.validBefore);
+        local.set(key, { settled: false, expiresAt });
+        let reserved = false;
+        try {
+          reserved = await nonces.reserve(key, expiresAt);
+        } catch (err) {
+          log.error({ err }, 'x402 nonce store unavailable');
+          throw new PaymentRefused('the payment could not be verified now (nonce store unavailable); retry later');
+        } finally {
+          if (!reserved) local.delete(key);
+        }
+        if (!reserved) throw new PaymentRefused('authorization already used or in use, sign a fresh one');
+        try {
+          if (chain) await chain.simulate(decoded.authorization, decoded.signature);
+          else if (facilitator) await facilitator.verify(endpoint, meta.url, decoded);
+        } catch (err) {
+          await free(key);
+          throw err;
+        }
+      } catch (err) {
+        if (err instanceof PaymentRefused) {
+          log.info({ requestId: meta.requestId, reason: err.message }, 'x402 payment refused');
+          throw refuse(endpoint, meta.url, credits, err.message);
+        }
+        throw err;
+      }
+      const payment: VerifiedPayment = {
+        version: decoded.version,
+        payer: decoded.authorization.from,
+        amount: decoded.authorization.value,
+        network: s.caip2,
+        nonce: decoded.authorization.nonce,
+      };
+      flights.set(payment, { endpoint, url: meta.url, credits, decoded, key, state: 'reserved' });
+      return payment;
+    },
+
+    async settle(endpoint, meta, payment): Promise<SettledPayment> {
+      const flight = flights.get(payment);
+      if (!flight || flight.state !== 'reserved') {
+        const reason = flight?.state === 'settled' ? 'authorization already used, sign a fresh one' : 'payment is not verified for settlement';
+        throw refuse(endpoint, meta.url, flight?.credits ?? 1, reason);
+      }
+      flight.state = 'settling';
+      const { decoded } = flight;
+      let transaction: string;
+      try {
+        if (wallet) transaction = await wallet.settle(decoded.authorization, decoded.signature);
+        else if (facilitator) transaction = await facilitator.settle(flight.endpoint, flight.url, decoded);
+        else throw new SettlementFailed('no settlement route is configured', false);
+      } catch (err) {
+        const failure = err instanceof SettlementFailed ? err : new SettlementFailed((err as Error).message, true);
+        // Nothing reached the chain: the authorization stays usable. Otherwise it stays reserved
+        // until it expires, so that a transfer landing late cannot be paired with a second one.
+        flight.state = 'released';
+        if (!failure.mayHaveLanded) await free(flight.key);
+        log.warn(
+          { requestId: meta.requestId, payer: payment.payer, reason: failure.message, transaction: failure.transaction },
+          'x402 settlement failed',
+        );
+        const outcome = failure.mayHaveLanded
+          ? 'the response was withheld and this authorization cannot be used again, sign a fresh one'
+          : 'the response was withheld and nothing was charged';
+        throw refuse(endpoint, meta.url, flight.credits, `payment settlement failed: ${failure.message}; ${outcome}`);
+      }
+      flight.state = 'settled';
+      local.set(flight.key, { settled: true, expiresAt: Number(decoded.authorization.validBefore) });
+      try {
+        await nonces.markSettled(flight.key, transaction);
+      } catch (err) {
+        // The transfer happened; the chain itself now refuses the nonce, so the response is owed.
+        log.error({ err, transaction }, 'x402 nonce store could not record a settlement');
+      }
+      log.info({ requestId: meta.requestId, payer: payment.payer, amount: payment.amount.toString(), transaction }, 'x402 payment settled');
+      const receipt = { success: true, transaction, payer: payment.payer };
+      const headers: Record<string, string> =
+        decoded.version === 1
+          ? { [V1_RECEIPT_HEADER]: encodePaymentResponseHeader({ ...receipt, network: s.v1Name as Network }) }
+          : { [V2_RECEIPT_HEADER]: encodePaymentResponseHeader({ ...receipt, network: s.caip2 }) };
+      return { transaction, network: s.caip2, payer: payment.payer, amount: payment.amount, headers };
+    },
+
+    release(payment) {
+      const flight = flights.get(payment);
+      if (!flight || flight.state !== 'reserved') return;
+      flight.state = 'released';
+      void free(flight.key);
+    },
+  };
+}
+
+/** EIP-3009 nonces are scoped per token and payer. */
+function nonceKey(s: X402Settings, p: DecodedPayment): string {
+  return `${s.caip2}:${s.asset}:${p.authorization.from}:${p.authorization.nonce}`.toLowerCase();
+}

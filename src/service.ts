@@ -1,0 +1,179 @@
+import { mkdirSync } from 'node:fs';
+import type { Logger } from 'pino';
+import type { Config } from './config.js';
+import { createLogger } from './server/log.js';
+import { Metrics } from './server/metrics.js';
+import { createHttpApp, type HttpServer } from './server/app.js';
+import { RateLimiter } from './server/rate-limit.js';
+import { buildOpenApiDocument, buildTrpcRouter } from './api/trpc.js';
+import type { AnyEndpoint } from './api/endpoint.js';
+import type { PipelineDeps } from './pipeline/run.js';
+import { Engine } from '../engine/engine.js';
+import { LISTS } from '../loaders/registry.js';
+import { ListManager } from '../loaders/manager.js';
+import { ListCatalog } from './lists/catalog.js';
+import { EnsResolver } from './ens/resolver.js';
+import { screeningEndpoints, type ScreeningDeps } from './api/endpoints/screen.js';
+import { batchEndpoint, registerBatchRoute } from './api/endpoints/batch.js';
+import { publicEndpoints } from './api/endpoints/public.js';
+import { openDb, type Db } from './store/db.js';
+import { migrate } from './store/migrate.js';
+import { openAuditStore, type AuditStore } from './audit/store.js';
+import { TokenService } from './billing/tokens.js';
+import { QuotaManager } from './billing/quota.js';
+import { CustomerService } from './billing/customers.js';
+import { createGate } from './billing/gate.js';
+import { createPayments } from './billing/x402/index.js';
+import { accountEndpoints } from './api/endpoints/account.js';
+import { adminEndpoints } from './api/endpoints/admin.js';
+import { createPepProvider } from './pep/index.js';
+import { pepEndpoints } from './api/endpoints/pep.js';
+import { createIpIntel, type IpIntel } from './ipintel/index.js';
+import { ipIntelEndpoints } from './api/endpoints/ipintel.js';
+
+/**
+ * Wires the service: engine and list manager, control-plane and audit stores, gate and payments,
+ * every endpoint, the HTTP front end. `createService` loads the stored list snapshots before it
+ * returns; fetching fresh versions continues in the background (see /readyz).
+ */
+export interface Service {
+  config: Config;
+  log: Logger;
+  engine: Engine;
+  lists: ListManager;
+  db: Db;
+  audit: AuditStore;
+  tokens: TokenService;
+  customers: CustomerService;
+  endpoints: readonly AnyEndpoint[];
+  /** The request pipeline every transport runs (gate, handler, audit, settlement). */
+  pipeline: PipelineDeps;
+  /** Starts listening; resolves with the bound port (PORT=0 picks a free one). */
+  listen(): Promise<number>;
+  /** Graceful stop: no new connections, finish in-flight requests, flush audit and usage, close stores. */
+  close(): Promise<void>;
+}
+
+export interface ServiceOverrides {
+  log?: Logger;
+  now?: () => number;
+  /** Check every response against its schema (tests turn this on). */
+  validateResponses?: boolean;
+}
+
+export async function createService(config: Config, overrides: ServiceOverrides = {}): Promise<Service> {
+  const log = overrides.log ?? createLogger(config.LOG_LEVEL);
+  const now = overrides.now ?? Date.now;
+  mkdirSync(config.DATA_DIR, { recursive: true });
+  const metrics = new Metrics();
+
+  const db = await openDb(config);
+  await migrate(db);
+  const audit = await openAuditStore(config, { log });
+
+  const engine = await Engine.create({ shards: config.ENGINE_SHARDS });
+  const catalog = new ListCatalog(LISTS);
+  const lists = new ListManager({ config, engine, sinks: [audit.changes], log: log.child({ component: 'lists' }) });
+  await lists.start();
+
+  const tokens = new TokenService(db, { cacheSeconds: config.TOKEN_CACHE_SECONDS, now, log });
+  tokens.start();
+  const quota = new QuotaManager(db, { leaseSize: config.QUOTA_LEASE_SIZE, now, log });
+  quota.start();
+  const customers = new CustomerService(db, config.DEFAULT_MONTHLY_QUOTA);
+  const payments = createPayments({ config, db, log: log.child({ component: 'x402' }), now });
+  const gate = createGate({
+    tokens,
+    quota,
+    payments,
+    audit: audit.matches,
+    usage: audit.usage,
+    settlements: audit.settlements,
+    config,
+    now,
+    log,
+  });
+
+  const ens = new EnsResolver({ rpcUrl: config.ETH_RPC_URL, universalResolver: config.ENS_UNIVERSAL_RESOLVER as `0x${string}` | undefined, ttlSeconds: config.ENS_CACHE_TTL_SECONDS, now });
+  const screening: ScreeningDeps = { engine, catalog, ens };
+  const pep = await createPepProvider({ config, log: log.child({ component: 'pep' }) });
+  const ipintel: IpIntel = await createIpIntel({
+    config,
+    log: log.child({ component: 'ipintel' }),
+    isSanctionedPlace: (country, region) => sanctionedPlace(engine, catalog, country, region),
+  });
+
+  const batch = batchEndpoint(screening);
+  const endpoints: AnyEndpoint[] = [
+    ...screeningEndpoints(screening),
+    batch,
+    ...pepEndpoints({ pep }),
+    ...ipIntelEndpoints({ ipintel }),
+    ...publicEndpoints({
+      engine,
+      catalog,
+      status: () => lists.status(),
+      primaryRefresh: () => lists.primaryRefresh(),
+      searchLimiter: new RateLimiter(config.SEARCH_BURST, config.SEARCH_RATE_PER_SECOND, now),
+      regexEnabled: config.SEARCH_REGEX_ENABLED,
+      regexBudgetMs: config.SEARCH_REGEX_BUDGET_MS,
+    }),
+    ...accountEndpoints({ tokens, quota, customers, audit }),
+    ...adminEndpoints({ tokens, quota, customers }),
+  ];
+
+  const pipeline: PipelineDeps = { gate, log, now, validateOutput: overrides.validateResponses ?? false };
+  const trpcRouter = buildTrpcRouter(endpoints, pipeline);
+  let document: unknown = null;
+  const http: HttpServer = createHttpApp({
+    endpoints,
+    pipeline,
+    log,
+    metrics,
+    trustedProxies: config.TRUSTED_PROXIES,
+    trpcRouter,
+    openApiDocument: () => (document ??= buildOpenApiDocument(trpcRouter, endpoints, config.PUBLIC_BASE_URL ?? `http://localhost:${config.PORT}`)),
+    ready: () => lists.ready(),
+    extraRoutes: (app, helpers) => registerBatchRoute(app, helpers, batch),
+  });
+
+  let closed = false;
+  return {
+    config,
+    log,
+    engine,
+    lists,
+    db,
+    audit,
+    tokens,
+    customers,
+    endpoints,
+    pipeline,
+    listen: () => http.listen(config.HOST, config.PORT),
+    async close() {
+      if (closed) return;
+      closed = true;
+      await http.drain(10_000);
+      await lists.stop();
+      ipintel.close();
+      await quota.close();
+      await tokens.close();
+      await audit.close();
+      await db.close();
+      await engine.close();
+    },
+  };
+}
+
+/**
+ * Whether a place lies under a country designation: the country itself is designated, or its
+ * ISO 3166-2 region is (Crimea, Sevastopol, the so-called DNR and LNR). Null for an unknown country.
+ */
+function sanctionedPlace(engine: Engine, catalog: ListCatalog, country: string, region: string | null): boolean | null {
+  if (!country) return null;
+  const lists = catalog.enabledSlugs.filter((s) => catalog.get(s)?.kind === 'country_designations');
+  const hits = engine.screenExact({ kind: 'country', value: country, lists }) ?? [];
+  if (hits.some((h) => h.match === 'exact')) return true;
+  if (region) return (engine.screenExact({ kind: 'country', value: region, lists }) ?? []).some((h) => h.match === 'exact');
+  return false;
+}

@@ -1,0 +1,127 @@
+import assert from 'node:assert/strict';
+import { after, describe, test } from 'node:test';
+import { CustomerService } from '../../src/billing/customers.js';
+import { QuotaManager, monthOf, type Reservation } from '../../src/billing/quota.js';
+import type { Db } from '../../src/store/db.js';
+import { BACKENDS, closeBackends } from '../store/backends.js';
+
+after(closeBackends);
+
+async function take(q: QuotaManager, customerId: number, credits: number): Promise<Reservation | null> {
+  return q.reserve(customerId, credits);
+}
+
+/** Reserves and commits one credit at a time until refused; returns how many were granted. */
+async function drain(q: QuotaManager, customerId: number): Promise<number> {
+  let n = 0;
+  for (;;) {
+    const r = await take(q, customerId, 1);
+    if (!r) return n;
+    r.commit();
+    n++;
+  }
+}
+
+async function usedInDb(db: Db, customerId: number, month: string): Promise<{ used: number; leased: number } | undefined> {
+  const { rows } = await db.query<{ used: number; leased: number }>('SELECT used, leased FROM quota_usage WHERE customer_id = $1 AND month = $2', [customerId, month]);
+  return rows[0];
+}
+
+for (const backend of BACKENDS) {
+  describe(`quota on ${backend.name}`, () => {
+    test('is exhausted exactly at the monthly quota, and consumption is written', async () => {
+      const { db } = await backend.database();
+      const c = await new CustomerService(db, 1000).createCustomer({ name: 'exhaust', monthlyQuota: 5 });
+      const q = new QuotaManager(db, { leaseSize: 2 });
+      assert.equal(await drain(q, c.id), 5);
+      assert.equal(q.reserve(c.id, 1), null, 'refused from memory, without a database round trip');
+      await q.flush();
+      assert.deepEqual(await usedInDb(db, c.id, monthOf(Date.now())), { used: 5, leased: 5 });
+      assert.deepEqual(await q.status(c.id), { month: monthOf(Date.now()), monthly_quota: 5, used: 5, remaining: 0 });
+      await q.close();
+    });
+
+    test('a batch is refused whole when fewer credits remain; released credits come back', async () => {
+      const { db } = await backend.database();
+      const c = await new CustomerService(db, 1000).createCustomer({ name: 'batch', monthlyQuota: 5 });
+      const q = new QuotaManager(db, { leaseSize: 2 });
+      const three = await take(q, c.id, 3);
+      assert.equal(three?.credits, 3);
+      three!.commit();
+      assert.equal(await take(q, c.id, 3), null);
+      const two = await take(q, c.id, 2);
+      assert.ok(two);
+      two.release();
+      const again = await take(q, c.id, 2);
+      assert.ok(again, 'released credits are available again');
+      again.commit();
+      assert.equal(await take(q, c.id, 1), null);
+      await q.close();
+      assert.deepEqual(await usedInDb(db, c.id, monthOf(Date.now())), { used: 5, leased: 5 });
+    });
+
+    test('resets at the UTC month boundary (injected clock)', async () => {
+      const { db } = await backend.database();
+      const c = await new CustomerService(db, 1000).createCustomer({ name: 'month', monthlyQuota: 3 });
+      let now = Date.parse('2025-01-31T23:59:59.500Z');
+      const q = new QuotaManager(db, { leaseSize: 2, now: () => now });
+      assert.equal(await drain(q, c.id), 3);
+      now = Date.parse('2025-02-01T00:00:00.000Z');
+      const r = await take(q, c.id, 3);
+      assert.ok(r, 'a new month has a full quota');
+      r.commit();
+      assert.equal(await take(q, c.id, 1), null);
+      await q.close();
+      assert.deepEqual(await usedInDb(db, c.id, '2025-01'), { used: 3, leased: 3 });
+      assert.deepEqual(await usedInDb(db, c.id, '2025-02'), { used: 3, leased: 3 });
+    });
+
+    test('used credits survive a restart; unused lease credits are given back on close', async () => {
+      const t = await backend.database();
+      const c = await new CustomerService(t.db, 1000).createCustomer({ name: 'restart', monthlyQuota: 10 });
+      const before = new QuotaManager(t.db, { leaseSize: 3 });
+      for (let i = 0; i < 4; i++) (await take(before, c.id, 1))!.commit();
+      await before.close();
+      const db = await t.restart();
+      assert.deepEqual(await usedInDb(db, c.id, monthOf(Date.now())), { used: 4, leased: 4 });
+      const after = new QuotaManager(db, { leaseSize: 3 });
+      assert.equal((await after.status(c.id))?.remaining, 6);
+      assert.equal(await take(after, c.id, 7), null, 'the first request after the restart sees the 4 used credits');
+      assert.equal(await drain(after, c.id), 6);
+      await after.close();
+    });
+
+    test('several nodes never spend more than the quota together; leases bound what is stranded', async () => {
+      const { db } = await backend.database();
+      const c = await new CustomerService(db, 1000).createCustomer({ name: 'nodes', monthlyQuota: 100 });
+      const lease = 7;
+      const a = new QuotaManager(db, { leaseSize: lease });
+      const b = new QuotaManager(db, { leaseSize: lease });
+      // Interleaved concurrent requests on two nodes.
+      const results = await Promise.all(Array.from({ length: 150 }, (_, i) => take(i % 2 ? a : b, c.id, 1)));
+      const granted = results.filter((r): r is Reservation => r !== null);
+      for (const r of granted) r.commit();
+      assert.ok(granted.length <= 100, `granted ${granted.length}`);
+      // What the refused node could not get is held by the other node: at most one lease and its prefetch.
+      assert.ok(100 - granted.length <= 2 * lease, `stranded ${100 - granted.length}`);
+      const rest = (await drain(a, c.id)) + (await drain(b, c.id));
+      assert.equal(granted.length + rest, 100);
+      await Promise.all([a.close(), b.close()]);
+      assert.deepEqual(await usedInDb(db, c.id, monthOf(Date.now())), { used: 100, leased: 100 });
+    });
+
+    test('a raised quota is seen after the recheck interval', async () => {
+      const { db } = await backend.database();
+      const customers = new CustomerService(db, 1000);
+      const c = await customers.createCustomer({ name: 'upgrade', monthlyQuota: 1 });
+      let now = Date.parse('2025-03-10T00:00:00Z');
+      const q = new QuotaManager(db, { leaseSize: 5, now: () => now, recheckMs: 5000 });
+      assert.equal(await drain(q, c.id), 1);
+      await customers.updateCustomer(c.id, { monthlyQuota: 3 });
+      assert.equal(q.reserve(c.id, 1), null, 'still refused from memory');
+      now += 5001;
+      assert.equal(await drain(q, c.id), 2);
+      await q.close();
+    });
+  });
+}

@@ -1,0 +1,66 @@
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { after, describe, test } from 'node:test';
+import { CustomerService } from '../../src/billing/customers.js';
+import { TokenService } from '../../src/billing/tokens.js';
+import { generateToken } from '../../src/billing/token-format.js';
+import { BACKENDS, closeBackends } from '../store/backends.js';
+
+after(closeBackends);
+
+test('token format: sk_ and 32 base62 characters, all different', () => {
+  const seen = new Set<string>();
+  for (let i = 0; i < 1000; i++) {
+    const t = generateToken();
+    assert.match(t, /^sk_[0-9A-Za-z]{32}$/);
+    seen.add(t);
+  }
+  assert.equal(seen.size, 1000);
+});
+
+for (const backend of BACKENDS) {
+  describe(`tokens on ${backend.name}`, () => {
+    test('only the hash and a short prefix are stored; verify answers from memory once known', async () => {
+      const { db } = await backend.database();
+      const c = await new CustomerService(db, 1000).createCustomer({ name: 'tok' });
+      const tokens = new TokenService(db, { cacheSeconds: 5 });
+      const { token, record } = await tokens.create(c.id, 'ci');
+      assert.equal(record.prefix, token.slice(0, 8));
+      assert.equal(record.customer_id, c.id);
+      assert.equal(record.revoked_at, null);
+      const { rows } = await db.query<Record<string, unknown>>('SELECT * FROM api_tokens WHERE id = $1', [record.id]);
+      assert.equal(rows[0].token_hash, createHash('sha256').update(token).digest('hex'));
+      assert.ok(!Object.values(rows[0]).some((v) => v === token), 'the token itself is not stored');
+
+      assert.deepEqual(await tokens.verify(token), { tokenId: record.id, customerId: c.id });
+      assert.deepEqual(tokens.verify(token), { tokenId: record.id, customerId: c.id }, 'second check is synchronous');
+      assert.equal(tokens.verify('sk_short'), null);
+      assert.equal(await tokens.verify(generateToken()), null);
+      await tokens.close();
+      const used = await db.query<{ last_used_at: Date | null }>('SELECT last_used_at FROM api_tokens WHERE id = $1', [record.id]);
+      assert.ok(used.rows[0].last_used_at instanceof Date, 'last_used_at written on close');
+    });
+
+    test('a revocation on another node takes effect within 5 seconds', async () => {
+      const { db } = await backend.database();
+      const c = await new CustomerService(db, 1000).createCustomer({ name: 'revoke' });
+      const nodeA = new TokenService(db, { cacheSeconds: 5 });
+      const nodeB = new TokenService(db, { cacheSeconds: 5 });
+      nodeA.start();
+      const { token, record } = await nodeB.create(c.id);
+      assert.ok(await nodeA.verify(token));
+      const other = await new CustomerService(db, 1000).createCustomer({ name: 'other' });
+      assert.equal(await nodeB.revoke(record.id, other.id), null, "another customer's token is not revoked");
+      const revoked = await nodeB.revoke(record.id, c.id);
+      assert.ok(revoked?.revoked_at instanceof Date);
+      assert.equal(await nodeB.verify(token), null, 'the revoking node forgets it at once');
+      const t0 = Date.now();
+      while ((await nodeA.verify(token)) !== null) {
+        assert.ok(Date.now() - t0 < 5000, 'still valid 5 s after revocation');
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      assert.equal((await nodeB.list(c.id))[0].revoked_at?.getTime(), revoked!.revoked_at!.getTime());
+      await Promise.all([nodeA.close(), nodeB.close()]);
+    });
+  });
+}

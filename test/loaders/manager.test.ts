@@ -1,0 +1,294 @@
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, readFile, readdir, rm, writeFile, mkdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pino from 'pino';
+import { Engine } from '../../engine/engine.js';
+import type { EntityRecord, EntityType } from '../../engine/model.js';
+import { loadConfig } from '../../src/config.js';
+import { ListManager } from '../../loaders/manager.js';
+import type { ChangeSink, ListChange } from '../../loaders/diff.js';
+import type { FetchedFiles, ListDefinition } from '../../loaders/types.js';
+
+/**
+ * A tiny list in a CSV format of our own (`entity_type,value,program`), read through SOURCE_DIR,
+ * with a parser that rejects a malformed line naming file and line, as the real parsers do.
+ */
+let parses = 0;
+async function* parseCsv(files: FetchedFiles): AsyncIterable<EntityRecord> {
+  parses++;
+  const path = files.main;
+  const lines = (await readFile(path, 'utf8')).split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    if (lines[i] === '') continue;
+    const cells = lines[i].split(',');
+    if (cells.length !== 3) throw new Error(`${path}:${i + 1}: expected 3 fields, found ${cells.length}`);
+    yield {
+      list: 'test-csv',
+      entity_type: cells[0] as EntityType,
+      value: cells[1],
+      metadata: { programs: [cells[2]] },
+      source_url: 'https://example.org/t.csv',
+      listed_at: null,
+      removed_at: null,
+    };
+  }
+}
+
+const csvList: ListDefinition = {
+  slug: 'test-csv',
+  display_name: 'Test CSV list',
+  list_type: 'sanctions',
+  kind: 'sanctions_list',
+  cadence: 'daily',
+  enabled: true,
+  in_default_set: true,
+  primary: true,
+  source: { type: 'files', files: [{ key: 'main', url: 'https://example.org/t.csv', sourceDirPath: 'test/t.csv' }], parse: parseCsv },
+};
+const mixerList: ListDefinition = {
+  slug: 'test-mixer',
+  display_name: 'Test mixer pools',
+  list_type: 'risk',
+  kind: 'onchain_events',
+  cadence: 'hourly',
+  enabled: true,
+  in_default_set: true,
+  source: { type: 'chain', role: 'depositor_relayer' },
+};
+const disabledList: ListDefinition = { ...csvList, slug: 'test-disabled', enabled: false, in_default_set: false, primary: false };
+
+const A = '0xAbC0000000000000000000000000000000000001';
+const log = pino({ level: 'silent' });
+let dataDir = '';
+let sourceDir = '';
+let engine: Engine;
+let clock = new Date('2026-03-01T10:00:00.000Z');
+const now = () => clock;
+const received: ListChange[][] = [];
+let sinkFails = 0;
+const sink: ChangeSink = {
+  async write(changes) {
+    if (sinkFails > 0) {
+      sinkFails--;
+      throw new Error('sink down');
+    }
+    received.push(changes);
+  },
+};
+
+const writeSource = (lines: string[]) => writeFile(join(sourceDir, 'test', 't.csv'), lines.join('\n') + '\n');
+const config = (extra: Record<string, string> = {}) =>
+  loadConfig({ DATA_DIR: dataDir, SOURCE_DIR: sourceDir, PRIMARY_CHECK_MINUTES_UTC: '5,35', ...extra });
+const manager = () => new ListManager({ config: config(), engine, sinks: [sink], log, now, lists: [csvList, mixerList, disabledList] });
+const values = (list: string) => engine.entities(list, { limit: 100 }).entities.map((e) => [e.value, e.listed_at]);
+const removed = (list: string) => engine.delisted([list], 100).map((e) => [e.value, e.removed_at]);
+
+before(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), 'manager-data-'));
+  sourceDir = await mkdtemp(join(tmpdir(), 'manager-src-'));
+  await mkdir(join(sourceDir, 'test'));
+  engine = await Engine.create({ shards: 1 });
+});
+after(async () => {
+  await engine.close();
+  await rm(dataDir, { recursive: true, force: true });
+  await rm(sourceDir, { recursive: true, force: true });
+});
+
+describe('ListManager', () => {
+  const T1 = '2026-03-01T10:00:00.000Z';
+  const T2 = '2026-03-02T10:00:00.000Z';
+  const T3 = '2026-03-03T10:00:00.000Z';
+  const T4 = '2026-03-04T10:00:00.000Z';
+  const T5 = '2026-03-05T10:00:00.000Z';
+  let m: ListManager;
+
+  test('first version is the baseline: no changes, listed_at = ingestion time; unconfigured mixer does not block readiness', async () => {
+    await writeSource([`crypto_address,${A},CYBER2`, 'email,bad@example.com,SDGT', 'name,Ivan Petrov,UKRAINE-EO13660']);
+    m = manager();
+    assert.equal(m.ready(), false);
+    await m.start();
+    await m.idle();
+    assert.deepEqual(m.status(), {
+      'test-csv': { loaded: true, version: m.status()['test-csv'].version, last_updated: T1, last_error: null, last_checked: T1, total: 3 },
+      'test-mixer': {
+        loaded: false,
+        version: null,
+        last_updated: null,
+        last_error: 'not configured: set MIXER_RPC_URL and MIXER_POOLS to build the mixer-pool lists',
+        last_checked: null,
+        total: 0,
+      },
+    });
+    assert.match(m.status()['test-csv'].version!, /^[0-9a-f]{16}$/);
+    assert.equal(m.ready(), true);
+    assert.deepEqual(received, []);
+    assert.deepEqual(values('test-csv'), [
+      [A, T1],
+      ['bad@example.com', T1],
+      ['Ivan Petrov', T1],
+    ]);
+    assert.deepEqual(m.primaryRefresh(), { check_minutes_utc: [5, 35], next_check_at: '2026-03-01T10:05:00.000Z' });
+    await m.stop();
+  });
+
+  test('listed, delisted, relisted with exact timestamps and changes', async () => {
+    clock = new Date(T2);
+    await writeSource([`crypto_address,${A},CYBER2`, 'name,Ivan Petrov,UKRAINE-EO13660', 'website,evil.example,CYBER2']);
+    const r2 = await m.refresh('test-csv');
+    assert.equal(r2[0].result, 'new_version');
+    const v2 = r2[0].version!;
+    const record = (value: string, type: EntityType, program: string, listed_at: string | null, removed_at: string | null): EntityRecord => ({
+      list: 'test-csv',
+      entity_type: type,
+      value,
+      metadata: { programs: [program] },
+      source_url: 'https://example.org/t.csv',
+      listed_at,
+      removed_at,
+    });
+    assert.deepEqual(received, [
+      [
+        { list: 'test-csv', version: v2, kind: 'listed', at: T2, record: record('evil.example', 'website', 'CYBER2', T2, null) },
+        { list: 'test-csv', version: v2, kind: 'delisted', at: T2, record: record('bad@example.com', 'email', 'SDGT', T1, T2) },
+      ],
+    ]);
+    assert.deepEqual(values('test-csv'), [
+      [A, T1],
+      ['Ivan Petrov', T1],
+      ['evil.example', T2],
+    ]);
+    assert.deepEqual(removed('test-csv'), [['bad@example.com', T2]]);
+
+    // The e-mail comes back re-cased (same canonical key): relisted, with the value as now published.
+    clock = new Date(T3);
+    await writeSource([`crypto_address,${A.toLowerCase()},CYBER2`, 'email,BAD@Example.com,SDGT', 'website,evil.example,CYBER2']);
+    received.length = 0;
+    const r3 = await m.refresh('test-csv');
+    const v3 = r3[0].version!;
+    assert.deepEqual(received, [
+      [
+        { list: 'test-csv', version: v3, kind: 'relisted', at: T3, record: record('BAD@Example.com', 'email', 'SDGT', T3, null) },
+        { list: 'test-csv', version: v3, kind: 'delisted', at: T3, record: record('Ivan Petrov', 'name', 'UKRAINE-EO13660', T1, T3) },
+      ],
+    ]);
+    assert.deepEqual(values('test-csv'), [
+      [A.toLowerCase(), T1],
+      ['BAD@Example.com', T3],
+      ['evil.example', T2],
+    ]);
+    assert.deepEqual(removed('test-csv'), [['Ivan Petrov', T3]]);
+    assert.deepEqual(
+      engine.screenExact({ kind: 'email', value: 'bad@example.com', lists: ['test-csv'] })!.map((h) => [h.entity.value, h.match]),
+      [['BAD@Example.com', 'exact']],
+    );
+
+    // Same file again: no parse, no version, no changes; only last_checked moves.
+    clock = new Date(T4);
+    received.length = 0;
+    const before = parses;
+    assert.deepEqual(await m.refresh('test-csv'), [{ slug: 'test-csv', result: 'unchanged', version: v3, changes: 0 }]);
+    assert.equal(parses, before);
+    assert.deepEqual(received, []);
+    assert.equal(m.status()['test-csv'].last_checked, T4);
+    assert.equal(m.status()['test-csv'].last_updated, T3);
+  });
+
+  test('a corrupted source is rejected naming file and line; the previous version stays live', async () => {
+    clock = new Date(T5);
+    await writeSource([`crypto_address,${A},CYBER2`, 'email,new@example.com,SDGT', 'website;broken']);
+    const file = join(sourceDir, 'test', 't.csv');
+    const [r] = await m.refresh('test-csv');
+    assert.equal(r.result, 'failed');
+    assert.equal(r.error, `${file}:3: expected 3 fields, found 1`);
+    const s = m.status()['test-csv'];
+    assert.equal(s.last_error, `${file}:3: expected 3 fields, found 1`);
+    assert.equal(s.last_checked, T4);
+    assert.equal(s.last_updated, T3);
+    assert.equal(s.total, 3);
+    assert.deepEqual(values('test-csv'), [
+      [A.toLowerCase(), T1],
+      ['BAD@Example.com', T3],
+      ['evil.example', T2],
+    ]);
+    assert.equal(engine.screenExact({ kind: 'email', value: 'new@example.com', lists: ['test-csv'] })!.length, 0);
+    await assert.rejects(m.refresh('test-disabled'), { message: 'unknown or disabled list: test-disabled' });
+  });
+
+  test('restart loads the committed snapshots without parsing any source', async () => {
+    const fresh = await Engine.create({ shards: 1 });
+    try {
+      clock = new Date('2026-03-05T10:01:00.000Z');
+      const before = parses;
+      const m2 = new ListManager({ config: config(), engine: fresh, sinks: [sink], log, now, lists: [csvList, mixerList] });
+      await m2.start();
+      await m2.idle();
+      assert.equal(parses, before);
+      assert.deepEqual(m2.status()['test-csv'], m.status()['test-csv']);
+      assert.deepEqual(
+        fresh.entities('test-csv', { limit: 10 }).entities.map((e) => [e.value, e.listed_at]),
+        values('test-csv'),
+      );
+      assert.deepEqual(fresh.delisted(['test-csv'], 10).map((e) => [e.value, e.removed_at]), [['Ivan Petrov', T3]]);
+      await m2.stop();
+    } finally {
+      await fresh.close();
+    }
+  });
+
+  test('a follower never fetches: it reloads the versions the leader commits', async () => {
+    const followerEngine = await Engine.create({ shards: 1 });
+    try {
+      const f = new ListManager({ config: config(), engine: followerEngine, log, now, lists: [csvList], follower: true, followerPollMs: 60_000 });
+      await f.start();
+      const before = parses;
+      assert.deepEqual(await f.refresh(), []);
+      clock = new Date('2026-03-05T12:00:00.000Z');
+      await writeSource([`crypto_address,${A},CYBER2`, 'email,BAD@Example.com,SDGT', 'website,evil.example,CYBER2', 'email,late@example.com,SDGT']);
+      const [led] = await m.refresh('test-csv');
+      assert.equal(parses, before + 1);
+      assert.deepEqual(await f.refresh(), [{ slug: 'test-csv', result: 'reloaded', version: led.version, changes: 0 }]);
+      assert.equal(parses, before + 1);
+      assert.deepEqual(f.status()['test-csv'], m.status()['test-csv']);
+      assert.equal(followerEngine.screenExact({ kind: 'email', value: 'late@example.com', lists: ['test-csv'] })!.length, 1);
+      await f.stop();
+    } finally {
+      await followerEngine.close();
+    }
+  });
+
+  test('changes a sink could not take stay committed and are delivered at the next check', async () => {
+    clock = new Date('2026-03-06T10:00:00.000Z');
+    await writeSource([`crypto_address,${A},CYBER2`, 'email,BAD@Example.com,SDGT']);
+    received.length = 0;
+    sinkFails = 1;
+    const [r] = await m.refresh('test-csv');
+    assert.equal(r.result, 'new_version');
+    assert.equal(m.status()['test-csv'].last_updated, '2026-03-06T10:00:00.000Z');
+    assert.equal(m.status()['test-csv'].last_error, null);
+    assert.deepEqual(values('test-csv'), [
+      [A, T1],
+      ['BAD@Example.com', T3],
+    ]);
+    assert.deepEqual(received, []);
+    const dir = join(dataDir, 'lists', 'test-csv');
+    assert.ok((await readdir(dir)).includes(`changes-5.ndjson`));
+    clock = new Date('2026-03-07T10:00:00.000Z');
+    const [r2] = await m.refresh('test-csv');
+    assert.equal(r2.result, 'unchanged');
+    const delivered: ListChange[][] = received;
+    assert.deepEqual(
+      delivered.map((batch) => batch.map((c) => [c.kind, c.record.value, c.at])),
+      [
+        [
+          ['delisted', 'evil.example', '2026-03-06T10:00:00.000Z'],
+          ['delisted', 'late@example.com', '2026-03-06T10:00:00.000Z'],
+        ],
+      ],
+    );
+    assert.equal((await readdir(dir)).includes('changes-5.ndjson'), false);
+    assert.equal(JSON.parse(await readFile(join(dir, 'state.json'), 'utf8')).pending_changes.length, 0);
+  });
+});

@@ -1,0 +1,124 @@
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { parse as parseYaml } from 'yaml';
+import type { EntityRecord } from '../../engine/model.js';
+import { canonicalKey } from '../../engine/normalize/index.js';
+import { OFAC_CRYPTO_ASSETS, parseListFromDir } from '../../loaders/registry.js';
+import { SHARED_DATA, sharedData } from '../support/paths.js';
+
+async function collect(it: AsyncIterable<EntityRecord>): Promise<EntityRecord[]> {
+  const out: EntityRecord[] = [];
+  for await (const r of it) out.push(r);
+  return out;
+}
+
+function distinctLines(path: string): string[] {
+  return [...new Set(readFileSync(path, 'utf8').split('\n').map((l) => l.trim()).filter(Boolean))];
+}
+
+describe('OFAC addresses by asset (real files)', () => {
+  test('every line of every asset file, with its symbol', async () => {
+    const records = await collect(parseListFromDir('ofac_crypto', SHARED_DATA));
+    let total = 0;
+    for (const asset of OFAC_CRYPTO_ASSETS) {
+      const expected = distinctLines(sharedData('crypto', 'by-chain-2024', `sanctioned_addresses_${asset}.txt`)).sort();
+      const got = records.filter((r) => r.metadata.symbol === asset).map((r) => r.value).sort();
+      assert.deepEqual(got, expected, asset);
+      total += expected.length;
+    }
+    assert.equal(records.length, total);
+    assert.equal(total, 654);
+    assert.ok(records.every((r) => r.entity_type === 'crypto_address' && r.list === 'ofac_crypto'));
+    const tron = records.find((r) => r.metadata.symbol === 'USDT' && r.value.startsWith('T'));
+    assert.equal(tron?.metadata.network, 'tron');
+    const xbt = records.find((r) => r.value === '12QtD5BFwRsdNsAZY76UVE1xyCGNTojH9h');
+    assert.deepEqual(xbt?.metadata, { symbol: 'XBT', network: 'bitcoin' });
+  });
+});
+
+describe('OFAC SDN websites and e-mails (real file)', () => {
+  test('lines with @ are e-mails, the others websites', async () => {
+    const records = await collect(parseListFromDir('ofac_sdn_web', SHARED_DATA));
+    const lines = distinctLines(sharedData('web', 'ofac-sdn-websites-and-emails.txt'));
+    const emails = lines.filter((l) => l.includes('@'));
+    const sites = lines.filter((l) => !l.includes('@'));
+    assert.equal(records.filter((r) => r.entity_type === 'email').length, emails.length);
+    assert.equal(records.filter((r) => r.entity_type === 'website').length, sites.length);
+    assert.equal(lines.length, 1547);
+    const labelled = records.find((r) => r.value.endsWith('@shabakah.net.sa'));
+    assert.equal(labelled?.value, 'adelb@shabakah.net.sa');
+    assert.equal(records.find((r) => r.value === '1vpns.com')?.entity_type, 'website');
+    assert.equal(records.find((r) => r.value === 'Africonline@protonmail.com')?.entity_type, 'email');
+  });
+});
+
+describe('CryptoScamDB YAML (real file)', () => {
+  test('domains and addresses, as the whole document reads', async () => {
+    const records = await collect(parseListFromDir('cryptoscamdb', SHARED_DATA));
+    const doc = parseYaml(readFileSync(sharedData('web', 'cryptoscamdb-urls.yaml'), 'utf8')) as Array<{
+      name: string;
+      addresses?: Record<string, string[] | null>;
+    }>;
+    const hosts = new Set(doc.map((d) => d.name.trim()).filter((n) => !/\/./.test(n)));
+    const addresses = new Set(
+      doc.flatMap((d) => Object.entries(d.addresses ?? {}).filter(([k]) => k !== 'UNKNOWN').flatMap(([, v]) => (v ?? []).map((a) => String(a).trim()))),
+    );
+    const sites = records.filter((r) => r.entity_type === 'website');
+    const addrs = records.filter((r) => r.entity_type === 'crypto_address');
+    assert.deepEqual(new Set(sites.map((r) => r.value)), hosts);
+    assert.equal(sites.length, hosts.size);
+    assert.deepEqual(new Set(addrs.map((r) => r.value)), addresses);
+    assert.equal(addrs.length, addresses.size);
+    assert.equal(doc.length, 9889);
+    const known = records.find((r) => r.value === '0xD0cC2B24980CBCCA47EF755Da88B220a82291407');
+    assert.deepEqual(known?.metadata, {
+      symbol: 'ETH',
+      network: 'ethereum',
+      name: 'myelherwallel.com',
+      category: 'Phishing',
+      subcategory: 'MyEtherWallet',
+    });
+  });
+});
+
+describe('disposable e-mail domains (real file)', () => {
+  test('one email_domain per line', async () => {
+    const records = await collect(parseListFromDir('disposable_email', SHARED_DATA));
+    const lines = distinctLines(sharedData('email', 'disposable-domains.txt'));
+    assert.equal(records.length, lines.length);
+    assert.equal(records.length, 8335);
+    assert.ok(records.every((r) => r.entity_type === 'email_domain'));
+    assert.equal(records[0].value, lines[0]);
+  });
+});
+
+describe('eth-phishing-detect (bundled npm package)', () => {
+  test('the blacklist minus the whitelist', async () => {
+    const records = await collect(parseListFromDir('eth_phishing', SHARED_DATA));
+    const config = createRequire(import.meta.url)('eth-phishing-detect/src/config.json') as { blacklist: string[]; whitelist: string[] };
+    const allowed = new Set(config.whitelist);
+    const expected = new Set(config.blacklist.filter((d) => !allowed.has(d)));
+    assert.equal(records.length, expected.size);
+    assert.deepEqual(new Set(records.map((r) => r.value)), expected);
+    assert.ok(records.every((r) => r.entity_type === 'website' && r.list === 'eth_phishing'));
+  });
+});
+
+describe('OFAC country programmes (data file in the repo)', () => {
+  test('one country entity per designation, whose canonical key is its code', async () => {
+    const records = await collect(parseListFromDir('ofac_countries', SHARED_DATA));
+    assert.deepEqual(
+      records.map((r) => r.metadata.code),
+      ['CU', 'IR', 'KP', 'SY', 'UA-43', 'UA-40', 'UA-14', 'UA-09'],
+    );
+    for (const r of records) {
+      assert.equal(r.entity_type, 'country');
+      assert.equal(canonicalKey('country', r.value), r.metadata.code, r.value);
+      assert.ok(Array.isArray(r.metadata.programs) && (r.metadata.programs as string[]).length > 0);
+      assert.match(String(r.source_url), /^https:\/\/ofac\.treasury\.gov\/sanctions-programs-and-country-information\//);
+    }
+    assert.deepEqual(records.map((r) => r.metadata.kind), ['country', 'country', 'country', 'country', 'region', 'region', 'region', 'region']);
+  });
+});

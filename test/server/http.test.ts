@@ -1,0 +1,88 @@
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestService, type TestService } from '../support/service.js';
+
+let svc: TestService;
+before(async () => {
+  svc = await startTestService();
+});
+after(async () => {
+  await svc?.close();
+});
+
+const get = (path: string, init?: RequestInit) => fetch(`${svc.url}${path}`, init);
+
+test('health, readiness and metrics', async () => {
+  const h = await get('/healthz');
+  assert.equal(h.status, 200);
+  assert.deepEqual(await h.json(), { status: 'ok' });
+  const r = await get('/readyz');
+  assert.equal(r.status, 200);
+  assert.deepEqual(await r.json(), { status: 'ready' });
+  await get('/api/v1/stats');
+  const m = await get('/metrics');
+  const text = await m.text();
+  assert.match(text, /http_requests_total\{route="GET \/api\/v1\/stats",method="GET",status="200"\} 1/);
+  assert.match(text, /http_request_duration_seconds_bucket\{le="0.005",route="GET \/api\/v1\/stats",method="GET"\}/);
+});
+
+test('OpenAPI 3.1 document at /api/v1/openapi.json, version 2.0.0, and the docs page with its assets', async () => {
+  const res = await get('/api/v1/openapi.json');
+  assert.equal(res.status, 200);
+  const doc = (await res.json()) as { openapi: string; info: { version: string }; paths: Record<string, unknown> };
+  assert.equal(doc.openapi, '3.1.0');
+  assert.equal(doc.info.version, '2.0.0');
+  assert.ok(doc.paths['/api/v1/screen/crypto/{address}']);
+  const page = await get('/docs');
+  assert.equal(page.headers.get('content-type'), 'text/html; charset=utf-8');
+  assert.match(await page.text(), /swagger-ui-bundle\.js/);
+  const bundle = await get('/docs/swagger-ui-bundle.js');
+  assert.equal(bundle.status, 200);
+  assert.ok((await bundle.arrayBuffer()).byteLength > 100_000);
+});
+
+test('unknown path 404, wrong method 405, both {"detail": ...}', async () => {
+  const nf = await get('/api/v1/nope');
+  assert.equal(nf.status, 404);
+  assert.deepEqual(await nf.json(), { detail: 'Not Found' });
+  const wm = await get('/api/v1/stats', { method: 'POST' });
+  assert.equal(wm.status, 405);
+  assert.equal(wm.headers.get('allow'), 'GET');
+  assert.deepEqual(await wm.json(), { detail: 'Method Not Allowed' });
+});
+
+test('a validation failure over HTTP is exactly the FastAPI body', async () => {
+  const res = await get('/api/v1/search?q=ab&limit=26&mode=x');
+  assert.equal(res.status, 422);
+  assert.deepEqual(await res.json(), {
+    detail: [
+      { type: 'string_too_short', loc: ['query', 'q'], msg: 'String should have at least 3 characters', input: 'ab', ctx: { min_length: 3 } },
+      { type: 'less_than_equal', loc: ['query', 'limit'], msg: 'Input should be less than or equal to 25', input: '26', ctx: { le: 25 } },
+      { type: 'literal_error', loc: ['query', 'mode'], msg: "Input should be 'fuzzy' or 'regex'", input: 'x', ctx: { expected: "'fuzzy' or 'regex'" } },
+    ],
+  });
+});
+
+test('malformed input is never a 500: bad percent-encoding, bad JSON body', async () => {
+  const bad = await get('/api/v1/screen/lists/%E0%A4%A/entities');
+  assert.equal(bad.status, 422);
+  assert.deepEqual(((await bad.json()) as { detail: { loc: unknown }[] }).detail[0].loc, ['path', 'slug']);
+  const body = await get('/api/v1/screen/batch', { method: 'POST', body: '{"items": [', headers: { 'content-type': 'application/json' } });
+  assert.equal(body.status, 422);
+  assert.equal(((await body.json()) as { detail: { type: string }[] }).detail[0].type, 'json_invalid');
+});
+
+test('request ids: a sane incoming X-Request-Id is echoed, otherwise one is made', async () => {
+  const a = await get('/api/v1/stats', { headers: { 'x-request-id': 'abc-123' } });
+  assert.equal(a.headers.get('x-request-id'), 'abc-123');
+  const b = await get('/api/v1/stats', { headers: { 'x-request-id': 'bad id with spaces' } });
+  assert.match(b.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
+});
+
+test('tRPC at /trpc serves the same procedures, with batching', async () => {
+  const res = await get('/trpc/stats,lists.all?batch=1&input=' + encodeURIComponent(JSON.stringify({ 0: {}, 1: {} })));
+  assert.equal(res.status, 200);
+  const out = (await res.json()) as { result: { data: unknown } }[];
+  assert.equal(out.length, 2);
+  assert.ok(Array.isArray(out[1].result.data));
+});

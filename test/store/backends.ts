@@ -1,0 +1,105 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Db } from '../../src/store/db.js';
+import { migrate } from '../../src/store/migrate.js';
+import { openPglite } from '../../src/store/pglite.js';
+import { openPostgres } from '../../src/store/postgres.js';
+
+/**
+ * The control-plane suites run against embedded PGlite and a real PostgreSQL server:
+ * `TEST_DATABASE_URL` when set, else a throwaway server started by scripts/pg-test-server.sh
+ * for this test file (stopped when its process exits). Opening PGlite takes seconds, so a test
+ * file shares one migrated database per backend (tests keep apart by creating their own
+ * customers); `restart()` closes and reopens it, as a restart of the service would.
+ */
+export interface TestDb {
+  db: Db;
+  restart(): Promise<Db>;
+}
+
+export interface Backend {
+  name: 'pglite' | 'postgres';
+  database(): Promise<TestDb>;
+}
+
+const SCRIPT = fileURLToPath(new URL('../../scripts/pg-test-server.sh', import.meta.url));
+
+function postgresServer(): string {
+  if (process.env.TEST_DATABASE_URL) return process.env.TEST_DATABASE_URL;
+  const dir = join(tmpdir(), `screening-pg-test-${process.pid}`);
+  const url = execFileSync(SCRIPT, ['start', dir], { encoding: 'utf8' }).trim();
+  process.on('exit', () => {
+    execFileSync(SCRIPT, ['stop', dir]);
+  });
+  return url;
+}
+
+const opened: Promise<TestDb>[] = [];
+
+/** Closes the databases of this file (call from a top-level `after`). */
+export async function closeBackends(): Promise<void> {
+  for (const t of await Promise.all(opened)) await t.db.close();
+}
+
+function memo(open: () => Promise<Db>): () => Promise<TestDb> {
+  let current: Promise<TestDb> | null = null;
+  return () => {
+    if (current) return current;
+    current = (async () => {
+      const t: TestDb = {
+        db: await open(),
+        async restart() {
+          await t.db.close();
+          t.db = await open();
+          return t.db;
+        },
+      };
+      await migrate(t.db);
+      return t;
+    })();
+    opened.push(current);
+    return current;
+  };
+}
+
+const pglite: Backend = {
+  name: 'pglite',
+  database: memo(
+    (() => {
+      let dir: string | null = null;
+      return () => {
+        if (!dir) {
+          const d = mkdtempSync(join(tmpdir(), 'pglite-test-'));
+          process.on('exit', () => rmSync(d, { recursive: true, force: true }));
+          dir = d;
+        }
+        return openPglite(dir);
+      };
+    })(),
+  ),
+};
+
+const postgres: Backend = {
+  name: 'postgres',
+  database: memo(
+    (() => {
+      let url: Promise<string> | null = null;
+      const create = async () => {
+        const base = postgresServer();
+        const name = `t_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
+        const admin = await openPostgres(base, 1);
+        await admin.query(`CREATE DATABASE ${name}`);
+        await admin.close();
+        const u = new URL(base);
+        u.pathname = `/${name}`;
+        return u.toString();
+      };
+      return async () => openPostgres(await (url ??= create()));
+    })(),
+  ),
+};
+
+export const BACKENDS: Backend[] = [pglite, postgres];

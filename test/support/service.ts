@@ -1,0 +1,135 @@
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { spawn, type ChildProcess } from 'node:child_process';
+import pino from 'pino';
+import { loadConfig, type Env } from '../../src/config.js';
+import { createService, type Service, type ServiceOverrides } from '../../src/service.js';
+import { ListManager } from '../../loaders/manager.js';
+import { REPO_ROOT, SHARED_DATA } from './paths.js';
+
+/**
+ * Ingesting every real list takes ~30 s, so the test suite ingests once into a cache under .tmp
+ * (keyed by the code that shapes the snapshots) and each test service starts from a copy of it,
+ * which loads the stored snapshots without parsing. Test files run in parallel processes; a
+ * directory lock makes exactly one of them ingest.
+ */
+function sourceCodeDigest(): string {
+  const h = createHash('sha256');
+  const walk = (dir: string) => {
+    for (const name of readdirSync(dir).sort()) {
+      const p = join(dir, name);
+      if (statSync(p).isDirectory()) walk(p);
+      else if (/\.(ts|json)$/.test(name)) h.update(p).update(readFileSync(p));
+    }
+  };
+  for (const d of ['loaders', 'engine/normalize']) walk(join(REPO_ROOT, d));
+  h.update(readFileSync(join(REPO_ROOT, 'engine', 'snapshot.ts')));
+  return h.digest('hex').slice(0, 16);
+}
+
+async function ingestedListsDir(): Promise<string> {
+  const cache = join(REPO_ROOT, '.tmp', `test-lists-${sourceCodeDigest()}`);
+  const done = join(cache, 'DONE');
+  const lock = `${cache}.lock`;
+  mkdirSync(join(REPO_ROOT, '.tmp'), { recursive: true });
+  for (;;) {
+    if (existsSync(done)) return join(cache, 'lists');
+    try {
+      mkdirSync(lock);
+    } catch {
+      await new Promise((r) => setTimeout(r, 500));
+      continue;
+    }
+    try {
+      rmSync(cache, { recursive: true, force: true });
+      const config = loadConfig(testEnv(cache));
+      const manager = new ListManager({ config, engine: null, log: pino({ level: 'silent' }) });
+      await manager.refresh();
+      writeFileSync(done, new Date().toISOString());
+    } finally {
+      rmSync(lock, { recursive: true, force: true });
+    }
+  }
+}
+
+/**
+ * Starts the real service in this process on an ephemeral port with a fresh DATA_DIR and the
+ * shared real data as SOURCE_DIR. Tests talk to it over HTTP at `url`.
+ */
+export interface TestService {
+  url: string;
+  port: number;
+  service: Service;
+  dataDir: string;
+  close(): Promise<void>;
+}
+
+export const TEST_ADMIN_KEY = 'test-admin-key-0123456789abcdef';
+
+export function testEnv(dataDir: string, env: Env = {}): Env {
+  return {
+    PORT: '0',
+    HOST: '127.0.0.1',
+    DATA_DIR: dataDir,
+    SOURCE_DIR: SHARED_DATA,
+    LOG_LEVEL: 'silent',
+    ADMIN_KEY: TEST_ADMIN_KEY,
+    LIST_REFRESH_ENABLED: 'false',
+    ENGINE_SHARDS: '1',
+    ...env,
+  };
+}
+
+/** A fresh DATA_DIR holding the ingested real lists. */
+export async function prepareDataDir(): Promise<string> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'screening-test-'));
+  cpSync(await ingestedListsDir(), join(dataDir, 'lists'), { recursive: true });
+  return dataDir;
+}
+
+export async function startTestService(env: Env = {}, overrides: ServiceOverrides = {}): Promise<TestService> {
+  const dataDir = await prepareDataDir();
+  const service = await createService(loadConfig(testEnv(dataDir, env)), { validateResponses: true, ...overrides });
+  await service.lists.idle();
+  const port = await service.listen();
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    service,
+    dataDir,
+    async close() {
+      await service.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Starts `src/main.ts` as a separate process (for signal and crash tests); resolves once it listens. */
+export async function spawnService(env: Env): Promise<{ child: ChildProcess; port: number; output: () => string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, ...env, LOG_LEVEL: env.LOG_LEVEL ?? 'info' } as NodeJS.ProcessEnv,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (out += d));
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`service did not start:\n${out}`)), 120_000);
+    const check = () => {
+      const m = /"port":(\d+)[^\n]*"msg":"listening"/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve(Number(m[1]));
+      }
+    };
+    child.stdout!.on('data', check);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`service exited with ${code}:\n${out}`));
+    });
+  });
+  return { child, port, output: () => out };
+}
