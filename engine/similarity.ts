@@ -231,8 +231,15 @@ function missing(s: string, mask: number): number {
 }
 
 export function prepareName(value: string): PreparedName {
-  let tokens = nameTokens(value);
-  if (tokens.length > MAX_TOKENS) tokens = tokens.slice(0, MAX_TOKENS);
+  return prepareTokens(nameTokens(value));
+}
+
+/**
+ * `prepareName` from canonical tokens (`nameTokens`, or a `normalizeName` key split on spaces):
+ * what an index holding normalized names uses to verify its candidates without normalizing again.
+ */
+export function prepareTokens(canonical: string[]): PreparedName {
+  const tokens = canonical.length > MAX_TOKENS ? canonical.slice(0, MAX_TOKENS) : canonical;
   const n = tokens.length;
   const folded = new Array<string>(n);
   const skeletons = new Array<string>(n);

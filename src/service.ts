@@ -72,8 +72,11 @@ export async function createService(config: Config, overrides: ServiceOverrides 
   const audit = await openAuditStore(config, { log });
 
   const engine = await Engine.create({ shards: config.ENGINE_SHARDS });
-  const catalog = new ListCatalog(LISTS);
   const lists = new ListManager({ config, engine, sinks: [audit.changes], log: log.child({ component: 'lists' }) });
+  const catalog = new ListCatalog(LISTS, () => ({
+    version: engine.generation(),
+    slugs: () => Object.entries(lists.status()).filter(([, s]) => s.loaded).map(([slug]) => slug),
+  }));
   await lists.start();
 
   const tokens = new TokenService(db, { cacheSeconds: config.TOKEN_CACHE_SECONDS, now, log });

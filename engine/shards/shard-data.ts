@@ -2,9 +2,10 @@ import FlexSearch, { type Index } from 'flexsearch';
 import { RE2JS } from 're2js';
 import { ENTITY_TYPES, MATCH_KINDS, type EntityType } from '../model.js';
 import { normalizeGovernmentId, normalizeName } from '../normalize/index.js';
-import { idSimilarity, nameSimilarity } from '../similarity.js';
+import { idSimilarity, prepareName, preparedSimilarity, prepareTokens } from '../similarity.js';
 import { ExactTableBuilder, type ExactTableData } from '../exact-table.js';
 import { ensure } from '../growable.js';
+import { CandidateRanker, TermIndex, TermIndexBuilder } from './term-index.js';
 import { FLAG_DELISTED, FLAG_HASHED, type AddBatch, type FuzzyQuery, type IdQuery, type QueryResult, type RegexQuery } from './protocol.js';
 
 const T_NAME = ENTITY_TYPES.indexOf('name');
@@ -15,12 +16,12 @@ const K_REGEX = MATCH_KINDS.indexOf('regex');
 
 export interface ShardOptions {
   /**
-   * Name indexing. 'strict': each token plus its first four letters (a typo after the fourth
-   * letter, or a query cut short, still meets the token), ~3x less memory and ~2x faster to build
-   * than 'forward', FlexSearch's every-prefix tokenizer.
+   * Name terms. 'strict': each token plus its first four letters (a typo after the fourth letter,
+   * or a query cut short, still meets the token). 'forward': each token plus every prefix of two
+   * letters or more (queries of a few letters find longer names; a larger index).
    */
   tokenize: 'forward' | 'strict';
-  /** FlexSearch candidates taken per index and query before verification. */
+  /** Candidates taken per index and query before verification. */
   candidates: number;
 }
 
@@ -34,27 +35,34 @@ function trigrams(text: string): string[] {
 }
 
 const NAME_PREFIX = 4;
+/** Hash seeds keeping whole tokens and prefixes apart in one term index. */
+const SEED_TOKEN = 101;
+const SEED_PREFIX = 102;
+/**
+ * Name terms found in more of a shard's documents than this (generic words, common given names)
+ * add no candidates once rarer terms of the query have: scanning them costs more than they tell.
+ */
+const NAME_MAX_FREQUENCY = 50_000;
 
-/** Names arrive normalized (normalizeName: folded, transliterated, space-separated). */
-function nameTerms(text: string): string[] {
-  const out: string[] = [];
-  for (const t of text.split(' ')) {
-    if (!t) continue;
-    out.push(t);
-    if (t.length > NAME_PREFIX) out.push(t.slice(0, NAME_PREFIX));
+/** Calls `emit(term, seed)` for the index terms of one canonical name token. */
+function nameTerms(token: string, forward: boolean, emit: (term: string, seed: number) => void): void {
+  emit(token, SEED_TOKEN);
+  if (forward) {
+    for (let l = 2; l <= token.length; l++) emit(token.slice(0, l), SEED_PREFIX);
+  } else if (token.length >= NAME_PREFIX) {
+    emit(token.slice(0, NAME_PREFIX), SEED_PREFIX);
   }
-  return out;
 }
-
-const splitTerms = (text: string) => text.split(' ').filter(Boolean);
 
 const REGEX_CLOCK_EVERY = 256;
 const PREFIX_SCAN_MAX = 64;
 
 /**
- * One shard's part of one generation: the values routed to it (for regex), its FlexSearch slices
- * (names, government IDs), its sorted address/domain keys (prefix search) and the builder of its
- * exact table. Ids here are shard-local indices; `ids` maps them back to engine ids.
+ * One shard's part of one generation: the values routed to it (for regex), the canonical keys
+ * that differ from them (names: normalized text, which fuzzy search verifies against), its term
+ * indexes (names; government IDs in FlexSearch), its sorted address/domain keys (prefix search)
+ * and the builder of its exact table. Ids here are shard-local indices; `ids` maps them back to
+ * engine ids.
  */
 export class ShardGeneration {
   private n = 0;
@@ -63,19 +71,18 @@ export class ShardGeneration {
   private lists = new Uint16Array(1024);
   private flags = new Uint8Array(1024);
   private values: string[] = [];
+  private keys: (string | null)[] = [];
   private prefixKeys: string[] = [];
   private prefixLocal: number[] = [];
-  private readonly names: Index;
+  private nameBuilder: TermIndexBuilder | null = new TermIndexBuilder();
+  private names: TermIndex | null = null;
+  private readonly ranker = new CandidateRanker(NAME_MAX_FREQUENCY);
   private readonly govIds: Index;
   private exact: ExactTableBuilder | null = new ExactTableBuilder();
 
   constructor(private readonly opts: ShardOptions) {
     // Resolution 1: FlexSearch only proposes candidates, our similarity ranks them, so its
     // positional scoring buckets would cost memory for nothing.
-    this.names =
-      opts.tokenize === 'forward'
-        ? new FlexSearch.Index({ tokenize: 'forward', encode: splitTerms, resolution: 1, fastupdate: false })
-        : new FlexSearch.Index({ tokenize: 'strict', encode: nameTerms, resolution: 1, fastupdate: false });
     this.govIds = new FlexSearch.Index({ tokenize: 'strict', encode: trigrams, resolution: 1, fastupdate: false });
   }
 
@@ -86,6 +93,8 @@ export class ShardGeneration {
     this.types = ensure(this.types, need);
     this.lists = ensure(this.lists, need);
     this.flags = ensure(this.flags, need);
+    const names = this.nameBuilder!;
+    const forward = this.opts.tokenize === 'forward';
     for (let i = 0; i < m; i++) {
       const local = this.n++;
       const type = b.types[i];
@@ -95,21 +104,26 @@ export class ShardGeneration {
       this.lists[local] = b.lists[i];
       this.flags[local] = b.flags[i];
       this.values.push(value);
+      let key = b.keys[i];
       if (b.flags[i] & FLAG_HASHED) this.exact!.add(b.hashes[2 * i], b.hashes[2 * i + 1], b.ids[i]);
       if (type === T_NAME) {
-        const text = normalizeName(value);
-        if (text) this.names.add(local, text);
+        key = normalizeName(value);
+        if (key) for (const token of key.split(' ')) nameTerms(token, forward, (term, seed) => names.add(term, seed, local));
+        else key = null;
       } else if (type === T_ID) {
-        this.govIds.add(local, b.keys[i] ?? value);
+        this.govIds.add(local, key ?? value);
       } else if (PREFIX_TYPES.has(type)) {
-        this.prefixKeys.push(b.keys[i] ?? value);
+        this.prefixKeys.push(key ?? value);
         this.prefixLocal.push(local);
       }
+      this.keys.push(key === value ? null : key);
     }
   }
 
-  /** Seals the generation: sorts the prefix keys and lays out the exact table. */
+  /** Seals the generation: lays out the name index, sorts the prefix keys, lays out the exact table. */
   finish(): ExactTableData {
+    this.names = this.nameBuilder!.build();
+    this.nameBuilder = null;
     const keys = this.prefixKeys;
     const order = Array.from(keys.keys()).sort((a, b) => (keys[a] < keys[b] ? -1 : keys[a] > keys[b] ? 1 : 0));
     this.prefixKeys = order.map((i) => keys[i]);
@@ -139,18 +153,11 @@ export class ShardGeneration {
       const prev = best.get(local);
       if (prev === undefined || sim > prev) best.set(local, sim);
     };
-    if (/\p{L}/u.test(q.q)) {
-      const text = normalizeName(q.q);
-      if (text) {
-        for (const local of this.names.search(text, { limit: this.opts.candidates, suggest: true }) as number[]) {
-          if (this.eligible(local, mask)) offer(local, nameSimilarity(q.q, this.values[local]));
-        }
-      }
-    }
+    if (/\p{L}/u.test(q.q)) this.nameMatches(q.q, mask, offer);
     const idKey = normalizeGovernmentId(q.q);
     if (idKey.length >= 4 && /\d/.test(idKey)) {
       for (const local of this.govIds.search(idKey, { limit: this.opts.candidates, suggest: true }) as number[]) {
-        if (this.eligible(local, mask)) offer(local, idSimilarity(idKey, this.values[local]));
+        if (this.eligible(local, mask)) offer(local, idSimilarity(idKey, this.keys[local] ?? this.values[local]));
       }
     }
     this.prefixMatches(q.q, mask, offer);
@@ -166,6 +173,32 @@ export class ShardGeneration {
       sims: hits.map(([, sim]) => sim),
       kinds: hits.map(() => K_FUZZY),
     };
+  }
+
+  /**
+   * Names sharing the most (and rarest) terms with the query, verified by the name similarity
+   * against their stored normalized text.
+   */
+  private nameMatches(raw: string, mask: Uint8Array, offer: (local: number, sim: number) => void): void {
+    const index = this.names!;
+    const query = prepareName(raw);
+    if (query.tokens.length === 0) return;
+    const terms: number[] = [];
+    const forward = this.opts.tokenize === 'forward';
+    for (const token of query.tokens) {
+      nameTerms(token, false, (term, seed) => {
+        const t = index.term(term, seed);
+        if (t >= 0) terms.push(t);
+      });
+      // A query token may be the start of a longer listed token.
+      if (forward) {
+        const t = index.term(token, SEED_PREFIX);
+        if (t >= 0) terms.push(t);
+      }
+    }
+    if (terms.length === 0) return;
+    const candidates = this.ranker.rank(index, terms, this.n, this.opts.candidates, (local) => this.eligible(local, mask));
+    for (const local of candidates) offer(local, preparedSimilarity(query, prepareTokens((this.keys[local] ?? this.values[local]).split(' '))));
   }
 
   /**
@@ -197,7 +230,7 @@ export class ShardGeneration {
     const sims: number[] = [];
     for (const local of this.govIds.search(q.key, { limit: this.opts.candidates, suggest: true }) as number[]) {
       if (this.flags[local] & FLAG_DELISTED || !this.eligible(local, mask)) continue;
-      const sim = idSimilarity(q.key, this.values[local]);
+      const sim = idSimilarity(q.key, this.keys[local] ?? this.values[local]);
       if (sim >= q.threshold) {
         ids.push(this.ids[local]);
         sims.push(sim);

@@ -38,6 +38,7 @@ const CODES: Record<number, TRPCError['code']> = {
   402: 'PAYMENT_REQUIRED',
   403: 'FORBIDDEN',
   404: 'NOT_FOUND',
+  409: 'CONFLICT',
   413: 'PAYLOAD_TOO_LARGE',
   422: 'UNPROCESSABLE_CONTENT',
   429: 'TOO_MANY_REQUESTS',
@@ -188,6 +189,7 @@ const ERROR_TEXT: Record<number, string> = {
   401: 'Missing, invalid or revoked credentials',
   403: 'Forbidden',
   404: 'Not found',
+  409: 'Conflict',
   502: 'Upstream failure',
   503: 'Service unavailable',
 };

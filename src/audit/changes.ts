@@ -1,25 +1,11 @@
-import type { EntityRecord } from '../../engine/model.js';
+import type { ChangeSink, ListChange } from '../../loaders/diff.js';
 import type { ListChangeRow, RowSink } from './rows.js';
 
-/**
- * One change of a list between two versions, as the loaders' diff produces it
- * (`loaders/diff.ts`). `at` is an ISO 8601 date-time (or a Date).
- */
-export interface ListChange {
-  list: string;
-  version: string;
-  kind: 'listed' | 'delisted' | 'relisted';
-  at: string | Date;
-  record: EntityRecord;
-}
+export type { ChangeSink, ListChange };
 
-/** Where the list loader writes its changes; resolves once they are stored. */
-export interface ChangeSink {
-  write(changes: ListChange[]): Promise<void>;
-}
-
+/** A loader change as a `list_changes` row (metadata as JSON text). */
 export function toChangeRow(c: ListChange): ListChangeRow {
-  const at = typeof c.at === 'string' ? Date.parse(c.at) : c.at.getTime();
+  const at = Date.parse(c.at);
   if (!Number.isFinite(at)) throw new Error(`list change of ${c.list} has an invalid time: ${String(c.at)}`);
   return {
     list: c.list,

@@ -18,7 +18,19 @@ export class ListCatalog {
   readonly enabledSlugs: readonly string[];
   readonly primary: ListDefinition;
 
-  constructor(readonly definitions: readonly ListDefinition[]) {
+  private loadedVersion: unknown = Symbol('never');
+  private loadedDefaults: readonly string[] = [];
+  private loadedEnabled: readonly string[] = [];
+  private loadedSet: ReadonlySet<string> = new Set();
+
+  /**
+   * `loaded` tells which lists have data, with a version token that changes when the answer may
+   * change (the engine's generation), so the hot path recomputes nothing between reloads.
+   */
+  constructor(
+    readonly definitions: readonly ListDefinition[],
+    private readonly loaded: () => { version: unknown; slugs: () => Iterable<string> } = () => ({ version: 0, slugs: () => definitions.map((d) => d.slug) }),
+  ) {
     this.bySlug = new Map(definitions.map((d) => [d.slug, d]));
     this.labels = new Map(definitions.map((d) => [d.slug, { list_name: d.display_name, list_type: d.list_type }]));
     this.enabledSlugs = definitions.filter((d) => d.enabled).map((d) => d.slug);
@@ -36,14 +48,29 @@ export class ListCatalog {
     return this.bySlug.get(slug)?.enabled === true;
   }
 
+  private refreshLoaded(): void {
+    const now = this.loaded();
+    if (now.version === this.loadedVersion) return;
+    this.loadedVersion = now.version;
+    this.loadedSet = new Set(now.slugs());
+    this.loadedDefaults = this.defaultSlugs.filter((s) => this.loadedSet.has(s));
+    this.loadedEnabled = this.enabledSlugs.filter((s) => this.loadedSet.has(s));
+  }
+
   /**
-   * Resolves a comma-separated `lists` parameter: absent or blank → the default set; otherwise the
-   * named lists, in the order given, deduplicated. An unknown or disabled slug is a 400 naming it.
+   * Resolves a comma-separated `lists` parameter. Absent or blank: the default set (`scope`
+   * 'default', screening) or every enabled list (`scope` 'enabled', public endpoints), less the
+   * lists that have no data yet — they are not screened, so they are not reported as checked.
+   * Otherwise the named lists, in the order given, deduplicated: an unknown or disabled slug is a
+   * 400 naming it; a named list without data yet is a 503, since answering "no match" would be
+   * a false negative.
    */
-  resolve(filter: string | undefined, fallback: readonly string[] = this.defaultSlugs): string[] {
-    if (filter === undefined || filter.trim() === '') return [...fallback];
+  resolve(filter: string | undefined, scope: 'default' | 'enabled' = 'default'): string[] {
+    this.refreshLoaded();
+    const fallback = scope === 'default' ? this.loadedDefaults : this.loadedEnabled;
+    if (filter === undefined || filter.trim() === '') return fallback as string[];
     const wanted = [...new Set(filter.split(',').map((s) => s.trim()).filter(Boolean))];
-    if (wanted.length === 0) return [...fallback];
+    if (wanted.length === 0) return fallback as string[];
     const bad = wanted.filter((s) => !this.isEnabled(s));
     if (bad.length > 0) {
       const unknown = bad.filter((s) => !this.bySlug.has(s));
@@ -54,6 +81,8 @@ export class ListCatalog {
       ].filter(Boolean);
       throw new HttpError(400, `${parts.join('; ')} (see /api/v1/screen/lists)`);
     }
+    const missing = wanted.filter((s) => !this.loadedSet.has(s));
+    if (missing.length > 0) throw new HttpError(503, `list${missing.length > 1 ? 's' : ''} not loaded yet: ${missing.join(', ')} (see /api/v1/stats)`, { 'Retry-After': '60' });
     return wanted;
   }
 }

@@ -335,6 +335,10 @@ function registerDocs(app: TemplatedApp): void {
   app.get('/docs/init.js', (res) => {
     res.cork(() => res.writeHeader('Content-Type', 'application/javascript').end(init));
   });
+  app.get('/favicon.ico', (res) => {
+    const data = (cache.get('favicon') ?? cache.set('favicon', readFileSync(join(dist, 'favicon-32x32.png'))).get('favicon'))!;
+    res.cork(() => res.writeHeader('Content-Type', 'image/png').writeHeader('Cache-Control', 'public, max-age=86400').end(data));
+  });
   app.get('/docs/:asset', (res, req) => {
     const name = req.getParameter(0);
     const asset = assets[name];

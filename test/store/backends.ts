@@ -82,22 +82,26 @@ const pglite: Backend = {
   ),
 };
 
+let server: string | null = null;
+
+/** URL of a new, empty database on the test PostgreSQL server. */
+export async function freshPostgresUrl(): Promise<string> {
+  server ??= postgresServer();
+  const name = `t_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
+  const admin = await openPostgres(server, 1);
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.close();
+  const u = new URL(server);
+  u.pathname = `/${name}`;
+  return u.toString();
+}
+
 const postgres: Backend = {
   name: 'postgres',
   database: memo(
     (() => {
       let url: Promise<string> | null = null;
-      const create = async () => {
-        const base = postgresServer();
-        const name = `t_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
-        const admin = await openPostgres(base, 1);
-        await admin.query(`CREATE DATABASE ${name}`);
-        await admin.close();
-        const u = new URL(base);
-        u.pathname = `/${name}`;
-        return u.toString();
-      };
-      return async () => openPostgres(await (url ??= create()));
+      return async () => openPostgres(await (url ??= freshPostgresUrl()));
     })(),
   ),
 };

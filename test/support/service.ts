@@ -133,3 +133,15 @@ export async function spawnService(env: Env): Promise<{ child: ChildProcess; por
   });
   return { child, port, output: () => out };
 }
+
+/** Creates a customer with a monthly quota and a token through the admin API (real HTTP). */
+export async function createCustomerToken(url: string, quota = 1000, name = 'Test customer'): Promise<{ customerId: number; token: string; tokenId: number }> {
+  const admin = { authorization: `Bearer ${TEST_ADMIN_KEY}`, 'content-type': 'application/json' };
+  const c = await fetch(`${url}/api/v1/admin/customers`, { method: 'POST', headers: admin, body: JSON.stringify({ name, monthly_quota: quota }) });
+  if (c.status !== 200) throw new Error(`customer create: ${c.status} ${await c.text()}`);
+  const customer = (await c.json()) as { id: number };
+  const t = await fetch(`${url}/api/v1/admin/customers/${customer.id}/tokens`, { method: 'POST', headers: admin, body: '{}' });
+  if (t.status !== 200) throw new Error(`token create: ${t.status} ${await t.text()}`);
+  const token = (await t.json()) as { id: number; token: string };
+  return { customerId: customer.id, token: token.token, tokenId: token.id };
+}

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import pino from 'pino';
 import { PGlite } from '@electric-sql/pglite';
-import { decodePaymentRequiredHeader } from '@x402/core/http';
+import { decodePaymentRequiredHeader, encodePaymentResponseHeader } from '@x402/core/http';
 import { validateDiscoveryExtension, type DiscoveryExtension } from '@x402/extensions/bazaar';
 import { privateKeyToAccount } from 'viem/accounts';
 import { endpoint, type RequestMeta } from '../../src/api/endpoint.js';
@@ -14,7 +14,14 @@ import { screeningEndpoints } from '../../src/api/endpoints/screen.js';
 import { batchEndpoint } from '../../src/api/endpoints/batch.js';
 import { pepEndpoints } from '../../src/api/endpoints/pep.js';
 import { ipIntelEndpoints } from '../../src/api/endpoints/ipintel.js';
-import { createPayments, MemoryNonceStore, SqlNonceStore, type NonceStore } from '../../src/billing/x402/index.js';
+import {
+  createPayments,
+  mcpPaymentResponse,
+  MemoryNonceStore,
+  paymentHeaderFromMcpMeta,
+  SqlNonceStore,
+  type NonceStore,
+} from '../../src/billing/x402/index.js';
 
 // No chain here: challenge shapes, header decoding and the nonce stores. Chain-backed verification
 // and settlement are in settlement.test.ts.
@@ -306,6 +313,23 @@ describe('payment header decoding: malformed input is a 402 with the reason, nev
   });
 });
 
+describe('model-tool transport helpers', () => {
+  test('_meta["x402/payment"] as object or string becomes an X-PAYMENT value; the receipt decodes for _meta', async () => {
+    const payments = createPayments({ config: config(), log });
+    const header = paymentHeaderFromMcpMeta({ x402Version: 3 });
+    assert.equal(header, b64({ x402Version: 3 }));
+    await assert.rejects(payments.verify(screenCrypto, meta({ 'x-payment': header! }), 1), (e: HttpError) =>
+      (e.toBody() as { error: string }).error === 'malformed payment header: x402Version must be 1 or 2',
+    );
+    assert.equal(paymentHeaderFromMcpMeta(' abc= '), 'abc=');
+    assert.equal(paymentHeaderFromMcpMeta(''), undefined);
+    assert.equal(paymentHeaderFromMcpMeta(42), undefined);
+    const receipt = { success: true, transaction: `0x${'12'.repeat(32)}`, network: 'eip155:84532' as const, payer: PAY_TO };
+    const settled = { transaction: receipt.transaction, network: receipt.network, payer: PAY_TO, amount: 10000n, headers: { 'PAYMENT-RESPONSE': encodePaymentResponseHeader(receipt) } };
+    assert.deepEqual(mcpPaymentResponse(settled), receipt);
+  });
+});
+
 describe('nonce stores', () => {
   const far = Math.floor(Date.now() / 1000) + 300;
 
@@ -325,7 +349,7 @@ describe('nonce stores', () => {
 
   test('PostgreSQL (PGlite): the same rules, and two nodes racing for one key get one winner', async () => {
     const db = new PGlite();
-    await db.exec(readFileSync(new URL('../../src/billing/x402/nonces.sql', import.meta.url), 'utf8'));
+    await db.exec(readFileSync(new URL('../../src/store/migrations/010_x402_nonces.sql', import.meta.url), 'utf8'));
     const a = new SqlNonceStore(db);
     const b = new SqlNonceStore(db);
     assert.equal(await a.reserve('k', far), true);

@@ -160,7 +160,7 @@ export function publicEndpoints(deps: PublicDeps): AnyEndpoint[] {
       input: z.object({ limit: z.number().int().min(1).max(500).default(100), lists: listsParam }),
       output: z.array(DelistedEntity),
       handler: (input) => {
-        const lists = catalog.resolve(input.lists, catalog.enabledSlugs);
+        const lists = catalog.resolve(input.lists, 'enabled');
         return engine.delisted(lists, input.limit).map((e) => ({
           entity_type: e.entity_type,
           value: e.value,
@@ -192,7 +192,7 @@ export function publicEndpoints(deps: PublicDeps): AnyEndpoint[] {
       handler: async (input, ctx) => {
         deps.searchLimiter.take(ctx.meta.clientIp);
         if (input.mode === 'regex' && !deps.regexEnabled) throw new HttpError(400, 'regex search is disabled');
-        const lists = catalog.resolve(input.lists, catalog.enabledSlugs);
+        const lists = catalog.resolve(input.lists, 'enabled');
         let hits;
         try {
           hits = await engine.search({ q: input.q, mode: input.mode, lists, limit: input.limit, budgetMs: deps.regexBudgetMs });

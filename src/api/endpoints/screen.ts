@@ -75,7 +75,7 @@ export function screeningEndpoints(deps: ScreeningDeps): AnyEndpoint[] {
     tags: ['screening'],
     access: 'metered' as const,
     output: ScreenResponse,
-    errors: [400],
+    errors: [400, 503],
     example: EXAMPLE,
     audit: (_: unknown, out: ScreenEnvelope) => auditRows(out),
   };
@@ -87,7 +87,6 @@ export function screeningEndpoints(deps: ScreeningDeps): AnyEndpoint[] {
       summary: 'Screen a crypto address (any chain) or an ENS name',
       description:
         'Checksum and case variants of an address are the same address. A dotted name is resolved through ENS and `value` is the resolved address; a name that does not resolve is a 422, an unreachable Ethereum RPC a 503.',
-      errors: [400, 503],
       input: z.object({ address: value('An address on any chain, or an ENS name (anything with a dot).'), lists: listsParam }),
       handler: async (input) => {
         const lists = deps.catalog.resolve(input.lists);

@@ -138,8 +138,8 @@ export const StatsResponse = z
 export const listsParam = z
   .string()
   .max(2000)
-  .optional()
-  .meta({ description: 'Comma-separated list slugs; default: every enabled list of the default set. An unknown or disabled slug gives 400.' });
+  .meta({ description: 'Comma-separated list slugs; default: the enabled lists (for screening: those of the default set). An unknown or disabled slug gives 400.' })
+  .optional();
 
 export const BatchItem = z
   .object({

@@ -3,3 +3,4 @@ export { MemoryNonceStore, SqlNonceStore, type NonceStore, type SqlDb } from './
 export { PAYMENT_REQUIRED_HEADER, type ServiceInfo, type ChallengeBodyV1, type ChallengeOption } from './challenge.js';
 export { V1_PAYMENT_HEADER, V2_PAYMENT_HEADER } from './decode.js';
 export { x402Settings, type X402Settings } from './settings.js';
+export { paymentHeaderFromMcpMeta, mcpPaymentResponse } from './mcp.js';

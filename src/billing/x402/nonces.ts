@@ -50,7 +50,7 @@ export interface SqlDb {
 }
 
 /**
- * Shared by every node through PostgreSQL (table in `nonces.sql`): the primary key makes `reserve` an atomic claim, so two
+ * Shared by every node through PostgreSQL (table in `src/store/migrations/010_x402_nonces.sql`): the primary key makes `reserve` an atomic claim, so two
  * nodes given copies of one authorization cannot both proceed.
  */
 export class SqlNonceStore implements NonceStore {

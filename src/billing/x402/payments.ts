@@ -21,7 +21,7 @@ export interface PaymentsDeps {
   config: Config;
   /** Store of used authorizations; default: a SqlNonceStore over `db` when given, else this process's memory. */
   nonces?: NonceStore;
-  /** The control-plane database holding `x402_nonces` (nonces.sql), shared by every node. */
+  /** The control-plane database holding `x402_nonces` (migration 010), shared by every node. */
   db?: SqlDb;
   log: Logger;
   /** Clock in ms since epoch. */

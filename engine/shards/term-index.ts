@@ -1,0 +1,241 @@
+import { hashKey } from '../hash.js';
+
+/**
+ * A compact inverted index built once per generation: 64-bit term hashes → ascending lists of
+ * u32 document numbers, all in typed arrays (open addressing over the distinct terms, postings
+ * laid out CSR-style). No term strings are kept: a query hashes its terms the same way, and a
+ * 64-bit collision could only add a candidate, which the caller verifies anyway.
+ *
+ * It replaces FlexSearch for names and government IDs. Measured here on synthetic names
+ * (bench/RESULTS.md): FlexSearch took ~700 B and ~20 µs per name to add with its leanest options
+ * (`resolution: 1`, `fastupdate: false`, strict tokenizer, our encoder; `optimize`, `cache`,
+ * `keystore` changed nothing), which is ~2.5 GB and ~70 CPU-seconds for the 3.6 M names of a 10 M
+ * entity generation. This index takes 4 bytes per (term, document) pair plus ~28 bytes per
+ * distinct term, and ~0.3 µs per term to add.
+ */
+export class TermIndexBuilder {
+  private cap = 1024;
+  private hi = new Uint32Array(this.cap);
+  private lo = new Uint32Array(this.cap);
+  /** Term number + 1 per slot (0 = empty). */
+  private slot = new Uint32Array(this.cap);
+  private terms = 0;
+  /** Last document added per term, so a term repeated in one document is posted once. */
+  private last = new Int32Array(1024).fill(-1);
+  private occTerm = new Uint32Array(4096);
+  private occDoc = new Uint32Array(4096);
+  private occ = 0;
+  private docs = 0;
+  private lastDoc = -1;
+  private readonly h = new Uint32Array(2);
+
+  /** Adds `term` for `doc`; documents must arrive in ascending order. */
+  add(term: string, seed: number, doc: number): void {
+    hashKey(term, seed, this.h);
+    const t = this.termNumber(this.h[0], this.h[1]);
+    if (doc !== this.lastDoc) {
+      this.lastDoc = doc;
+      this.docs++;
+    }
+    if (this.last[t] === doc) return;
+    this.last[t] = doc;
+    if (this.occ === this.occDoc.length) {
+      this.occTerm = grow(this.occTerm, this.occ * 2);
+      this.occDoc = grow(this.occDoc, this.occ * 2);
+    }
+    this.occTerm[this.occ] = t;
+    this.occDoc[this.occ] = doc;
+    this.occ++;
+  }
+
+  private termNumber(hi: number, lo: number): number {
+    const mask = this.cap - 1;
+    let i = hi & mask;
+    for (;;) {
+      const s = this.slot[i];
+      if (s === 0) break;
+      if (this.hi[i] === hi && this.lo[i] === lo) return s - 1;
+      i = (i + 1) & mask;
+    }
+    const t = this.terms++;
+    this.hi[i] = hi;
+    this.lo[i] = lo;
+    this.slot[i] = t + 1;
+    if (t === this.last.length) {
+      const next = new Int32Array(t * 2).fill(-1);
+      next.set(this.last);
+      this.last = next;
+    }
+    if (this.terms * 2 > this.cap) this.rehash();
+    return t;
+  }
+
+  private rehash(): void {
+    const { hi, lo, slot } = this;
+    this.cap *= 2;
+    this.hi = new Uint32Array(this.cap);
+    this.lo = new Uint32Array(this.cap);
+    this.slot = new Uint32Array(this.cap);
+    const mask = this.cap - 1;
+    for (let j = 0; j < slot.length; j++) {
+      if (slot[j] === 0) continue;
+      let i = hi[j] & mask;
+      while (this.slot[i] !== 0) i = (i + 1) & mask;
+      this.hi[i] = hi[j];
+      this.lo[i] = lo[j];
+      this.slot[i] = slot[j];
+    }
+  }
+
+  build(): TermIndex {
+    const n = this.terms;
+    const offsets = new Uint32Array(n + 1);
+    for (let k = 0; k < this.occ; k++) offsets[this.occTerm[k] + 1]++;
+    for (let t = 0; t < n; t++) offsets[t + 1] += offsets[t];
+    const postings = new Uint32Array(this.occ);
+    const fill = offsets.slice(0, n);
+    // Occurrences arrive in document order, so each term's list comes out ascending.
+    for (let k = 0; k < this.occ; k++) postings[fill[this.occTerm[k]]++] = this.occDoc[k];
+    const index = new TermIndex(this.hi, this.lo, this.slot, offsets, postings, this.docs);
+    this.occTerm = this.occDoc = new Uint32Array(0);
+    this.last = new Int32Array(0);
+    return index;
+  }
+}
+
+function grow(a: Uint32Array, size: number): Uint32Array<ArrayBuffer> {
+  const next = new Uint32Array(size);
+  next.set(a);
+  return next;
+}
+
+export class TermIndex {
+  private readonly mask: number;
+  private readonly h = new Uint32Array(2);
+
+  constructor(
+    private readonly hi: Uint32Array,
+    private readonly lo: Uint32Array,
+    private readonly slot: Uint32Array,
+    /** Postings of term t are `postings[offsets[t] .. offsets[t + 1])`. */
+    readonly offsets: Uint32Array,
+    readonly postings: Uint32Array,
+    /** Documents with at least one term. */
+    readonly documents: number,
+  ) {
+    this.mask = slot.length - 1;
+  }
+
+  /** Term number of `term`, or -1 when no document has it. */
+  term(term: string, seed: number): number {
+    hashKey(term, seed, this.h);
+    const hi = this.h[0];
+    const lo = this.h[1];
+    let i = hi & this.mask;
+    for (;;) {
+      const s = this.slot[i];
+      if (s === 0) return -1;
+      if (this.hi[i] === hi && this.lo[i] === lo) return s - 1;
+      i = (i + 1) & this.mask;
+    }
+  }
+
+  /** Documents having term number `t`. */
+  frequency(t: number): number {
+    return this.offsets[t + 1] - this.offsets[t];
+  }
+}
+
+/**
+ * Ranks documents by the summed weight of the query terms they contain (rarer terms weigh more)
+ * and keeps the best `k`: the candidates a similarity then verifies. Scratch arrays are sized to
+ * the documents once and reused, so a query allocates nothing in proportion to the index.
+ */
+export class CandidateRanker {
+  private scores = new Float32Array(0);
+  private touched = new Uint32Array(0);
+  private heapDoc = new Uint32Array(0);
+  private heapScore = new Float32Array(0);
+
+  constructor(
+    /** Terms found in more documents than this are skipped once rarer terms gave candidates. */
+    private readonly maxFrequency: number,
+  ) {}
+
+  /**
+   * `terms` are term numbers of `index` (duplicates allowed; each counts once), `accept` filters
+   * documents (list filter), `documents` bounds the document numbers. Returns up to `k` documents,
+   * best first, ties by document number.
+   */
+  rank(index: TermIndex, terms: number[], documents: number, k: number, accept: (doc: number) => boolean): number[] {
+    if (this.scores.length < documents) {
+      this.scores = new Float32Array(documents);
+      this.touched = new Uint32Array(documents);
+    }
+    const unique = [...new Set(terms)].sort((a, b) => index.frequency(a) - index.frequency(b));
+    const scores = this.scores;
+    const touched = this.touched;
+    let nTouched = 0;
+    for (const t of unique) {
+      const df = index.frequency(t);
+      if (df > this.maxFrequency && nTouched > 0) break;
+      const w = Math.log(1 + index.documents / df);
+      const end = index.offsets[t + 1];
+      const postings = index.postings;
+      for (let p = index.offsets[t]; p < end; p++) {
+        const d = postings[p];
+        if (scores[d] === 0) touched[nTouched++] = d;
+        scores[d] += w;
+      }
+    }
+    if (this.heapDoc.length < k) {
+      this.heapDoc = new Uint32Array(k);
+      this.heapScore = new Float32Array(k);
+    }
+    let size = 0;
+    const hd = this.heapDoc;
+    const hs = this.heapScore;
+    // Min-heap of the best k (lowest score, then highest document number, at the root).
+    const worse = (i: number, j: number) => hs[i] < hs[j] || (hs[i] === hs[j] && hd[i] > hd[j]);
+    const swap = (i: number, j: number) => {
+      const d = hd[i];
+      hd[i] = hd[j];
+      hd[j] = d;
+      const s = hs[i];
+      hs[i] = hs[j];
+      hs[j] = s;
+    };
+    for (let i = 0; i < nTouched; i++) {
+      const d = touched[i];
+      const s = scores[d];
+      scores[d] = 0;
+      if (size === k && (s < hs[0] || (s === hs[0] && d > hd[0]))) continue;
+      if (!accept(d)) continue;
+      if (size < k) {
+        hd[size] = d;
+        hs[size] = s;
+        for (let c = size++; c > 0; ) {
+          const parent = (c - 1) >> 1;
+          if (!worse(c, parent)) break;
+          swap(c, parent);
+          c = parent;
+        }
+      } else {
+        hd[0] = d;
+        hs[0] = s;
+        for (let c = 0; ; ) {
+          const l = 2 * c + 1;
+          const r = l + 1;
+          let m = c;
+          if (l < size && worse(l, m)) m = l;
+          if (r < size && worse(r, m)) m = r;
+          if (m === c) break;
+          swap(c, m);
+          c = m;
+        }
+      }
+    }
+    const order = Array.from({ length: size }, (_, i) => i).sort((a, b) => hs[b] - hs[a] || hd[a] - hd[b]);
+    return order.map((i) => hd[i]);
+  }
+}

@@ -1,0 +1,63 @@
+import { join } from 'node:path';
+import { COMMON_HELP, UsageError, type Parsed } from '../billing/cli-support.js';
+import { ConfigError, loadConfig, type Config } from '../config.js';
+import { EnsResolver } from '../ens/resolver.js';
+import { openDb } from '../store/db.js';
+import { migrate } from '../store/migrate.js';
+import { pgliteHolder } from '../store/pglite.js';
+import { ensNameResolver } from './ens.js';
+import { WebhookStore } from './store.js';
+
+/**
+ * Plumbing of the `monitors` and `webhooks` CLI commands: they work on the control-plane
+ * database directly (DATABASE_URL, or the embedded one in DATA_DIR when no server holds it),
+ * with the same checks as the API (value normalization, SSRF guard, ENS resolution).
+ */
+export const HELP = COMMON_HELP.replace(/\n  --server URL[^\n]*/, '').replace(/Without --server the command[\s\S]*$/, 'The command works on DATABASE_URL, or on the embedded database in DATA_DIR (stop the server first).');
+
+export function storeFor(cfg: Config, db: Awaited<ReturnType<typeof openDb>>): WebhookStore {
+  const ens = new EnsResolver({
+    rpcUrl: cfg.ETH_RPC_URL,
+    universalResolver: cfg.ENS_UNIVERSAL_RESOLVER as `0x${string}` | undefined,
+    ttlSeconds: 0,
+  });
+  return new WebhookStore(db, {
+    policy: { allowLoopback: cfg.WEBHOOK_ALLOW_LOOPBACK, allowPrivate: cfg.WEBHOOK_ALLOW_PRIVATE },
+    names: cfg.ETH_RPC_URL ? ensNameResolver(ens) : undefined,
+  });
+}
+
+export async function withStore(
+  parsed: Parsed,
+  usage: string,
+  fn: (store: WebhookStore, customerId: () => number) => Promise<{ json: unknown; text: string }>,
+): Promise<number> {
+  if (parsed.values.help || !parsed.sub) {
+    console.log(usage + HELP);
+    return parsed.values.help ? 0 : 2;
+  }
+  let close: (() => Promise<void>) | null = null;
+  try {
+    const cfg = loadConfig();
+    if (!cfg.DATABASE_URL) {
+      const holder = pgliteHolder(join(cfg.DATA_DIR, 'pglite'));
+      if (holder !== null) throw new Error(`the server (pid ${holder}) holds the embedded database in ${cfg.DATA_DIR}: stop it, use DATABASE_URL, or use the dashboard API (/api/v1/account/...)`);
+    }
+    const db = await openDb(cfg);
+    close = () => db.close();
+    await migrate(db);
+    const customer = () => {
+      const v = parsed.values.customer;
+      if (typeof v !== 'string' || !/^\d+$/.test(v)) throw new UsageError('--customer ID is required');
+      return Number(v);
+    };
+    const out = await fn(storeFor(cfg, db), customer);
+    console.log(parsed.values.json ? JSON.stringify(out.json, null, 2) : out.text);
+    return 0;
+  } catch (err) {
+    console.error(err instanceof UsageError ? `${err.message}\n\n${usage}` : err instanceof ConfigError ? err.message : (err as Error).message);
+    return err instanceof UsageError ? 2 : 1;
+  } finally {
+    await close?.();
+  }
+}

@@ -1,0 +1,284 @@
+import { hostname } from 'node:os';
+import type { Logger } from 'pino';
+import { Counter, Histogram, Registry } from 'prom-client';
+import type { Db } from '../store/db.js';
+import { eventBody, type EventRow } from './events.js';
+import { DeliveryTimeout, postPinned } from './http.js';
+import { signWebhook, SIGNATURE_HEADER } from './signature.js';
+import { resolveWebhookTarget, WebhookUrlError, type Lookup, type UrlPolicy } from './ssrf.js';
+
+/**
+ * Delivers the outbox. Several nodes may run a worker on one database: due deliveries are
+ * claimed with `FOR UPDATE SKIP LOCKED` and leased (`locked_until`) for the attempt, which runs
+ * outside any transaction; a node that dies mid-attempt leaves the lease to expire and another
+ * node retries. Pending deliveries live in the database, so a restart resumes them.
+ *
+ * An attempt re-checks the URL (SSRF guard) and connects to the address it checked, signs the
+ * stored body with the endpoint's current secret, and POSTs it. Any 2xx within `timeoutMs`
+ * (10 s) acknowledges; other statuses (3xx included: redirects are not followed), timeouts and
+ * connection errors are failed attempts, retried after RETRY_SCHEDULE_MS[n] ± 20 % jitter. After
+ * the last attempt (10 in all, the last ~22 h after the first) the delivery is `failed`.
+ *
+ * Isolation: at most `perEndpointConcurrency` attempts per endpoint are in flight across the
+ * claim (and within this node), and each poll claims at most that many per endpoint, so a slow
+ * or dead endpoint's backlog never crowds out the others; attempts run concurrently and the poll
+ * never waits for them.
+ */
+
+/** Wait after the n-th failed attempt (n = 1..9); 10 attempts span about 21.9 hours. */
+export const RETRY_SCHEDULE_MS: readonly number[] = [
+  10_000, 60_000, 5 * 60_000, 15 * 60_000, 30 * 60_000, 60 * 60_000, 2 * 3600_000, 6 * 3600_000, 12 * 3600_000,
+];
+export const USER_AGENT = 'Service-Webhooks/1.0';
+
+export interface WebhookDeliveryOptions {
+  db: Db;
+  log: Logger;
+  now?: () => number;
+  policy: UrlPolicy;
+  lookup?: Lookup;
+  /** Poll interval of the outbox (default 1000 ms). */
+  pollIntervalMs?: number;
+  /** Acknowledgement deadline (default 10 000 ms). */
+  timeoutMs?: number;
+  /** Waits after each failed attempt; attempts = length + 1 (default RETRY_SCHEDULE_MS). */
+  retryDelaysMs?: readonly number[];
+  /** Relative jitter of the waits (default 0.2). */
+  jitter?: number;
+  random?: () => number;
+  /** Attempts in flight on this node (default 32). */
+  maxConcurrency?: number;
+  /** Attempts in flight per endpoint (default 4). */
+  perEndpointConcurrency?: number;
+  /** Lease of a claimed delivery (default timeout + 30 s). */
+  leaseMs?: number;
+  /** prom-client registry for the delivery metrics (default: a private one). */
+  registry?: Registry;
+}
+
+export interface WebhookDelivery {
+  start(): void;
+  /** Stops polling and waits for the attempts in flight. */
+  stop(): Promise<void>;
+  /** Claims the deliveries due now and waits for their attempts; returns how many were attempted. */
+  runOnce(): Promise<number>;
+}
+
+type Outcome = { ok: boolean; status: number | null; error: string | null; latencyMs: number; kind: 'success' | 'http_error' | 'timeout' | 'network_error' | 'refused' };
+
+export function createWebhookDelivery(opts: WebhookDeliveryOptions): WebhookDelivery {
+  const { db, log } = opts;
+  const now = opts.now ?? Date.now;
+  const timeoutMs = opts.timeoutMs ?? 10_000;
+  const delays = opts.retryDelaysMs ?? RETRY_SCHEDULE_MS;
+  const jitter = opts.jitter ?? 0.2;
+  const random = opts.random ?? Math.random;
+  const maxConcurrency = opts.maxConcurrency ?? 32;
+  const perEndpoint = opts.perEndpointConcurrency ?? 4;
+  const leaseMs = opts.leaseMs ?? timeoutMs + 30_000;
+  const pollMs = opts.pollIntervalMs ?? 1000;
+  const node = `${hostname()}:${process.pid}`;
+  const registry = opts.registry ?? new Registry();
+  const attemptsTotal = new Counter({
+    name: 'webhook_delivery_attempts_total',
+    help: 'Webhook delivery attempts by result (success, http_error, timeout, network_error, refused)',
+    labelNames: ['result'] as const,
+    registers: [registry],
+  });
+  const outcomes = new Counter({
+    name: 'webhook_deliveries_completed_total',
+    help: 'Webhook deliveries completed, by final status (delivered, failed)',
+    labelNames: ['status'] as const,
+    registers: [registry],
+  });
+  const latency = new Histogram({
+    name: 'webhook_delivery_duration_seconds',
+    help: 'Time from connecting to the response head of webhook attempts',
+    buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [registry],
+  });
+
+  const inFlight = new Map<number, number>();
+  const running = new Set<Promise<void>>();
+  let timer: NodeJS.Timeout | null = null;
+  let stopped = true;
+  let polling: Promise<unknown> | null = null;
+
+  /** Claims due deliveries within the concurrency limits; returns [delivery id, endpoint id] pairs. */
+  async function claim(): Promise<{ id: number; endpoint_id: number }[]> {
+    const capacity = maxConcurrency - running.size;
+    if (capacity <= 0) return [];
+    const at = new Date(now());
+    const nowIso = at.toISOString();
+    return db.transaction(async (tx) => {
+      const { rows } = await tx.query<{ id: number; endpoint_id: number }>(
+        `SELECT d.id, d.endpoint_id FROM webhook_deliveries d
+         WHERE d.id IN (
+           SELECT r.id FROM (
+             SELECT x.id, row_number() OVER (PARTITION BY x.endpoint_id ORDER BY x.next_attempt_at, x.id) AS rn
+             FROM webhook_deliveries x JOIN webhook_endpoints e ON e.id = x.endpoint_id
+             WHERE x.status = 'pending' AND e.enabled AND x.next_attempt_at <= $1
+               AND (x.locked_until IS NULL OR x.locked_until <= $1)
+           ) r WHERE r.rn <= $2)
+         ORDER BY d.next_attempt_at, d.id
+         LIMIT $3
+         FOR UPDATE OF d SKIP LOCKED`,
+        [nowIso, perEndpoint, capacity],
+      );
+      if (rows.length === 0) return [];
+      const endpoints = [...new Set(rows.map((r) => r.endpoint_id))];
+      const leased = await tx.query<{ endpoint_id: number; n: number }>(
+        `SELECT endpoint_id, count(*)::int AS n FROM webhook_deliveries
+         WHERE status = 'pending' AND locked_until > $1 AND endpoint_id = ANY($2::int[]) GROUP BY endpoint_id`,
+        [nowIso, endpoints],
+      );
+      const busy = new Map<number, number>(leased.rows.map((r) => [r.endpoint_id, r.n]));
+      for (const [ep, n] of inFlight) busy.set(ep, Math.max(busy.get(ep) ?? 0, n));
+      const taken = rows.filter((r) => {
+        const n = busy.get(r.endpoint_id) ?? 0;
+        if (n >= perEndpoint) return false;
+        busy.set(r.endpoint_id, n + 1);
+        return true;
+      });
+      if (taken.length > 0) {
+        await tx.query('UPDATE webhook_deliveries SET locked_until = $2 WHERE id = ANY($1::int[])', [
+          taken.map((r) => r.id),
+          new Date(at.getTime() + leaseMs).toISOString(),
+        ]);
+      }
+      return taken;
+    });
+  }
+
+  async function send(url: string, secret: string, row: EventRow): Promise<Outcome> {
+    const started = performance.now();
+    const ms = () => Math.round(performance.now() - started);
+    let target;
+    try {
+      target = await resolveWebhookTarget(url, opts.policy, opts.lookup);
+    } catch (err) {
+      return { ok: false, status: null, error: `refused: ${(err as Error).message}`, latencyMs: ms(), kind: err instanceof WebhookUrlError ? 'refused' : 'network_error' };
+    }
+    const body = Buffer.from(eventBody(row), 'utf8');
+    const headers = {
+      'Content-Type': 'application/json',
+      'User-Agent': USER_AGENT,
+      [SIGNATURE_HEADER]: signWebhook(body, secret, Math.floor(now() / 1000)),
+    };
+    try {
+      const status = await postPinned(target, body, headers, timeoutMs);
+      const latencyMs = ms();
+      latency.observe(latencyMs / 1000);
+      if (status >= 200 && status < 300) return { ok: true, status, error: null, latencyMs, kind: 'success' };
+      const error = status >= 300 && status < 400 ? `HTTP ${status}: redirects are not followed` : `HTTP ${status}`;
+      return { ok: false, status, error, latencyMs, kind: 'http_error' };
+    } catch (err) {
+      const timeout = err instanceof DeliveryTimeout;
+      const code = (err as NodeJS.ErrnoException).code;
+      return { ok: false, status: null, error: timeout ? `timeout: ${(err as Error).message}` : `${code ?? 'error'}: ${(err as Error).message}`, latencyMs: ms(), kind: timeout ? 'timeout' : 'network_error' };
+    }
+  }
+
+  async function attempt(deliveryId: number): Promise<void> {
+    const startedAt = new Date(now()).toISOString();
+    // Read at attempt time: the current URL and secret (a rotation takes effect at once).
+    const { rows } = await db.query<EventRow & { url: string; secret: string }>(
+      `SELECT ev.id, ev.type, ev.created_at, ev.monitored_entity_id, ev.entity_type, ev.value, ev.label, ev.listing, e.url, e.secret
+       FROM webhook_deliveries d JOIN webhook_events ev ON ev.id = d.event_id JOIN webhook_endpoints e ON e.id = d.endpoint_id
+       WHERE d.id = $1 AND d.status = 'pending'`,
+      [deliveryId],
+    );
+    if (!rows[0]) return;
+    const { url, secret, ...event } = rows[0];
+    const out = await send(url, secret, event);
+    attemptsTotal.labels(out.kind).inc();
+    await db.transaction(async (tx) => {
+      const cur = await tx.query<{ attempts: number }>(
+        `UPDATE webhook_deliveries SET attempts = attempts + 1 WHERE id = $1 AND status = 'pending' RETURNING attempts`,
+        [deliveryId],
+      );
+      if (!cur.rows[0]) return;
+      const n = cur.rows[0].attempts;
+      await tx.query(
+        'INSERT INTO webhook_attempts (delivery_id, attempt, started_at, status_code, latency_ms, error) VALUES ($1, $2, $3, $4, $5, $6)',
+        [deliveryId, n, startedAt, out.status, out.latencyMs, out.error],
+      );
+      const final = out.ok ? 'delivered' : n > delays.length ? 'failed' : 'pending';
+      const wait = out.ok || final === 'failed' ? 0 : delays[n - 1] * (1 + jitter * (2 * random() - 1));
+      await tx.query(
+        `UPDATE webhook_deliveries SET status = $2, next_attempt_at = $3, locked_until = NULL, last_status_code = $4,
+           last_error = $5, last_latency_ms = $6, completed_at = $7 WHERE id = $1`,
+        [
+          deliveryId,
+          final,
+          new Date(now() + Math.round(wait)).toISOString(),
+          out.status,
+          out.error,
+          out.latencyMs,
+          final === 'pending' ? null : new Date(now()).toISOString(),
+        ],
+      );
+      if (final !== 'pending') outcomes.labels(final).inc();
+      const fields = { delivery: deliveryId, event: event.id, attempt: n, status: out.status, ms: out.latencyMs, node };
+      if (final === 'failed') log.warn({ ...fields, error: out.error }, 'webhook delivery failed for good');
+      else if (!out.ok) log.info({ ...fields, error: out.error, retry_in_ms: Math.round(wait) }, 'webhook attempt failed; will retry');
+      else log.debug(fields, 'webhook delivered');
+    });
+  }
+
+  function launch(d: { id: number; endpoint_id: number }): Promise<void> {
+    inFlight.set(d.endpoint_id, (inFlight.get(d.endpoint_id) ?? 0) + 1);
+    const p = attempt(d.id)
+      .catch((err: unknown) => log.error({ err, delivery: d.id }, 'webhook attempt could not be recorded; the lease expires and it is retried'))
+      .finally(() => {
+        const n = (inFlight.get(d.endpoint_id) ?? 1) - 1;
+        if (n <= 0) inFlight.delete(d.endpoint_id);
+        else inFlight.set(d.endpoint_id, n);
+        running.delete(p);
+      });
+    running.add(p);
+    return p;
+  }
+
+  function schedule(delay: number): void {
+    if (stopped) return;
+    timer = setTimeout(() => {
+      timer = null;
+      polling = claim()
+        .then((claimed) => {
+          claimed.forEach(launch);
+          return claimed.length;
+        })
+        .catch((err: unknown) => {
+          log.error({ err }, 'webhook outbox poll failed');
+          return 0;
+        })
+        // A full claim means more may be due: poll again at once.
+        .then((n) => schedule(n > 0 && running.size < maxConcurrency ? 0 : pollMs))
+        .finally(() => {
+          polling = null;
+        });
+    }, delay);
+    timer.unref();
+  }
+
+  return {
+    start() {
+      if (!stopped) return;
+      stopped = false;
+      schedule(0);
+    },
+    async stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      timer = null;
+      await polling;
+      await Promise.all([...running]);
+    },
+    async runOnce() {
+      const claimed = await claim();
+      await Promise.all(claimed.map(launch));
+      return claimed.length;
+    },
+  };
+}

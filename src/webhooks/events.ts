@@ -1,0 +1,90 @@
+import { createHash } from 'node:crypto';
+import type { ScreenKind } from '../../engine/engine.js';
+import type { EntityType, ListType, Metadata } from '../../engine/model.js';
+
+/** Webhook event payloads (SPEC.md "Events") and their deterministic ids. */
+
+export const MONITORED_ENTITY_TYPES = ['onchain_address', 'email', 'website', 'government_id', 'country'] as const;
+export type MonitoredEntityType = (typeof MONITORED_ENTITY_TYPES)[number];
+
+/** The screening a monitored value stands for. */
+export const SCREEN_KIND: Record<MonitoredEntityType, ScreenKind> = {
+  onchain_address: 'crypto',
+  email: 'email',
+  website: 'website',
+  government_id: 'id',
+  country: 'country',
+};
+
+export const EVENT_TYPES = ['entity.listed', 'entity.delisted', 'entity.relisted', 'test'] as const;
+export type WebhookEventType = (typeof EVENT_TYPES)[number];
+
+export interface Listing {
+  list: string;
+  list_name: string;
+  list_type: ListType;
+  value: string;
+  source_url: string | null;
+  metadata: Metadata;
+}
+
+export interface WebhookEvent {
+  id: string;
+  type: WebhookEventType;
+  created_at: string;
+  monitored_entity: { id: number | null; entity_type: string; value: string; label: string | null };
+  listing: Listing;
+}
+
+/** A row of `webhook_events`: the payload in parts (see migration 020). */
+export interface EventRow {
+  id: string;
+  type: WebhookEventType;
+  created_at: string;
+  monitored_entity_id: number | null;
+  entity_type: string;
+  value: string;
+  label: string | null;
+  listing: string;
+}
+
+/**
+ * `evt_` + 32 hex digits of SHA-256 over what makes an event unique: customer, monitored entity,
+ * list, the listed value's canonical identity, change kind, and the list version with its
+ * ingestion time (or, for a new ENS resolution, the resolution's sequence number). Versions are
+ * content hashes, so a list that returns to an earlier content repeats a version: the ingestion
+ * time, committed with the change, tells the two changes apart. A change delivered twice (the
+ * loaders' at-least-once sinks) or re-run after a crash yields the same id, and the outbox keeps
+ * one row.
+ */
+export function eventId(p: {
+  customerId: number;
+  monitoredEntityId: number;
+  list: string;
+  entityType: EntityType;
+  canonicalValue: string;
+  kind: string;
+  version: string;
+  /** The change's ingestion time (ListChange.at); '' for ENS resolutions. */
+  at: string;
+}): string {
+  const h = createHash('sha256')
+    .update(JSON.stringify([p.customerId, p.monitoredEntityId, p.list, p.entityType, p.canonicalValue, p.kind, p.version, p.at]))
+    .digest('hex');
+  return `evt_${h.slice(0, 32)}`;
+}
+
+export function eventFromRow(row: EventRow): WebhookEvent {
+  return {
+    id: row.id,
+    type: row.type,
+    created_at: row.created_at,
+    monitored_entity: { id: row.monitored_entity_id, entity_type: row.entity_type, value: row.value, label: row.label },
+    listing: JSON.parse(row.listing) as Listing,
+  };
+}
+
+/** The exact bytes POSTed: built from the stored row, identical at every attempt. */
+export function eventBody(row: EventRow): string {
+  return JSON.stringify(eventFromRow(row));
+}

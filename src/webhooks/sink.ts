@@ -1,0 +1,163 @@
+import type { Logger } from 'pino';
+import type { EntityRecord } from '../../engine/model.js';
+import { matchOne, screenProbes } from '../../engine/match-one.js';
+import { canonicalKey } from '../../engine/normalize/index.js';
+import type { ChangeSink, ListChange } from '../../loaders/diff.js';
+import { LISTS } from '../../loaders/registry.js';
+import type { ListDefinition } from '../../loaders/types.js';
+import type { Db, Queryable } from '../store/db.js';
+import { eventId, SCREEN_KIND, type EventRow, type MonitoredEntityType } from './events.js';
+import { insertEvent } from './outbox.js';
+import { isEnsName } from './store.js';
+
+/**
+ * The webhook outbox as a sink of list changes. For each change it finds the monitored values a
+ * screening would match to the changed entity (engine/match-one.ts: same normalizers and match
+ * kinds), and writes one event per (customer, monitored entity, change) — one transaction per
+ * list version and customer, so a customer's events of a version appear together or not at all.
+ *
+ * Monitored values are indexed by the exact-index keys their screening probes (canonical key,
+ * e-mail and website parent domains, regions of a country and a region's country); a change looks
+ * up its own canonical key and each candidate is confirmed by `matchOne`. Government IDs also
+ * match fuzzily, so every monitored ID is checked against a changed ID. An ENS name is matched
+ * through its last resolution (see ens.ts).
+ *
+ * The loaders deliver changes at least once; event ids are deterministic and inserted with
+ * ON CONFLICT DO NOTHING, so a redelivered change neither duplicates an event nor re-queues it.
+ */
+
+export interface Monitor {
+  id: number;
+  customer_id: number;
+  entity_type: MonitoredEntityType;
+  value: string;
+  label: string | null;
+  /** The value screened: the value itself, or an ENS name's resolved address. */
+  screened: string;
+}
+
+export interface WebhookSinkOptions {
+  db: Db;
+  log: Logger;
+  /** The list registry, for `list_name` and `list_type` (default: loaders/registry.ts). */
+  lists?: readonly ListDefinition[];
+  /** Clock (ms) for the first attempt time of new deliveries. */
+  now?: () => number;
+  /** Called with the number of events created by each write (metrics). */
+  onEvents?: (created: number) => void;
+}
+
+export class MonitorIndex {
+  private readonly byKey = new Map<string, Monitor[]>();
+  private readonly ids: Monitor[] = [];
+
+  constructor(monitors: Monitor[]) {
+    for (const m of monitors) {
+      const kind = SCREEN_KIND[m.entity_type];
+      for (const p of screenProbes(kind, m.screened)) {
+        const k = `${p.entity_type}\u0000${p.key}`;
+        const list = this.byKey.get(k);
+        if (list) list.push(m);
+        else this.byKey.set(k, [m]);
+      }
+      if (kind === 'id') this.ids.push(m);
+    }
+  }
+
+  /** Monitored values a screening of which matches `record`. */
+  matching(record: EntityRecord): Monitor[] {
+    const key = canonicalKey(record.entity_type, record.value);
+    if (key === null) return [];
+    const candidates = new Set(this.byKey.get(`${record.entity_type}\u0000${key}`) ?? []);
+    if (record.entity_type === 'government_id') for (const m of this.ids) candidates.add(m);
+    return [...candidates].filter((m) => matchOne(SCREEN_KIND[m.entity_type], m.screened, record) !== null);
+  }
+}
+
+/** Every monitored value of every customer, ENS names through their resolution (unresolved ones left out). */
+export async function loadMonitors(db: Queryable, where = 'TRUE', params: unknown[] = []): Promise<Monitor[]> {
+  const { rows } = await db.query<Omit<Monitor, 'screened'> & { ens_address: string | null }>(
+    `SELECT id, customer_id, entity_type, value, label, ens_address FROM monitored_entities WHERE ${where}`,
+    params,
+  );
+  const out: Monitor[] = [];
+  for (const r of rows) {
+    const ens = isEnsName(r.entity_type, r.value);
+    if (ens && !r.ens_address) continue;
+    out.push({ id: r.id, customer_id: r.customer_id, entity_type: r.entity_type, value: r.value, label: r.label, screened: ens ? r.ens_address! : r.value });
+  }
+  return out;
+}
+
+export function listingJson(def: Pick<ListDefinition, 'slug' | 'display_name' | 'list_type'>, record: EntityRecord): string {
+  return JSON.stringify({
+    list: def.slug,
+    list_name: def.display_name,
+    list_type: def.list_type,
+    value: record.value,
+    source_url: record.source_url,
+    metadata: record.metadata,
+  });
+}
+
+const TYPE = { listed: 'entity.listed', delisted: 'entity.delisted', relisted: 'entity.relisted' } as const;
+
+export function createWebhookSink(opts: WebhookSinkOptions): ChangeSink {
+  const { db, log } = opts;
+  const defs = new Map((opts.lists ?? LISTS).map((d) => [d.slug, d]));
+  const now = opts.now ?? Date.now;
+  return {
+    async write(changes: ListChange[]): Promise<void> {
+      if (changes.length === 0) return;
+      const index = new MonitorIndex(await loadMonitors(db));
+      // (list, version, customer) → events, in change order.
+      const groups = new Map<string, { customerId: number; events: EventRow[] }>();
+      for (const change of changes) {
+        const def = defs.get(change.list);
+        if (!def) {
+          log.warn({ list: change.list }, 'list change of a list outside the registry: no webhook events');
+          continue;
+        }
+        const matches = index.matching(change.record);
+        if (matches.length === 0) continue;
+        const canonical = canonicalKey(change.record.entity_type, change.record.value)!;
+        const listing = listingJson(def, change.record);
+        for (const m of matches) {
+          const group = `${change.list}\u0000${change.version}\u0000${m.customer_id}`;
+          let g = groups.get(group);
+          if (!g) groups.set(group, (g = { customerId: m.customer_id, events: [] }));
+          g.events.push({
+            id: eventId({
+              customerId: m.customer_id,
+              monitoredEntityId: m.id,
+              list: change.list,
+              entityType: change.record.entity_type,
+              canonicalValue: canonical,
+              kind: change.kind,
+              version: change.version,
+              at: change.at,
+            }),
+            type: TYPE[change.kind],
+            created_at: change.at,
+            monitored_entity_id: m.id,
+            entity_type: m.entity_type,
+            value: m.value,
+            label: m.label,
+            listing,
+          });
+        }
+      }
+      let created = 0;
+      const due = new Date(now());
+      for (const { customerId, events } of groups.values()) {
+        created += await db.transaction(async (tx) => {
+          let n = 0;
+          for (const e of events) if (await insertEvent(tx, customerId, e, due)) n++;
+          return n;
+        });
+      }
+      if (created > 0) log.info({ changes: changes.length, events: created }, 'webhook events queued');
+      opts.onEvents?.(created);
+    },
+  };
+}

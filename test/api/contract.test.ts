@@ -1,0 +1,137 @@
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { startTestService, type TestService } from '../support/service.js';
+import { REPO_ROOT } from '../support/paths.js';
+import { join } from 'node:path';
+
+/**
+ * The OpenAPI document against SPEC.md itself: every resource table of the spec is parsed here
+ * and compared with the component of the same name — field names, JSON types, nullability and
+ * the required list — and the document is validated as OpenAPI 3.1.
+ */
+type Schema = { type?: string | string[]; anyOf?: Schema[]; oneOf?: Schema[]; $ref?: string; format?: string; properties?: Record<string, Schema>; required?: string[]; additionalProperties?: unknown };
+type Doc = { openapi: string; info: { version: string }; components: { schemas: Record<string, Schema>; securitySchemes: Record<string, unknown> }; paths: Record<string, Record<string, { responses: Record<string, unknown>; security?: unknown[] }>> };
+
+let svc: TestService;
+let doc: Doc;
+before(async () => {
+  svc = await startTestService();
+  doc = (await (await fetch(`${svc.url}/api/v1/openapi.json`)).json()) as Doc;
+});
+after(async () => {
+  await svc?.close();
+});
+
+interface SpecField {
+  name: string;
+  type: string;
+  required: boolean;
+  rules: string;
+}
+
+/** `### Name` sections whose table has the columns Field | Type | Rules. */
+function specResources(): Map<string, SpecField[]> {
+  const text = readFileSync(join(REPO_ROOT, '..', 'shared', 'SPEC.md'), 'utf8');
+  const out = new Map<string, SpecField[]>();
+  for (const section of text.split(/^### /m).slice(1)) {
+    const name = /^(\w+)/.exec(section)?.[1];
+    if (!name || !/\| Field \| Type \| Rules \|/.test(section)) continue;
+    const rows = section.split('\n').filter((l) => l.startsWith('| ') && !/^\| (Field|---)/.test(l));
+    out.set(
+      name,
+      rows.map((row) => {
+        const [, field, type, rules] = row.split('|').map((c) => c.trim());
+        return { name: field, type, required: /\bRequired\b/.test(rules), rules };
+      }),
+    );
+  }
+  return out;
+}
+
+/** The JSON types a schema admits ('null' included), following $refs. */
+function jsonTypes(s: Schema): Set<string> {
+  if (s.$ref) return jsonTypes(doc.components.schemas[s.$ref.split('/').pop()!]);
+  if (s.anyOf || s.oneOf) return new Set((s.anyOf ?? s.oneOf)!.flatMap((x) => [...jsonTypes(x)]));
+  if (Array.isArray(s.type)) return new Set(s.type);
+  if (s.type) return new Set([s.type]);
+  return new Set(['any']);
+}
+
+function expectedTypes(specType: string): Set<string> {
+  const t = specType.toLowerCase();
+  const base = t.replace(/ or null$/, '');
+  const types = new Set<string>();
+  if (/^array/.test(base)) types.add('array');
+  else if (/^object/.test(base)) types.add('object');
+  else for (const part of base.split(' or ')) types.add(part.replace(/ \(date-time\)/, '').trim());
+  if (/ or null$/.test(t)) types.add('null');
+  return types;
+}
+
+/** SPEC.md sections whose component carries a more telling name. */
+const COMPONENT_NAMES: Record<string, string> = { Payload: 'WebhookEvent' };
+
+/** Fields beyond SPEC.md, each documented (issue #4: the last refresh error per source in /stats). */
+const DOCUMENTED_EXTRAS: Record<string, string[]> = { SourceStats: ['last_error'] };
+
+test('every resource of SPEC.md is a component with the same fields, types, nullability and required list', () => {
+  const resources = specResources();
+  assert.ok(resources.size >= 13, `parsed ${[...resources.keys()].join(', ')}`);
+  for (const [section, fields] of resources) {
+    const name = COMPONENT_NAMES[section] ?? section;
+    const component = doc.components.schemas[name];
+    assert.ok(component, `component ${name} is missing`);
+    assert.equal(component.additionalProperties, false, `${name} must be strict`);
+    const props = Object.keys(component.properties ?? {});
+    assert.deepEqual(
+      props.filter((p) => !(DOCUMENTED_EXTRAS[name] ?? []).includes(p)).sort(),
+      fields.map((f) => f.name).sort(),
+      `${name}: fields`,
+    );
+    const required = new Set(component.required ?? []);
+    for (const f of fields) {
+      if (f.required) assert.ok(required.has(f.name), `${name}.${f.name} is Required in SPEC.md`);
+      else if (required.has(f.name)) assert.match(f.rules, /Default/, `${name}.${f.name} is required here but neither Required nor defaulted in SPEC.md`);
+      const actual = jsonTypes(component.properties![f.name]);
+      const expected = expectedTypes(f.type);
+      for (const e of expected) {
+        if (e === 'number' && actual.has('integer')) continue;
+        assert.ok(actual.has(e) || actual.has('any'), `${name}.${f.name}: SPEC.md type "${f.type}" vs ${[...actual].join('|')}`);
+      }
+      if (!expected.has('null')) assert.ok(!actual.has('null') || /Nullable/.test(f.rules), `${name}.${f.name} must not be nullable`);
+      if (/date-time/.test(f.type)) assert.equal(component.properties![f.name].anyOf ? component.properties![f.name].anyOf!.find((x) => x.type === 'string')?.format : component.properties![f.name].format, 'date-time', `${name}.${f.name}`);
+    }
+  }
+});
+
+test('error components, security schemes and the error responses of each operation', () => {
+  for (const c of ['HTTPValidationError', 'ValidationError', 'ErrorDetail', 'PaymentRequired']) assert.ok(doc.components.schemas[c], c);
+  assert.deepEqual(doc.components.schemas.ValidationError.required, ['loc', 'msg', 'type']);
+  assert.deepEqual(Object.keys(doc.components.securitySchemes).sort(), ['adminKey', 'bearer', 'x402', 'x402v1']);
+  const crypto = doc.paths['/api/v1/screen/crypto/{address}'].get;
+  assert.deepEqual(Object.keys(crypto.responses).sort(), ['200', '400', '401', '402', '422', '503']);
+  assert.deepEqual(crypto.security, [{ bearer: [] }, { x402: [] }, { x402v1: [] }]);
+  const search = doc.paths['/api/v1/search'].get;
+  assert.deepEqual(Object.keys(search.responses).sort(), ['200', '400', '422', '429']);
+  assert.deepEqual(search.security, []);
+  assert.deepEqual(Object.keys(doc.paths['/api/v1/screen/lists/{slug}/entities'].get.responses).sort(), ['200', '404', '422']);
+  assert.deepEqual(Object.keys(doc.paths['/api/v1/screen/lists'].get.responses).sort(), ['200']);
+  for (const path of ['/api/v1/screen/crypto/{address}', '/api/v1/screen/email/{email}', '/api/v1/screen/website', '/api/v1/screen/id/{government_id}', '/api/v1/screen/country/{country}', '/api/v1/screen/pep', '/api/v1/vpn', '/api/v1/vpn/{ip_address}', '/api/v1/geo', '/api/v1/geo/{ip_address}']) {
+    assert.ok(doc.paths[path]?.get, path);
+    assert.ok(doc.paths[path].get.responses['402'], `${path} documents 402`);
+  }
+  for (const path of ['/api/v1/screen/lists', '/api/v1/screen/lists/{slug}/entities', '/api/v1/stats', '/api/v1/delisted', '/api/v1/search']) {
+    assert.deepEqual(doc.paths[path].get.security, [], `${path} is public`);
+  }
+});
+
+test('the served document is valid OpenAPI 3.1 with info.version 2.0.0', async () => {
+  assert.equal(doc.openapi, '3.1.0');
+  assert.equal(doc.info.version, '2.0.0');
+  const validator = new Validator();
+  const result = await validator.validate(doc as never);
+  assert.equal(result.valid, true, JSON.stringify(result.errors, null, 1)?.slice(0, 2000));
+  assert.equal(validator.version, '3.1');
+});

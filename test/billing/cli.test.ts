@@ -1,0 +1,61 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { openPglite } from '../../src/store/pglite.js';
+import { freshPostgresUrl } from '../store/backends.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const dataDir = mkdtempSync(join(tmpdir(), 'cli-test-'));
+after(() => rmSync(dataDir, { recursive: true, force: true }));
+
+function cli(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'silent', ...env } }, (err, stdout, stderr) =>
+      resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+test('customers and tokens on a PostgreSQL server (DATABASE_URL)', async () => {
+  const env = { DATABASE_URL: await freshPostgresUrl(), DATA_DIR: dataDir };
+  const created = await cli(['customers', 'create', '--name', 'Acme', '--quota', '1000', '--json'], env);
+  assert.equal(created.code, 0, created.stderr);
+  const customer = JSON.parse(created.stdout) as { id: number; monthly_quota: number };
+  assert.deepEqual([customer.id, customer.monthly_quota], [1, 1000]);
+  const tok = await cli(['tokens', 'create', '--customer', String(customer.id), '--json'], env);
+  assert.equal(tok.code, 0, tok.stderr);
+  const token = JSON.parse(tok.stdout) as { token: string; id: number; prefix: string };
+  assert.match(token.token, /^sk_[0-9A-Za-z]{32}$/);
+  assert.equal(token.prefix, token.token.slice(0, 8));
+  const revoked = await cli(['tokens', 'revoke', String(token.id), '--json'], env);
+  assert.equal(revoked.code, 0, revoked.stderr);
+  assert.equal(typeof (JSON.parse(revoked.stdout) as { revoked_at: unknown }).revoked_at, 'string');
+  const missing = await cli(['tokens', 'list', '--customer', '42'], env);
+  assert.deepEqual([missing.code, missing.stderr.trim()], [1, 'customer 42 not found']);
+  const plan = await cli(['plans', 'create', '--name', 'pro', '--quota', '500', '--json'], env);
+  assert.equal(plan.code, 0, plan.stderr);
+  const onPlan = await cli(['customers', 'create', '--name', 'Beta', '--plan', 'pro', '--json'], env);
+  assert.equal(onPlan.code, 0, onPlan.stderr);
+  const b = JSON.parse(onPlan.stdout) as { id: number; plan: string; monthly_quota: number; quota_override: number | null };
+  assert.deepEqual([b.id, b.plan, b.monthly_quota, b.quota_override], [2, 'pro', 500, null]);
+});
+
+test('embedded PGlite: works when free, refuses (and says why) while another process holds it', async () => {
+  const env = { DATA_DIR: dataDir, DEFAULT_MONTHLY_QUOTA: '77' };
+  const c = await cli(['customers', 'create', '--name', 'Gamma', '--json'], env);
+  assert.equal(c.code, 0, c.stderr);
+  const customer = JSON.parse(c.stdout) as { id: number; monthly_quota: number };
+  assert.deepEqual([customer.id, customer.monthly_quota], [1, 77]);
+  const held = await openPglite(join(dataDir, 'pglite'));
+  try {
+    const refused = await cli(['customers', 'list'], env);
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, new RegExp(`the server \\(pid ${process.pid}\\) holds the embedded database .*set ADMIN_KEY`));
+  } finally {
+    await held.close();
+  }
+});

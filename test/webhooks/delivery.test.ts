@@ -1,0 +1,266 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pino from 'pino';
+import { Registry } from 'prom-client';
+import type { Db } from '../../src/store/db.js';
+import { migrate } from '../../src/store/migrate.js';
+import { openPglite } from '../../src/store/pglite.js';
+import { createWebhookDelivery, type WebhookDeliveryOptions } from '../../src/webhooks/delivery.js';
+import { verifyWebhookSignature } from '../../src/webhooks/signature.js';
+import { WebhookStore, WebhookUrlError } from '../../src/webhooks/store.js';
+import { startReceiver, verifyLikeACustomer, type Receiver } from './receiver.js';
+
+/**
+ * The delivery worker against a real PGlite database and a receiver on 127.0.0.1: retries on
+ * 500 and on timeout with the same event id, a restart mid-retry, secret rotation, delivery-time
+ * SSRF refusal, test events, failure after the last attempt, isolation of a dead endpoint.
+ */
+
+const log = pino({ level: 'silent' });
+const policy = { allowLoopback: true, allowPrivate: false };
+let dir = '';
+let db: Db;
+let receiver: Receiver;
+let store: WebhookStore;
+
+async function customer(name: string): Promise<number> {
+  const { rows } = await db.query<{ id: number }>('INSERT INTO customers (name, monthly_quota) VALUES ($1, 1000) RETURNING id', [name]);
+  return rows[0].id;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const worker = (extra: Partial<WebhookDeliveryOptions> = {}) =>
+  createWebhookDelivery({ db, log, policy, timeoutMs: 400, retryDelaysMs: [150, 150, 150], jitter: 0, ...extra });
+
+async function endpointFor(path: string, customerId: number) {
+  const ep = await store.createEndpoint(customerId, { url: receiver.url(path) });
+  receiver.secrets.set(path, ep.secret);
+  return ep;
+}
+
+async function log_(customerId: number, endpointId: number) {
+  const page = await store.deliveries(customerId, endpointId, { limit: 10, offset: 0 });
+  return page!.items;
+}
+
+before(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'webhooks-delivery-'));
+  db = await openPglite(join(dir, 'pglite'));
+  await migrate(db);
+  store = new WebhookStore(db, { policy });
+  receiver = await startReceiver();
+});
+after(async () => {
+  await receiver.close();
+  await db.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('webhook delivery', () => {
+  test('a test event: type test, evt_test_<uuid>, null monitored entity id, signed', async () => {
+    const c = await customer('test-event');
+    const ep = await endpointFor('/test', c);
+    const sent = await store.sendTest(c, ep.id);
+    assert.ok(sent);
+    assert.match(sent.event.id, /^evt_test_[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    assert.equal(await worker().runOnce(), 1);
+    const got = receiver.received.filter((r) => r.path === '/test');
+    assert.equal(got.length, 1);
+    assert.equal(got[0].verified, true);
+    assert.deepEqual(got[0].body, sent.event);
+    assert.equal(got[0].body.type, 'test');
+    assert.deepEqual((got[0].body.monitored_entity as { id: null }).id, null);
+    // The project's helper agrees with the receiver's own check, on the raw bytes only.
+    const header = got[0].headers['x-service-signature'] as string;
+    assert.equal(verifyWebhookSignature(got[0].raw, header, receiver.secrets.get('/test')!), true);
+    assert.equal(verifyWebhookSignature(Buffer.concat([got[0].raw, Buffer.from(' ')]), header, receiver.secrets.get('/test')!), false);
+    const [d] = await log_(c, ep.id);
+    assert.equal(d.status, 'delivered');
+    assert.equal(d.attempts, 1);
+    assert.equal(d.attempt_log[0].status_code, 200);
+  });
+
+  test('500, then a timeout, then success: three attempts of the same event id, all logged', async () => {
+    const c = await customer('retries');
+    const ep = await endpointFor('/flaky', c);
+    receiver.script.set('/flaky', [500, 'hang', 204]);
+    const sent = (await store.sendTest(c, ep.id))!;
+    const registry = new Registry();
+    const w = worker({ registry });
+    assert.equal(await w.runOnce(), 1);
+    assert.equal(await w.runOnce(), 0, 'the retry waits for its backoff');
+    await sleep(170);
+    assert.equal(await w.runOnce(), 1);
+    await sleep(170);
+    assert.equal(await w.runOnce(), 1);
+    const got = receiver.received.filter((r) => r.path === '/flaky');
+    assert.deepEqual(got.map((r) => [r.body.id, r.answered, r.verified]), [
+      [sent.event.id, 500, true],
+      [sent.event.id, 'hang', true],
+      [sent.event.id, 204, true],
+    ]);
+    assert.ok(got.every((r) => r.raw.equals(got[0].raw)), 'the same body at every attempt');
+    const [d] = await log_(c, ep.id);
+    assert.equal(d.status, 'delivered');
+    assert.equal(d.attempts, 3);
+    assert.deepEqual(d.attempt_log.map((a) => [a.attempt, a.status_code, a.error]), [
+      [1, 500, 'HTTP 500'],
+      [2, null, 'timeout: no response within 400 ms'],
+      [3, 204, null],
+    ]);
+    assert.ok(d.attempt_log[1].latency_ms >= 390);
+    const metrics = await registry.getSingleMetricAsString('webhook_delivery_attempts_total');
+    assert.match(metrics, /result="http_error"} 1/);
+    assert.match(metrics, /result="timeout"} 1/);
+    assert.match(metrics, /result="success"} 1/);
+  });
+
+  test('a worker stopped mid-retry and a restarted database: the next worker delivers the same id', async () => {
+    const c = await customer('restart');
+    const ep = await endpointFor('/restart', c);
+    receiver.script.set('/restart', [503]);
+    const sent = (await store.sendTest(c, ep.id))!;
+    const first = worker();
+    first.start();
+    for (let i = 0; i < 50 && receiver.received.filter((r) => r.path === '/restart').length === 0; i++) await sleep(20);
+    await first.stop();
+    // The service goes down and comes back: close the database, open it again.
+    await db.close();
+    db = await openPglite(join(dir, 'pglite'));
+    store = new WebhookStore(db, { policy });
+    await sleep(170);
+    const second = worker();
+    assert.equal(await second.runOnce(), 1);
+    const got = receiver.received.filter((r) => r.path === '/restart');
+    assert.deepEqual(got.map((r) => [r.body.id, r.answered]), [
+      [sent.event.id, 503],
+      [sent.event.id, 200],
+    ]);
+    const [d] = await log_(c, ep.id);
+    assert.deepEqual([d.status, d.attempts, d.attempt_log.map((a) => a.status_code)], ['delivered', 2, [503, 200]]);
+  });
+
+  test('secret rotation: the old secret no longer signs, retries included', async () => {
+    const c = await customer('rotation');
+    const ep = await endpointFor('/rotate', c);
+    const old = receiver.secrets.get('/rotate')!;
+    await store.sendTest(c, ep.id);
+    const rotated = (await store.rotateSecret(c, ep.id))!;
+    assert.notEqual(rotated.secret, old);
+    assert.equal(rotated.secret_prefix, rotated.secret.slice(0, 10));
+    // The receiver still holds the old secret: it rejects the delivery (401), a failed attempt.
+    assert.equal(await worker().runOnce(), 1);
+    const [rejected] = receiver.received.filter((r) => r.path === '/rotate');
+    assert.deepEqual([rejected.verified, rejected.answered], [false, 401]);
+    assert.equal(verifyLikeACustomer(rejected.raw, rejected.headers['x-service-signature'] as string, rotated.secret), true);
+    // With the new secret configured, the retry is accepted.
+    receiver.secrets.set('/rotate', rotated.secret);
+    await sleep(170);
+    assert.equal(await worker().runOnce(), 1);
+    const [, accepted] = receiver.received.filter((r) => r.path === '/rotate');
+    assert.deepEqual([accepted.verified, accepted.answered, accepted.body.id], [true, 200, rejected.body.id]);
+    assert.deepEqual((await log_(c, ep.id))[0].attempt_log.map((a) => a.status_code), [401, 200]);
+  });
+
+  test('the last failed attempt marks the delivery failed, visible in the log; 3xx is not followed', async () => {
+    const c = await customer('failing');
+    const ep = await endpointFor('/gone', c);
+    receiver.script.set('/gone', [302, 500]);
+    await store.sendTest(c, ep.id);
+    const w = worker({ retryDelaysMs: [100] });
+    assert.equal(await w.runOnce(), 1);
+    await sleep(120);
+    assert.equal(await w.runOnce(), 1);
+    await sleep(120);
+    assert.equal(await w.runOnce(), 0);
+    const failed = await store.deliveries(c, ep.id, { status: 'failed', limit: 10, offset: 0 });
+    assert.equal(failed!.total, 1);
+    const d = failed!.items[0];
+    assert.deepEqual([d.status, d.attempts, d.last_status_code, d.next_attempt_at], ['failed', 2, 500, null]);
+    assert.deepEqual(d.attempt_log.map((a) => [a.status_code, a.error]), [
+      [302, 'HTTP 302: redirects are not followed'],
+      [500, 'HTTP 500'],
+    ]);
+    assert.ok(d.completed_at);
+  });
+
+  test('a dead endpoint does not delay another one; the per-endpoint limit holds', async () => {
+    const c = await customer('isolation');
+    const dead = await endpointFor('/dead', c);
+    const live = await endpointFor('/live', c);
+    receiver.script.set('/dead', Array(6).fill('hang'));
+    for (let i = 0; i < 6; i++) await store.sendTest(c, dead.id);
+    await store.sendTest(c, live.id);
+    const w = worker({ timeoutMs: 3000, perEndpointConcurrency: 2 });
+    const t0 = Date.now();
+    w.start();
+    for (let i = 0; i < 100 && !receiver.received.some((r) => r.path === '/live'); i++) await sleep(20);
+    const liveAfter = Date.now() - t0;
+    assert.ok(receiver.received.some((r) => r.path === '/live' && r.answered === 200));
+    assert.ok(liveAfter < 1500, `the live endpoint waited ${liveAfter} ms`);
+    await sleep(200);
+    assert.equal(receiver.received.filter((r) => r.path === '/dead').length, 2, 'two attempts in flight at most');
+    await w.stop();
+    // Its backlog would otherwise stay due for the next tests' workers.
+    await store.deleteEndpoint(c, dead.id);
+  });
+
+  test('SSRF: refused at configuration, and again at delivery when the policy no longer allows the address', async () => {
+    const c = await customer('ssrf');
+    const strict = new WebhookStore(db, { policy: { allowLoopback: false, allowPrivate: false } });
+    const refused: [string, RegExp][] = [
+      ['http://127.0.0.1:9/x', /must use https/],
+      ['https://127.0.0.1/x', /loopback/],
+      ['https://localhost/x', /loopback/],
+      ['https://[::1]/x', /loopback/],
+      ['https://[::ffff:127.0.0.1]/x', /loopback/],
+      ['https://169.254.169.254/latest/meta-data', /metadata/],
+      ['https://[fd00:ec2::254]/', /metadata/],
+      ['https://[::ffff:169.254.169.254]/', /metadata/],
+      ['https://10.1.2.3/', /private/],
+      ['https://192.168.0.10/', /private/],
+      ['https://172.16.5.5/', /private/],
+      ['https://100.64.0.1/', /private/],
+      ['https://[fd12:3456::1]/', /private/],
+      ['https://169.254.1.1/', /link-local/],
+      ['https://[fe80::1]/', /link-local/],
+      ['https://0.0.0.0/', /unspecified/],
+      ['https://224.0.0.1/', /multicast/],
+      ['https://user:pw@example.com/', /credentials/],
+      ['ftp://example.com/', /https/],
+    ];
+    for (const [url, why] of refused) {
+      await assert.rejects(strict.createEndpoint(c, { url }), (e: unknown) => e instanceof WebhookUrlError && why.test(e.message), url);
+    }
+    const privateOk = new WebhookStore(db, { policy: { allowLoopback: false, allowPrivate: true } });
+    await assert.rejects(privateOk.createEndpoint(c, { url: 'https://169.254.169.254/' }), /metadata/);
+    await assert.rejects(privateOk.createEndpoint(c, { url: 'https://127.0.0.1/' }), /loopback/);
+    assert.equal((await privateOk.createEndpoint(c, { url: 'https://10.1.2.3/hook', enabled: false })).enabled, false);
+    const { rows } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM webhook_endpoints WHERE customer_id = $1', [c]);
+    assert.equal(rows[0].n, 1);
+
+    // Configured while loopback was allowed; the worker's policy refuses it: a failed attempt, no request.
+    const ep = await endpointFor('/ssrf', c);
+    await store.sendTest(c, ep.id);
+    assert.equal(await worker({ policy: { allowLoopback: false, allowPrivate: false } }).runOnce(), 1);
+    assert.equal(receiver.received.filter((r) => r.path === '/ssrf').length, 0);
+    const [d] = await log_(c, ep.id);
+    assert.deepEqual([d.status, d.last_status_code, d.last_error], ['pending', null, 'refused: the URL must use https']);
+    await store.deleteEndpoint(c, ep.id);
+  });
+
+  test('a disabled endpoint gets no new events and its pending deliveries wait', async () => {
+    const c = await customer('disabled');
+    const ep = await endpointFor('/off', c);
+    await store.sendTest(c, ep.id);
+    await store.updateEndpoint(c, ep.id, { enabled: false });
+    assert.equal(await worker().runOnce(), 0);
+    await assert.rejects(store.sendTest(c, ep.id), /disabled/);
+    await store.updateEndpoint(c, ep.id, { enabled: true });
+    assert.equal(await worker().runOnce(), 1);
+    assert.equal(receiver.received.filter((r) => r.path === '/off').length, 1);
+  });
+});
