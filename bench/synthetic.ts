@@ -1,3 +1,4 @@
+import { hash } from 'node:crypto';
 import type { EntityRecord, EntityType, ListSnapshotInfo } from '../engine/model.js';
 
 /**
@@ -45,6 +46,78 @@ const COUNTRIES = ['Iran', 'KP', 'Syria', 'CUB', 'Russia', 'Belarus', 'Venezuela
 const HEX = '0123456789abcdef';
 const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
 const BECH32 = 'qpzry9x8gf2tvdw0s3jn54khce6mua7l';
+/** Base58check version bytes: Bitcoin P2PKH (`1...`) and Tron (`T...`). */
+const VERSION_BTC = 0x00;
+const VERSION_TRON = 0x41;
+
+function base58(bytes: Uint8Array): string {
+  const digits: number[] = [];
+  for (const byte of bytes) {
+    let carry = byte;
+    for (let j = 0; j < digits.length; j++) {
+      carry += digits[j] << 8;
+      digits[j] = carry % 58;
+      carry = (carry / 58) | 0;
+    }
+    while (carry > 0) {
+      digits.push(carry % 58);
+      carry = (carry / 58) | 0;
+    }
+  }
+  let out = '';
+  for (let i = 0; i < bytes.length && bytes[i] === 0; i++) out += '1';
+  for (let i = digits.length - 1; i >= 0; i--) out += BASE58[digits[i]];
+  return out;
+}
+
+/** Base58check of a version byte and a 20-byte hash: what wallets publish. */
+function base58check(version: number, payload: Uint8Array): string {
+  const body = new Uint8Array(21);
+  body[0] = version;
+  body.set(payload, 1);
+  const sum = hash('sha256', hash('sha256', body, 'buffer'), 'buffer');
+  const full = new Uint8Array(25);
+  full.set(body);
+  full.set(sum.subarray(0, 4), 21);
+  return base58(full);
+}
+
+function bech32Polymod(values: number[]): number {
+  const GEN = [0x3b6a57b2, 0x26508e6d, 0x1ea119fa, 0x3d4233dd, 0x2a1462b3];
+  let chk = 1;
+  for (const v of values) {
+    const top = chk >>> 25;
+    chk = ((chk & 0x1ffffff) << 5) ^ v;
+    for (let i = 0; i < 5; i++) if ((top >>> i) & 1) chk ^= GEN[i];
+  }
+  return chk >>> 0;
+}
+
+/** Segwit v0 address (BIP 173) of a 20-byte program: `bc1q` + 38 characters with a valid checksum. */
+function segwitV0(program: Uint8Array): string {
+  const data = [0];
+  let acc = 0;
+  let bits = 0;
+  for (const b of program) {
+    acc = (acc << 8) | b;
+    bits += 8;
+    while (bits >= 5) {
+      bits -= 5;
+      data.push((acc >>> bits) & 31);
+    }
+  }
+  if (bits > 0) data.push((acc << (5 - bits)) & 31);
+  const hrp = [3, 3, 0, 2, 3]; // 'bc' expanded: high bits, 0, low bits
+  const mod = bech32Polymod([...hrp, ...data, 0, 0, 0, 0, 0, 0]) ^ 1;
+  let out = 'bc1';
+  for (const d of data) out += BECH32[d];
+  for (let i = 0; i < 6; i++) out += BECH32[(mod >>> (5 * (5 - i))) & 31];
+  return out;
+}
+
+/** Dates as the records carry them, made once (fresh strings per record would only churn the heap). */
+const LISTED_AT = Array.from({ length: 15 }, (_, y) => Array.from({ length: 9 }, (_, m) => `20${10 + y}-0${1 + m}-15T00:00:00Z`));
+const REMOVED_AT = Array.from({ length: 9 }, (_, m) => Array.from({ length: 18 }, (_, d) => `2025-0${1 + m}-${10 + d}T00:00:00Z`));
 const DIGITS = '0123456789';
 const UPPER = 'ABCDEFGHJKLMNPRSTUVWXYZ';
 
@@ -96,15 +169,22 @@ export class Synth {
     }
   }
 
+  bytes(n: number): Uint8Array {
+    const out = new Uint8Array(n);
+    for (let i = 0; i < n; i++) out[i] = this.int(256);
+    return out;
+  }
+
+  /** Half EVM (lower-case hex), a quarter bech32 segwit, a quarter base58check (Bitcoin, Tron); valid checksums. */
   crypto(): string {
     switch (this.int(4)) {
       case 0:
       case 1:
         return '0x' + this.chars(HEX, 40);
       case 2:
-        return 'bc1q' + this.chars(BECH32, 38);
+        return segwitV0(this.bytes(20));
       default:
-        return (this.r() < 0.5 ? '1' : 'T') + this.chars(BASE58, 33);
+        return base58check(this.r() < 0.5 ? VERSION_BTC : VERSION_TRON, this.bytes(20));
     }
   }
 
@@ -172,8 +252,8 @@ export function* syntheticRecords(n: number, seed = 1): Generator<EntityRecord> 
       value,
       metadata: { uid: i },
       source_url: SOURCE[list],
-      listed_at: `20${10 + s.int(15)}-0${1 + s.int(9)}-15T00:00:00Z`,
-      removed_at: delisted ? `2025-0${1 + s.int(9)}-${10 + s.int(18)}T00:00:00Z` : null,
+      listed_at: LISTED_AT[s.int(15)][s.int(9)],
+      removed_at: delisted ? REMOVED_AT[s.int(9)][s.int(18)] : null,
     };
   }
 }

@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { RE2JS } from 're2js';
 import { ENTITY_TYPES, type EntityRecord, type EntityType, type ListSnapshotInfo, type MatchKind } from './model.js';
-import { domainAncestors, normalizeCountry, normalizeCrypto, normalizeEmail, normalizeGovernmentId, normalizeWebsite, regionsOf } from './normalize/index.js';
+import { cryptoKey, domainAncestors, normalizeCountry, normalizeEmail, normalizeGovernmentId, normalizeWebsite, regionsOf } from './normalize/index.js';
 import { FUZZY_ID_THRESHOLD } from './similarity.js';
 import { Generation, type EngineStats, type Hit } from './generation.js';
 import type { EntityView } from './store.js';
@@ -34,9 +34,9 @@ export interface EngineOptions {
   shards?: number;
   /** Called with the number of records read so far while a generation loads. */
   onProgress?: (loaded: number) => void;
-  /** FlexSearch tokenizer for names; 'strict' (default) indexes tokens and 4-letter prefixes, 'forward' every prefix (heavier). */
+  /** Name index terms: 'strict' (default) indexes tokens and 4-letter prefixes, 'forward' every prefix (heavier). */
   tokenize?: 'forward' | 'strict';
-  /** FlexSearch candidates verified per shard and query. */
+  /** Candidates (names, IDs) verified per shard and query. */
   candidates?: number;
 }
 
@@ -66,9 +66,8 @@ export const SEARCH_MIN_SIMILARITY = 0.6;
 /** Regex budget when the caller gives none. */
 export const DEFAULT_REGEX_BUDGET_MS = 200;
 /**
- * FlexSearch ranks documents sharing more query terms first; past the first few dozen per shard
- * the verification (our similarity) costs more than it finds: on the synthetic benchmark, typo
- * recall was the same at 25 and 100 candidates while latency tripled.
+ * The term index ranks documents sharing more (and rarer) query terms first; past the first few
+ * dozen per shard the verification (our similarity) costs more than it finds.
  */
 const DEFAULT_CANDIDATES = 32;
 
@@ -97,7 +96,11 @@ export class Engine {
 
   static async create(opts: EngineOptions = {}): Promise<Engine> {
     const shards = Math.max(1, opts.shards ?? availableParallelism());
-    const pool = await ShardPool.start(shards, { tokenize: opts.tokenize ?? 'strict', candidates: opts.candidates ?? DEFAULT_CANDIDATES });
+    const pool = await ShardPool.start(shards, {
+      tokenize: opts.tokenize ?? 'strict',
+      candidates: opts.candidates ?? DEFAULT_CANDIDATES,
+      prefixShare: SEARCH_MIN_SIMILARITY,
+    });
     const engine = new Engine(pool, opts);
     engine.current = await buildGeneration(pool, 0, [], [], undefined, (g) => engine.drop(g));
     return engine;
@@ -140,7 +143,8 @@ export class Engine {
     const out: Hit[] = [];
     switch (q.kind) {
       case 'crypto': {
-        const key = normalizeCrypto(q.value).key;
+        // The key alone: chain detection (base58 checksums) would cost 5-15 µs here for nothing.
+        const key = cryptoKey(q.value);
         if (key) g.collect(T.crypto_address, key, 'exact', q.lists, false, out);
         return out;
       }
@@ -213,7 +217,7 @@ export class Engine {
     };
     const exact: Hit[] = [];
     const raw = q.q;
-    const crypto = normalizeCrypto(raw).key;
+    const crypto = cryptoKey(raw);
     if (crypto) g.collect(T.crypto_address, crypto, 'exact', q.lists, true, exact);
     const email = normalizeEmail(raw);
     if (email) g.collect(T.email, email.key, 'exact', q.lists, true, exact);

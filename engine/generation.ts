@@ -2,7 +2,7 @@ import roaring from 'roaring';
 import { ENTITY_TYPES, type ListSnapshotInfo, type MatchKind } from './model.js';
 import { EntityStore, type EntityView } from './store.js';
 import { ExactTable } from './exact-table.js';
-import { hashKey, shardOf } from './hash.js';
+import { hashKey } from './hash.js';
 
 const { RoaringBitmap32 } = roaring;
 type Bitmap = InstanceType<typeof RoaringBitmap32>;
@@ -72,7 +72,7 @@ export class Generation {
     this.listIndex = new Map(slugs.map((s, i) => [s, i]));
     const n = store.size;
     const removed = new Uint8Array(n);
-    for (let i = 0; i < n; i++) if (store.removedAt[i] !== null) removed[i] = 1;
+    for (let i = 0; i < n; i++) if (store.isDelisted(i)) removed[i] = 1;
     this.byList = bitmapsByValue(store.list, n, slugs.length);
     this.byType = bitmapsByValue(store.type, n, ENTITY_TYPES.length);
     [this.active, this.delistedSet] = bitmapsByValue(removed, n, 2);
@@ -80,7 +80,7 @@ export class Generation {
 
     const order = this.delistedSet.toUint32Array();
     const when = new Float64Array(n);
-    for (const id of order) when[id] = Date.parse(store.removedAt[id]!) || 0;
+    for (const id of order) when[id] = Date.parse(store.removed(id)!) || 0;
     order.sort((a, b) => when[b] - when[a] || a - b);
     this.delistedOrder = order;
 
@@ -118,20 +118,29 @@ export class Generation {
   }
 
   /**
-   * Ids whose canonical key of the given entity type equals `key`, from the shard-built table
-   * on this thread. The key string is compared, so a 64-bit hash collision cannot leak a hit.
+   * Ids whose canonical key of the given entity type equals `key`, ascending, from the
+   * shard-built tables on this thread. Entities reach the shards by id range, so a key may be in
+   * any shard's table: each is probed (one hash, one slot probe each on a miss).
    */
   exactIds(typeIdx: number, key: string, out: number[]): void {
     const h = this.h;
     hashKey(key, typeIdx + 1, h);
-    const table = this.tables[shardOf(h[1], this.tables.length)];
-    const slot = table.find(h[0], h[1]);
-    if (slot < 0) return;
-    const store = this.store;
-    const end = table.start(slot) + table.count(slot);
-    for (let p = table.start(slot); p < end; p++) {
-      const id = table.postings[p];
-      if (store.type[id] === typeIdx && store.keys[id] === key) out.push(id);
+    const types = this.store.type;
+    const first = out.length;
+    let tables = 0;
+    for (const table of this.tables) {
+      const k = table.find(h[0], h[1], key);
+      if (k < 0) continue;
+      tables++;
+      const end = table.end(k);
+      for (let p = table.start(k); p < end; p++) {
+        const id = table.postings[p];
+        if (types[id] === typeIdx) out.push(id);
+      }
+    }
+    if (tables > 1) {
+      const mine = out.splice(first).sort((a, b) => a - b);
+      for (const id of mine) out.push(id);
     }
   }
 
@@ -144,7 +153,7 @@ export class Generation {
     this.exactIds(typeIdx, key, ids);
     const store = this.store;
     for (const id of ids) {
-      if (!includeDelisted && store.removedAt[id] !== null) continue;
+      if (!includeDelisted && store.isDelisted(id)) continue;
       if (!lists.includes(store.listSlugs[store.list[id]])) continue;
       if (out.some((h) => h.entity.id === id)) continue;
       out.push({ entity: store.view(id), match, similarity: 1 });
@@ -175,7 +184,7 @@ export class Generation {
   }
 
   isDelisted(id: number): boolean {
-    return this.store.removedAt[id] !== null;
+    return this.store.isDelisted(id);
   }
 
   pin(): void {

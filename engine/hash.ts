@@ -5,9 +5,14 @@
  * different slots.
  */
 export function hashKey(s: string, seed: number, out: Uint32Array): void {
+  hashRange(s, 0, s.length, seed, out);
+}
+
+/** `hashKey(s.slice(start, end), ...)` without making the substring (index terms are substrings). */
+export function hashRange(s: string, start: number, end: number, seed: number, out: Uint32Array): void {
   let h1 = 0xdeadbeef ^ seed;
   let h2 = 0x41c6ce57 ^ seed;
-  for (let i = 0; i < s.length; i++) {
+  for (let i = start; i < end; i++) {
     const c = s.charCodeAt(i);
     h1 = Math.imul(h1 ^ c, 2654435761);
     h2 = Math.imul(h2 ^ c, 1597334677);

@@ -30,6 +30,9 @@ import { createPepProvider } from './pep/index.js';
 import { pepEndpoints } from './api/endpoints/pep.js';
 import { createIpIntel, type IpIntel } from './ipintel/index.js';
 import { ipIntelEndpoints } from './api/endpoints/ipintel.js';
+import { createMcpServer, registerMcpRoute } from './mcp/index.js';
+import { createEnsMonitor, createWebhookDelivery, createWebhookSink, ensNameResolver, WebhookStore } from './webhooks/index.js';
+import { monitoringEndpoints } from './api/endpoints/monitoring.js';
 
 /**
  * Wires the service: engine and list manager, control-plane and audit stores, gate and payments,
@@ -72,7 +75,13 @@ export async function createService(config: Config, overrides: ServiceOverrides 
   const audit = await openAuditStore(config, { log });
 
   const engine = await Engine.create({ shards: config.ENGINE_SHARDS });
-  const lists = new ListManager({ config, engine, sinks: [audit.changes], log: log.child({ component: 'lists' }) });
+  const ens = new EnsResolver({ rpcUrl: config.ETH_RPC_URL, universalResolver: config.ENS_UNIVERSAL_RESOLVER as `0x${string}` | undefined, ttlSeconds: config.ENS_CACHE_TTL_SECONDS, now });
+  const webhookLog = log.child({ component: 'webhooks' });
+  const webhookPolicy = { allowLoopback: config.WEBHOOK_ALLOW_LOOPBACK, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE };
+  const ensNames = ensNameResolver(ens);
+  const webhookStore = new WebhookStore(db, { policy: webhookPolicy, names: ensNames, now });
+  const webhookSink = createWebhookSink({ db, log: webhookLog, now });
+  const lists = new ListManager({ config, engine, sinks: [audit.changes, webhookSink], log: log.child({ component: 'lists' }) });
   const catalog = new ListCatalog(LISTS, () => ({
     version: engine.generation(),
     slugs: () => Object.entries(lists.status()).filter(([, s]) => s.loaded).map(([slug]) => slug),
@@ -97,7 +106,6 @@ export async function createService(config: Config, overrides: ServiceOverrides 
     log,
   });
 
-  const ens = new EnsResolver({ rpcUrl: config.ETH_RPC_URL, universalResolver: config.ENS_UNIVERSAL_RESOLVER as `0x${string}` | undefined, ttlSeconds: config.ENS_CACHE_TTL_SECONDS, now });
   const screening: ScreeningDeps = { engine, catalog, ens };
   const pep = await createPepProvider({ config, log: log.child({ component: 'pep' }) });
   const ipintel: IpIntel = await createIpIntel({
@@ -105,6 +113,18 @@ export async function createService(config: Config, overrides: ServiceOverrides 
     log: log.child({ component: 'ipintel' }),
     isSanctionedPlace: (country, region) => sanctionedPlace(engine, catalog, country, region),
   });
+
+  const ensMonitor = createEnsMonitor({
+    db,
+    log: webhookLog,
+    names: ensNames,
+    now,
+    intervalSeconds: config.ENS_CACHE_TTL_SECONDS,
+    listings: (address) => (engine.screenExact({ kind: 'crypto', value: address, lists: catalog.enabledSlugs as string[] }) ?? []).map((h) => h.entity),
+  });
+  const delivery = createWebhookDelivery({ db, log: webhookLog, policy: webhookPolicy, registry: metrics.registry, now });
+  delivery.start();
+  ensMonitor.start();
 
   const batch = batchEndpoint(screening);
   const endpoints: AnyEndpoint[] = [
@@ -122,11 +142,13 @@ export async function createService(config: Config, overrides: ServiceOverrides 
       regexBudgetMs: config.SEARCH_REGEX_BUDGET_MS,
     }),
     ...accountEndpoints({ tokens, quota, customers, audit }),
+    ...monitoringEndpoints({ store: webhookStore }),
     ...adminEndpoints({ tokens, quota, customers }),
   ];
 
   const pipeline: PipelineDeps = { gate, log, now, validateOutput: overrides.validateResponses ?? false };
   const trpcRouter = buildTrpcRouter(endpoints, pipeline);
+  const mcp = createMcpServer({ endpoints, pipeline, log: log.child({ component: 'mcp' }) });
   let document: unknown = null;
   const http: HttpServer = createHttpApp({
     endpoints,
@@ -137,7 +159,10 @@ export async function createService(config: Config, overrides: ServiceOverrides 
     trpcRouter,
     openApiDocument: () => (document ??= buildOpenApiDocument(trpcRouter, endpoints, config.PUBLIC_BASE_URL ?? `http://localhost:${config.PORT}`)),
     ready: () => lists.ready(),
-    extraRoutes: (app, helpers) => registerBatchRoute(app, helpers, batch),
+    extraRoutes: (app, helpers) => {
+      registerBatchRoute(app, helpers, batch);
+      registerMcpRoute(app, helpers, mcp);
+    },
   });
 
   let closed = false;
@@ -158,6 +183,8 @@ export async function createService(config: Config, overrides: ServiceOverrides 
       closed = true;
       await http.drain(10_000);
       await lists.stop();
+      await ensMonitor.stop();
+      await delivery.stop();
       ipintel.close();
       await quota.close();
       await tokens.close();

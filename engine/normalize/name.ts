@@ -154,6 +154,7 @@ function canonicalPhrases(tokens: string[]): string[] {
 }
 
 const ASCII_SIMPLE = /^[A-Za-z0-9 ]*$/;
+const ASCII_COMMA = /^[A-Za-z0-9 ,]*$/;
 const APOSTROPHES = /['’ʼʻ`´‘]/g;
 const SEPARATORS = /[^\p{L}\p{N}]+/u;
 /** `J.P.` and `L.L.C.`: dotted single letters are one token. */
@@ -164,7 +165,11 @@ function partTokens(part: string): string[] {
   return part.split(SEPARATORS).filter((t) => t.length > 0);
 }
 
+const ASCII = /^[\x00-\x7f]*$/;
+
 function foldScript(value: string): string {
+  // Unicode normalization leaves ASCII as it is and it has no marks to strip.
+  if (ASCII.test(value)) return value.toUpperCase();
   let s = value.normalize('NFKC').toUpperCase();
   if (/[\u0370-\u06ff]/.test(s)) s = transliterate(s);
   else if (/[^\x00-\x7f]/.test(s)) s = s.replace(/[ØĐŁÆŒÞÐĦẞŊŦƒƏıß]/g, (ch) => LATIN_EXTRA[ch] ?? ch);
@@ -183,11 +188,20 @@ export function nameTokens(value: string): string[] {
       .split(' ')
       .filter((t) => t.length > 0);
   } else {
-    const s = foldScript(value)
-      .replace(DOTTED_INITIALS, (m) => m.replace(/\./g, ''))
-      .replace(APOSTROPHES, '')
-      .replace(/&/g, ' AND ');
-    const parts = s.split(',').map(partTokens).filter((p) => p.length > 0);
+    // `LAST, First` in plain ASCII needs none of the Unicode folding: its parts split on spaces.
+    const parts = ASCII_COMMA.test(value)
+      ? value
+          .toUpperCase()
+          .split(',')
+          .map((p) => p.split(' ').filter((t) => t.length > 0))
+          .filter((p) => p.length > 0)
+      : foldScript(value)
+          .replace(DOTTED_INITIALS, (m) => m.replace(/\./g, ''))
+          .replace(APOSTROPHES, '')
+          .replace(/&/g, ' AND ')
+          .split(',')
+          .map(partTokens)
+          .filter((p) => p.length > 0);
     const tail: string[] = [];
     while (parts.length > 1 && isSuffixPart(parts[parts.length - 1])) tail.unshift(...parts.pop()!);
     if (parts.length === 2 && !parts[1].some((t) => LEGAL_FORMS.has(t))) tokens = [...parts[1], ...parts[0], ...tail];

@@ -7,6 +7,21 @@ import { domainToASCII } from 'node:url';
 const SCHEME_RE = /^[a-z][a-z0-9+.-]*:\/\//i;
 const LABEL_RE = /^[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?$/;
 const IPV4_RE = /^\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}$/;
+/**
+ * Hosts that IDNA processing (`domainToASCII`) would only lower-case: ASCII letters, digits, dots
+ * and hyphens, no punycode label, the last label starting with a letter (so never an IPv4 form,
+ * which WHATWG parsing would rewrite). Most listed domains are such; they skip the URL machinery.
+ */
+const PLAIN_HOST_RE = /^[a-z0-9.-]+$/i;
+/** `http(s)://` (or nothing), host characters, then nothing or a path, query or fragment. */
+const PLAIN_URL_RE = /^(?:https?:\/\/)?([a-z0-9.-]+)(?:[/?#]\S*)?$/i;
+
+function plainHost(host: string): boolean {
+  if (!PLAIN_HOST_RE.test(host) || /xn--/i.test(host)) return false;
+  const dot = host.lastIndexOf('.');
+  const c = host.charCodeAt(dot + 1) | 0x20;
+  return dot >= 0 && c >= 0x61 && c <= 0x7a;
+}
 
 /**
  * Validated lower-case IDNA ASCII form of a host name (or bracketed IPv6 literal), without the
@@ -22,9 +37,8 @@ export function asciiHost(hostname: string): string | null {
       return null;
     }
   }
-  host = domainToASCII(host.replace(/[\u3002\uff0e\uff61]/g, '.'));
+  host = plainHost(host) ? host.toLowerCase() : domainToASCII(host.replace(/[\u3002\uff0e\uff61]/g, '.')).toLowerCase();
   if (!host) return null;
-  host = host.toLowerCase();
   if (host.endsWith('.')) host = host.slice(0, -1);
   if (host.startsWith('*.')) host = host.slice(2);
   if (IPV4_RE.test(host)) return host.split('.').every((o) => Number(o) <= 255) ? host : null;
@@ -47,6 +61,8 @@ export function normalizeHost(hostname: string): string | null {
  */
 export function normalizeWebsite(value: string): string | null {
   const v = value.trim();
+  const plain = PLAIN_URL_RE.exec(v);
+  if (plain && plainHost(plain[1])) return normalizeHost(plain[1]);
   if (!v || /\s/.test(v)) return null;
   // A scheme without an authority (`mailto:`, `javascript:`) names no host; `host:port` does.
   if (!SCHEME_RE.test(v) && /^[a-z][a-z0-9+.-]*:(?!\d)/i.test(v)) return null;

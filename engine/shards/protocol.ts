@@ -1,25 +1,13 @@
 /** Messages between the coordinator (engine.ts via pool.ts) and the shard workers. */
 
-/** One batch of entities routed to a shard while a generation loads. */
-export interface AddBatch {
-  ids: Uint32Array;
-  types: Uint8Array;
-  lists: Uint16Array;
-  /** bit 0: delisted; bit 1: has an exact-table hash in `hashes`. */
-  flags: Uint8Array;
-  /** Two u32 per entity (hi, lo); meaningful only when flag bit 1 is set. */
-  hashes: Uint32Array;
-  values: string[];
-  /** Canonical key when it differs from the value, else null (names: always null). */
-  keys: (string | null)[];
-}
-
-export const FLAG_DELISTED = 1;
-export const FLAG_HASHED = 2;
+import type { ExactTableData } from '../exact-table.js';
+import type { SharedColumns } from '../store.js';
 
 export type Control =
-  | { t: 'begin'; seq: number; gen: number }
-  | { t: 'add'; seq: number; gen: number; batch: AddBatch }
+  /** Starts a generation whose entity columns the shard reads in place. */
+  | { t: 'begin'; seq: number; gen: number; columns: SharedColumns }
+  /** Entities `from` .. `to` - 1 are written: the shard takes them. */
+  | { t: 'add'; seq: number; gen: number; from: number; to: number }
   | { t: 'finish'; seq: number; gen: number }
   | { t: 'drop'; seq: number; gen: number }
   | { t: 'ping'; seq: number };
@@ -70,5 +58,5 @@ export interface QueryResult {
 }
 
 export type FromShard =
-  | { t: 'done'; seq: number; table?: import('../exact-table.js').ExactTableData; error?: string }
+  | { t: 'done'; seq: number; table?: ExactTableData; error?: string }
   | { t: 'results'; results: QueryResult[] };

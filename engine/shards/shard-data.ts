@@ -1,12 +1,13 @@
-import FlexSearch, { type Index } from 'flexsearch';
 import { RE2JS } from 're2js';
 import { ENTITY_TYPES, MATCH_KINDS, type EntityType } from '../model.js';
-import { normalizeGovernmentId, normalizeName } from '../normalize/index.js';
+import { canonicalKey, normalizeGovernmentId, normalizeName } from '../normalize/index.js';
 import { idSimilarity, prepareName, preparedSimilarity, prepareTokens } from '../similarity.js';
 import { ExactTableBuilder, type ExactTableData } from '../exact-table.js';
-import { ensure } from '../growable.js';
+import { BytePool } from '../byte-pool.js';
+import { hashKey } from '../hash.js';
+import { ColumnViews, FLAG_DELISTED, type SharedColumns } from '../store.js';
 import { CandidateRanker, TermIndex, TermIndexBuilder } from './term-index.js';
-import { FLAG_DELISTED, FLAG_HASHED, type AddBatch, type FuzzyQuery, type IdQuery, type QueryResult, type RegexQuery } from './protocol.js';
+import type { FuzzyQuery, IdQuery, QueryResult, RegexQuery } from './protocol.js';
 
 const T_NAME = ENTITY_TYPES.indexOf('name');
 const T_ID = ENTITY_TYPES.indexOf('government_id');
@@ -23,111 +24,180 @@ export interface ShardOptions {
   tokenize: 'forward' | 'strict';
   /** Candidates taken per index and query before verification. */
   candidates: number;
+  /**
+   * Smallest share of an address, e-mail or domain key a prefix query must cover to match (the
+   * search's minimum similarity): the prefix index is laid out for it.
+   */
+  prefixShare: number;
 }
 
-/** Overlapping trigrams: a government ID with one wrong, missing or extra character still shares most of them. */
-function trigrams(text: string): string[] {
-  const k = normalizeGovernmentId(text);
-  if (k.length <= 3) return k ? [k] : [];
-  const out: string[] = [];
-  for (let i = 0; i + 3 <= k.length; i++) out.push(k.slice(i, i + 3));
-  return out;
+/** Receives index terms as substrings `text.slice(start, end)` (hashed in place, never copied). */
+type Emit = (text: string, start: number, end: number, seed: number) => void;
+
+/**
+ * Overlapping trigrams of a canonical government ID (the whole key when shorter): an ID with one
+ * wrong, missing or extra character still shares most of them.
+ */
+function trigrams(key: string, emit: Emit): void {
+  if (key.length <= 3) {
+    if (key) emit(key, 0, key.length, SEED_TRIGRAM);
+    return;
+  }
+  for (let i = 0; i + 3 <= key.length; i++) emit(key, i, i + 3, SEED_TRIGRAM);
 }
 
 const NAME_PREFIX = 4;
-/** Hash seeds keeping whole tokens and prefixes apart in one term index. */
+/** Hash seeds keeping the kinds of terms of one index apart. */
 const SEED_TOKEN = 101;
 const SEED_PREFIX = 102;
+const SEED_TRIGRAM = 103;
+/** Prefix terms are seeded by the key length above this. */
+const SEED_KEY_LENGTH = 1000;
 /**
- * Name terms found in more of a shard's documents than this (generic words, common given names)
- * add no candidates once rarer terms of the query have: scanning them costs more than they tell.
+ * Terms found in more of a shard's documents than this (generic words, common given names, digit
+ * trigrams) add no candidates once rarer terms of the query have: scanning them costs more than
+ * they tell.
  */
-const NAME_MAX_FREQUENCY = 50_000;
+const MAX_FREQUENCY = 50_000;
+const MIN_PREFIX_QUERY = 3;
 
-/** Calls `emit(term, seed)` for the index terms of one canonical name token. */
-function nameTerms(token: string, forward: boolean, emit: (term: string, seed: number) => void): void {
-  emit(token, SEED_TOKEN);
-  if (forward) {
-    for (let l = 2; l <= token.length; l++) emit(token.slice(0, l), SEED_PREFIX);
-  } else if (token.length >= NAME_PREFIX) {
-    emit(token.slice(0, NAME_PREFIX), SEED_PREFIX);
+/** Index terms of a normalized name (tokens joined by single spaces): each token and its prefixes. */
+function nameTerms(text: string, forward: boolean, emit: Emit): void {
+  for (let start = 0; start < text.length; ) {
+    let end = text.indexOf(' ', start);
+    if (end < 0) end = text.length;
+    emit(text, start, end, SEED_TOKEN);
+    if (forward) {
+      for (let l = start + 2; l <= end; l++) emit(text, start, l, SEED_PREFIX);
+    } else if (end - start >= NAME_PREFIX) {
+      emit(text, start, start + NAME_PREFIX, SEED_PREFIX);
+    }
+    start = end + 1;
   }
 }
 
 const REGEX_CLOCK_EVERY = 256;
 const PREFIX_SCAN_MAX = 64;
 
+function grow(a: Uint32Array, need: number): Uint32Array<ArrayBuffer> {
+  if (need <= a.length) return a as Uint32Array<ArrayBuffer>;
+  const next = new Uint32Array(Math.max(need, 2 * a.length));
+  next.set(a);
+  return next;
+}
+
+/** Documents of one kind (names, IDs, prefix keys): document number → shard-local entity and its text. */
+class KeyedDocs {
+  size = 0;
+  private locals = new Uint32Array(1024);
+  private ends = new Uint32Array(1024);
+  private readonly pool = new BytePool();
+
+  add(local: number, text: string): number {
+    const doc = this.size++;
+    this.locals = grow(this.locals, this.size);
+    this.ends = grow(this.ends, this.size);
+    this.pool.append(text);
+    this.locals[doc] = local;
+    this.ends[doc] = this.pool.size;
+    return doc;
+  }
+
+  local(doc: number): number {
+    return this.locals[doc];
+  }
+
+  text(doc: number): string {
+    return this.pool.text(doc === 0 ? 0 : this.ends[doc - 1], this.ends[doc]);
+  }
+}
+
 /**
- * One shard's part of one generation: the values routed to it (for regex), the canonical keys
- * that differ from them (names: normalized text, which fuzzy search verifies against), its term
- * indexes (names; government IDs in FlexSearch), its sorted address/domain keys (prefix search)
- * and the builder of its exact table. Ids here are shard-local indices; `ids` maps them back to
- * engine ids.
+ * One shard's part of one generation. Entities reach it as ranges of ids whose columns (type,
+ * list, flags, published value) it reads from the calling thread's shared memory; it computes
+ * their canonical keys, builds the exact table the calling thread probes, and keeps the term
+ * indexes fuzzy search needs: name tokens and prefixes, government-ID trigrams, and key prefixes
+ * of addresses, e-mails and domains, each with the normalized text its candidates are verified
+ * against. Shard-local numbers index `ids` (engine ids).
  */
 export class ShardGeneration {
   private n = 0;
   private ids = new Uint32Array(1024);
-  private types = new Uint8Array(1024);
-  private lists = new Uint16Array(1024);
-  private flags = new Uint8Array(1024);
-  private values: string[] = [];
-  private keys: (string | null)[] = [];
-  private prefixKeys: string[] = [];
-  private prefixLocal: number[] = [];
+  private readonly cols: ColumnViews;
+  private readonly names = new KeyedDocs();
+  private readonly govIds = new KeyedDocs();
+  private readonly prefixes = new KeyedDocs();
   private nameBuilder: TermIndexBuilder | null = new TermIndexBuilder();
-  private names: TermIndex | null = null;
-  private readonly ranker = new CandidateRanker(NAME_MAX_FREQUENCY);
-  private readonly govIds: Index;
-  private exact: ExactTableBuilder | null = new ExactTableBuilder();
+  private idBuilder: TermIndexBuilder | null = new TermIndexBuilder();
+  private prefixBuilder: TermIndexBuilder | null = new TermIndexBuilder();
+  private nameIndex: TermIndex | null = null;
+  private idIndex: TermIndex | null = null;
+  private prefixIndex: TermIndex | null = null;
+  private readonly ranker = new CandidateRanker(MAX_FREQUENCY);
+  private exact: ExactTableBuilder | null;
+  private readonly h = new Uint32Array(2);
 
-  constructor(private readonly opts: ShardOptions) {
-    // Resolution 1: FlexSearch only proposes candidates, our similarity ranks them, so its
-    // positional scoring buckets would cost memory for nothing.
-    this.govIds = new FlexSearch.Index({ tokenize: 'strict', encode: trigrams, resolution: 1, fastupdate: false });
+  constructor(
+    private readonly opts: ShardOptions,
+    columns: SharedColumns,
+  ) {
+    this.cols = new ColumnViews(columns);
+    this.exact = new ExactTableBuilder(this.cols.values);
   }
 
-  add(b: AddBatch): void {
-    const m = b.ids.length;
-    const need = this.n + m;
-    this.ids = ensure(this.ids, need);
-    this.types = ensure(this.types, need);
-    this.lists = ensure(this.lists, need);
-    this.flags = ensure(this.flags, need);
+  /** Length of the indexed prefix of a key of `length` characters: the shortest query that can match it. */
+  private prefixLength(length: number): number {
+    return Math.max(MIN_PREFIX_QUERY, Math.ceil(this.opts.prefixShare * length - 1e-9));
+  }
+
+  /** Takes entities `from` .. `to` - 1 (ascending ranges across calls). */
+  add(from: number, to: number): void {
+    this.ids = grow(this.ids, this.n + to - from);
+    this.cols.cover(to);
+    const { type: types, offsets, values } = this.cols;
+    const exact = this.exact!;
     const names = this.nameBuilder!;
+    const govIds = this.idBuilder!;
+    const prefixes = this.prefixBuilder!;
     const forward = this.opts.tokenize === 'forward';
-    for (let i = 0; i < m; i++) {
+    const h = this.h;
+    let doc = 0;
+    const nameTerm: Emit = (text, start, end, seed) => names.add(text, start, end, seed, doc);
+    const idTerm: Emit = (text, start, end, seed) => govIds.add(text, start, end, seed, doc);
+    for (let id = from; id < to; id++) {
       const local = this.n++;
-      const type = b.types[i];
-      const value = b.values[i];
-      this.ids[local] = b.ids[i];
-      this.types[local] = type;
-      this.lists[local] = b.lists[i];
-      this.flags[local] = b.flags[i];
-      this.values.push(value);
-      let key = b.keys[i];
-      if (b.flags[i] & FLAG_HASHED) this.exact!.add(b.hashes[2 * i], b.hashes[2 * i + 1], b.ids[i]);
+      this.ids[local] = id;
+      const type = types[id];
+      const start = offsets[id];
+      const end = offsets[id + 1];
+      const value = values.text(start, end);
       if (type === T_NAME) {
-        key = normalizeName(value);
-        if (key) for (const token of key.split(' ')) nameTerms(token, forward, (term, seed) => names.add(term, seed, local));
-        else key = null;
-      } else if (type === T_ID) {
-        this.govIds.add(local, key ?? value);
-      } else if (PREFIX_TYPES.has(type)) {
-        this.prefixKeys.push(key ?? value);
-        this.prefixLocal.push(local);
+        const text = normalizeName(value);
+        if (!text) continue;
+        doc = this.names.add(local, text);
+        nameTerms(text, forward, nameTerm);
+        continue;
       }
-      this.keys.push(key === value ? null : key);
+      const key = canonicalKey(ENTITY_TYPES[type], value);
+      if (key === null) continue;
+      hashKey(key, type + 1, h);
+      exact.add(h[0], h[1], key, id, start, end, key === value);
+      if (type === T_ID) {
+        doc = this.govIds.add(local, key);
+        trigrams(key, idTerm);
+      } else if (PREFIX_TYPES.has(type) && key.length >= MIN_PREFIX_QUERY) {
+        doc = this.prefixes.add(local, key);
+        prefixes.add(key, 0, this.prefixLength(key.length), SEED_KEY_LENGTH + key.length, doc);
+      }
     }
   }
 
-  /** Seals the generation: lays out the name index, sorts the prefix keys, lays out the exact table. */
+  /** Seals the generation: lays out the term indexes and the exact table. */
   finish(): ExactTableData {
-    this.names = this.nameBuilder!.build();
-    this.nameBuilder = null;
-    const keys = this.prefixKeys;
-    const order = Array.from(keys.keys()).sort((a, b) => (keys[a] < keys[b] ? -1 : keys[a] > keys[b] ? 1 : 0));
-    this.prefixKeys = order.map((i) => keys[i]);
-    this.prefixLocal = order.map((i) => this.prefixLocal[i]);
+    this.nameIndex = this.nameBuilder!.build();
+    this.idIndex = this.idBuilder!.build();
+    this.prefixIndex = this.prefixBuilder!.build();
+    this.nameBuilder = this.idBuilder = this.prefixBuilder = null;
     const table = this.exact!.build();
     this.exact = null;
     return table;
@@ -142,7 +212,11 @@ export class ShardGeneration {
   }
 
   private eligible(local: number, mask: Uint8Array): boolean {
-    return mask[this.lists[local]] === 1;
+    return mask[this.cols.list[this.ids[local]]] === 1;
+  }
+
+  private delisted(local: number): number {
+    return this.cols.flags[this.ids[local]] & FLAG_DELISTED;
   }
 
   fuzzy(q: FuzzyQuery): QueryResult {
@@ -156,16 +230,10 @@ export class ShardGeneration {
     if (/\p{L}/u.test(q.q)) this.nameMatches(q.q, mask, offer);
     const idKey = normalizeGovernmentId(q.q);
     if (idKey.length >= 4 && /\d/.test(idKey)) {
-      for (const local of this.govIds.search(idKey, { limit: this.opts.candidates, suggest: true }) as number[]) {
-        if (this.eligible(local, mask)) offer(local, idSimilarity(idKey, this.keys[local] ?? this.values[local]));
-      }
+      for (const doc of this.idCandidates(idKey, mask, false)) offer(this.govIds.local(doc), idSimilarity(idKey, this.govIds.text(doc)));
     }
     this.prefixMatches(q.q, mask, offer);
-    const hits = [...best].sort((a, b) => {
-      const da = this.flags[a[0]] & FLAG_DELISTED;
-      const db = this.flags[b[0]] & FLAG_DELISTED;
-      return da - db || b[1] - a[1] || this.ids[a[0]] - this.ids[b[0]];
-    });
+    const hits = [...best].sort((a, b) => this.delisted(a[0]) - this.delisted(b[0]) || b[1] - a[1] || this.ids[a[0]] - this.ids[b[0]]);
     hits.length = Math.min(hits.length, q.limit);
     return {
       qid: q.qid,
@@ -177,62 +245,78 @@ export class ShardGeneration {
 
   /**
    * Names sharing the most (and rarest) terms with the query, verified by the name similarity
-   * against their stored normalized text.
+   * against their normalized text.
    */
   private nameMatches(raw: string, mask: Uint8Array, offer: (local: number, sim: number) => void): void {
-    const index = this.names!;
+    const index = this.nameIndex!;
     const query = prepareName(raw);
     if (query.tokens.length === 0) return;
     const terms: number[] = [];
-    const forward = this.opts.tokenize === 'forward';
-    for (const token of query.tokens) {
-      nameTerms(token, false, (term, seed) => {
-        const t = index.term(term, seed);
-        if (t >= 0) terms.push(t);
-      });
-      // A query token may be the start of a longer listed token.
-      if (forward) {
-        const t = index.term(token, SEED_PREFIX);
-        if (t >= 0) terms.push(t);
-      }
-    }
+    const found: Emit = (text, start, end, seed) => {
+      const t = index.term(text, start, end, seed);
+      if (t >= 0) terms.push(t);
+    };
+    nameTerms(query.tokens.join(' '), false, found);
+    // In a forward index, a query token may also be the start of a longer listed token.
+    if (this.opts.tokenize === 'forward') for (const token of query.tokens) found(token, 0, token.length, SEED_PREFIX);
     if (terms.length === 0) return;
-    const candidates = this.ranker.rank(index, terms, this.n, this.opts.candidates, (local) => this.eligible(local, mask));
-    for (const local of candidates) offer(local, preparedSimilarity(query, prepareTokens((this.keys[local] ?? this.values[local]).split(' '))));
+    const docs = this.names;
+    const candidates = this.ranker.rank(index, terms, docs.size, this.opts.candidates, (doc) => this.eligible(docs.local(doc), mask));
+    for (const doc of candidates) offer(docs.local(doc), preparedSimilarity(query, prepareTokens(docs.text(doc).split(' '))));
   }
 
   /**
    * Addresses, e-mails and domains starting with the query (as typed and lower-cased, since
-   * base58 keys keep their case): similarity is the share of the key the query covers.
+   * base58 keys keep their case): similarity is the share of the key the query covers. Each key
+   * is indexed under its shortest matching prefix (see `prefixLength`) and its length, so a query
+   * looks up one term per key length it could cover enough of.
    */
   private prefixMatches(raw: string, mask: Uint8Array, offer: (local: number, sim: number) => void): void {
     const q = raw.trim();
-    if (q.length < 3 || /\s/.test(q)) return;
-    const keys = this.prefixKeys;
+    if (q.length < MIN_PREFIX_QUERY || /\s/.test(q)) return;
+    const index = this.prefixIndex!;
+    const docs = this.prefixes;
+    const longest = Math.floor(q.length / this.opts.prefixShare + 1e-9);
     for (const prefix of new Set([q, q.toLowerCase()])) {
-      let lo = 0;
-      let hi = keys.length;
-      while (lo < hi) {
-        const mid = (lo + hi) >>> 1;
-        if (keys[mid] < prefix) lo = mid + 1;
-        else hi = mid;
-      }
-      for (let i = lo, seen = 0; i < keys.length && seen < PREFIX_SCAN_MAX && keys[i].startsWith(prefix); i++, seen++) {
-        const local = this.prefixLocal[i];
-        if (this.eligible(local, mask)) offer(local, prefix.length / keys[i].length);
+      let seen = 0;
+      for (let length = prefix.length; length <= longest && seen < PREFIX_SCAN_MAX; length++) {
+        const t = index.term(prefix, 0, this.prefixLength(length), SEED_KEY_LENGTH + length);
+        if (t < 0) continue;
+        for (let p = index.offsets[t]; p < index.offsets[t + 1] && seen < PREFIX_SCAN_MAX; p++, seen++) {
+          const doc = index.postings[p];
+          const local = docs.local(doc);
+          if (!this.eligible(local, mask)) continue;
+          const key = docs.text(doc);
+          if (key.startsWith(prefix)) offer(local, prefix.length / key.length);
+        }
       }
     }
+  }
+
+  /** Government-ID documents sharing the most (and rarest) trigrams with the canonical key `key`. */
+  private idCandidates(key: string, mask: Uint8Array, activeOnly: boolean): number[] {
+    const index = this.idIndex!;
+    const terms: number[] = [];
+    trigrams(key, (text, start, end, seed) => {
+      const t = index.term(text, start, end, seed);
+      if (t >= 0) terms.push(t);
+    });
+    if (terms.length === 0) return [];
+    const docs = this.govIds;
+    return this.ranker.rank(index, terms, docs.size, this.opts.candidates, (doc) => {
+      const local = docs.local(doc);
+      return this.eligible(local, mask) && !(activeOnly && this.delisted(local));
+    });
   }
 
   idMatches(q: IdQuery): QueryResult {
     const mask = this.listMask(q.lists);
     const ids: number[] = [];
     const sims: number[] = [];
-    for (const local of this.govIds.search(q.key, { limit: this.opts.candidates, suggest: true }) as number[]) {
-      if (this.flags[local] & FLAG_DELISTED || !this.eligible(local, mask)) continue;
-      const sim = idSimilarity(q.key, this.keys[local] ?? this.values[local]);
+    for (const doc of this.idCandidates(q.key, mask, true)) {
+      const sim = idSimilarity(q.key, this.govIds.text(doc));
       if (sim >= q.threshold) {
-        ids.push(this.ids[local]);
+        ids.push(this.ids[this.govIds.local(doc)]);
         sims.push(sim);
       }
     }
@@ -252,8 +336,8 @@ export class ShardGeneration {
         break;
       }
       if (!this.eligible(local, mask)) continue;
-      const out = this.flags[local] & FLAG_DELISTED ? delisted : active;
-      if (out.length < q.limit && re.test(this.values[local])) out.push(this.ids[local]);
+      const out = this.delisted(local) ? delisted : active;
+      if (out.length < q.limit && re.test(this.cols.value(this.ids[local]))) out.push(this.ids[local]);
     }
     const ids = active.concat(delisted);
     return { qid: q.qid, ids, sims: ids.map(() => 1), kinds: ids.map(() => K_REGEX), timedOut };

@@ -39,11 +39,11 @@ port.on('message', (msg: Control | { t: 'query'; batch: Query[] }) => {
   try {
     switch (msg.t) {
       case 'begin':
-        generations.set(msg.gen, new ShardGeneration(options));
+        generations.set(msg.gen, new ShardGeneration(options, msg.columns));
         send({ t: 'done', seq: msg.seq });
         break;
       case 'add':
-        generations.get(msg.gen)!.add(msg.batch);
+        generations.get(msg.gen)!.add(msg.from, msg.to);
         send({ t: 'done', seq: msg.seq });
         break;
       case 'finish': {

@@ -7,6 +7,7 @@ import pino from 'pino';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { ConfigError, loadConfig } from '../config.js';
 import { createService } from '../service.js';
+import { createLogger } from '../server/log.js';
 import { createMcpServer } from '../mcp/server.js';
 import { bearerHeader } from '../mcp/call.js';
 import { TOOL_SPECS } from '../mcp/tools.js';
@@ -45,7 +46,7 @@ export async function run(args: string[]): Promise<number> {
     throw err;
   }
   // stdout is the protocol channel: every log line goes to stderr.
-  const log = pino({ level: config.LOG_LEVEL, base: { service: 'screening', transport: 'mcp-stdio' } }, pino.destination(2));
+  const log = createLogger(config.LOG_LEVEL, pino.destination(2)).child({ transport: 'mcp-stdio' });
   const service = await createService(config, { log });
   const factory = createMcpServer({ endpoints: service.endpoints, pipeline: service.pipeline, log });
   const server = factory({

@@ -33,7 +33,7 @@ export class EnsResolver {
     return value.includes('.');
   }
 
-  /** The address (lower-case hex) a name resolves to. `loc` is the parameter's location for a 422. */
+  /** The address (EIP-55 checksummed) a name resolves to. `loc` is the parameter's location for a 422. */
   async resolve(name: string, loc: (string | number)[]): Promise<string> {
     let normalized: string;
     try {
@@ -55,13 +55,13 @@ export class EnsResolver {
       else throw new HttpError(503, 'ENS resolution is unavailable: the Ethereum RPC did not answer');
     }
     if (this.opts.ttlSeconds > 0) {
-      this.cache.set(normalized, { address: address?.toLowerCase() ?? null, expires: this.now() + this.opts.ttlSeconds * 1000 });
+      this.cache.set(normalized, { address: address ?? null, expires: this.now() + this.opts.ttlSeconds * 1000 });
     }
-    return this.answer(address?.toLowerCase() ?? null, name, loc);
+    return this.answer(address ?? null, name, loc);
   }
 
   private answer(address: string | null, name: string, loc: (string | number)[]): string {
-    if (!address || /^0x0{40}$/.test(address)) throw valueError(loc, `ENS name ${name} does not resolve to an address`, name);
+    if (!address || /^0x0{40}$/i.test(address)) throw valueError(loc, `ENS name ${name} does not resolve to an address`, name);
     return address;
   }
 }

@@ -217,11 +217,13 @@ export function parseInput<S extends z.ZodObject>(schema: S, raw: RawInput, body
   throw new ValidationFailed(issues);
 }
 
-/** Parses a JSON request body, reporting a syntax error as Pydantic's `json_invalid`. */
+/**
+ * Parses a JSON request body, reporting a syntax error as Pydantic's `json_invalid`. An empty body
+ * is an empty object, so an action without fields (`POST .../test`) needs none and a missing
+ * field is reported at its own `["body", name]`.
+ */
 export function parseJsonBody(text: string): unknown {
-  if (text.trim() === '') {
-    throw new ValidationFailed([{ type: 'missing', loc: ['body'], msg: 'Field required', input: null }]);
-  }
+  if (text.trim() === '') return {};
   try {
     return JSON.parse(text);
   } catch (err) {

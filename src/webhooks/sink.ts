@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { EntityRecord } from '../../engine/model.js';
 import { matchOne, screenProbes } from '../../engine/match-one.js';
-import { canonicalKey } from '../../engine/normalize/index.js';
+import { canonicalKey, normalizeGovernmentId } from '../../engine/normalize/index.js';
 import type { ChangeSink, ListChange } from '../../loaders/diff.js';
 import { LISTS } from '../../loaders/registry.js';
 import type { ListDefinition } from '../../loaders/types.js';
@@ -19,7 +19,7 @@ import { isEnsName } from './store.js';
  * Monitored values are indexed by the exact-index keys their screening probes (canonical key,
  * e-mail and website parent domains, regions of a country and a region's country); a change looks
  * up its own canonical key and each candidate is confirmed by `matchOne`. Government IDs also
- * match fuzzily, so every monitored ID is checked against a changed ID. An ENS name is matched
+ * match fuzzily: candidates come from one-deletion neighbourhoods (see MonitorIndex). An ENS name is matched
  * through its last resolution (see ens.ts).
  *
  * The loaders deliver changes at least once; event ids are deterministic and inserted with
@@ -47,20 +47,42 @@ export interface WebhookSinkOptions {
   onEvents?: (created: number) => void;
 }
 
+/**
+ * A fuzzy ID match allows one edit below 20 characters (`idSimilarity` ≥ 0.9 is at most
+ * max(length, 10) / 10 edits): pairs of shorter IDs are found through their one-deletion
+ * neighbourhoods (two strings within one substitution, insertion, deletion or transposition share
+ * a string of the neighbourhoods); longer IDs are compared one by one.
+ */
+const ID_SHORT = 20;
+
+function deletions(key: string): string[] {
+  const out = [key];
+  for (let i = 0; i < key.length; i++) out.push(key.slice(0, i) + key.slice(i + 1));
+  return out;
+}
+
+function push<K, V>(map: Map<K, V[]>, key: K, v: V): void {
+  const list = map.get(key);
+  if (list) list.push(v);
+  else map.set(key, [v]);
+}
+
 export class MonitorIndex {
   private readonly byKey = new Map<string, Monitor[]>();
-  private readonly ids: Monitor[] = [];
+  private readonly idNeighbours = new Map<string, Monitor[]>();
+  private readonly longIds: Monitor[] = [];
+  private readonly allIds: Monitor[] = [];
 
   constructor(monitors: Monitor[]) {
     for (const m of monitors) {
       const kind = SCREEN_KIND[m.entity_type];
-      for (const p of screenProbes(kind, m.screened)) {
-        const k = `${p.entity_type}\u0000${p.key}`;
-        const list = this.byKey.get(k);
-        if (list) list.push(m);
-        else this.byKey.set(k, [m]);
-      }
-      if (kind === 'id') this.ids.push(m);
+      for (const p of screenProbes(kind, m.screened)) push(this.byKey, `${p.entity_type}\u0000${p.key}`, m);
+      if (kind !== 'id') continue;
+      const key = normalizeGovernmentId(m.screened);
+      if (!key) continue;
+      this.allIds.push(m);
+      if (key.length >= ID_SHORT) this.longIds.push(m);
+      else for (const d of new Set(deletions(key))) push(this.idNeighbours, d, m);
     }
   }
 
@@ -69,7 +91,13 @@ export class MonitorIndex {
     const key = canonicalKey(record.entity_type, record.value);
     if (key === null) return [];
     const candidates = new Set(this.byKey.get(`${record.entity_type}\u0000${key}`) ?? []);
-    if (record.entity_type === 'government_id') for (const m of this.ids) candidates.add(m);
+    if (record.entity_type === 'government_id') {
+      if (key.length >= ID_SHORT) for (const m of this.allIds) candidates.add(m);
+      else {
+        for (const d of deletions(key)) for (const m of this.idNeighbours.get(d) ?? []) candidates.add(m);
+        for (const m of this.longIds) candidates.add(m);
+      }
+    }
     return [...candidates].filter((m) => matchOne(SCREEN_KIND[m.entity_type], m.screened, record) !== null);
   }
 }

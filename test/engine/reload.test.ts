@@ -53,9 +53,8 @@ describe('generations', () => {
     let id = 4;
     for (const r of syntheticRecords(3000, 11)) {
       if (r.entity_type === 'crypto_address' && r.removed_at === null) {
-        // EVM keys are case-insensitive; the synthetic base58/bech32 strings carry no valid
-        // checksum, so they are screened as published.
-        const value = r.value.startsWith('0x') ? '0x' + r.value.slice(2).toUpperCase() : r.value;
+        // EVM hex and bech32 (valid checksums) are case-insensitive; base58 is screened as published.
+        const value = r.value.startsWith('0x') ? '0x' + r.value.slice(2).toUpperCase() : r.value.startsWith('bc1') ? r.value.toUpperCase() : r.value;
         const hits = await engine.screen({ kind: 'crypto', value, lists: [r.list] });
         assert.ok(hits.some((h) => h.entity.id === id && h.match === 'exact'), r.value);
         checked++;

@@ -6,7 +6,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402/core/http';
 import { startTestService, type TestService } from '../support/service.js';
-import { startFrontEnd, httpClient, pay, startPaymentChain, PRICE, type PaymentChain } from './support.js';
+import { httpClient, pay, startPaymentChain, PRICE, type PaymentChain } from './support.js';
 import { TOOL_SPECS } from '../../src/mcp/index.js';
 
 // The real service (real lists, PGlite, chDB) with /mcp beside the REST routes, a Hardhat chain at
@@ -16,19 +16,18 @@ const SANCTIONED = '0x7F367cC41522cE07553e823bf3be79A889DEbe1B';
 
 let svc: TestService;
 let pc: PaymentChain;
-let frontEnd: { url: string; drain: () => Promise<void> };
 let token: string;
 let customerId: number;
 const clients: Client[] = [];
 
 async function client(headers: Record<string, string> = {}): Promise<Client> {
-  const c = await httpClient(frontEnd.url, headers);
+  const c = await httpClient(svc.url, headers);
   clients.push(c);
   return c;
 }
 
 async function rest(path: string, headers: Record<string, string> = {}): Promise<Response> {
-  return fetch(`${frontEnd.url}/api/v1${path}`, { headers });
+  return fetch(`${svc.url}/api/v1${path}`, { headers });
 }
 
 async function call(c: Client, name: string, args: Record<string, unknown>, meta?: Record<string, unknown>): Promise<CallToolResult> {
@@ -48,7 +47,6 @@ async function rows<T>(table: string, where: string, params: Record<string, unkn
 before(async () => {
   pc = await startPaymentChain();
   svc = await startTestService(pc.env);
-  frontEnd = await startFrontEnd(svc.service);
   const customer = await svc.service.customers.createCustomer({ name: 'mcp-test', monthlyQuota: 1000 });
   customerId = customer.id;
   token = (await svc.service.tokens.create(customerId)).token;
@@ -56,7 +54,6 @@ before(async () => {
 
 after(async () => {
   for (const c of clients) await c.close();
-  await frontEnd?.drain();
   await svc?.close();
   await pc?.chain.stop();
 });
@@ -215,7 +212,7 @@ describe('x402 payments', () => {
       assert.deepEqual(JSON.parse((result.content[0] as { text: string }).text), body);
       assert.deepEqual(result._meta, { 'x402/payment-required': decodePaymentRequiredHeader(res.headers.get('payment-required')!) }, name);
       assert.equal(body.x402Version, 1);
-      assert.equal(body.accepts[0].resource, `${frontEnd.url}/api/v1${path}`);
+      assert.equal(body.accepts[0].resource, `${svc.url}/api/v1${path}`);
       assert.equal(body.accepts[0].maxAmountRequired, PRICE.toString());
     }
   });
@@ -305,7 +302,7 @@ describe('HTTP transport', () => {
   test('JSON by default, SSE when the client ranks text/event-stream first; GET and DELETE are 405', async () => {
     const list = { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} };
     const post = (accept: string) =>
-      fetch(`${frontEnd.url}/mcp`, { method: 'POST', headers: { accept, 'content-type': 'application/json' }, body: JSON.stringify(list) });
+      fetch(`${svc.url}/mcp`, { method: 'POST', headers: { accept, 'content-type': 'application/json' }, body: JSON.stringify(list) });
     const json = await post('application/json, text/event-stream');
     assert.equal(json.headers.get('content-type'), 'application/json');
     assert.equal(((await json.json()) as { result: { tools: unknown[] } }).result.tools.length, 13);
@@ -319,7 +316,7 @@ describe('HTTP transport', () => {
 
     assert.equal((await post('application/json')).status, 406);
     for (const method of ['GET', 'DELETE']) {
-      const res = await fetch(`${frontEnd.url}/mcp`, { method, headers: { accept: 'text/event-stream' } });
+      const res = await fetch(`${svc.url}/mcp`, { method, headers: { accept: 'text/event-stream' } });
       assert.equal(res.status, 405);
       assert.equal(res.headers.get('allow'), 'POST');
     }

@@ -15,30 +15,6 @@ import { buildOpenApiDocument, buildTrpcRouter } from '../../src/api/trpc.js';
 import { createMcpServer, registerMcpRoute } from '../../src/mcp/index.js';
 import { startChain, type Deployed, type LocalChain } from '../support/chain.js';
 
-/**
- * The service's HTTP front end with `/mcp` registered next to every REST route, built from the
- * running service's own endpoints and pipeline (the wiring `src/service.ts` does).
- */
-export async function startFrontEnd(service: Service): Promise<{ url: string; drain: () => Promise<void> }> {
-  const { endpoints, pipeline } = service;
-  const log = pino({ level: 'silent' });
-  const router = buildTrpcRouter(endpoints, pipeline);
-  const mcp = createMcpServer({ endpoints, pipeline, log });
-  const http = createHttpApp({
-    endpoints,
-    pipeline,
-    log,
-    metrics: new Metrics(),
-    trustedProxies: [],
-    trpcRouter: router,
-    openApiDocument: () => buildOpenApiDocument(router, endpoints, 'http://127.0.0.1'),
-    ready: () => true,
-    extraRoutes: (app, helpers) => registerMcpRoute(app, helpers, mcp),
-  });
-  const port = await http.listen('127.0.0.1', 0);
-  return { url: `http://127.0.0.1:${port}`, drain: () => http.drain(5_000) };
-}
-
 export async function httpClient(url: string, headers: Record<string, string> = {}): Promise<Client> {
   const client = new Client({ name: 'mcp-test', version: '1.0.0' });
   await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers } }));

@@ -1,27 +1,24 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import pino from 'pino';
 import { Registry } from 'prom-client';
 import type { Db } from '../../src/store/db.js';
-import { migrate } from '../../src/store/migrate.js';
-import { openPglite } from '../../src/store/pglite.js';
 import { createWebhookDelivery, type WebhookDeliveryOptions } from '../../src/webhooks/delivery.js';
 import { verifyWebhookSignature } from '../../src/webhooks/signature.js';
 import { WebhookStore, WebhookUrlError } from '../../src/webhooks/store.js';
+import { BACKENDS, closeBackends, type TestDb } from '../store/backends.js';
 import { startReceiver, verifyLikeACustomer, type Receiver } from './receiver.js';
 
 /**
- * The delivery worker against a real PGlite database and a receiver on 127.0.0.1: retries on
- * 500 and on timeout with the same event id, a restart mid-retry, secret rotation, delivery-time
- * SSRF refusal, test events, failure after the last attempt, isolation of a dead endpoint.
+ * The delivery worker against real databases (PGlite, and a PostgreSQL server) and a receiver
+ * on 127.0.0.1: retries on 500 and on timeout with the same event id, a restart mid-retry, secret
+ * rotation, delivery-time SSRF refusal, test events, failure after the last attempt, isolation of
+ * a dead endpoint, concurrent workers.
  */
 
 const log = pino({ level: 'silent' });
 const policy = { allowLoopback: true, allowPrivate: false };
-let dir = '';
+let t: TestDb;
 let db: Db;
 let receiver: Receiver;
 let store: WebhookStore;
@@ -47,27 +44,30 @@ async function log_(customerId: number, endpointId: number) {
 }
 
 before(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'webhooks-delivery-'));
-  db = await openPglite(join(dir, 'pglite'));
-  await migrate(db);
-  store = new WebhookStore(db, { policy });
   receiver = await startReceiver();
 });
 after(async () => {
   await receiver.close();
-  await db.close();
-  await rm(dir, { recursive: true, force: true });
+  await closeBackends();
 });
 
-describe('webhook delivery', () => {
+for (const backend of BACKENDS) describe(`webhook delivery on ${backend.name}`, () => {
+  before(async () => {
+    t = await backend.database();
+    db = t.db;
+    store = new WebhookStore(db, { policy });
+  });
+  // Receiver paths are per backend: both suites share the receiver.
+  const P = (path: string) => `/${backend.name}${path}`;
+
   test('a test event: type test, evt_test_<uuid>, null monitored entity id, signed', async () => {
     const c = await customer('test-event');
-    const ep = await endpointFor('/test', c);
+    const ep = await endpointFor(P('/test'), c);
     const sent = await store.sendTest(c, ep.id);
     assert.ok(sent);
     assert.match(sent.event.id, /^evt_test_[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     assert.equal(await worker().runOnce(), 1);
-    const got = receiver.received.filter((r) => r.path === '/test');
+    const got = receiver.received.filter((r) => r.path === P('/test'));
     assert.equal(got.length, 1);
     assert.equal(got[0].verified, true);
     assert.deepEqual(got[0].body, sent.event);
@@ -75,8 +75,8 @@ describe('webhook delivery', () => {
     assert.deepEqual((got[0].body.monitored_entity as { id: null }).id, null);
     // The project's helper agrees with the receiver's own check, on the raw bytes only.
     const header = got[0].headers['x-service-signature'] as string;
-    assert.equal(verifyWebhookSignature(got[0].raw, header, receiver.secrets.get('/test')!), true);
-    assert.equal(verifyWebhookSignature(Buffer.concat([got[0].raw, Buffer.from(' ')]), header, receiver.secrets.get('/test')!), false);
+    assert.equal(verifyWebhookSignature(got[0].raw, header, receiver.secrets.get(P('/test'))!), true);
+    assert.equal(verifyWebhookSignature(Buffer.concat([got[0].raw, Buffer.from(' ')]), header, receiver.secrets.get(P('/test'))!), false);
     const [d] = await log_(c, ep.id);
     assert.equal(d.status, 'delivered');
     assert.equal(d.attempts, 1);
@@ -85,8 +85,8 @@ describe('webhook delivery', () => {
 
   test('500, then a timeout, then success: three attempts of the same event id, all logged', async () => {
     const c = await customer('retries');
-    const ep = await endpointFor('/flaky', c);
-    receiver.script.set('/flaky', [500, 'hang', 204]);
+    const ep = await endpointFor(P('/flaky'), c);
+    receiver.script.set(P('/flaky'), [500, 'hang', 204]);
     const sent = (await store.sendTest(c, ep.id))!;
     const registry = new Registry();
     const w = worker({ registry });
@@ -96,7 +96,7 @@ describe('webhook delivery', () => {
     assert.equal(await w.runOnce(), 1);
     await sleep(170);
     assert.equal(await w.runOnce(), 1);
-    const got = receiver.received.filter((r) => r.path === '/flaky');
+    const got = receiver.received.filter((r) => r.path === P('/flaky'));
     assert.deepEqual(got.map((r) => [r.body.id, r.answered, r.verified]), [
       [sent.event.id, 500, true],
       [sent.event.id, 'hang', true],
@@ -120,21 +120,20 @@ describe('webhook delivery', () => {
 
   test('a worker stopped mid-retry and a restarted database: the next worker delivers the same id', async () => {
     const c = await customer('restart');
-    const ep = await endpointFor('/restart', c);
-    receiver.script.set('/restart', [503]);
+    const ep = await endpointFor(P('/restart'), c);
+    receiver.script.set(P('/restart'), [503]);
     const sent = (await store.sendTest(c, ep.id))!;
     const first = worker();
     first.start();
-    for (let i = 0; i < 50 && receiver.received.filter((r) => r.path === '/restart').length === 0; i++) await sleep(20);
+    for (let i = 0; i < 50 && receiver.received.filter((r) => r.path === P('/restart')).length === 0; i++) await sleep(20);
     await first.stop();
     // The service goes down and comes back: close the database, open it again.
-    await db.close();
-    db = await openPglite(join(dir, 'pglite'));
+    db = await t.restart();
     store = new WebhookStore(db, { policy });
     await sleep(170);
     const second = worker();
     assert.equal(await second.runOnce(), 1);
-    const got = receiver.received.filter((r) => r.path === '/restart');
+    const got = receiver.received.filter((r) => r.path === P('/restart'));
     assert.deepEqual(got.map((r) => [r.body.id, r.answered]), [
       [sent.event.id, 503],
       [sent.event.id, 200],
@@ -145,30 +144,30 @@ describe('webhook delivery', () => {
 
   test('secret rotation: the old secret no longer signs, retries included', async () => {
     const c = await customer('rotation');
-    const ep = await endpointFor('/rotate', c);
-    const old = receiver.secrets.get('/rotate')!;
+    const ep = await endpointFor(P('/rotate'), c);
+    const old = receiver.secrets.get(P('/rotate'))!;
     await store.sendTest(c, ep.id);
     const rotated = (await store.rotateSecret(c, ep.id))!;
     assert.notEqual(rotated.secret, old);
     assert.equal(rotated.secret_prefix, rotated.secret.slice(0, 10));
     // The receiver still holds the old secret: it rejects the delivery (401), a failed attempt.
     assert.equal(await worker().runOnce(), 1);
-    const [rejected] = receiver.received.filter((r) => r.path === '/rotate');
+    const [rejected] = receiver.received.filter((r) => r.path === P('/rotate'));
     assert.deepEqual([rejected.verified, rejected.answered], [false, 401]);
     assert.equal(verifyLikeACustomer(rejected.raw, rejected.headers['x-service-signature'] as string, rotated.secret), true);
     // With the new secret configured, the retry is accepted.
-    receiver.secrets.set('/rotate', rotated.secret);
+    receiver.secrets.set(P('/rotate'), rotated.secret);
     await sleep(170);
     assert.equal(await worker().runOnce(), 1);
-    const [, accepted] = receiver.received.filter((r) => r.path === '/rotate');
+    const [, accepted] = receiver.received.filter((r) => r.path === P('/rotate'));
     assert.deepEqual([accepted.verified, accepted.answered, accepted.body.id], [true, 200, rejected.body.id]);
     assert.deepEqual((await log_(c, ep.id))[0].attempt_log.map((a) => a.status_code), [401, 200]);
   });
 
   test('the last failed attempt marks the delivery failed, visible in the log; 3xx is not followed', async () => {
     const c = await customer('failing');
-    const ep = await endpointFor('/gone', c);
-    receiver.script.set('/gone', [302, 500]);
+    const ep = await endpointFor(P('/gone'), c);
+    receiver.script.set(P('/gone'), [302, 500]);
     await store.sendTest(c, ep.id);
     const w = worker({ retryDelaysMs: [100] });
     assert.equal(await w.runOnce(), 1);
@@ -189,20 +188,20 @@ describe('webhook delivery', () => {
 
   test('a dead endpoint does not delay another one; the per-endpoint limit holds', async () => {
     const c = await customer('isolation');
-    const dead = await endpointFor('/dead', c);
-    const live = await endpointFor('/live', c);
-    receiver.script.set('/dead', Array(6).fill('hang'));
+    const dead = await endpointFor(P('/dead'), c);
+    const live = await endpointFor(P('/live'), c);
+    receiver.script.set(P('/dead'), Array(6).fill('hang'));
     for (let i = 0; i < 6; i++) await store.sendTest(c, dead.id);
     await store.sendTest(c, live.id);
     const w = worker({ timeoutMs: 3000, perEndpointConcurrency: 2 });
     const t0 = Date.now();
     w.start();
-    for (let i = 0; i < 100 && !receiver.received.some((r) => r.path === '/live'); i++) await sleep(20);
+    for (let i = 0; i < 100 && !receiver.received.some((r) => r.path === P('/live')); i++) await sleep(20);
     const liveAfter = Date.now() - t0;
-    assert.ok(receiver.received.some((r) => r.path === '/live' && r.answered === 200));
+    assert.ok(receiver.received.some((r) => r.path === P('/live') && r.answered === 200));
     assert.ok(liveAfter < 1500, `the live endpoint waited ${liveAfter} ms`);
     await sleep(200);
-    assert.equal(receiver.received.filter((r) => r.path === '/dead').length, 2, 'two attempts in flight at most');
+    assert.equal(receiver.received.filter((r) => r.path === P('/dead')).length, 2, 'two attempts in flight at most');
     await w.stop();
     // Its backlog would otherwise stay due for the next tests' workers.
     await store.deleteEndpoint(c, dead.id);
@@ -243,24 +242,38 @@ describe('webhook delivery', () => {
     assert.equal(rows[0].n, 1);
 
     // Configured while loopback was allowed; the worker's policy refuses it: a failed attempt, no request.
-    const ep = await endpointFor('/ssrf', c);
+    const ep = await endpointFor(P('/ssrf'), c);
     await store.sendTest(c, ep.id);
     assert.equal(await worker({ policy: { allowLoopback: false, allowPrivate: false } }).runOnce(), 1);
-    assert.equal(receiver.received.filter((r) => r.path === '/ssrf').length, 0);
+    assert.equal(receiver.received.filter((r) => r.path === P('/ssrf')).length, 0);
     const [d] = await log_(c, ep.id);
     assert.deepEqual([d.status, d.last_status_code, d.last_error], ['pending', null, 'refused: the URL must use https']);
     await store.deleteEndpoint(c, ep.id);
   });
 
+  test('workers racing on one database deliver each event once', async () => {
+    const c = await customer('race');
+    const ep = await endpointFor(P('/race'), c);
+    const ids = new Set<string>();
+    for (let i = 0; i < 8; i++) ids.add((await store.sendTest(c, ep.id))!.event.id);
+    const a = worker({ perEndpointConcurrency: 8 });
+    const b = worker({ perEndpointConcurrency: 8 });
+    const counts = await Promise.all([a.runOnce(), b.runOnce(), a.runOnce(), b.runOnce()]);
+    assert.equal(counts.reduce((x, y) => x + y, 0), 8);
+    const got = receiver.received.filter((r) => r.path === P('/race')).map((r) => r.body.id);
+    assert.equal(got.length, 8);
+    assert.deepEqual(new Set(got), ids);
+  });
+
   test('a disabled endpoint gets no new events and its pending deliveries wait', async () => {
     const c = await customer('disabled');
-    const ep = await endpointFor('/off', c);
+    const ep = await endpointFor(P('/off'), c);
     await store.sendTest(c, ep.id);
     await store.updateEndpoint(c, ep.id, { enabled: false });
     assert.equal(await worker().runOnce(), 0);
     await assert.rejects(store.sendTest(c, ep.id), /disabled/);
     await store.updateEndpoint(c, ep.id, { enabled: true });
     assert.equal(await worker().runOnce(), 1);
-    assert.equal(receiver.received.filter((r) => r.path === '/off').length, 1);
+    assert.equal(receiver.received.filter((r) => r.path === P('/off')).length, 1);
   });
 });

@@ -4,7 +4,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
-import { namehash, type Address } from 'viem';
+import { getAddress, namehash, type Address } from 'viem';
 import { Engine } from '../../engine/engine.js';
 import type { EntityRecord, EntityType } from '../../engine/model.js';
 import { ListManager } from '../../loaders/manager.js';
@@ -65,7 +65,7 @@ async function setAddr(name: string, a: Address): Promise<void> {
     address: resolver.address,
     abi: resolver.abi as never,
     functionName: 'setAddr' as never,
-    args: [namehash(name), a] as never,
+    args: [namehash(name), getAddress(a.toLowerCase())] as never,
     account: chain.accounts[0],
     chain: chain.chain,
   });

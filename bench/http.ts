@@ -1,0 +1,108 @@
+/**
+ * HTTP load: wrk against the service's routes and, in the same run, a bare uWS route returning a
+ * fixed JSON body (bench/bare-uws.ts). Rounds alternate bare / route so both see the same machine
+ * state; the report gives medians and each route's requests/s as a fraction of the bare route.
+ *   node --import tsx bench/http.ts [--seconds N] [--rounds N] [--connections N]
+ * Prints a markdown section on stdout.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { once } from 'node:events';
+import { prepareDataDir, spawnService, testEnv, TEST_ADMIN_KEY } from '../test/support/service.js';
+import { REPO_ROOT } from '../test/support/paths.js';
+import { hasWrk, median, wrk, type WrkResult } from './wrk.js';
+
+const arg = (name: string, dflt: number) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : dflt;
+};
+const SECONDS = arg('seconds', 5);
+const ROUNDS = arg('rounds', 3);
+const CONNECTIONS = arg('connections', 64);
+const XBT = '12QtD5BFwRsdNsAZY76UVE1xyCGNTojH9h';
+
+async function startBare(): Promise<{ child: ChildProcess; port: number }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'bench', 'bare-uws.ts'), '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  while (!/READY (\d+)/.test(out)) await new Promise((r) => setTimeout(r, 50));
+  return { child, port: Number(/READY (\d+)/.exec(out)![1]) };
+}
+
+async function token(url: string): Promise<string> {
+  const admin = { authorization: `Bearer ${TEST_ADMIN_KEY}`, 'content-type': 'application/json' };
+  const c = (await (await fetch(`${url}/api/v1/admin/customers`, { method: 'POST', headers: admin, body: JSON.stringify({ name: 'bench', monthly_quota: 1_000_000_000 }) })).json()) as { id: number };
+  return ((await (await fetch(`${url}/api/v1/admin/customers/${c.id}/tokens`, { method: 'POST', headers: admin, body: '{}' })).json()) as { token: string }).token;
+}
+
+/** Batch screening end to end: sequential 10,000-value batches of exact kinds; values/s. */
+async function batchRate(url: string, auth: string): Promise<number> {
+  const items = Array.from({ length: 10_000 }, (_, i) =>
+    i % 3 === 0 ? { type: 'crypto', value: `0x${i.toString(16).padStart(40, '0')}` } : i % 3 === 1 ? { type: 'email', value: `user${i}@example${i % 97}.com` } : { type: 'crypto', value: XBT },
+  );
+  const body = JSON.stringify({ items });
+  const headers = { authorization: auth, 'content-type': 'application/json' };
+  const rates: number[] = [];
+  for (let r = 0; r < 5; r++) {
+    const t0 = performance.now();
+    const res = await fetch(`${url}/api/v1/screen/batch`, { method: 'POST', headers, body });
+    const text = await res.text();
+    const ms = performance.now() - t0;
+    if (res.status !== 200 || text.split('\n').length !== 10_001) throw new Error(`batch failed: ${res.status}`);
+    rates.push((10_000 / ms) * 1000);
+  }
+  return median(rates);
+}
+
+async function main() {
+  if (!hasWrk()) throw new Error('wrk is not installed (make bench installs it)');
+  const dataDir = await prepareDataDir();
+  const bare = await startBare();
+  const svc = await spawnService(testEnv(dataDir, { LOG_LEVEL: 'warn', SEARCH_BURST: '100000000', SEARCH_RATE_PER_SECOND: '100000000', ENGINE_SHARDS: '2' }));
+  const url = `http://127.0.0.1:${svc.port}`;
+  try {
+    while ((await fetch(`${url}/readyz`)).status !== 200) await new Promise((r) => setTimeout(r, 200));
+    const auth = `Bearer ${await token(url)}`;
+    const targets: { name: string; url: string; headers?: Record<string, string> }[] = [
+      { name: 'bare uWS route (fixed JSON)', url: `http://127.0.0.1:${bare.port}/hello` },
+      { name: '/screen/crypto match, token + quota + audit', url: `${url}/api/v1/screen/crypto/${XBT}`, headers: { authorization: auth } },
+      { name: '/screen/crypto no match, token + quota + audit', url: `${url}/api/v1/screen/crypto/0x000000000000000000000000000000000000dEaD`, headers: { authorization: auth } },
+      { name: '/screen/country region match, token', url: `${url}/api/v1/screen/country/Ukraine`, headers: { authorization: auth } },
+      { name: '/search fuzzy (public)', url: `${url}/api/v1/search?q=${encodeURIComponent('Jong Un Kim')}` },
+      { name: '/stats (public)', url: `${url}/api/v1/stats` },
+    ];
+    const results = new Map<string, WrkResult[]>();
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const t of targets) {
+        const r = await wrk(t.url, { seconds: SECONDS, connections: CONNECTIONS, headers: t.headers });
+        if (r.non2xx > 0 || r.errors > 0) throw new Error(`${t.name}: ${r.non2xx} non-2xx, ${r.errors} socket errors`);
+        results.set(t.name, [...(results.get(t.name) ?? []), r]);
+      }
+    }
+    const batch = await batchRate(url, auth);
+    const bareRps = median(results.get(targets[0].name)!.map((r) => r.rps));
+    const lines = [
+      `### HTTP (wrk, ${CONNECTIONS} connections, 1 thread, ${SECONDS} s × ${ROUNDS} rounds, medians)`,
+      '',
+      '| route | req/s | of bare uWS | p50 ms | p99 ms |',
+      '|---|---:|---:|---:|---:|',
+      ...targets.map((t) => {
+        const rs = results.get(t.name)!;
+        const rps = median(rs.map((r) => r.rps));
+        return `| ${t.name} | ${Math.round(rps).toLocaleString('en-US')} | ${((rps / bareRps) * 100).toFixed(0)}% | ${median(rs.map((r) => r.p50ms)).toFixed(2)} | ${median(rs.map((r) => r.p99ms)).toFixed(2)} |`;
+      }),
+      '',
+      `Batch screening end to end (10,000 values per request, exact kinds, token + audit): **${Math.round(batch).toLocaleString('en-US')} values/s** (median of 5).`,
+      '',
+    ];
+    console.log(lines.join('\n'));
+  } finally {
+    svc.child.kill('SIGTERM');
+    bare.child.kill('SIGTERM');
+    await once(svc.child, 'exit');
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+await main();

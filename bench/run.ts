@@ -1,0 +1,46 @@
+/**
+ * `make bench`: runs every benchmark as its own process and writes bench/RESULTS.md with the
+ * date, the machine, the Node version and the load average beside each result.
+ *   node --import tsx bench/run.ts [--only engine,loaders,audit,ipintel,http] [--engine-sizes 100000,1000000]
+ */
+import { spawnSync } from 'node:child_process';
+import { cpus, loadavg, totalmem, platform, release } from 'node:os';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { REPO_ROOT } from '../test/support/paths.js';
+
+const argValue = (name: string) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? process.argv[i + 1] : undefined;
+};
+const only = argValue('only')?.split(',');
+const engineSizes = (argValue('engine-sizes') ?? '100000,1000000').split(',');
+
+const suites: { name: string; title: string; args: string[]; node?: string[] }[] = [
+  { name: 'engine', title: 'Engine (synthetic data, real entity-type mix)', args: ['bench/engine.ts', ...engineSizes], node: ['--expose-gc', '--max-old-space-size=12288'] },
+  { name: 'loaders', title: 'Loaders: parse time of each real list', args: ['bench/loaders.ts', '--runs', '3'] },
+  { name: 'audit', title: 'Audit inserts into embedded ClickHouse', args: ['bench/audit.ts'] },
+  { name: 'ipintel', title: 'IP intelligence lookups', args: ['bench/ipintel.ts'] },
+  { name: 'http', title: 'HTTP routes against a bare uWS route', args: ['bench/http.ts'] },
+];
+
+const sections: string[] = [];
+for (const s of suites.filter((x) => !only || only.includes(x.name))) {
+  const load = loadavg().map((x) => x.toFixed(2)).join(' ');
+  process.stderr.write(`bench: ${s.name} (load ${load})\n`);
+  const r = spawnSync(process.execPath, [...(s.node ?? []), '--import', 'tsx', ...s.args], { cwd: REPO_ROOT, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const out = r.stdout.trim();
+  const body = /^(#|\|)/m.test(out) ? out : '```\n' + out + '\n```';
+  sections.push(`## ${s.title}\n\nLoad average before the run: ${load}. Exit code ${r.status}.\n\n${body}\n${r.status ? '\n```\n' + r.stderr.slice(-2000) + '\n```\n' : ''}`);
+}
+
+const cpu = cpus()[0]?.model ?? 'unknown CPU';
+const header = [
+  '# Benchmark results',
+  '',
+  `Measured ${new Date().toISOString()} with \`make bench\` on ${cpus().length} × ${cpu}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, ${platform()} ${release()}, Node ${process.version}.`,
+  'Machines are noisy: each table gives medians, and the HTTP table gives ratios to a bare uWS route measured in the same run.',
+  '',
+].join('\n');
+writeFileSync(join(REPO_ROOT, 'bench', 'RESULTS.md'), `${header}\n${sections.join('\n')}`);
+process.stderr.write('bench: wrote bench/RESULTS.md\n');
