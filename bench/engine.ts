@@ -1,12 +1,21 @@
 /**
- * Engine benchmarks on deterministic synthetic data.
- *   node --import tsx bench/engine.ts [sizes...] [--shards N] [--tokenize strict|forward] [--queries N]
- * e.g. `node --import tsx bench/engine.ts 100000 1000000`. Prints a markdown table per size.
- * Exact-lookup rates come from benchmark.js; latency percentiles from timing each operation
- * (process.hrtime, whose own ~50 ns are included). Fuzzy queries are distinct typo variants of
- * listed names, so FlexSearch's caches do not flatter them.
+ * Engine benchmarks on deterministic synthetic data (bench/synthetic.ts: the real lists' entity-type
+ * mix, valid address checksums).
+ *   node --expose-gc --import tsx bench/engine.ts [sizes...] [--shards N] [--tokenize strict|forward]
+ *        [--queries N] [--runs N]
+ * e.g. `node --expose-gc --max-old-space-size=8192 --import tsx bench/engine.ts 100000 1000000 10000000`.
+ * Prints a markdown table (one column per size, the issue's targets beside) to paste into
+ * bench/RESULTS.md, headed by the date, machine, Node version and load averages.
+ *
+ * Method. Throughputs are tight loops over distinct sampled values, median of `--runs` runs.
+ * Latency percentiles time each operation with performance.now() (its own ~30 ns included).
+ * Fuzzy queries are distinct typo variants of listed names, so no cache flatters them. Load time
+ * is wall clock from the first record to a queryable generation, records generated on the fly;
+ * the CPU seconds of all threads and the generator's own time are given beside it, since on a
+ * shared machine the wall clock depends on what else runs. Memory is the process RSS (the shard
+ * workers are threads of it): its growth over an idle engine, per entity, and the peak.
  */
-import Benchmark from 'benchmark';
+import { cpus, loadavg, totalmem } from 'node:os';
 import { Engine, type ScreenHit } from '../engine/engine.js';
 import { canonicalKey } from '../engine/normalize/index.js';
 import type { EntityRecord } from '../engine/model.js';
@@ -17,22 +26,24 @@ interface Args {
   shards?: number;
   tokenize: 'strict' | 'forward';
   queries: number;
+  runs: number;
 }
 
 function parseArgs(argv: string[]): Args {
-  const args: Args = { sizes: [], tokenize: 'strict', queries: 2000 };
+  const args: Args = { sizes: [], tokenize: 'strict', queries: 2000, runs: 5 };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--shards') args.shards = Number(argv[++i]);
     else if (a === '--tokenize') args.tokenize = argv[++i] as Args['tokenize'];
     else if (a === '--queries') args.queries = Number(argv[++i]);
+    else if (a === '--runs') args.runs = Number(argv[++i]);
     else args.sizes.push(Number(a.replace(/_/g, '')));
   }
   if (args.sizes.length === 0) args.sizes.push(100_000);
   return args;
 }
 
-/** Keeps every k-th active value of the interesting types while the records stream past. */
+/** Keeps every k-th active value of the sampled types while the records stream past. */
 class Sampler {
   readonly crypto: { value: string; key: string; id: number }[] = [];
   readonly names: { value: string; id: number }[] = [];
@@ -57,30 +68,49 @@ function percentile(sorted: Float64Array, p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))];
 }
 
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)];
+}
+
 function fmtRate(hz: number): string {
   return hz >= 1e6 ? `${(hz / 1e6).toFixed(2)} M/s` : `${(hz / 1e3).toFixed(1)} k/s`;
 }
 
-function fmtUs(ms: number): string {
+function fmtMs(ms: number): string {
   return ms < 1 ? `${(ms * 1000).toFixed(2)} µs` : `${ms.toFixed(2)} ms`;
 }
 
-function hz(name: string, fn: () => void): number {
-  let rate = 0;
-  new Benchmark.Suite()
-    .add(name, fn, { minSamples: 20, maxTime: 2 })
-    .on('cycle', (e: Benchmark.Event) => (rate = e.target.hz ?? 0))
-    .run({ async: false });
-  return rate;
+function fmtMiB(bytes: number): string {
+  return `${(bytes / 2 ** 20).toFixed(0)} MiB`;
 }
 
-/** Per-operation latency of a synchronous call, in ms. */
+/**
+ * Operations per second of `fn(i)` over `n` calls, median of `runs` runs after a warm-up run: by
+ * the wall clock, and per CPU-second of the process (the shards idle meanwhile), which other
+ * processes on a shared machine do not deflate.
+ */
+function rate(runs: number, n: number, fn: (i: number) => void): string {
+  const wall: number[] = [];
+  const cpu: number[] = [];
+  for (let r = 0; r <= runs; r++) {
+    const c = process.cpuUsage();
+    const t = performance.now();
+    for (let i = 0; i < n; i++) fn(i);
+    if (r === 0) continue;
+    wall.push(n / ((performance.now() - t) / 1000));
+    cpu.push(n / cpuSeconds(process.cpuUsage(c)));
+  }
+  return `${fmtRate(median(wall))} (${fmtRate(median(cpu))} per CPU-s)`;
+}
+
+/** Per-operation latency of a synchronous call, in ms, sorted. */
 function latencies(n: number, fn: (i: number) => void): Float64Array {
   const out = new Float64Array(n);
   for (let i = 0; i < n; i++) {
-    const t = process.hrtime.bigint();
+    const t = performance.now();
     fn(i);
-    out[i] = Number(process.hrtime.bigint() - t) / 1e6;
+    out[i] = performance.now() - t;
   }
   return out.sort();
 }
@@ -88,103 +118,101 @@ function latencies(n: number, fn: (i: number) => void): Float64Array {
 async function asyncLatencies(n: number, fn: (i: number) => Promise<unknown>): Promise<Float64Array> {
   const out = new Float64Array(n);
   for (let i = 0; i < n; i++) {
-    const t = process.hrtime.bigint();
+    const t = performance.now();
     await fn(i);
-    out[i] = Number(process.hrtime.bigint() - t) / 1e6;
+    out[i] = performance.now() - t;
   }
   return out.sort();
 }
 
-async function run(size: number, args: Args): Promise<[string, string][]> {
-  const rows: [string, string][] = [];
-  global.gc?.();
-  const t0 = performance.now();
+const cpuSeconds = (u: NodeJS.CpuUsage) => (u.user + u.system) / 1e6;
+
+type Row = [operation: string, target: string, value: string];
+
+async function run(size: number, args: Args): Promise<Row[]> {
+  const rows: Row[] = [];
+  const load0 = loadavg()[0];
+  let t = performance.now();
   let count = 0;
   for (const r of syntheticRecords(size, 1)) count += r.value.length > 0 ? 1 : 0;
-  const genMs = performance.now() - t0;
-  rows.push(['generate records alone', `${(genMs / 1000).toFixed(2)} s (${count})`]);
+  const genMs = performance.now() - t;
 
   const engine = await Engine.create({ shards: args.shards, tokenize: args.tokenize });
   global.gc?.();
   const rss0 = process.memoryUsage().rss;
   const sampler = new Sampler(Math.max(1, Math.floor(size / 50_000)));
+  const cpu0 = process.cpuUsage();
   const loaded = await engine.load({ lists: SYNTHETIC_LISTS, records: sampler.tap(syntheticRecords(size, 1)) });
+  const cpu = cpuSeconds(process.cpuUsage(cpu0));
+  global.gc?.();
+  await new Promise((r) => setTimeout(r, 200));
   global.gc?.();
   const rss1 = process.memoryUsage().rss;
-  rows.push(['load + index (incl. generating)', `${(loaded.ms / 1000).toFixed(2)} s`]);
-  rows.push(['load + index, engine only (est.)', `${((loaded.ms - genMs) / 1000).toFixed(2)} s`]);
-  rows.push(['RSS after load (process)', `${(rss1 / 2 ** 20).toFixed(0)} MiB`]);
-  rows.push(['RSS growth per entity', `${((rss1 - rss0) / size).toFixed(0)} B`]);
+  const heap = process.memoryUsage().heapUsed;
+  const peak = process.resourceUsage().maxRSS * 1024;
+  rows.push(['load + index, wall (records generated on the fly)', size >= 10_000_000 ? '≤ 30 s' : '', `${(loaded.ms / 1000).toFixed(2)} s`]);
+  rows.push(['  CPU seconds, all threads', '', `${cpu.toFixed(1)} s`]);
+  rows.push(['  generating the records alone (one thread)', '', `${(genMs / 1000).toFixed(2)} s (${count})`]);
+  rows.push(['RSS after load (process, incl. shards)', size >= 10_000_000 ? '≤ 4 GiB' : '', fmtMiB(rss1)]);
+  rows.push(['  RSS growth per entity', '', `${((rss1 - rss0) / size).toFixed(0)} B`]);
+  rows.push(['  peak RSS', '', fmtMiB(peak)]);
+  rows.push(['  calling-thread heap per entity', '', `${(heap / size).toFixed(0)} B`]);
 
   const crypto = sampler.crypto;
   const lists = SYNTHETIC_LISTS.map((l) => l.slug);
-  let k = 0;
+  const s = new Synth(rng(99));
+  const absent = Array.from({ length: 50_000 }, () => '0x' + s.chars('0123456789abcdef', 40));
   let sink = 0;
-  rows.push([
-    'exact lookup, calling thread (hits)',
-    fmtRate(
-      hz('lookup', () => {
-        sink += engine.lookup('crypto_address', crypto[k++ % crypto.length].key).length;
-      }),
-    ),
-  ]);
-  const lookupLat = latencies(200_000, (i) => (sink += engine.lookup('crypto_address', crypto[i % crypto.length].key).length));
-  rows.push(['exact lookup p50 / p99', `${fmtUs(percentile(lookupLat, 0.5))} / ${fmtUs(percentile(lookupLat, 0.99))}`]);
-  rows.push([
-    'screenExact crypto, synthetic mix (normalize + probe + hits)',
-    fmtRate(
-      hz('screenExact', () => {
-        sink += engine.screenExact({ kind: 'crypto', value: crypto[k++ % crypto.length].value, lists })!.length;
-      }),
-    ),
-  ]);
-  const evm = crypto.filter((c) => c.value.startsWith('0x'));
-  rows.push([
-    'screenExact crypto, EVM addresses only',
-    fmtRate(
-      hz('screenExact evm', () => {
-        sink += engine.screenExact({ kind: 'crypto', value: evm[k++ % evm.length].value, lists })!.length;
-      }),
-    ),
-  ]);
+  const n = 1_000_000;
+  rows.push(['exact lookup, calling thread, hits', '≥ 5 M/s', rate(args.runs, n, (i) => (sink += engine.lookup('crypto_address', crypto[i % crypto.length].key).length))]);
+  rows.push(['exact lookup, calling thread, misses', '≥ 5 M/s', rate(args.runs, n, (i) => (sink += engine.lookup('crypto_address', absent[i % absent.length]).length))]);
+  const hitLat = latencies(300_000, (i) => (sink += engine.lookup('crypto_address', crypto[i % crypto.length].key).length));
+  rows.push(['  hits p50 / p99', 'p99 ≤ 5 µs', `${fmtMs(percentile(hitLat, 0.5))} / ${fmtMs(percentile(hitLat, 0.99))}`]);
+  const q = (value: string) => ({ kind: 'crypto' as const, value, lists });
+  rows.push(['screenExact crypto (public API), listed addresses', '≥ 2 M/s', rate(args.runs, n, (i) => (sink += engine.screenExact(q(crypto[i % crypto.length].value))!.length))]);
+  rows.push(['screenExact crypto (public API), unlisted addresses', '≥ 2 M/s', rate(args.runs, n, (i) => (sink += engine.screenExact(q(absent[i % absent.length]))!.length))]);
   const screenN = 200_000;
-  let t = performance.now();
-  for (let i = 0; i < screenN; i++) sink += (await engine.screen({ kind: 'crypto', value: crypto[i % crypto.length].value, lists })).length;
-  rows.push(['screen crypto, awaited one by one', fmtRate(screenN / ((performance.now() - t) / 1000))]);
-  t = performance.now();
-  for (let i = 0; i < screenN; i += 1000) {
-    const batch: Promise<ScreenHit[]>[] = [];
-    for (let j = i; j < i + 1000; j++) batch.push(engine.screen({ kind: 'crypto', value: crypto[j % crypto.length].value, lists }));
-    for (const hits of await Promise.all(batch)) sink += hits.length;
+  const screenRates: number[] = [];
+  for (let r = 0; r < args.runs; r++) {
+    t = performance.now();
+    for (let i = 0; i < screenN; i += 1000) {
+      const batch: Promise<ScreenHit[]>[] = [];
+      for (let j = i; j < i + 1000; j++) batch.push(engine.screen(q(crypto[j % crypto.length].value)));
+      for (const hits of await Promise.all(batch)) sink += hits.length;
+    }
+    screenRates.push(screenN / ((performance.now() - t) / 1000));
   }
-  rows.push(['screen crypto, 1000 concurrent', fmtRate(screenN / ((performance.now() - t) / 1000))]);
+  rows.push(['screen crypto (async API), listed, 1000 concurrent', '', fmtRate(median(screenRates))]);
 
-  const s = new Synth(rng(7));
   const names = sampler.names;
-  const q = Math.min(args.queries, names.length);
+  const typos = new Synth(rng(7));
+  const fq = Math.min(args.queries, names.length);
   let found = 0;
-  const fuzzyLat = await asyncLatencies(q, async (i) => {
-    const n = names[(i * 7919) % names.length];
-    const hits = await engine.search({ q: typo(n.value, s), mode: 'fuzzy', lists, limit: 10 });
-    if (hits.some((h) => h.entity.id === n.id)) found++;
+  const fuzzyLat = await asyncLatencies(fq, async (i) => {
+    const name = names[(i * 7919) % names.length];
+    const hits = await engine.search({ q: typo(name.value, typos), mode: 'fuzzy', lists, limit: 10 });
+    if (hits.some((h) => h.entity.id === name.id)) found++;
   });
-  rows.push([`fuzzy name search p50 / p99 (${q} distinct typo queries)`, `${fmtUs(percentile(fuzzyLat, 0.5))} / ${fmtUs(percentile(fuzzyLat, 0.99))}`]);
-  rows.push(['fuzzy name search recall (original in top 10)', `${((found / q) * 100).toFixed(1)} %`]);
+  const nameCount = Math.round(size * 0.36);
+  rows.push([`fuzzy search p50 / p99 (${fq} distinct typo queries, ~${nameCount.toLocaleString('en-US')} names)`, size >= 1_000_000 ? '1M names: ≤ 1 ms / ≤ 5 ms' : '', `${fmtMs(percentile(fuzzyLat, 0.5))} / ${fmtMs(percentile(fuzzyLat, 0.99))}`]);
+  rows.push(['  recall (listed name in the top 10)', '', `${((found / fq) * 100).toFixed(1)} %`]);
 
   const ids = sampler.ids;
-  const qi = Math.min(args.queries, ids.length);
+  const iq = Math.min(args.queries, ids.length);
   found = 0;
-  const idLat = await asyncLatencies(qi, async (i) => {
-    const n = ids[(i * 7919) % ids.length];
-    const hits = await engine.screen({ kind: 'id', value: n.value.slice(0, -1) + (n.value.endsWith('7') ? '8' : '7'), lists });
-    if (hits.some((h) => h.entity.id === n.id)) found++;
+  const idLat = await asyncLatencies(iq, async (i) => {
+    const id = ids[(i * 7919) % ids.length];
+    const hits = await engine.screen({ kind: 'id', value: id.value.slice(0, -1) + (id.value.endsWith('7') ? '8' : '7'), lists });
+    if (hits.some((h) => h.entity.id === id.id)) found++;
   });
-  rows.push([`screen id (1 substitution) p50 / p99 (${qi} queries)`, `${fmtUs(percentile(idLat, 0.5))} / ${fmtUs(percentile(idLat, 0.99))}`]);
-  rows.push(['screen id recall', `${((found / qi) * 100).toFixed(1)} %`]);
+  rows.push([`screen id, one substitution, p50 / p99 (${iq} queries)`, '', `${fmtMs(percentile(idLat, 0.5))} / ${fmtMs(percentile(idLat, 0.99))}`]);
+  rows.push(['  recall', '', `${((found / iq) * 100).toFixed(1)} %`]);
 
   t = performance.now();
-  const regexHits = await engine.search({ q: 'zz[0-9]+\\.io', mode: 'regex', lists, limit: 25, budgetMs: 10_000 });
-  rows.push(['regex search (rare pattern, full scan)', `${(performance.now() - t).toFixed(1)} ms, ${regexHits.length} hits`]);
+  const regexHits = await engine.search({ q: 'zz[0-9]+\\.io', mode: 'regex', lists, limit: 25, budgetMs: 600_000 });
+  const regexMs = performance.now() - t;
+  rows.push(['regex search, full scan (rare pattern, no time budget)', '', `${fmtMs(regexMs)}, ${fmtRate(size / (regexMs / 1000))} values, ${regexHits.length} hits`]);
+  rows.push(['load average (1 min) before / after', '', `${load0.toFixed(2)} / ${loadavg()[0].toFixed(2)}`]);
 
   if (sink < 0) console.log(sink);
   await engine.close();
@@ -192,10 +220,23 @@ async function run(size: number, args: Args): Promise<[string, string][]> {
 }
 
 const args = parseArgs(process.argv.slice(2));
-const results: [number, [string, string][]][] = [];
-for (const size of args.sizes) results.push([size, await run(size, args)]);
-const header = `| operation | ${results.map(([n]) => n.toLocaleString('en-US')).join(' | ')} |`;
-console.log(`\nEngine benchmark, shards=${args.shards ?? 'cores'}, tokenize=${args.tokenize}, node ${process.version}\n`);
-console.log(header);
-console.log(`|---|${results.map(() => '---').join('|')}|`);
-for (let r = 0; r < results[0][1].length; r++) console.log(`| ${results[0][1][r][0]} | ${results.map(([, rows]) => rows[r][1]).join(' | ')} |`);
+const results: [number, Row[]][] = [];
+for (const size of args.sizes) {
+  process.stderr.write(`engine bench: ${size.toLocaleString('en-US')} entities\n`);
+  results.push([size, await run(size, args)]);
+  global.gc?.();
+}
+const cpu = cpus();
+console.log(
+  `Engine benchmark, ${new Date().toISOString()}: ${cpu.length} × ${cpu[0]?.model ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, ` +
+    `Node ${process.version}, shards=${args.shards ?? 'cores'}, tokenize=${args.tokenize}, runs=${args.runs}, load average ${loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ')}.\n`,
+);
+console.log(`| operation | target | ${results.map(([n]) => n.toLocaleString('en-US')).join(' | ')} |`);
+console.log(`|---|---|${results.map(() => '---').join('|')}|`);
+for (let r = 0; r < results[0][1].length; r++) {
+  const [op, target] = results[0][1][r];
+  const target10M = results.map(([, rows]) => rows[r][1]).find((x) => x) ?? target;
+  console.log(`| ${op} | ${target10M} | ${results.map(([, rows]) => rows[r][2]).join(' | ')} |`);
+}

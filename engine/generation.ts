@@ -27,13 +27,13 @@ export interface EngineStats {
 const T_COUNTRY = ENTITY_TYPES.indexOf('country');
 
 /** Ids of each value of a small-valued column, as roaring bitmaps built in one pass. */
-function bitmapsByValue(column: ArrayLike<number>, size: number, values: number): Bitmap[] {
+function bitmapsByValue(column: (id: number) => number, size: number, values: number): Bitmap[] {
   const counts = new Uint32Array(values);
-  for (let id = 0; id < size; id++) counts[column[id]]++;
+  for (let id = 0; id < size; id++) counts[column(id)]++;
   const ids = Array.from(counts, (c) => new Uint32Array(c));
   const fill = new Uint32Array(values);
   for (let id = 0; id < size; id++) {
-    const v = column[id];
+    const v = column(id);
     ids[v][fill[v]++] = id;
   }
   return ids.map((a) => new RoaringBitmap32(a));
@@ -71,11 +71,9 @@ export class Generation {
     const slugs = store.listSlugs;
     this.listIndex = new Map(slugs.map((s, i) => [s, i]));
     const n = store.size;
-    const removed = new Uint8Array(n);
-    for (let i = 0; i < n; i++) if (store.isDelisted(i)) removed[i] = 1;
-    this.byList = bitmapsByValue(store.list, n, slugs.length);
-    this.byType = bitmapsByValue(store.type, n, ENTITY_TYPES.length);
-    [this.active, this.delistedSet] = bitmapsByValue(removed, n, 2);
+    this.byList = bitmapsByValue((id) => store.listOf(id), n, slugs.length);
+    this.byType = bitmapsByValue((id) => store.typeOf(id), n, ENTITY_TYPES.length);
+    [this.active, this.delistedSet] = bitmapsByValue((id) => (store.isDelisted(id) ? 1 : 0), n, 2);
     this.activeByList = this.byList.map((b) => RoaringBitmap32.and(b, this.active));
 
     const order = this.delistedSet.toUint32Array();
@@ -125,18 +123,14 @@ export class Generation {
   exactIds(typeIdx: number, key: string, out: number[]): void {
     const h = this.h;
     hashKey(key, typeIdx + 1, h);
-    const types = this.store.type;
     const first = out.length;
     let tables = 0;
     for (const table of this.tables) {
-      const k = table.find(h[0], h[1], key);
+      const k = table.find(h[0], h[1], key, typeIdx);
       if (k < 0) continue;
       tables++;
-      const end = table.end(k);
-      for (let p = table.start(k); p < end; p++) {
-        const id = table.postings[p];
-        if (types[id] === typeIdx) out.push(id);
-      }
+      const n = table.count(k);
+      for (let i = 0; i < n; i++) out.push(table.id(k, i));
     }
     if (tables > 1) {
       const mine = out.splice(first).sort((a, b) => a - b);
@@ -154,7 +148,7 @@ export class Generation {
     const store = this.store;
     for (const id of ids) {
       if (!includeDelisted && store.isDelisted(id)) continue;
-      if (!lists.includes(store.listSlugs[store.list[id]])) continue;
+      if (!lists.includes(store.listSlugs[store.listOf(id)])) continue;
       if (out.some((h) => h.entity.id === id)) continue;
       out.push({ entity: store.view(id), match, similarity: 1 });
     }
@@ -174,7 +168,7 @@ export class Generation {
     const out: EntityView[] = [];
     for (const id of this.delistedOrder) {
       if (out.length >= limit) break;
-      if (wanted[this.store.list[id]]) out.push(this.store.view(id));
+      if (wanted[this.store.listOf(id)]) out.push(this.store.view(id));
     }
     return out;
   }

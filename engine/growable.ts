@@ -17,7 +17,6 @@ export function ensure<T extends Typed>(arr: T, need: number): T {
  */
 interface Growable {
   grow(bytes: number): void;
-  readonly maxByteLength: number;
 }
 type GrowableConstructor = new (bytes: number, options: { maxByteLength: number }) => SharedArrayBuffer;
 
@@ -27,8 +26,4 @@ export function growableBuffer(bytes: number, maxBytes: number): SharedArrayBuff
 
 export function growBuffer(sab: SharedArrayBuffer, bytes: number): void {
   (sab as unknown as Growable).grow(bytes);
-}
-
-export function maxBytesOf(sab: SharedArrayBuffer): number {
-  return (sab as unknown as Growable).maxByteLength;
 }

@@ -1,30 +1,31 @@
 import { ENTITY_TYPES, type EntityRecord, type EntityType, type Metadata } from './model.js';
 import { BytePool } from './byte-pool.js';
-import { growableBuffer, growBuffer, maxBytesOf } from './growable.js';
+import { growableBuffer, growBuffer } from './growable.js';
 
 export interface EntityView extends EntityRecord {
   id: number;
 }
 
-/** Bit of the flags column: the entity was removed from its list. */
+/** Flag bit (see `ColumnViews.flagsOf`): the entity was removed from its list. */
 export const FLAG_DELISTED = 1;
 
 /**
  * The columns the shard workers read in place while a generation loads (and regex scans later):
- * entity type, list index, flags, and the published values as UTF-8 (`offsets[id]` ..
- * `offsets[id + 1]` in `bytes`). All are growable SharedArrayBuffers written by the calling thread
- * only; a shard is told about a range of ids after it has been written.
+ * `meta` packs each entity's list index (bits 0-15), entity type (16-23) and flags (24-31) into
+ * one u32, so a lookup touches one cache line for all three; the published values are UTF-8 at
+ * `offsets[id]` .. `offsets[id + 1]` in `bytes`. All are growable SharedArrayBuffers written by the
+ * calling thread only; a shard is told about a range of ids after it has been written.
  */
 export interface SharedColumns {
-  types: SharedArrayBuffer;
-  lists: SharedArrayBuffer;
-  flags: SharedArrayBuffer;
+  meta: SharedArrayBuffer;
   offsets: SharedArrayBuffer;
   bytes: SharedArrayBuffer;
 }
 
 /** Upper bound on entities per generation: the columns reserve address space for this many. */
 export const MAX_ENTITIES = 2 ** 28;
+/** List indices fit in 16 bits of `meta`. */
+export const MAX_LISTS = 2 ** 16;
 
 function growable(bytesPerEntity: number): SharedArrayBuffer {
   return growableBuffer(1024 * bytesPerEntity, MAX_ENTITIES * bytesPerEntity);
@@ -35,9 +36,7 @@ function growable(bytesPerEntity: number): SharedArrayBuffer {
  * ~5x slower) and recreated when the buffers have grown past them.
  */
 export class ColumnViews {
-  type!: Uint8Array;
-  list!: Uint16Array;
-  flags!: Uint8Array;
+  meta!: Uint32Array;
   offsets!: Uint32Array;
   readonly values: BytePool;
 
@@ -47,16 +46,26 @@ export class ColumnViews {
   }
 
   protected refresh(): void {
-    const { types, lists, flags, offsets } = this.shared;
-    this.type = new Uint8Array(types, 0, types.byteLength);
-    this.list = new Uint16Array(lists, 0, lists.byteLength / 2);
-    this.flags = new Uint8Array(flags, 0, flags.byteLength);
+    const { meta, offsets } = this.shared;
+    this.meta = new Uint32Array(meta, 0, meta.byteLength / 4);
     this.offsets = new Uint32Array(offsets, 0, offsets.byteLength / 4);
   }
 
   /** Makes the views cover ids below `end` (written by the calling thread before it said so). */
   cover(end: number): void {
-    if (end + 1 > this.offsets.length || end > this.type.length) this.refresh();
+    if (end + 1 > this.offsets.length || end > this.meta.length) this.refresh();
+  }
+
+  listOf(id: number): number {
+    return this.meta[id] & 0xffff;
+  }
+
+  typeOf(id: number): number {
+    return (this.meta[id] >>> 16) & 0xff;
+  }
+
+  flagsOf(id: number): number {
+    return this.meta[id] >>> 24;
   }
 
   value(id: number): string {
@@ -64,18 +73,21 @@ export class ColumnViews {
   }
 }
 
+const SOURCE = 0;
+const LISTED = 1;
+const REMOVED = 2;
+
 /**
  * Columnar storage of one generation's entities on the calling thread, indexed by dense id. The
- * type, list, flags and value columns live in shared memory (see `SharedColumns`); metadata objects
+ * list/type/flags and value columns live in shared memory (see `SharedColumns`); metadata objects
  * stay here. Repeated strings (source URLs, timestamps) are interned into a table and referenced
- * by index, so millions of records share them.
+ * by index, three per entity side by side.
  */
 export class EntityStore extends ColumnViews {
   size = 0;
   readonly metadata: Metadata[] = [];
-  private sourceUrl = new Uint32Array(1024);
-  private listedAt = new Uint32Array(1024);
-  private removedAt = new Uint32Array(1024);
+  /** Per entity: indices into `strings` of source_url, listed_at, removed_at. */
+  private refs = new Uint32Array(3 * 1024);
   /** Interned strings; index 0 is null. */
   private readonly strings: (string | null)[] = [null];
   private readonly interned = new Map<string, number>();
@@ -83,7 +95,7 @@ export class EntityStore extends ColumnViews {
   private lastIndex = 0;
 
   constructor(readonly listSlugs: string[]) {
-    super({ types: growable(1), lists: growable(2), flags: growable(1), offsets: growable(4), bytes: new BytePool().sab });
+    super({ meta: growable(4), offsets: growable(4), bytes: new BytePool().sab });
   }
 
   private intern(s: string | null): number {
@@ -101,36 +113,29 @@ export class EntityStore extends ColumnViews {
     return i;
   }
 
-  private grow(need: number): void {
-    const cap = this.sourceUrl.length;
-    if (need <= cap) return;
-    const next = Math.min(cap * 2, MAX_ENTITIES - 1);
-    for (const sab of [this.shared.types, this.shared.lists, this.shared.flags]) growBuffer(sab, (maxBytesOf(sab) / MAX_ENTITIES) * next);
+  private grow(): void {
+    const next = Math.min(2 * (this.refs.length / 3), MAX_ENTITIES - 1);
+    growBuffer(this.shared.meta, 4 * next);
     growBuffer(this.shared.offsets, 4 * (next + 1));
     this.refresh();
-    const widen = (a: Uint32Array) => {
-      const b = new Uint32Array(next);
-      b.set(a);
-      return b;
-    };
-    this.sourceUrl = widen(this.sourceUrl);
-    this.listedAt = widen(this.listedAt);
-    this.removedAt = widen(this.removedAt);
+    const refs = new Uint32Array(3 * next);
+    refs.set(this.refs);
+    this.refs = refs;
   }
 
   add(r: EntityRecord, listIdx: number, typeIdx: number): number {
     const id = this.size;
-    if (id + 2 >= MAX_ENTITIES) throw new RangeError(`a generation holds at most ${MAX_ENTITIES - 1} entities`);
-    this.grow(id + 2);
-    this.list[id] = listIdx;
-    this.type[id] = typeIdx;
-    this.flags[id] = r.removed_at !== null ? FLAG_DELISTED : 0;
+    if (id + 2 >= MAX_ENTITIES) throw new RangeError(`a generation holds at most ${MAX_ENTITIES - 2} entities`);
+    if (listIdx >= MAX_LISTS) throw new RangeError(`a generation holds at most ${MAX_LISTS} lists`);
+    if (3 * (id + 2) > this.refs.length) this.grow();
+    const flags = r.removed_at !== null ? FLAG_DELISTED : 0;
+    this.meta[id] = (listIdx | (typeIdx << 16) | (flags << 24)) >>> 0;
     this.values.append(r.value);
     this.offsets[id + 1] = this.values.size;
     this.metadata.push(r.metadata);
-    this.sourceUrl[id] = this.intern(r.source_url);
-    this.listedAt[id] = this.intern(r.listed_at);
-    this.removedAt[id] = this.intern(r.removed_at);
+    this.refs[3 * id + SOURCE] = this.intern(r.source_url);
+    this.refs[3 * id + LISTED] = this.intern(r.listed_at);
+    this.refs[3 * id + REMOVED] = this.intern(r.removed_at);
     this.size = id + 1;
     return id;
   }
@@ -142,27 +147,29 @@ export class EntityStore extends ColumnViews {
   }
 
   entityType(id: number): EntityType {
-    return ENTITY_TYPES[this.type[id]];
+    return ENTITY_TYPES[this.typeOf(id)];
   }
 
   isDelisted(id: number): boolean {
-    return (this.flags[id] & FLAG_DELISTED) !== 0;
+    return (this.flagsOf(id) & FLAG_DELISTED) !== 0;
   }
 
   removed(id: number): string | null {
-    return this.strings[this.removedAt[id]];
+    return this.strings[this.refs[3 * id + REMOVED]];
   }
 
   view(id: number): EntityView {
+    const meta = this.meta[id];
+    const refs = this.refs;
     return {
       id,
-      list: this.listSlugs[this.list[id]],
-      entity_type: ENTITY_TYPES[this.type[id]],
+      list: this.listSlugs[meta & 0xffff],
+      entity_type: ENTITY_TYPES[(meta >>> 16) & 0xff],
       value: this.value(id),
       metadata: this.metadata[id],
-      source_url: this.strings[this.sourceUrl[id]],
-      listed_at: this.strings[this.listedAt[id]],
-      removed_at: this.strings[this.removedAt[id]],
+      source_url: this.strings[refs[3 * id + SOURCE]],
+      listed_at: this.strings[refs[3 * id + LISTED]],
+      removed_at: this.strings[refs[3 * id + REMOVED]],
     };
   }
 }

@@ -97,15 +97,16 @@ const BASE58_VERSIONS_2: Record<number, string> = {
   0x1cba: 'zcash-testnet',
 };
 
-function bech32Polymod(values: number[]): number {
-  const GEN = [0x3b6a57b2, 0x26508e6d, 0x1ea119fa, 0x3d4233dd, 0x2a1462b3];
-  let chk = 1;
-  for (const v of values) {
-    const top = chk >>> 25;
-    chk = ((chk & 0x1ffffff) << 5) ^ v;
-    for (let i = 0; i < 5; i++) if ((top >>> i) & 1) chk ^= GEN[i];
-  }
-  return chk >>> 0;
+/** One step of the BIP 173 checksum polynomial. */
+function polymodStep(chk: number, v: number): number {
+  const top = chk >>> 25;
+  chk = ((chk & 0x1ffffff) << 5) ^ v;
+  if (top & 1) chk ^= 0x3b6a57b2;
+  if (top & 2) chk ^= 0x26508e6d;
+  if (top & 4) chk ^= 0x1ea119fa;
+  if (top & 8) chk ^= 0x3d4233dd;
+  if (top & 16) chk ^= 0x2a1462b3;
+  return chk;
 }
 
 const BECH32_CONST = 1;
@@ -125,24 +126,27 @@ const BECH32_HRPS: Record<string, string> = {
   ztestsapling: 'zcash-testnet',
 };
 
-/** Lower-cased bech32/bech32m string with a known prefix and valid checksum, or null. */
+/**
+ * Lower-cased bech32/bech32m string with a known prefix and valid checksum, or null. It runs on
+ * every screened address, so the checksum is computed in place, without building the value list.
+ */
 function bech32(lower: string): { hrp: string; chain: string } | null {
   const sep = lower.lastIndexOf('1');
   if (sep < 1 || lower.length - sep < 7) return null;
   const hrp = lower.slice(0, sep);
-  const chain = BECH32_HRPS[hrp];
+  const chain = Object.hasOwn(BECH32_HRPS, hrp) ? BECH32_HRPS[hrp] : undefined;
   if (!chain) return null;
-  const values: number[] = [];
-  for (let i = 0; i < hrp.length; i++) values.push(hrp.charCodeAt(i) >> 5);
-  values.push(0);
-  for (let i = 0; i < hrp.length; i++) values.push(hrp.charCodeAt(i) & 31);
+  let chk = 1;
+  for (let i = 0; i < sep; i++) chk = polymodStep(chk, lower.charCodeAt(i) >> 5);
+  chk = polymodStep(chk, 0);
+  for (let i = 0; i < sep; i++) chk = polymodStep(chk, lower.charCodeAt(i) & 31);
   for (let i = sep + 1; i < lower.length; i++) {
     const c = lower.charCodeAt(i);
     const v = c < 128 ? BECH32_MAP[c] : -1;
     if (v < 0) return null;
-    values.push(v);
+    chk = polymodStep(chk, v);
   }
-  const mod = bech32Polymod(values);
+  const mod = chk >>> 0;
   return mod === BECH32_CONST || mod === BECH32M_CONST ? { hrp, chain } : null;
 }
 

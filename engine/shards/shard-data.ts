@@ -154,7 +154,7 @@ export class ShardGeneration {
   add(from: number, to: number): void {
     this.ids = grow(this.ids, this.n + to - from);
     this.cols.cover(to);
-    const { type: types, offsets, values } = this.cols;
+    const { meta, offsets, values } = this.cols;
     const exact = this.exact!;
     const names = this.nameBuilder!;
     const govIds = this.idBuilder!;
@@ -167,7 +167,7 @@ export class ShardGeneration {
     for (let id = from; id < to; id++) {
       const local = this.n++;
       this.ids[local] = id;
-      const type = types[id];
+      const type = (meta[id] >>> 16) & 0xff;
       const start = offsets[id];
       const end = offsets[id + 1];
       const value = values.text(start, end);
@@ -181,7 +181,7 @@ export class ShardGeneration {
       const key = canonicalKey(ENTITY_TYPES[type], value);
       if (key === null) continue;
       hashKey(key, type + 1, h);
-      exact.add(h[0], h[1], key, id, start, end, key === value);
+      exact.add(h[0], h[1], type, key, id, start, end, key === value);
       if (type === T_ID) {
         doc = this.govIds.add(local, key);
         trigrams(key, idTerm);
@@ -212,11 +212,11 @@ export class ShardGeneration {
   }
 
   private eligible(local: number, mask: Uint8Array): boolean {
-    return mask[this.cols.list[this.ids[local]]] === 1;
+    return mask[this.cols.listOf(this.ids[local])] === 1;
   }
 
   private delisted(local: number): number {
-    return this.cols.flags[this.ids[local]] & FLAG_DELISTED;
+    return this.cols.flagsOf(this.ids[local]) & FLAG_DELISTED;
   }
 
   fuzzy(q: FuzzyQuery): QueryResult {

@@ -6,7 +6,8 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402/core/http';
 import { startTestService, type TestService } from '../support/service.js';
-import { httpClient, pay, startPaymentChain, PRICE, type PaymentChain } from './support.js';
+import { httpClient } from './support.js';
+import { pay, startPaymentChain, PRICE, type PaymentChain } from '../support/payments.js';
 import { TOOL_SPECS } from '../../src/mcp/index.js';
 
 // The real service (real lists, PGlite, chDB) with /mcp beside the REST routes, a Hardhat chain at

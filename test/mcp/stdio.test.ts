@@ -14,7 +14,7 @@ import { TokenService } from '../../src/billing/tokens.js';
 import { openAuditStore } from '../../src/audit/store.js';
 import { prepareDataDir, testEnv } from '../support/service.js';
 import { REPO_ROOT } from '../support/paths.js';
-import { pay, startPaymentChain, PRICE, type PaymentChain } from './support.js';
+import { pay, startPaymentChain, PRICE, type PaymentChain } from '../support/payments.js';
 
 // `npx tsx src/cli.ts mcp` spawned by the SDK's own StdioClientTransport: the whole service without
 // a listener, tokens through _meta["authorization"] or SCREENING_API_TOKEN, payments only through

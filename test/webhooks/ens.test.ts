@@ -132,7 +132,7 @@ describe('monitored ENS names', () => {
     clock = new Date('2026-05-01T01:00:00.000Z');
     assert.equal(await monitorEns.runOnce(), 1);
     assert.equal(await monitorEns.runOnce(), 0, 'the same resolution again: no second event');
-    assert.deepEqual((await store.listMonitors(c))[0].resolved_address, LISTED.toLowerCase());
+    assert.deepEqual((await store.listMonitors(c))[0].resolved_address, getAddress(LISTED));
 
     clock = new Date('2026-05-02T00:00:00.000Z');
     await writeList(['name,Someone Else,RANSOMWARE']);
