@@ -18,6 +18,7 @@ import { batchEndpoint, registerBatchRoute } from './api/endpoints/batch.js';
 import { publicEndpoints } from './api/endpoints/public.js';
 import { openDb, type Db } from './store/db.js';
 import { migrate } from './store/migrate.js';
+import { acquireLeadership, soleLeader, type Leadership } from './store/leader.js';
 import { openAuditStore, type AuditStore } from './audit/store.js';
 import { TokenService } from './billing/tokens.js';
 import { QuotaManager } from './billing/quota.js';
@@ -43,7 +44,9 @@ export interface Service {
   config: Config;
   log: Logger;
   engine: Engine;
-  lists: ListManager;
+  /** The list manager of this node's current role (leader: ingests; follower: reloads the leader's snapshots). */
+  lists(): ListManager;
+  leadership: Leadership;
   db: Db;
   audit: AuditStore;
   tokens: TokenService;
@@ -81,7 +84,10 @@ export async function createService(config: Config, overrides: ServiceOverrides 
   const ensNames = ensNameResolver(ens);
   const webhookStore = new WebhookStore(db, { policy: webhookPolicy, names: ensNames, now });
   const webhookSink = createWebhookSink({ db, log: webhookLog, now });
-  const lists = new ListManager({ config, engine, sinks: [audit.changes, webhookSink], log: log.child({ component: 'lists' }) });
+  const leadership = config.DATABASE_URL ? await acquireLeadership(config.DATABASE_URL, log.child({ component: 'leadership' })) : soleLeader();
+  const listManager = (follower: boolean) =>
+    new ListManager({ config, engine, sinks: [audit.changes, webhookSink], follower, log: log.child({ component: 'lists', role: follower ? 'follower' : 'leader' }) });
+  let lists = listManager(!leadership.isLeader());
   const catalog = new ListCatalog(LISTS, () => ({
     version: engine.generation(),
     slugs: () => Object.entries(lists.status()).filter(([, s]) => s.loaded).map(([slug]) => slug),
@@ -124,7 +130,17 @@ export async function createService(config: Config, overrides: ServiceOverrides 
   });
   const delivery = createWebhookDelivery({ db, log: webhookLog, policy: webhookPolicy, registry: metrics.registry, now });
   delivery.start();
-  ensMonitor.start();
+  if (leadership.isLeader()) ensMonitor.start();
+  let roleChange: Promise<void> = Promise.resolve();
+  leadership.onChange((leader) => {
+    roleChange = roleChange.then(async () => {
+      await lists.stop();
+      lists = listManager(!leader);
+      await lists.start();
+      if (leader) ensMonitor.start();
+      else await ensMonitor.stop();
+    }).catch((err: unknown) => log.error({ err }, 'role change failed'));
+  });
 
   const batch = batchEndpoint(screening);
   const endpoints: AnyEndpoint[] = [
@@ -170,7 +186,8 @@ export async function createService(config: Config, overrides: ServiceOverrides 
     config,
     log,
     engine,
-    lists,
+    lists: () => lists,
+    leadership,
     db,
     audit,
     tokens,
@@ -182,6 +199,8 @@ export async function createService(config: Config, overrides: ServiceOverrides 
       if (closed) return;
       closed = true;
       await http.drain(10_000);
+      await leadership.close();
+      await roleChange;
       await lists.stop();
       await ensMonitor.stop();
       await delivery.stop();

@@ -92,7 +92,7 @@ export async function prepareDataDir(): Promise<string> {
 export async function startTestService(env: Env = {}, overrides: ServiceOverrides = {}): Promise<TestService> {
   const dataDir = await prepareDataDir();
   const service = await createService(loadConfig(testEnv(dataDir, env)), { validateResponses: true, ...overrides });
-  await service.lists.idle();
+  await service.lists().idle();
   const port = await service.listen();
   return {
     url: `http://127.0.0.1:${port}`,

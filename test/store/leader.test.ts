@@ -1,0 +1,63 @@
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import pino from 'pino';
+import pg from 'pg';
+import { acquireLeadership, INGESTION_LOCK_KEY } from '../../src/store/leader.js';
+import { freshPostgresUrl } from './backends.js';
+
+/**
+ * List-ingestion leadership on a real PostgreSQL server: one leader at a time; when the leader
+ * closes or its connection dies, a follower takes over at its next attempt.
+ */
+const log = pino({ level: 'silent' });
+let url: string;
+before(async () => {
+  url = await freshPostgresUrl();
+});
+const opened: { close(): Promise<void> }[] = [];
+after(async () => {
+  for (const l of opened) await l.close();
+});
+
+async function until(cond: () => boolean, ms = 5000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error('condition not reached');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+test('one leader; a follower takes over when the leader closes', async () => {
+  const a = await acquireLeadership(url, log, { retryMs: 100 });
+  const b = await acquireLeadership(url, log, { retryMs: 100 });
+  opened.push(a, b);
+  assert.equal(a.isLeader(), true);
+  assert.equal(b.isLeader(), false);
+  const roles: boolean[] = [];
+  b.onChange((leader) => roles.push(leader));
+  await new Promise((r) => setTimeout(r, 300));
+  assert.equal(b.isLeader(), false, 'still a follower while the leader lives');
+  await a.close();
+  await until(() => b.isLeader());
+  assert.deepEqual(roles, [true]);
+  await b.close();
+});
+
+test('a leader whose connection is killed loses leadership; the follower takes it', async () => {
+  const a = await acquireLeadership(url, log, { retryMs: 100 });
+  const b = await acquireLeadership(url, log, { retryMs: 100 });
+  opened.push(a, b);
+  assert.equal(a.isLeader(), true);
+  const aRoles: boolean[] = [];
+  a.onChange((leader) => aRoles.push(leader));
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  await admin.query(
+    "SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND granted AND ((classid::bigint << 32) | objid::bigint) = $1::bigint",
+    [INGESTION_LOCK_KEY],
+  );
+  await admin.end();
+  await until(() => b.isLeader() || a.isLeader());
+  await until(() => aRoles.includes(false) || b.isLeader());
+  assert.equal([a.isLeader(), b.isLeader()].filter(Boolean).length, 1, 'exactly one leader');
+});
