@@ -1,6 +1,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
+import { once } from 'node:events';
 import type { ChildProcess } from 'node:child_process';
 import { prepareDataDir, spawnService, startTestService, testEnv, type TestService } from '../support/service.js';
 import { OpenApiChecker } from '../support/openapi.js';
@@ -21,8 +22,11 @@ before(async () => {
 });
 after(async () => {
   await svc?.close();
-  strict?.child.kill('SIGTERM');
-  if (strict) rmSync(strict.dataDir, { recursive: true, force: true });
+  if (strict) {
+    strict.child.kill('SIGTERM');
+    if (strict.child.exitCode === null) await once(strict.child, 'exit');
+    rmSync(strict.dataDir, { recursive: true, force: true });
+  }
 });
 
 const get = (path: string, base = svc.url) => api.fetchJson(`${base}/api/v1${path}`);
