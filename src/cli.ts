@@ -3,7 +3,7 @@
  * lives in src/cli/<command>.ts and exports `run(args): Promise<number>` (the exit code) and a
  * one-line `summary`. Commands that print data take `--json` for machine-readable output.
  */
-const COMMANDS = ['compare', 'lists', 'customers', 'tokens', 'plans', 'monitors', 'webhooks', 'mcp', 'serve'] as const;
+const COMMANDS = ['compare', 'lists', 'customers', 'tokens', 'plans', 'monitors', 'webhooks', 'mcp'] as const;
 type CommandName = (typeof COMMANDS)[number];
 
 interface CommandModule {
@@ -19,13 +19,7 @@ async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (!name || name === '--help' || name === '-h' || name === 'help') {
     const lines = ['usage: cli <command> [args]   (cli <command> --help for details)', '', 'commands:'];
-    for (const c of COMMANDS) {
-      try {
-        lines.push(`  ${c.padEnd(10)} ${(await load(c)).summary}`);
-      } catch {
-        /* a command whose module is absent is simply not listed */
-      }
-    }
+    for (const c of COMMANDS) lines.push(`  ${c.padEnd(10)} ${(await load(c)).summary}`);
     console.log(lines.join('\n'));
     return name ? 0 : 2;
   }

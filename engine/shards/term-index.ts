@@ -7,12 +7,13 @@ import { HashSlots, probe } from '../hash-slots.js';
  * laid out CSR-style). No term strings are kept: a query hashes its terms the same way, and a
  * 64-bit collision could only add a candidate, which the caller verifies anyway.
  *
- * It replaces FlexSearch for names and government IDs. Measured here on synthetic names
- * (bench/RESULTS.md): FlexSearch took ~700 B and ~20 µs per name to add with its leanest options
- * (`resolution: 1`, `fastupdate: false`, strict tokenizer, our encoder; `optimize`, `cache`,
- * `keystore` changed nothing), which is ~2.5 GB and ~70 CPU-seconds for the 3.6 M names of a 10 M
- * entity generation. This index takes 4 bytes per (term, document) pair plus ~28 bytes per
- * distinct term, and well under a microsecond per term to add.
+ * It replaces FlexSearch for names and government IDs. Measured here on 300k synthetic names:
+ * FlexSearch took ~700 B and ~20 µs per name to add with its leanest options (`resolution: 1`,
+ * `fastupdate: false`, strict tokenizer with our encoder; `optimize`, `cache: false` and
+ * `keystore` changed nothing), i.e. ~2.5 GB and ~70 CPU-seconds for the 3.6 M names of a 10 M
+ * entity generation; on government-ID trigrams it fit in memory (~35-55 B per ID) but cost
+ * 8-20 µs per ID to add. This index takes 4 bytes per (term, document) pair plus 28-52 bytes per
+ * distinct term (slots at most half full), and a hash and a probe per term to add.
  */
 export class TermIndexBuilder {
   private readonly map = new HashSlots();

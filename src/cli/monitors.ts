@@ -1,4 +1,4 @@
-import { intArg, parse, table, UsageError } from '../billing/cli-support.js';
+import { intArg, parse, table, UsageError } from './support.js';
 import { MONITORED_ENTITY_TYPES, type MonitoredEntityType } from '../webhooks/events.js';
 import { withStore } from '../webhooks/cli-support.js';
 

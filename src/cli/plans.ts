@@ -1,4 +1,4 @@
-import { intArg, parse, table, UsageError, withClient } from '../billing/cli-support.js';
+import { intArg, parse, table, UsageError, withClient } from './support.js';
 
 export const summary = 'plans (monthly credit quotas): create, list, update';
 

@@ -1,4 +1,4 @@
-import { intArg, parse, table, UsageError, withClient } from '../billing/cli-support.js';
+import { intArg, parse, table, UsageError, withClient } from './support.js';
 
 export const summary = 'API tokens of customers: create (shown once), list, revoke';
 

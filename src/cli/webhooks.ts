@@ -1,4 +1,4 @@
-import { intArg, parse, table, UsageError } from '../billing/cli-support.js';
+import { intArg, parse, table, UsageError } from './support.js';
 import { withStore } from '../webhooks/cli-support.js';
 
 export const summary = 'webhook endpoints of customers: add, list, enable, disable, rotate, test, deliveries';

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
-import { COMMON_HELP, UsageError, type Parsed } from '../billing/cli-support.js';
-import { ConfigError, loadConfig, type Config } from '../config.js';
+import { COMMON_HELP, runCommand, UsageError, type CommandOutput, type Parsed } from '../cli/support.js';
+import { loadConfig, type Config } from '../config.js';
 import { EnsResolver } from '../ens/resolver.js';
 import { openDb } from '../store/db.js';
 import { migrate } from '../store/migrate.js';
@@ -27,37 +27,26 @@ export function storeFor(cfg: Config, db: Awaited<ReturnType<typeof openDb>>): W
   });
 }
 
-export async function withStore(
-  parsed: Parsed,
-  usage: string,
-  fn: (store: WebhookStore, customerId: () => number) => Promise<{ json: unknown; text: string }>,
-): Promise<number> {
-  if (parsed.values.help || !parsed.sub) {
-    console.log(usage + HELP);
-    return parsed.values.help ? 0 : 2;
-  }
-  let close: (() => Promise<void>) | null = null;
-  try {
-    const cfg = loadConfig();
-    if (!cfg.DATABASE_URL) {
-      const holder = pgliteHolder(join(cfg.DATA_DIR, 'pglite'));
-      if (holder !== null) throw new Error(`the server (pid ${holder}) holds the embedded database in ${cfg.DATA_DIR}: stop it, use DATABASE_URL, or use the dashboard API (/api/v1/account/...)`);
-    }
-    const db = await openDb(cfg);
-    close = () => db.close();
-    await migrate(db);
-    const customer = () => {
-      const v = parsed.values.customer;
-      if (typeof v !== 'string' || !/^\d+$/.test(v)) throw new UsageError('--customer ID is required');
-      return Number(v);
-    };
-    const out = await fn(storeFor(cfg, db), customer);
-    console.log(parsed.values.json ? JSON.stringify(out.json, null, 2) : out.text);
-    return 0;
-  } catch (err) {
-    console.error(err instanceof UsageError ? `${err.message}\n\n${usage}` : err instanceof ConfigError ? err.message : (err as Error).message);
-    return err instanceof UsageError ? 2 : 1;
-  } finally {
-    await close?.();
-  }
+export function withStore(parsed: Parsed, usage: string, fn: (store: WebhookStore, customerId: () => number) => Promise<CommandOutput>): Promise<number> {
+  const customer = () => {
+    const v = parsed.values.customer;
+    if (typeof v !== 'string' || !/^\d+$/.test(v)) throw new UsageError('--customer ID is required');
+    return Number(v);
+  };
+  return runCommand(
+    parsed,
+    usage,
+    HELP,
+    async () => {
+      const cfg = loadConfig();
+      if (!cfg.DATABASE_URL) {
+        const holder = pgliteHolder(join(cfg.DATA_DIR, 'pglite'));
+        if (holder !== null) throw new Error(`the server (pid ${holder}) holds the embedded database in ${cfg.DATA_DIR}: stop it, use DATABASE_URL, or use the dashboard API (/api/v1/account/...)`);
+      }
+      const db = await openDb(cfg);
+      await migrate(db);
+      return { resource: storeFor(cfg, db), close: () => db.close() };
+    },
+    (store) => fn(store, customer),
+  );
 }

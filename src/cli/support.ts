@@ -1,10 +1,10 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { ConfigError, loadConfig } from '../config.js';
-import { openAdminClient, type AdminClient } from './admin-client.js';
+import { openAdminClient, type AdminClient } from '../billing/admin-client.js';
 
 /**
- * Shared plumbing of the `customers`, `tokens` and `plans` CLI commands: option parsing, the
- * admin client (database or running server), `--json` or human output, errors as exit code 1.
+ * Shared plumbing of the operator CLI commands: option parsing, opening what a command works on,
+ * `--json` or human output, usage errors as exit code 2 and other errors as 1.
  */
 export type Options = ParseArgsConfig['options'];
 
@@ -39,27 +39,53 @@ export function intArg(value: string | boolean | undefined, name: string): numbe
 
 export class UsageError extends Error {}
 
-export async function withClient(
+export interface CommandOutput {
+  json: unknown;
+  text: string;
+}
+
+/**
+ * Runs one sub-command: prints help for `--help` or no sub-command, opens the resource, prints the
+ * output as JSON or text, and always closes the resource.
+ */
+export async function runCommand<R>(
   parsed: Parsed,
   usage: string,
-  fn: (client: AdminClient) => Promise<{ json: unknown; text: string }>,
+  help: string,
+  open: () => Promise<{ resource: R; close(): Promise<void> }>,
+  fn: (resource: R) => Promise<CommandOutput>,
 ): Promise<number> {
   if (parsed.values.help || !parsed.sub) {
-    console.log(usage + COMMON_HELP);
+    console.log(usage + help);
     return parsed.values.help ? 0 : 2;
   }
-  let client: AdminClient | null = null;
+  let close: (() => Promise<void>) | null = null;
   try {
-    client = await openAdminClient(loadConfig(), { server: parsed.values.server as string | undefined });
-    const out = await fn(client);
+    const opened = await open();
+    close = () => opened.close();
+    const out = await fn(opened.resource);
     console.log(parsed.values.json ? JSON.stringify(out.json, null, 2) : out.text);
     return 0;
   } catch (err) {
     console.error(err instanceof UsageError ? `${err.message}\n\n${usage}` : err instanceof ConfigError ? err.message : (err as Error).message);
     return err instanceof UsageError ? 2 : 1;
   } finally {
-    await client?.close();
+    await close?.();
   }
+}
+
+/** `customers`, `tokens`, `plans`: the admin client (database, or a running server's admin API). */
+export function withClient(parsed: Parsed, usage: string, fn: (client: AdminClient) => Promise<CommandOutput>): Promise<number> {
+  return runCommand(
+    parsed,
+    usage,
+    COMMON_HELP,
+    async () => {
+      const client = await openAdminClient(loadConfig(), { server: parsed.values.server as string | undefined });
+      return { resource: client, close: () => client.close() };
+    },
+    fn,
+  );
 }
 
 /** Fixed-width columns for the human-readable listings. */
