@@ -96,6 +96,8 @@ export class ListManager {
   private stopped = false;
   private opened = false;
   private engineStale = false;
+  /** The committed version (seq) of each list in the engine's current generation. */
+  private engineSeqs = new Map<string, number>();
 
   constructor(private readonly opts: ListManagerOptions) {
     this.config = opts.config;
@@ -176,10 +178,15 @@ export class ListManager {
   }
 
   /** True when every enabled list is loaded or has failed at least once. */
+  /**
+   * Every enabled list has loaded or failed at least once, and the engine serves the committed
+   * version of each loaded list (a list committed but not yet in the engine is not ready).
+   */
   ready(): boolean {
     return this.opened && this.defs.every((d) => {
       const s = this.states.get(d.slug);
-      return s !== undefined && (s.seq !== null || s.last_error !== null);
+      if (s === undefined || (s.seq === null && s.last_error === null)) return false;
+      return this.engine === null || s.seq === null || this.engineSeqs.get(d.slug) === s.seq;
     });
   }
 
@@ -354,6 +361,7 @@ export class ListManager {
     this.engineStale = true;
     const { entities, ms } = await this.engine.load({ lists, records: records() });
     this.engineStale = false;
+    this.engineSeqs = new Map(loaded.map(({ def, state }) => [def.slug, state!.seq!]));
     this.log.info({ lists: lists.length, entities, ms: Math.round(ms) }, 'engine generation loaded');
   }
 }

@@ -1,3 +1,4 @@
+import type { AuditMatchRow } from './rows.js';
 import type { ClickHouseClient } from '@clickhouse/client';
 
 export interface DateRange {
@@ -13,16 +14,8 @@ export interface AuditFilter extends DateRange {
   value?: string;
 }
 
-export interface AuditTrailItem {
-  time: string;
-  request_id: string;
-  endpoint: string;
-  screened_value: string;
-  matched_value: string;
-  list: string;
-  list_type: string;
-  match: string;
-}
+/** An audit row as the dashboard reads it: the stored row without the caller, time as ISO text. */
+export type AuditTrailItem = Omit<AuditMatchRow, 'time' | 'customer_id' | 'payer'> & { time: string };
 
 export interface UsageDay {
   day: string;

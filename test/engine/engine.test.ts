@@ -227,6 +227,36 @@ describe('engine semantics on a small generation', () => {
   });
 });
 
+describe('keys spread over shards', () => {
+  test('the same key in batches taken by different shards answers with every id, ascending', async () => {
+    const engine = await Engine.create({ shards: 2 });
+    try {
+      const key = '0x7f367cc41522ce07553e823bf3be79a889debe1b';
+      const records: EntityRecord[] = [];
+      // Batches of 4096 ids alternate between the two shards: ids 0 and 5000 land in different ones.
+      for (let i = 0; i < 6000; i++) {
+        if (i === 0 || i === 5000) records.push(rec(i === 0 ? 'scam' : 'sdn', 'crypto_address', i === 0 ? key.toUpperCase().replace('0X', '0x') : key));
+        else records.push(rec('sdn', 'government_id', `P${String(i).padStart(7, '0')}`));
+      }
+      await engine.load({ lists: LISTS, records });
+      assert.deepEqual(engine.lookup('crypto_address', key), [0, 5000]);
+      assert.deepEqual(brief(await engine.screen({ kind: 'crypto', value: key, lists: ALL })), [
+        [0, 'exact', 1],
+        [5000, 'exact', 1],
+      ]);
+      assert.deepEqual(brief(await engine.screen({ kind: 'crypto', value: key, lists: ['sdn'] })), [[5000, 'exact', 1]]);
+      // Sequential IDs are one substitution apart: the exact one first, then fuzzy neighbours.
+      for (const id of [1234, 5999]) {
+        const hits = brief(await engine.screen({ kind: 'id', value: `P${String(id).padStart(7, '0')}`, lists: ALL }));
+        assert.deepEqual(hits[0], [id, 'exact', 1]);
+        assert.ok(hits.length > 1 && hits.slice(1).every(([, match, sim]) => match === 'fuzzy' && sim === 0.9));
+      }
+    } finally {
+      await engine.close();
+    }
+  });
+});
+
 describe('engine failures', () => {
   test('a record of an unknown entity type fails the load and keeps the old generation', async () => {
     const engine = await Engine.create({ shards: 1 });

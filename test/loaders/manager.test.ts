@@ -292,3 +292,34 @@ describe('ListManager', () => {
     assert.equal(JSON.parse(await readFile(join(dir, 'state.json'), 'utf8')).pending_changes.length, 0);
   });
 });
+
+test('not ready while a committed version is not yet served by the engine (regression: /readyz said ready before the first generation loaded)', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'manager-ready-'));
+  const own = await Engine.create({ shards: 1 });
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  let loading = false;
+  const slowEngine = {
+    async load(gen: Parameters<Engine['load']>[0]) {
+      loading = true;
+      await gate;
+      return own.load(gen);
+    },
+  };
+  await writeSource([`crypto_address,${A},CYBER2`]);
+  const m = new ListManager({ config: loadConfig({ DATA_DIR: dir, SOURCE_DIR: sourceDir }), engine: slowEngine, log, now, lists: [csvList] });
+  try {
+    await m.start();
+    while (!loading) await new Promise((r) => setTimeout(r, 10));
+    assert.equal(m.status()['test-csv'].loaded, true, 'the version is committed');
+    assert.equal(m.ready(), false, 'but the engine does not serve it yet');
+    release();
+    await m.idle();
+    assert.equal(m.ready(), true);
+    assert.equal(own.stats().lists['test-csv'].total, 1);
+  } finally {
+    await m.stop();
+    await own.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+});
