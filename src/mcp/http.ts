@@ -2,7 +2,7 @@ import type { HttpResponse, TemplatedApp } from 'uWebSockets.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { RequestMeta } from '../api/endpoint.js';
 import type { RouteHelpers } from '../server/app.js';
-import { statusLine, StreamWriter, type ResponseState } from '../server/uws-io.js';
+import { preflight, StreamWriter, writeHead, type ResponseState } from '../server/uws-io.js';
 import type { McpConnection } from './call.js';
 import type { McpServerFactory } from './server.js';
 
@@ -21,7 +21,6 @@ const MAX_BODY_BYTES = 1024 * 1024;
 /** Headers the transport itself reads; credentials stay with the connection, not the JSON-RPC layer. */
 const TRANSPORT_HEADERS = ['accept', 'content-type', 'mcp-protocol-version', 'mcp-session-id', 'last-event-id'] as const;
 
-const STATUS: Record<number, string> = { 202: '202 Accepted', 406: '406 Not Acceptable' };
 
 function quality(accept: string, type: string): { q: number; at: number } {
   const parts = accept.split(',');
@@ -46,8 +45,7 @@ function writeWhole(res: HttpResponse, state: ResponseState, status: number, hea
   if (state.aborted || state.done) return;
   state.done = true;
   res.cork(() => {
-    res.writeStatus(STATUS[status] ?? statusLine(status));
-    for (const k in headers) res.writeHeader(k, headers[k]);
+    writeHead(res, status, headers);
     res.end(body);
   });
 }
@@ -91,6 +89,7 @@ function connectionOf(meta: RequestMeta): McpConnection {
 export function registerMcpRoute(app: TemplatedApp, helpers: RouteHelpers, factory: McpServerFactory): void {
   const route = `ANY ${MCP_PATH}`;
   app.any(MCP_PATH, (res, req) => {
+    if (req.getMethod() === 'options') return preflight(res);
     const meta = helpers.readMeta(res, req, 'mcp');
     const { state, finish } = helpers.begin(res, route, meta.method);
     if (meta.method !== 'POST') {

@@ -10,7 +10,7 @@ import type { AnyEndpoint, RequestMeta } from '../api/endpoint.js';
 import { execute, errorOutcome, type Outcome, type PipelineDeps } from '../pipeline/run.js';
 import { parseInput, parseJsonBody, type RawInput } from './validation.js';
 import { ClientIpResolver } from './client-ip.js';
-import { readBody, ResponseState, sendBody, sendJson, StreamWriter } from './uws-io.js';
+import { preflight, readBody, ResponseState, sendBody, sendJson, StreamWriter, writeHead } from './uws-io.js';
 import type { Metrics } from './metrics.js';
 import type { TrpcContext } from '../api/trpc.js';
 
@@ -225,7 +225,10 @@ export function createHttpApp(opts: HttpAppOptions): HttpServer {
   let openApiText: string | null = null;
   simple('/api/v1/openapi.json', 'get', (res) => {
     openApiText ??= JSON.stringify(opts.openApiDocument());
-    res.cork(() => res.writeHeader('Content-Type', 'application/json').writeHeader('Access-Control-Allow-Origin', '*').end(openApiText!));
+    res.cork(() => {
+      writeHead(res, 200, { 'Content-Type': 'application/json' });
+      res.end(openApiText!);
+    });
   });
   registerDocs(app);
 
@@ -268,11 +271,14 @@ export function createHttpApp(opts: HttpAppOptions): HttpServer {
     });
   });
 
+  app.options('/*', preflight);
+
   opts.extraRoutes?.(app, helpers);
 
   for (const [pattern, methods] of allowedMethods) {
     const allow = [...methods].join(', ');
-    app.any(pattern, (res) => {
+    app.any(pattern, (res, req) => {
+      if (req.getMethod() === 'options') return preflight(res);
       res.cork(() => res.writeStatus('405 Method Not Allowed').writeHeader('Allow', allow).writeHeader('Content-Type', 'application/json').end('{"detail":"Method Not Allowed"}'));
     });
   }

@@ -4,6 +4,7 @@ import type { HttpResponse } from 'uWebSockets.js';
 
 const STATUS_TEXT: Record<number, string> = {
   200: 'OK',
+  202: 'Accepted',
   204: 'No Content',
   304: 'Not Modified',
   400: 'Bad Request',
@@ -12,6 +13,7 @@ const STATUS_TEXT: Record<number, string> = {
   403: 'Forbidden',
   404: 'Not Found',
   405: 'Method Not Allowed',
+  406: 'Not Acceptable',
   409: 'Conflict',
   413: 'Payload Too Large',
   415: 'Unsupported Media Type',
@@ -32,9 +34,33 @@ export class ResponseState {
   done = false;
 }
 
+/**
+ * CORS for browser clients and agents: any origin may call the API (credentials are explicit
+ * headers, never cookies), and may read the payment and rate-limit headers.
+ */
+export const CORS_HEADERS: Record<string, string> = {
+  'Access-Control-Allow-Origin': '*',
+  'Access-Control-Expose-Headers': 'PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-PAYMENT-RESPONSE, X-Request-Id, Retry-After, WWW-Authenticate, Content-Disposition, X-Total-Count',
+};
+/** Added to CORS_HEADERS (which every answer carries) on a preflight. */
+export const CORS_PREFLIGHT_HEADERS: Record<string, string> = {
+  'Access-Control-Allow-Methods': 'GET, POST, DELETE, OPTIONS',
+  'Access-Control-Allow-Headers': 'Authorization, Content-Type, X-PAYMENT, PAYMENT-SIGNATURE, X-Request-Id, Accept, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-ID',
+  'Access-Control-Max-Age': '86400',
+};
+
 export function writeHead(res: HttpResponse, status: number, headers: Record<string, string>): void {
   res.writeStatus(statusLine(status));
+  for (const k in CORS_HEADERS) res.writeHeader(k, CORS_HEADERS[k]);
   for (const k in headers) res.writeHeader(k, headers[k]);
+}
+
+/** The answer to a CORS preflight: which methods and request headers any origin may use. */
+export function preflight(res: HttpResponse): void {
+  res.cork(() => {
+    writeHead(res, 204, CORS_PREFLIGHT_HEADERS);
+    res.endWithoutBody();
+  });
 }
 
 export function sendBody(res: HttpResponse, state: ResponseState, status: number, contentType: string, body: string | Buffer, headers: Record<string, string>): void {

@@ -86,3 +86,16 @@ test('tRPC at /trpc serves the same procedures, with batching', async () => {
   assert.equal(out.length, 2);
   assert.ok(Array.isArray(out[1].result.data));
 });
+
+test('CORS: preflight from any origin, and answers readable by browsers (payment and request-id headers exposed)', async () => {
+  for (const path of ['/api/v1/screen/crypto/0xabc', '/api/v1/stats', '/mcp']) {
+    const pre = await get(path, { method: 'OPTIONS', headers: { origin: 'https://app.example', 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization, payment-signature' } });
+    assert.equal(pre.status, 204, path);
+    assert.equal(pre.headers.get('access-control-allow-origin'), '*');
+    assert.match(pre.headers.get('access-control-allow-headers') ?? '', /Authorization.*PAYMENT-SIGNATURE/);
+  }
+  const res = await get('/api/v1/screen/crypto/0xabc', { headers: { origin: 'https://app.example' } });
+  assert.equal(res.status, 402);
+  assert.equal(res.headers.get('access-control-allow-origin'), '*');
+  assert.match(res.headers.get('access-control-expose-headers') ?? '', /PAYMENT-REQUIRED/);
+});
