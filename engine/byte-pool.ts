@@ -77,17 +77,4 @@ export class BytePool {
     }
     return s.length === len;
   }
-
-  /** Whether bytes [start, end) begin with the UTF-8 encoding of `prefix`. */
-  startsWith(prefix: string, start: number, end: number): boolean {
-    if (prefix.length > end - start) return false;
-    if (end > this.u8.length) this.refresh();
-    const u8 = this.u8;
-    for (let i = 0; i < prefix.length; i++) {
-      const c = prefix.charCodeAt(i);
-      if (c >= 0x80) return this.text(start, end).startsWith(prefix);
-      if (u8[start + i] !== c) return false;
-    }
-    return true;
-  }
 }

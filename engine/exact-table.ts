@@ -25,8 +25,6 @@ const IN_VALUES = 0x80000000;
 const LENGTH = 0xffffff;
 const TYPE_SHIFT = 24;
 const TYPE_MASK = 0x7f;
-/** Keys longer than this (in UTF-8 bytes) are not indexed. */
-export const MAX_KEY_BYTES = LENGTH;
 
 export class ExactTable {
   private readonly slots: Uint32Array;
@@ -102,7 +100,7 @@ export class ExactTableBuilder {
   /**
    * Adds entity `id` of entity type `type` (an index below 128) under `key`, whose hash is
    * (hi, lo). When the key is the entity's published value, `valueStart`/`valueEnd` locate it in
-   * the value pool and no copy is made. Returns false (and skips it) for a key over MAX_KEY_BYTES.
+   * the value pool and no copy is made. Returns false (and skips it) for a key over 16 MiB of UTF-8.
    */
   add(hi: number, lo: number, type: number, key: string, id: number, valueStart: number, valueEnd: number, keyIsValue: boolean): boolean {
     // UTF-8 takes at most 3 bytes per UTF-16 unit: only a huge key needs measuring.
@@ -135,10 +133,6 @@ export class ExactTableBuilder {
     this.occId[this.n] = id;
     this.n++;
     return true;
-  }
-
-  get size(): number {
-    return this.n;
   }
 
   build(): ExactTableData {

@@ -94,13 +94,20 @@ export class TermIndex {
   }
 }
 
+/** Weight units per doubling of a term's rarity (idf in half-bits): scores fit a byte. */
+const WEIGHT_SCALE = 2;
+const MAX_WEIGHT = 48;
+
 /**
  * Ranks documents by the summed weight of the query terms they contain (rarer terms weigh more)
  * and keeps the best `k`: the candidates a similarity then verifies. Scratch arrays are sized to
- * the documents once and reused, so a query allocates nothing in proportion to the index.
+ * the documents once and reused, so a query allocates nothing in proportion to the index. Scores
+ * are bytes (weights quantized to half-bits of inverse document frequency, sums saturating):
+ * accumulating them hits the posting lists' documents in random order, and a byte per document
+ * keeps that scratch four times denser in cache than floats (at 1.8 M names a shard, 1.8 MB).
  */
 export class CandidateRanker {
-  private scores = new Float32Array(0);
+  private scores = new Uint8Array(0);
   private touched = new Uint32Array(0);
   private heapDoc = new Uint32Array(0);
   private heapScore = new Float32Array(0);
@@ -117,7 +124,7 @@ export class CandidateRanker {
    */
   rank(index: TermIndex, terms: number[], documents: number, k: number, accept: (doc: number) => boolean): number[] {
     if (this.scores.length < documents) {
-      this.scores = new Float32Array(documents);
+      this.scores = new Uint8Array(documents);
       this.touched = new Uint32Array(documents);
     }
     const unique = [...new Set(terms)].sort((a, b) => index.frequency(a) - index.frequency(b));
@@ -127,13 +134,14 @@ export class CandidateRanker {
     for (const t of unique) {
       const df = index.frequency(t);
       if (df > this.maxFrequency && nTouched > 0) break;
-      const w = Math.log(1 + index.documents / df);
+      const w = Math.max(1, Math.min(MAX_WEIGHT, Math.round(WEIGHT_SCALE * Math.log2(1 + index.documents / df))));
       const end = index.offsets[t + 1];
       const postings = index.postings;
       for (let p = index.offsets[t]; p < end; p++) {
         const d = postings[p];
-        if (scores[d] === 0) touched[nTouched++] = d;
-        scores[d] += w;
+        const v = scores[d];
+        if (v === 0) touched[nTouched++] = d;
+        scores[d] = v + w > 255 ? 255 : v + w;
       }
     }
     if (this.heapDoc.length < k) {
