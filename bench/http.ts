@@ -59,7 +59,8 @@ async function main() {
   if (!hasWrk()) throw new Error('wrk is not installed (make bench installs it)');
   const dataDir = await prepareDataDir();
   const bare = await startBare();
-  const svc = await spawnService(testEnv(dataDir, { LOG_LEVEL: 'warn', SEARCH_BURST: '100000000', SEARCH_RATE_PER_SECOND: '100000000', ENGINE_SHARDS: '2' }));
+  process.on('exit', () => bare.child.kill('SIGTERM'));
+  const svc = await spawnService(testEnv(dataDir, { LOG_LEVEL: 'info', SEARCH_BURST: '100000', SEARCH_RATE_PER_SECOND: '100000', ENGINE_SHARDS: '2' }));
   const url = `http://127.0.0.1:${svc.port}`;
   try {
     while ((await fetch(`${url}/readyz`)).status !== 200) await new Promise((r) => setTimeout(r, 200));
@@ -69,6 +70,8 @@ async function main() {
       { name: '/screen/crypto match, token + quota + audit', url: `${url}/api/v1/screen/crypto/${XBT}`, headers: { authorization: auth } },
       { name: '/screen/crypto no match, token + quota + audit', url: `${url}/api/v1/screen/crypto/0x000000000000000000000000000000000000dEaD`, headers: { authorization: auth } },
       { name: '/screen/country region match, token', url: `${url}/api/v1/screen/country/Ukraine`, headers: { authorization: auth } },
+      { name: '/vpn/{ip}, token', url: `${url}/api/v1/vpn/2.26.157.10`, headers: { authorization: auth } },
+      { name: '/geo/{ip}, token', url: `${url}/api/v1/geo/8.8.8.8`, headers: { authorization: auth } },
       { name: '/search fuzzy (public)', url: `${url}/api/v1/search?q=${encodeURIComponent('Jong Un Kim')}` },
       { name: '/stats (public)', url: `${url}/api/v1/stats` },
     ];

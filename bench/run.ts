@@ -5,7 +5,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { cpus, loadavg, totalmem, platform, release } from 'node:os';
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO_ROOT } from '../test/support/paths.js';
 
@@ -24,8 +24,19 @@ const suites: { name: string; title: string; args: string[]; node?: string[] }[]
   { name: 'http', title: 'HTTP routes against a bare uWS route', args: ['bench/http.ts'] },
 ];
 
+const resultsPath = join(REPO_ROOT, 'bench', 'RESULTS.md');
+/** With --only, the other suites keep their last results. */
+const previous = new Map<string, string>();
+if (only && existsSync(resultsPath)) {
+  for (const part of readFileSync(resultsPath, 'utf8').split(/^(?=## )/m).slice(1)) previous.set(part.split('\n')[0].slice(3).trim(), part.trimEnd() + '\n');
+}
 const sections: string[] = [];
-for (const s of suites.filter((x) => !only || only.includes(x.name))) {
+for (const s of suites) {
+  if (only && !only.includes(s.name)) {
+    const kept = previous.get(s.title);
+    if (kept) sections.push(kept);
+    continue;
+  }
   const load = loadavg().map((x) => x.toFixed(2)).join(' ');
   process.stderr.write(`bench: ${s.name} (load ${load})\n`);
   const r = spawnSync(process.execPath, [...(s.node ?? []), '--import', 'tsx', ...s.args], { cwd: REPO_ROOT, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
@@ -42,5 +53,5 @@ const header = [
   'Machines are noisy: each table gives medians, and the HTTP table gives ratios to a bare uWS route measured in the same run.',
   '',
 ].join('\n');
-writeFileSync(join(REPO_ROOT, 'bench', 'RESULTS.md'), `${header}\n${sections.join('\n')}`);
+writeFileSync(resultsPath, `${header}\n${sections.join('\n')}`);
 process.stderr.write('bench: wrote bench/RESULTS.md\n');

@@ -21,6 +21,9 @@ export interface QuotaStatus {
   remaining: number;
 }
 
+/** How far a lease may grow beyond `leaseSize` for a busy customer. */
+export const LEASE_GROWTH_MAX = 100;
+
 export interface QuotaOptions {
   /** Credits taken from the database at a time (QUOTA_LEASE_SIZE). */
   leaseSize: number;
@@ -37,6 +40,10 @@ interface State {
   /** Credits leased to this node and not reserved by a request. */
   local: number;
   leasing: Promise<void> | null;
+  /** Credits taken since `windowStart`, and the rate (credits/s) of the last full window. */
+  windowStart: number;
+  windowCredits: number;
+  rate: number;
   /** Refuse from memory until then (quota exhausted or unknown customer). */
   exhaustedUntil: number;
 }
@@ -65,7 +72,8 @@ RETURNING last_grant AS granted`;
  * `close()` (graceful shutdown) or when the month is over. Because a lease never takes more than
  * the quota left, all nodes together never spend more than the quota; the price is that up to
  * about `leaseSize` credits per node may sit unused in other nodes' memory when a customer
- * reaches the end of the quota (docs/billing.md). A crash forfeits the crashed node's unused
+ * reaches the end of the quota (docs/billing.md); leases grow with a customer's traffic (see
+ * `leaseSizeFor`). A crash forfeits the crashed node's unused
  * lease credits for that month: they stay counted as leased.
  */
 export class QuotaManager {
@@ -107,15 +115,33 @@ export class QuotaManager {
     for (;;) {
       if (s.local >= credits) return this.take(customerId, s, credits);
       if (s.exhaustedUntil > this.now()) return null;
-      if (!s.leasing) this.lease(customerId, s, Math.max(this.opts.leaseSize, credits - s.local));
+      if (!s.leasing) this.lease(customerId, s, Math.max(this.leaseSizeFor(s), credits - s.local));
       await s.leasing;
     }
   }
 
+  /**
+   * A lease is `leaseSize` credits, or about one second of the customer's recent use when that is
+   * more (at most LEASE_GROWTH_MAX × leaseSize): a busy customer then costs about one database
+   * write per second instead of one per `leaseSize` requests, and what can sit unused in a node's
+   * memory stays bounded by one second of that customer's traffic.
+   */
+  private leaseSizeFor(s: State): number {
+    return Math.min(this.opts.leaseSize * LEASE_GROWTH_MAX, Math.max(this.opts.leaseSize, Math.ceil(s.rate)));
+  }
+
   private take(customerId: number, s: State, credits: number): Reservation {
     s.local -= credits;
-    if (s.local * 4 < this.opts.leaseSize && !s.leasing && s.exhaustedUntil <= this.now()) {
-      this.lease(customerId, s, this.opts.leaseSize).catch((err: unknown) => this.opts.log?.error({ err, customerId }, 'quota lease failed'));
+    const now = this.now();
+    s.windowCredits += credits;
+    if (now - s.windowStart >= 1000) {
+      s.rate = (s.windowCredits * 1000) / (now - s.windowStart);
+      s.windowStart = now;
+      s.windowCredits = 0;
+    }
+    const size = this.leaseSizeFor(s);
+    if (s.local * 4 < size && !s.leasing && s.exhaustedUntil <= now) {
+      this.lease(customerId, s, size).catch((err: unknown) => this.opts.log?.error({ err, customerId }, 'quota lease failed'));
     }
     let done = false;
     const month = s.month;
@@ -157,7 +183,7 @@ export class QuotaManager {
     let s = this.states.get(customerId);
     if (s && s.month === month) return s;
     if (s && s.local > 0) add(this.returnPending, key(customerId, s.month), s.local);
-    s = { month, local: 0, leasing: null, exhaustedUntil: 0 };
+    s = { month, local: 0, leasing: null, exhaustedUntil: 0, windowStart: this.now(), windowCredits: 0, rate: 0 };
     this.states.set(customerId, s);
     return s;
   }

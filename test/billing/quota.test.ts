@@ -76,6 +76,26 @@ for (const backend of BACKENDS) {
       assert.deepEqual(await usedInDb(db, c.id, '2025-02'), { used: 3, leased: 3 });
     });
 
+    test('a lease grows to about one second of a busy customer\'s traffic, at most 100 × QUOTA_LEASE_SIZE', async () => {
+      const { db } = await backend.database();
+      const c = await new CustomerService(db, 1000).createCustomer({ name: 'busy', monthlyQuota: 100_000 });
+      let now = Date.parse('2025-03-10T12:00:00.000Z');
+      const q = new QuotaManager(db, { leaseSize: 10, now: () => now });
+      for (let i = 0; i < 7; i++) (await take(q, c.id, 1))!.commit();
+      assert.equal((await usedInDb(db, c.id, '2025-03'))!.leased, 10, 'a quiet customer leases QUOTA_LEASE_SIZE');
+      for (let i = 0; i < 800; i++) {
+        now += 2;
+        (await take(q, c.id, 1))!.commit();
+      }
+      for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+      const leased = (await usedInDb(db, c.id, '2025-03'))!.leased;
+      // 500 requests/s: after the first full second leases are ~500 credits; with 10-credit leases
+      // the total would stay within 807 + 10.
+      assert.ok(leased >= 1000, `leases grew with the traffic (leased ${leased})`);
+      assert.ok(leased <= 807 + 2 * 1000, 'never beyond 100 × QUOTA_LEASE_SIZE per lease');
+      await q.close();
+    });
+
     test('used credits survive a restart; unused lease credits are given back on close', async () => {
       const t = await backend.database();
       const c = await new CustomerService(t.db, 1000).createCustomer({ name: 'restart', monthlyQuota: 10 });
