@@ -15,25 +15,16 @@ import pino from 'pino';
 import { IpRangeSet, parseRangeList } from '../engine/ip-ranges.js';
 import { loadConfig } from '../src/config.js';
 import { createIpIntel } from '../src/ipintel/index.js';
+import { xorshift32 } from '../test/support/random.js';
 
 const args = process.argv.slice(2);
 const probesAt = args.indexOf('--probes');
 const probeCount = probesAt >= 0 ? Number(args[probesAt + 1]) : 100_000;
 const sourceDir = args.find((a, i) => !a.startsWith('--') && args[i - 1] !== '--probes') ?? fileURLToPath(new URL('../../shared/data', import.meta.url));
 
-function xorshift(seed: number): () => number {
-  let x = seed >>> 0;
-  return () => {
-    x ^= x << 13;
-    x >>>= 0;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    return (x >>>= 0);
-  };
-}
 
 function probes(n: number, members: string[]): string[] {
-  const next = xorshift(2024);
+  const next = xorshift32(2024);
   const out: string[] = [];
   for (let i = 0; i < n; i++) {
     if (i % 10 === 0 && members.length) out.push(members[next() % members.length]);

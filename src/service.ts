@@ -88,6 +88,7 @@ export async function createService(config: Config, overrides: ServiceOverrides 
   const listManager = (follower: boolean) =>
     new ListManager({ config, engine, sinks: [audit.changes, webhookSink], follower, log: log.child({ component: 'lists', role: follower ? 'follower' : 'leader' }) });
   let lists = listManager(!leadership.isLeader());
+  metrics.listGauges(() => lists.status());
   const catalog = new ListCatalog(LISTS, () => ({
     version: engine.generation(),
     slugs: () => Object.entries(lists.status()).filter(([, s]) => s.loaded).map(([slug]) => slug),

@@ -1,4 +1,4 @@
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 /** Prometheus metrics of the HTTP layer; other modules register theirs on the same registry. */
 export class Metrics {
@@ -19,6 +19,44 @@ export class Metrics {
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });
+  }
+
+  /**
+   * Per-list gauges read from `status()` at scrape time: entities served, when the data last
+   * changed, and whether the last check failed (the previous version stays in service).
+   */
+  listGauges(status: () => Record<string, { total: number; last_updated: string | null; last_error: string | null; loaded: boolean }>): void {
+    const read = () => Object.entries(status());
+    new Gauge({
+      name: 'list_entities',
+      help: 'Entities of each list in the committed version',
+      labelNames: ['list'] as const,
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const [list, s] of read()) this.labels(list).set(s.total);
+      },
+    });
+    new Gauge({
+      name: 'list_last_updated_seconds',
+      help: 'Unix time of the last change of each list (0: never loaded)',
+      labelNames: ['list'] as const,
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const [list, s] of read()) this.labels(list).set(s.last_updated ? Date.parse(s.last_updated) / 1000 : 0);
+      },
+    });
+    new Gauge({
+      name: 'list_last_check_failed',
+      help: '1 when the last check of a list failed (see last_error in /api/v1/stats), else 0',
+      labelNames: ['list'] as const,
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const [list, s] of read()) this.labels(list).set(s.last_error ? 1 : 0);
+      },
+    });
   }
 
   /** Label children by route, method and status: prom-client's label lookup costs more than the count itself. */

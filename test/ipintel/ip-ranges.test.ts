@@ -2,6 +2,7 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { BlockList, isIP } from 'node:net';
 import { IpRangeSet, parseIPv4, parseIPv6, parseRange, parseRangeList } from '../../engine/ip-ranges.js';
+import { xorshift32 } from '../support/random.js';
 
 function words(ip: string): number[] {
   const w = new Uint32Array(4);
@@ -9,17 +10,6 @@ function words(ip: string): number[] {
   return [...w];
 }
 
-/** Deterministic pseudo-random u32s (xorshift), so a failure reproduces. */
-function rng(seed: number): () => number {
-  let x = seed >>> 0;
-  return () => {
-    x ^= x << 13;
-    x >>>= 0;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    return (x >>>= 0);
-  };
-}
 
 describe('address parsing', () => {
   test('IPv4 text to u32, rejecting what node:net rejects', () => {
@@ -47,7 +37,7 @@ describe('address parsing', () => {
   });
 
   test('agrees with node:net isIP on generated IPv6 spellings', () => {
-    const next = rng(7);
+    const next = xorshift32(7);
     for (let i = 0; i < 2000; i++) {
       const groups = Array.from({ length: 8 }, () => (next() & 1 ? next() & 0xffff : 0));
       const full = groups.map((g) => g.toString(16)).join(':');
@@ -113,7 +103,7 @@ describe('IpRangeSet', () => {
   });
 
   test('agrees with node:net BlockList on random ranges and probes', () => {
-    const next = rng(42);
+    const next = xorshift32(42);
     const cidrs: string[] = [];
     const block = new BlockList();
     for (let i = 0; i < 300; i++) {

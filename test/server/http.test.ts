@@ -24,6 +24,9 @@ test('health, readiness and metrics', async () => {
   const text = await m.text();
   assert.match(text, /http_requests_total\{route="GET \/api\/v1\/stats",method="GET",status="200"\} 1/);
   assert.match(text, /http_request_duration_seconds_bucket\{le="0.005",route="GET \/api\/v1\/stats",method="GET"\}/);
+  assert.match(text, /list_last_check_failed\{list="eu_fsf"\} 1/);
+  assert.match(text, /list_last_check_failed\{list="ofac_sdn"\} 0/);
+  assert.match(text, /list_entities\{list="ofac_countries"\} 8/);
 });
 
 test('OpenAPI 3.1 document at /api/v1/openapi.json, version 2.0.0, and the docs page with its assets', async () => {
