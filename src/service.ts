@@ -118,7 +118,7 @@ export async function createService(config: Config, overrides: ServiceOverrides 
   const ipintel: IpIntel = await createIpIntel({
     config,
     log: log.child({ component: 'ipintel' }),
-    isSanctionedPlace: (country, region) => sanctionedPlace(engine, catalog, country, region),
+    isSanctionedPlace: sanctionedPlace(engine, catalog),
   });
 
   const ensMonitor = createEnsMonitor({
@@ -219,11 +219,11 @@ export async function createService(config: Config, overrides: ServiceOverrides 
  * Whether a place lies under a country designation: the country itself is designated, or its
  * ISO 3166-2 region is (Crimea, Sevastopol, the so-called DNR and LNR). Null for an unknown country.
  */
-function sanctionedPlace(engine: Engine, catalog: ListCatalog, country: string, region: string | null): boolean | null {
-  if (!country) return null;
+function sanctionedPlace(engine: Engine, catalog: ListCatalog): (country: string, region: string | null) => boolean | null {
   const lists = catalog.enabledSlugs.filter((s) => catalog.get(s)?.kind === 'country_designations');
-  const hits = engine.screenExact({ kind: 'country', value: country, lists }) ?? [];
-  if (hits.some((h) => h.match === 'exact')) return true;
-  if (region) return (engine.screenExact({ kind: 'country', value: region, lists }) ?? []).some((h) => h.match === 'exact');
-  return false;
+  const designated = (value: string) => (engine.screenExact({ kind: 'country', value, lists }) ?? []).some((h) => h.match === 'exact');
+  return (country, region) => {
+    if (!country) return null;
+    return designated(country) || (region !== null && designated(region));
+  };
 }

@@ -2,7 +2,7 @@ import { initTRPC, TRPCError, type AnyRouter } from '@trpc/server';
 import { generateOpenApiDocument, type OpenApiMeta } from 'trpc-to-openapi';
 import { z } from 'zod';
 import { RawResponse, type AnyEndpoint, type RequestMeta } from './endpoint.js';
-import { HttpError, ValidationFailed } from '../server/errors.js';
+import { HttpError } from '../server/errors.js';
 import { execute, type PipelineDeps } from '../pipeline/run.js';
 import { toPydanticIssue } from '../server/validation.js';
 import { ErrorDetail, HTTPValidationError, PaymentRequired, ValidationError } from './schemas/errors.js';
@@ -96,7 +96,6 @@ export function buildTrpcRouter(endpoints: readonly AnyEndpoint[], deps: Pipelin
         for (const [k, v] of Object.entries(outcome.headers)) ctx.resHeaders.set(k, v);
         return outcome.body;
       } catch (err) {
-        if (err instanceof ValidationFailed) throw toTrpcError(err);
         throw toTrpcError(err);
       }
     };

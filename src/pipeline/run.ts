@@ -45,32 +45,33 @@ function context(meta: RequestMeta, caller: Caller, deps: PipelineDeps): Request
 
 export async function execute(endpoint: AnyEndpoint, input: unknown, meta: RequestMeta, deps: PipelineDeps): Promise<Outcome> {
   if (endpoint.access === 'public') {
-    const ctx = context(meta, ANONYMOUS, deps);
-    const result = await endpoint.handler(input, ctx);
-    return answer(endpoint, result, {}, ANONYMOUS, deps);
+    const result = await endpoint.handler(input, context(meta, ANONYMOUS, deps));
+    checkOutput(endpoint, result, deps);
+    return answer(result, {}, ANONYMOUS);
   }
   const charge = await deps.gate.authorize(endpoint, input, meta);
   const ctx = context(meta, charge.caller, deps);
   let result: unknown;
   try {
     result = await endpoint.handler(input, ctx);
-    if (deps.validateOutput && !(result instanceof RawResponse)) checkOutput(endpoint, result);
+    checkOutput(endpoint, result, deps);
   } catch (err) {
     charge.release({ status: err instanceof HttpError ? err.status : 500 });
     throw err;
   }
   const audit = endpoint.audit && !(result instanceof RawResponse) ? endpoint.audit(input, result) : [];
   const committed = await charge.commit({ status: 200, audit });
-  return answer(endpoint, result, committed.headers, charge.caller, { ...deps, validateOutput: false });
+  return answer(result, committed.headers, charge.caller);
 }
 
-function answer(endpoint: AnyEndpoint, result: unknown, headers: Record<string, string>, caller: Caller, deps: PipelineDeps): Outcome {
+function answer(result: unknown, headers: Record<string, string>, caller: Caller): Outcome {
   if (result instanceof RawResponse) return { status: 200, raw: result, headers: { ...result.headers, ...headers }, caller };
-  if (deps.validateOutput) checkOutput(endpoint, result);
   return { status: 200, body: result, headers, caller };
 }
 
-function checkOutput(endpoint: AnyEndpoint, result: unknown): void {
+/** With `validateOutput`, a JSON answer that breaks its schema fails before anything is charged. */
+function checkOutput(endpoint: AnyEndpoint, result: unknown, deps: PipelineDeps): void {
+  if (!deps.validateOutput || result instanceof RawResponse) return;
   const parsed = endpoint.output.safeParse(result);
   if (!parsed.success) {
     throw new Error(`response of ${endpoint.id} violates its schema: ${parsed.error.issues.map((i: { path: PropertyKey[]; message: string }) => `${i.path.map(String).join('.')}: ${i.message}`).join('; ')}`);

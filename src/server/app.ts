@@ -9,7 +9,7 @@ import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
 import type { AnyEndpoint, RequestMeta } from '../api/endpoint.js';
 import { execute, errorOutcome, type Outcome, type PipelineDeps } from '../pipeline/run.js';
 import { parseInput, parseJsonBody, type RawInput } from './validation.js';
-import { ClientIpResolver } from './client-ip.js';
+import { ClientIpResolver, normalizeIp } from './client-ip.js';
 import { preflight, readBody, ResponseState, sendBody, sendJson, StreamWriter, writeHead } from './uws-io.js';
 import type { Metrics } from './metrics.js';
 import type { TrpcContext } from '../api/trpc.js';
@@ -87,7 +87,7 @@ export function createHttpApp(opts: HttpAppOptions): HttpServer {
     }
     const peer = Buffer.from(res.getRemoteAddressAsText()).toString();
     const clientIp = clientIps.resolve(peer, headers['x-forwarded-for'], headers['forwarded']);
-    const proto = clientIps.isTrusted(clientIps.resolve(peer, undefined, undefined)) && headers['x-forwarded-proto'] === 'https' ? 'https' : 'http';
+    const proto = clientIps.isTrusted(normalizeIp(peer)) && headers['x-forwarded-proto'] === 'https' ? 'https' : 'http';
     const query = req.getQuery();
     const url = `${proto}://${headers.host ?? 'localhost'}${req.getUrl()}${query ? `?${query}` : ''}`;
     const given = headers['x-request-id'];
@@ -187,7 +187,7 @@ export function createHttpApp(opts: HttpAppOptions): HttpServer {
             outcome = await execute(ep, input, meta, opts.pipeline);
           }
         } catch (err) {
-          outcome = (err as { status?: number }).status === 413 ? { status: 413, headers: {}, body: { detail: 'Request body too large' } } : errorOutcome(err, log, meta);
+          outcome = errorOutcome(err, log, meta);
         }
         await sendOutcome(res, state, outcome, meta.requestId);
         finish(outcome.status);
@@ -201,14 +201,10 @@ export function createHttpApp(opts: HttpAppOptions): HttpServer {
     else app.del(pattern, handler);
   }
 
-  const simple = (path: string, method: 'get', fn: (res: HttpResponse, req: HttpRequest) => void) => {
-    app[method](path, fn);
-  };
-
-  simple('/healthz', 'get', (res) => {
+  app.get('/healthz', (res) => {
     res.cork(() => res.writeHeader('Content-Type', 'application/json').end('{"status":"ok"}'));
   });
-  simple('/readyz', 'get', (res) => {
+  app.get('/readyz', (res) => {
     const ok = opts.ready();
     res.cork(() =>
       res
@@ -217,13 +213,13 @@ export function createHttpApp(opts: HttpAppOptions): HttpServer {
         .end(JSON.stringify(ok ? { status: 'ready' } : { detail: 'lists are still loading' })),
     );
   });
-  simple('/metrics', 'get', (res) => {
+  app.get('/metrics', (res) => {
     const state = new ResponseState();
     res.onAborted(() => (state.aborted = true));
     void metrics.registry.metrics().then((text) => sendBody(res, state, 200, metrics.registry.contentType, text, {}));
   });
   let openApiText: string | null = null;
-  simple('/api/v1/openapi.json', 'get', (res) => {
+  app.get('/api/v1/openapi.json', (res) => {
     openApiText ??= JSON.stringify(opts.openApiDocument());
     res.cork(() => {
       writeHead(res, 200, { 'Content-Type': 'application/json' });
@@ -238,12 +234,7 @@ export function createHttpApp(opts: HttpAppOptions): HttpServer {
     const path = req.getUrl();
     const method = meta.method;
     const run = async () => {
-      const body = method === 'GET' || method === 'HEAD' ? undefined : await readBody(res, state, MAX_BODY_BYTES).catch(() => null);
-      if (body === null) {
-        sendJson(res, state, 413, { detail: 'Request body too large' });
-        finish(413);
-        return;
-      }
+      const body = method === 'GET' || method === 'HEAD' ? undefined : await readBody(res, state, MAX_BODY_BYTES);
       const headers = new Headers();
       for (const [k, v] of Object.entries(meta.headers)) if (v !== undefined) headers.set(k, v);
       const request = new Request(meta.url.replace(/^[^/]*\/\/[^/]*/, 'http://localhost'), { method, headers, body });
@@ -264,10 +255,10 @@ export function createHttpApp(opts: HttpAppOptions): HttpServer {
       sendBody(res, state, response.status, response.headers.get('content-type') ?? 'application/json', text, out);
       finish(response.status);
     };
-    void run().catch((err) => {
-      log.error({ reqId: meta.requestId, err }, 'trpc transport failure');
-      sendJson(res, state, 500, { detail: 'Internal Server Error' });
-      finish(500);
+    void run().catch((err: unknown) => {
+      const outcome = errorOutcome(err, log, meta);
+      sendOutcome(res, state, outcome, meta.requestId);
+      finish(outcome.status);
     });
   });
 

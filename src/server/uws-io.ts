@@ -1,4 +1,5 @@
 import type { HttpResponse } from 'uWebSockets.js';
+import { HttpError } from './errors.js';
 
 /** Small helpers over uWS responses: status lines, JSON answers, bodies, streaming with backpressure. */
 
@@ -86,7 +87,7 @@ export function readBody(res: HttpResponse, state: ResponseState, limit: number)
       if (state.aborted) return;
       size += ab.byteLength;
       if (size > limit) {
-        reject(Object.assign(new Error('payload too large'), { status: 413 }));
+        reject(new HttpError(413, 'Request body too large'));
         return;
       }
       chunks.push(Buffer.from(ab.slice(0)));

@@ -166,7 +166,7 @@ export function toPydanticIssue(issue: z.core.$ZodIssue, loc: (string | number)[
     case 'invalid_value': {
       const values = (i.values as unknown[]) ?? [];
       const expected = orList(values);
-      return { type: values.length === 1 ? 'literal_error' : 'literal_error', loc, msg: `Input should be ${expected}`, input, ctx: { expected } };
+      return { type: 'literal_error', loc, msg: `Input should be ${expected}`, input, ctx: { expected } };
     }
     case 'unrecognized_keys':
       return { type: 'extra_forbidden', loc, msg: 'Extra inputs are not permitted', input };
@@ -177,7 +177,8 @@ export function toPydanticIssue(issue: z.core.$ZodIssue, loc: (string | number)[
   }
 }
 
-function valueAt(root: unknown, path: PropertyKey[]): unknown {
+/** The value at a zod issue's path inside the validated input. */
+export function valueAt(root: unknown, path: PropertyKey[]): unknown {
   let cur: unknown = root;
   for (const p of path) {
     if (cur === null || typeof cur !== 'object') return undefined;

@@ -4,12 +4,11 @@ import { endpoint, type AnyEndpoint, type AuditMatch } from '../endpoint.js';
 import { BatchItem, ScreenResponse, listsParam } from '../schemas/screen.js';
 import { HTTPValidationError } from '../schemas/errors.js';
 import { auditRows, screenValue, type ScreenEnvelope, type ScreeningDeps } from './screen.js';
-import { toPydanticIssue, parseInput, parseJsonBody } from '../../server/validation.js';
+import { toPydanticIssue, parseInput, parseJsonBody, valueAt } from '../../server/validation.js';
 import { execute, errorOutcome } from '../../pipeline/run.js';
 import type { RouteHelpers } from '../../server/app.js';
 import { StreamWriter } from '../../server/uws-io.js';
 import { EnsResolver } from '../../ens/resolver.js';
-import { HttpError } from '../../server/errors.js';
 
 /**
  * Batch screening (beyond SPEC.md, for high-volume clients): up to 10,000 values of any kinds in
@@ -76,15 +75,6 @@ export function batchEndpoint(deps: ScreeningDeps): AnyEndpoint {
   });
 }
 
-function valueAt(root: unknown, path: PropertyKey[]): unknown {
-  let cur = root;
-  for (const p of path) {
-    if (cur === null || typeof cur !== 'object') return undefined;
-    cur = (cur as Record<PropertyKey, unknown>)[p as string];
-  }
-  return cur;
-}
-
 /** The REST route: validate, run the pipeline, then stream the lines with backpressure. */
 export function registerBatchRoute(app: TemplatedApp, helpers: RouteHelpers, ep: AnyEndpoint): void {
   const route = 'POST /api/v1/screen/batch';
@@ -112,10 +102,7 @@ export function registerBatchRoute(app: TemplatedApp, helpers: RouteHelpers, ep:
         }
         writer.end();
       } catch (err) {
-        const outcome =
-          (err as { status?: number }).status === 413 && !(err instanceof HttpError)
-            ? { status: 413, headers: {}, body: { detail: 'Request body too large' } }
-            : errorOutcome(err, helpers.log, meta);
+        const outcome = errorOutcome(err, helpers.log, meta);
         status = outcome.status;
         await helpers.sendOutcome(res, state, outcome, meta.requestId);
       }

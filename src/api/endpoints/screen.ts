@@ -79,6 +79,17 @@ export function screeningEndpoints(deps: ScreeningDeps): AnyEndpoint[] {
     example: EXAMPLE,
     audit: (_: unknown, out: ScreenEnvelope) => auditRows(out),
   };
+  /** An endpoint screening its one parameter as given (everything but crypto, which may resolve ENS first). */
+  const direct = (id: string, path: string, kind: ScreenKind, param: string, paramDescription: string, summary: string, description: string) =>
+    endpoint({
+      ...common,
+      id,
+      path,
+      summary,
+      description,
+      input: z.object({ [param]: value(paramDescription), lists: listsParam }),
+      handler: (input: Record<string, string | undefined>) => screenValue(deps, kind, input[param]!, deps.catalog.resolve(input.lists)),
+    });
   return [
     endpoint({
       ...common,
@@ -94,42 +105,13 @@ export function screeningEndpoints(deps: ScreeningDeps): AnyEndpoint[] {
         return screenValue(deps, 'crypto', screened, lists);
       },
     }),
-    endpoint({
-      ...common,
-      id: 'screen.email',
-      path: '/screen/email/{email}',
-      summary: 'Screen an e-mail address',
-      description: 'Matches listed addresses (case-insensitive, IDNA domains) and listed e-mail domains such as disposable providers (`domain`).',
-      input: z.object({ email: value('An e-mail address.'), lists: listsParam }),
-      handler: (input) => screenValue(deps, 'email', input.email, deps.catalog.resolve(input.lists)),
-    }),
-    endpoint({
-      ...common,
-      id: 'screen.website',
-      path: '/screen/website',
-      summary: 'Screen a website address or web domain',
-      description: 'A full URL or a bare domain. A listed domain also matches its subdomains (`subdomain`).',
-      input: z.object({ address: value('Website address (URL) or web domain.'), lists: listsParam }),
-      handler: (input) => screenValue(deps, 'website', input.address, deps.catalog.resolve(input.lists)),
-    }),
-    endpoint({
-      ...common,
-      id: 'screen.id',
-      path: '/screen/id/{government_id}',
-      summary: 'Screen a government-issued identifier (fuzzy)',
-      description: 'Passport, national ID, tax or registration numbers. Punctuation and spaces are ignored (`exact`); near misses such as one wrong character match as `fuzzy`.',
-      input: z.object({ government_id: value('The identifier as written on the document.'), lists: listsParam }),
-      handler: (input) => screenValue(deps, 'id', input.government_id, deps.catalog.resolve(input.lists)),
-    }),
-    endpoint({
-      ...common,
-      id: 'screen.country',
-      path: '/screen/country/{country}',
-      summary: "Screen a country or region's sanctions designations",
-      description:
-        'ISO 3166 alpha-2, alpha-3 or numeric code, English name or common alias, or a region (e.g. Crimea, UA-43). A country containing a designated region matches it as `region`.',
-      input: z.object({ country: value('Country or region.'), lists: listsParam }),
-      handler: (input) => screenValue(deps, 'country', input.country, deps.catalog.resolve(input.lists)),
-    }),
+    direct('screen.email', '/screen/email/{email}', 'email', 'email', 'An e-mail address.', 'Screen an e-mail address',
+      'Matches listed addresses (case-insensitive, IDNA domains) and listed e-mail domains such as disposable providers (`domain`).'),
+    direct('screen.website', '/screen/website', 'website', 'address', 'Website address (URL) or web domain.', 'Screen a website address or web domain',
+      'A full URL or a bare domain. A listed domain also matches its subdomains (`subdomain`).'),
+    direct('screen.id', '/screen/id/{government_id}', 'id', 'government_id', 'The identifier as written on the document.', 'Screen a government-issued identifier (fuzzy)',
+      'Passport, national ID, tax or registration numbers. Punctuation and spaces are ignored (`exact`); near misses such as one wrong character match as `fuzzy`.'),
+    direct('screen.country', '/screen/country/{country}', 'country', 'country', 'Country or region.', "Screen a country or region's sanctions designations",
+      'ISO 3166 alpha-2, alpha-3 or numeric code, English name or common alias, or a region (e.g. Crimea, UA-43). A country containing a designated region matches it as `region`.'),
   ];
 }

@@ -107,8 +107,8 @@ function splitParams(input: JsonSchema, pathNames: string[]): { inPath: JsonSche
 
 /**
  * Example values an agent can start from: a schema default, example or first enum value; a
- * required parameter without one gets a value of its type (a string its OpenAPI-style
- * placeholder `{name}`), so that the example still matches the schema.
+ * required parameter without one gets a value of its type (a string the path-template form
+ * `{name}`), so that the example still matches the schema.
  */
 function exampleValues(schema: JsonSchema): Record<string, unknown> {
   const out: Record<string, unknown> = {};
@@ -119,17 +119,17 @@ function exampleValues(schema: JsonSchema): Record<string, unknown> {
     if (prop.default !== undefined) out[name] = prop.default;
     else if (Array.isArray(examples) && examples.length > 0) out[name] = examples[0];
     else if (Array.isArray(enumValues) && enumValues.length > 0) out[name] = enumValues[0];
-    else if (required.has(name)) out[name] = placeholder(name, prop);
+    else if (required.has(name)) out[name] = typedExample(name, prop);
   }
   return out;
 }
 
-function placeholder(name: string, prop: Record<string, unknown>): unknown {
+function typedExample(name: string, prop: Record<string, unknown>): unknown {
   switch (prop.type) {
     case 'array': {
       const items = prop.items !== null && typeof prop.items === 'object' ? (prop.items as Record<string, unknown>) : {};
       const n = typeof prop.minItems === 'number' ? prop.minItems : 0;
-      return Array.from({ length: n }, () => placeholder(name, items));
+      return Array.from({ length: n }, () => typedExample(name, items));
     }
     case 'object':
       return {};
