@@ -89,10 +89,11 @@ export async function createService(config: Config, overrides: ServiceOverrides 
     new ListManager({ config, engine, sinks: [audit.changes, webhookSink], follower, log: log.child({ component: 'lists', role: follower ? 'follower' : 'leader' }) });
   let lists = listManager(!leadership.isLeader());
   metrics.listGauges(() => lists.status());
-  const catalog = new ListCatalog(LISTS, () => ({
-    version: engine.generation(),
-    slugs: () => Object.entries(lists.status()).filter(([, s]) => s.loaded).map(([slug]) => slug),
-  }));
+  const catalog = new ListCatalog(
+    LISTS,
+    () => engine.generation(),
+    () => Object.entries(lists.status()).filter(([, s]) => s.loaded).map(([slug]) => slug),
+  );
   await lists.start();
 
   const tokens = new TokenService(db, { cacheSeconds: config.TOKEN_CACHE_SECONDS, now, log });

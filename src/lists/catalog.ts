@@ -18,18 +18,19 @@ export class ListCatalog {
   readonly enabledSlugs: readonly string[];
   readonly primary: ListDefinition;
 
-  private loadedVersion: unknown = Symbol('never');
+  private seenVersion: unknown = Symbol('never');
   private loadedDefaults: readonly string[] = [];
   private loadedEnabled: readonly string[] = [];
   private loadedSet: ReadonlySet<string> = new Set();
 
   /**
-   * `loaded` tells which lists have data, with a version token that changes when the answer may
-   * change (the engine's generation), so the hot path recomputes nothing between reloads.
+   * `loadedSlugs` tells which lists have data; it is asked again only when `loadedVersion` (the
+   * engine's generation) changes, so the hot path recomputes nothing between reloads.
    */
   constructor(
     readonly definitions: readonly ListDefinition[],
-    private readonly loaded: () => { version: unknown; slugs: () => Iterable<string> } = () => ({ version: 0, slugs: () => definitions.map((d) => d.slug) }),
+    private readonly loadedVersion: () => unknown = () => 0,
+    private readonly loadedSlugs: () => Iterable<string> = () => definitions.map((d) => d.slug),
   ) {
     this.bySlug = new Map(definitions.map((d) => [d.slug, d]));
     this.labels = new Map(definitions.map((d) => [d.slug, { list_name: d.display_name, list_type: d.list_type }]));
@@ -49,10 +50,10 @@ export class ListCatalog {
   }
 
   private refreshLoaded(): void {
-    const now = this.loaded();
-    if (now.version === this.loadedVersion) return;
-    this.loadedVersion = now.version;
-    this.loadedSet = new Set(now.slugs());
+    const version = this.loadedVersion();
+    if (version === this.seenVersion) return;
+    this.seenVersion = version;
+    this.loadedSet = new Set(this.loadedSlugs());
     this.loadedDefaults = this.defaultSlugs.filter((s) => this.loadedSet.has(s));
     this.loadedEnabled = this.enabledSlugs.filter((s) => this.loadedSet.has(s));
   }
