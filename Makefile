@@ -6,7 +6,7 @@ SHARED_DATA := $(abspath ../shared/data)
 # service fetches every list from its official URL.
 RUN_SOURCE_DIR ?= $(if $(wildcard $(SHARED_DATA)/README.md),$(SHARED_DATA),)
 
-.PHONY: install run test test-fast typecheck bench cli pg-start pg-stop clean
+.PHONY: install build run test test-fast typecheck bench cli pg-start pg-stop clean
 
 install: $(NODE_MODULES_STAMP)
 
@@ -16,8 +16,12 @@ $(NODE_MODULES_STAMP): package.json package-lock.json
 	npm ci --no-audit --no-fund
 	@touch $@
 
-run: install
-	SOURCE_DIR="$${SOURCE_DIR:-$(RUN_SOURCE_DIR)}" npx tsx src/main.ts
+build: install
+	node scripts/build.mjs
+
+# The service runs compiled (dist/, see scripts/build.mjs).
+run: build
+	SOURCE_DIR="$${SOURCE_DIR:-$(RUN_SOURCE_DIR)}" node dist/src/main.js
 
 typecheck: install
 	npx tsc --noEmit -p tsconfig.json
@@ -33,12 +37,12 @@ test: install typecheck
 test-fast: install
 	node scripts/run-tests.mjs $(TESTS)
 
-bench: install
+bench: build
 	@command -v wrk >/dev/null || { apt-get update -qq && apt-get install -y -qq wrk >/dev/null; }
-	node --import tsx bench/run.ts $(ARGS)
+	node dist/bench/run.js $(ARGS)
 
 cli: install
 	npx tsx src/cli.ts $(ARGS)
 
 clean:
-	rm -rf node_modules data .tmp
+	rm -rf node_modules data .tmp dist

@@ -10,7 +10,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { once } from 'node:events';
 import { prepareDataDir, spawnService, testEnv, TEST_ADMIN_KEY } from '../test/support/service.js';
-import { REPO_ROOT } from '../test/support/paths.js';
+import { COMPILED, REPO_ROOT } from '../test/support/paths.js';
 import { hasWrk, median, wrk, type WrkResult } from './wrk.js';
 
 const arg = (name: string, dflt: number) => {
@@ -23,7 +23,7 @@ const CONNECTIONS = arg('connections', 64);
 const XBT = '12QtD5BFwRsdNsAZY76UVE1xyCGNTojH9h';
 
 async function startBare(): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'bench', 'bare-uws.ts'), '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...(COMPILED ? [join(REPO_ROOT, 'dist', 'bench', 'bare-uws.js')] : ['--import', 'tsx', join(REPO_ROOT, 'bench', 'bare-uws.ts')]), '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   while (!/READY (\d+)/.test(out)) await new Promise((r) => setTimeout(r, 50));

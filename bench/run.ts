@@ -1,13 +1,15 @@
 /**
  * `make bench`: runs every benchmark as its own process and writes bench/RESULTS.md with the
  * date, the machine, the Node version and the load average beside each result.
- *   node --import tsx bench/run.ts [--only engine,loaders,audit,ipintel,http] [--engine-sizes 100000,1000000]
+ *   node dist/bench/run.js [--only engine,loaders,audit,ipintel,http] [--engine-sizes 100000,1000000]
+ * (`make bench` builds dist/ first; every suite then runs compiled, as `make run` does. Under
+ * `node --import tsx bench/run.ts` the suites run through tsx instead.)
  */
 import { spawnSync } from 'node:child_process';
 import { cpus, loadavg, totalmem, platform, release } from 'node:os';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { REPO_ROOT } from '../test/support/paths.js';
+import { COMPILED, REPO_ROOT } from '../test/support/paths.js';
 
 const argValue = (name: string) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -39,7 +41,8 @@ for (const s of suites) {
   }
   const load = loadavg().map((x) => x.toFixed(2)).join(' ');
   process.stderr.write(`bench: ${s.name} (load ${load})\n`);
-  const r = spawnSync(process.execPath, [...(s.node ?? []), '--import', 'tsx', ...s.args], { cwd: REPO_ROOT, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const entry = COMPILED ? [join('dist', s.args[0].replace(/\.ts$/, '.js')), ...s.args.slice(1)] : ['--import', 'tsx', ...s.args];
+  const r = spawnSync(process.execPath, [...(s.node ?? []), ...entry], { cwd: REPO_ROOT, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
   const out = r.stdout.trim();
   const body = /^(#|\|)/m.test(out) ? out : '```\n' + out + '\n```';
   sections.push(`## ${s.title}\n\nLoad average before the run: ${load}. Exit code ${r.status}.\n\n${body}\n${r.status ? '\n```\n' + r.stderr.slice(-2000) + '\n```\n' : ''}`);

@@ -132,10 +132,15 @@ export class Synth {
     return a[this.int(a.length)];
   }
 
+  /**
+   * `n` random characters of `alphabet`, as one flat string: appending them one by one builds a
+   * rope of `n` pieces, which V8 reads a character at a time more slowly than the flat strings
+   * parsed list files and requests give (an exact lookup of a 42-character rope took ~1.5x as long).
+   */
   chars(alphabet: string, n: number): string {
-    let s = '';
-    for (let i = 0; i < n; i++) s += alphabet[this.int(alphabet.length)];
-    return s;
+    const codes = new Array<number>(n);
+    for (let i = 0; i < n; i++) codes[i] = alphabet.charCodeAt(this.int(alphabet.length));
+    return String.fromCharCode(...codes);
   }
 
   word(): string {

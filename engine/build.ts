@@ -17,8 +17,8 @@ export class EngineLoadError extends Error {}
  * Streams records into a new generation. The calling thread only numbers them and appends them
  * to the store's columns (published values into shared memory); consecutive batches of ids go to
  * the shards in turn, which read them in place and do the rest in parallel: canonical keys, exact
- * tables, term indexes. Every shard's exact table is probed on lookup, so entities need no routing
- * by key.
+ * keys, term indexes. The exact keys are then regrouped by hash: shard p builds partition p's
+ * table from every shard's keys of it, so a lookup probes one table.
  */
 export async function buildGeneration(
   pool: ShardPool,
@@ -32,7 +32,7 @@ export async function buildGeneration(
   const slugs = lists.map((l) => l.slug);
   const listIndex = new Map(slugs.map((s, i) => [s, i]));
   const store = new EntityStore(slugs);
-  await Promise.all(Array.from({ length: shards }, (_, i) => pool.send(i, { t: 'begin', gen: genId, columns: store.shared })));
+  await Promise.all(Array.from({ length: shards }, (_, i) => pool.send(i, { t: 'begin', gen: genId, columns: store.shared, partitions: shards })));
 
   const inFlight: Promise<unknown>[][] = Array.from({ length: shards }, () => []);
   let sent = 0;
@@ -71,8 +71,9 @@ export async function buildGeneration(
   await flush();
   await Promise.all(inFlight.flat());
   store.seal();
-  const built = await Promise.all(Array.from({ length: shards }, (_, i) => pool.send(i, { t: 'finish', gen: genId })));
-  const tables = built.map((b) => new ExactTable(b.table!, store.values));
+  const keys = await Promise.all(Array.from({ length: shards }, (_, i) => pool.send(i, { t: 'finish', gen: genId })));
+  const built = await Promise.all(Array.from({ length: shards }, (_, p) => pool.send(p, { t: 'table', gen: genId, sets: keys.map((k) => k.keys![p]) })));
+  const tables = built.map((b) => new ExactTable(b.table!));
   onProgress?.(store.size);
   return new Generation(genId, lists, store, tables, onDrop);
 }

@@ -19,10 +19,12 @@ export class BytePool {
   size = 0;
   private u8: Uint8Array;
   private buf: Buffer;
+  private dv: DataView;
 
   constructor(readonly sab: SharedArrayBuffer = growableBuffer(INITIAL_BYTES, MAX_POOL_BYTES)) {
     this.u8 = new Uint8Array(sab, 0, sab.byteLength);
     this.buf = Buffer.from(sab, 0, sab.byteLength);
+    this.dv = new DataView(sab, 0, sab.byteLength);
   }
 
   /** New views over the buffer's current length (grown here or by another thread). */
@@ -50,8 +52,31 @@ export class BytePool {
     return start;
   }
 
+  /** Appends bytes [start, end) of `src` (UTF-8 from another pool); returns their offset here. */
+  appendBytes(src: Uint8Array, start: number, end: number): number {
+    const at = this.size;
+    this.reserve(at + end - start);
+    this.u8.set(src.subarray(start, end), at);
+    this.size = at + end - start;
+    return at;
+  }
+
+  /** A view of the whole buffer as it is now (grown here or by another thread). */
+  bytes(): Uint8Array {
+    if (this.u8.length < this.sab.byteLength) this.refresh();
+    return this.u8;
+  }
+
+  /** The same as a DataView (unaligned word reads). */
+  dataView(): DataView {
+    if (this.dv.byteLength < this.sab.byteLength) this.dv = new DataView(this.sab, 0, this.sab.byteLength);
+    return this.dv;
+  }
+
   private reserve(end: number): void {
-    if (end <= this.sab.byteLength) return;
+    // Only the writing thread grows the buffer, so its views know the length (the shared
+    // buffer's own length getter is an atomic read, measurably slow per append).
+    if (end <= this.u8.length) return;
     if (end > MAX_POOL_BYTES) throw new BytePoolFullError(`string pool exceeds ${MAX_POOL_BYTES} bytes`);
     growBuffer(this.sab, Math.min(MAX_POOL_BYTES, Math.max(end, this.sab.byteLength * 2)));
     this.refresh();

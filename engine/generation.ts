@@ -1,8 +1,8 @@
 import roaring from 'roaring';
 import { ENTITY_TYPES, type ListSnapshotInfo, type MatchKind } from './model.js';
 import { EntityStore, type EntityView } from './store.js';
-import { ExactTable } from './exact-table.js';
-import { hashKey } from './hash.js';
+import { ExactTable, partitionOf } from './exact-table.js';
+import { KeyBytes } from './key-bytes.js';
 
 const { RoaringBitmap32 } = roaring;
 type Bitmap = InstanceType<typeof RoaringBitmap32>;
@@ -46,6 +46,7 @@ function bitmapsByValue(column: (id: number) => number, size: number, values: nu
  * part once the last pinned query is done.
  */
 export class Generation {
+  /** Exact tables by partition (see `partitionOf`). */
   readonly tables: ExactTable[];
   readonly byList: Bitmap[];
   readonly byType: Bitmap[];
@@ -56,7 +57,10 @@ export class Generation {
   private readonly delistedOrder: Uint32Array;
   private readonly listIndex: Map<string, number>;
   private readonly statsCache: EngineStats;
-  private readonly h = new Uint32Array(2);
+  /** The key being looked up, as UTF-8 (one buffer for every lookup on this thread). */
+  private readonly key = new KeyBytes();
+  /** Slot of the key `find` found last. */
+  private slot = -1;
   private pins = 0;
   private retired = false;
 
@@ -115,42 +119,44 @@ export class Generation {
     return out;
   }
 
-  /**
-   * Ids whose canonical key of the given entity type equals `key`, ascending, from the
-   * shard-built tables on this thread. Entities reach the shards by id range, so a key may be in
-   * any shard's table: each is probed (one hash, one slot probe each on a miss).
-   */
-  exactIds(typeIdx: number, key: string, out: number[]): void {
-    const h = this.h;
-    hashKey(key, typeIdx + 1, h);
-    const first = out.length;
-    let tables = 0;
-    for (const table of this.tables) {
-      const k = table.find(h[0], h[1], key, typeIdx);
-      if (k < 0) continue;
-      tables++;
-      const n = table.count(k);
-      for (let i = 0; i < n; i++) out.push(table.id(k, i));
-    }
-    if (tables > 1) {
-      const mine = out.splice(first).sort((a, b) => a - b);
-      for (const id of mine) out.push(id);
-    }
+  /** Table and slot of (entity type, canonical key): the key's hash names the one partition that can hold it. */
+  private find(typeIdx: number, key: string): ExactTable | null {
+    const bytes = this.key;
+    bytes.set(key, typeIdx + 1);
+    const hi = bytes.hi;
+    const table = this.tables[partitionOf(hi, this.tables.length)];
+    this.slot = table.find(hi, bytes.lo, bytes, typeIdx);
+    return this.slot < 0 ? null : table;
   }
 
-  private readonly scratch: number[] = [];
+  /** Ids whose canonical key of the given entity type equals `key`, ascending, from the shard-built tables. */
+  exactIds(typeIdx: number, key: string): number[] {
+    const table = this.find(typeIdx, key);
+    if (table === null) return [];
+    const slot = this.slot;
+    const n = table.count(slot);
+    // A fresh literal is cheaper than growing a reused array (truncating drops its backing store).
+    if (n === 1) return [table.id(slot, 0)];
+    const ids = new Array<number>(n);
+    for (let i = 0; i < n; i++) ids[i] = table.id(slot, i);
+    return ids;
+  }
 
   /** Appends the exact-key hits of the given lists to `out`, skipping entities already there. */
   collect(typeIdx: number, key: string, match: MatchKind, lists: string[], includeDelisted: boolean, out: Hit[]): void {
-    const ids = this.scratch;
-    ids.length = 0;
-    this.exactIds(typeIdx, key, ids);
+    const table = this.find(typeIdx, key);
+    if (table === null) return;
+    const slot = this.slot;
     const store = this.store;
-    for (const id of ids) {
+    const n = table.count(slot);
+    for (let i = 0; i < n; i++) {
+      const id = table.id(slot, i);
       if (!includeDelisted && store.isDelisted(id)) continue;
       if (!lists.includes(store.listSlugs[store.listOf(id)])) continue;
-      if (out.some((h) => h.entity.id === id)) continue;
-      out.push({ entity: store.view(id), match, similarity: 1 });
+      if (out.length > 0 && out.some((h) => h.entity.id === id)) continue;
+      // Most keys are their one entity's published value: the key string is then the value, undecoded.
+      const value = table.isValue(slot) ? key : undefined;
+      out.push({ entity: store.view(id, value), match, similarity: 1 });
     }
   }
 

@@ -10,21 +10,29 @@ export interface EntityView extends EntityRecord {
 export const FLAG_DELISTED = 1;
 
 /**
- * The columns the shard workers read in place while a generation loads (and regex scans later):
- * `meta` packs each entity's list index (bits 0-15), entity type (16-23) and flags (24-31) into
- * one u32, so a lookup touches one cache line for all three; the published values are UTF-8 at
- * `offsets[id]` .. `offsets[id + 1]` in `bytes`. All are growable SharedArrayBuffers written by the
- * calling thread only; a shard is told about a range of ids after it has been written.
+ * The columns the shard workers read in place while a generation loads (and regex scans later).
+ * `entities` holds `ENTITY_WORDS` u32 per entity: its meta word, packing the list index (bits
+ * 0-15), entity type (16-23) and flags (24-31), then the string-table indices of its source URL,
+ * listed_at and removed_at (which only the calling thread reads): a hit's list, state and view
+ * come from one cache line. The published values are UTF-8 at `offsets[id]` .. `offsets[id + 1]`
+ * in `bytes`. All are growable SharedArrayBuffers written by the calling thread only; a shard is
+ * told about a range of ids after it has been written.
  */
 export interface SharedColumns {
-  meta: SharedArrayBuffer;
+  entities: SharedArrayBuffer;
   offsets: SharedArrayBuffer;
   bytes: SharedArrayBuffer;
 }
 
+/** u32 per entity in `SharedColumns.entities`: meta, source URL, listed_at, removed_at. */
+export const ENTITY_WORDS = 4;
+const SOURCE = 1;
+const LISTED = 2;
+const REMOVED = 3;
+
 /** Upper bound on entities per generation: the columns reserve address space for this many. */
 export const MAX_ENTITIES = 2 ** 28;
-/** List indices fit in 16 bits of `meta`. */
+/** List indices fit in 16 bits of the meta word. */
 export const MAX_LISTS = 2 ** 16;
 
 function growable(bytesPerEntity: number): SharedArrayBuffer {
@@ -36,7 +44,7 @@ function growable(bytesPerEntity: number): SharedArrayBuffer {
  * ~5x slower) and recreated when the buffers have grown past them.
  */
 export class ColumnViews {
-  meta!: Uint32Array;
+  entities!: Uint32Array;
   offsets!: Uint32Array;
   readonly values: BytePool;
 
@@ -46,26 +54,26 @@ export class ColumnViews {
   }
 
   protected refresh(): void {
-    const { meta, offsets } = this.shared;
-    this.meta = new Uint32Array(meta, 0, meta.byteLength / 4);
+    const { entities, offsets } = this.shared;
+    this.entities = new Uint32Array(entities, 0, entities.byteLength / 4);
     this.offsets = new Uint32Array(offsets, 0, offsets.byteLength / 4);
   }
 
   /** Makes the views cover ids below `end` (written by the calling thread before it said so). */
   cover(end: number): void {
-    if (end + 1 > this.offsets.length || end > this.meta.length) this.refresh();
+    if (end + 1 > this.offsets.length || ENTITY_WORDS * end > this.entities.length) this.refresh();
   }
 
   listOf(id: number): number {
-    return this.meta[id] & 0xffff;
+    return this.entities[ENTITY_WORDS * id] & 0xffff;
   }
 
   typeOf(id: number): number {
-    return (this.meta[id] >>> 16) & 0xff;
+    return (this.entities[ENTITY_WORDS * id] >>> 16) & 0xff;
   }
 
   flagsOf(id: number): number {
-    return this.meta[id] >>> 24;
+    return this.entities[ENTITY_WORDS * id] >>> 24;
   }
 
   value(id: number): string {
@@ -73,21 +81,17 @@ export class ColumnViews {
   }
 }
 
-const SOURCE = 0;
-const LISTED = 1;
-const REMOVED = 2;
-
 /**
  * Columnar storage of one generation's entities on the calling thread, indexed by dense id. The
- * list/type/flags and value columns live in shared memory (see `SharedColumns`); metadata objects
+ * entity words and value columns live in shared memory (see `SharedColumns`); metadata objects
  * stay here. Repeated strings (source URLs, timestamps) are interned into a table and referenced
- * by index, three per entity side by side.
+ * by index from the entity words.
  */
 export class EntityStore extends ColumnViews {
   size = 0;
   readonly metadata: Metadata[] = [];
-  /** Per entity: indices into `strings` of source_url, listed_at, removed_at. */
-  private refs = new Uint32Array(3 * 1024);
+  /** Entities the columns have room for. */
+  private capacity = 1024;
   /** Interned strings; index 0 is null. */
   private readonly strings: (string | null)[] = [null];
   private readonly interned = new Map<string, number>();
@@ -95,7 +99,7 @@ export class EntityStore extends ColumnViews {
   private lastIndex = 0;
 
   constructor(readonly listSlugs: string[]) {
-    super({ meta: growable(4), offsets: growable(4), bytes: new BytePool().sab });
+    super({ entities: growable(4 * ENTITY_WORDS), offsets: growable(4), bytes: new BytePool().sab });
   }
 
   private intern(s: string | null): number {
@@ -114,28 +118,28 @@ export class EntityStore extends ColumnViews {
   }
 
   private grow(): void {
-    const next = Math.min(2 * (this.refs.length / 3), MAX_ENTITIES - 1);
-    growBuffer(this.shared.meta, 4 * next);
+    const next = Math.min(2 * this.capacity, MAX_ENTITIES - 1);
+    growBuffer(this.shared.entities, 4 * ENTITY_WORDS * next);
     growBuffer(this.shared.offsets, 4 * (next + 1));
     this.refresh();
-    const refs = new Uint32Array(3 * next);
-    refs.set(this.refs);
-    this.refs = refs;
+    this.capacity = next;
   }
 
   add(r: EntityRecord, listIdx: number, typeIdx: number): number {
     const id = this.size;
     if (id + 2 >= MAX_ENTITIES) throw new RangeError(`a generation holds at most ${MAX_ENTITIES - 2} entities`);
     if (listIdx >= MAX_LISTS) throw new RangeError(`a generation holds at most ${MAX_LISTS} lists`);
-    if (3 * (id + 2) > this.refs.length) this.grow();
+    if (id + 2 > this.capacity) this.grow();
     const flags = r.removed_at !== null ? FLAG_DELISTED : 0;
-    this.meta[id] = (listIdx | (typeIdx << 16) | (flags << 24)) >>> 0;
+    const e = ENTITY_WORDS * id;
+    const entities = this.entities;
+    entities[e] = (listIdx | (typeIdx << 16) | (flags << 24)) >>> 0;
+    entities[e + SOURCE] = this.intern(r.source_url);
+    entities[e + LISTED] = this.intern(r.listed_at);
+    entities[e + REMOVED] = this.intern(r.removed_at);
     this.values.append(r.value);
     this.offsets[id + 1] = this.values.size;
     this.metadata.push(r.metadata);
-    this.refs[3 * id + SOURCE] = this.intern(r.source_url);
-    this.refs[3 * id + LISTED] = this.intern(r.listed_at);
-    this.refs[3 * id + REMOVED] = this.intern(r.removed_at);
     this.size = id + 1;
     return id;
   }
@@ -155,21 +159,23 @@ export class EntityStore extends ColumnViews {
   }
 
   removed(id: number): string | null {
-    return this.strings[this.refs[3 * id + REMOVED]];
+    return this.strings[this.entities[ENTITY_WORDS * id + REMOVED]];
   }
 
-  view(id: number): EntityView {
-    const meta = this.meta[id];
-    const refs = this.refs;
+  /** The entity as a plain object; `value` when the caller already holds the published value. */
+  view(id: number, value: string = this.value(id)): EntityView {
+    const e = ENTITY_WORDS * id;
+    const entities = this.entities;
+    const meta = entities[e];
     return {
       id,
       list: this.listSlugs[meta & 0xffff],
       entity_type: ENTITY_TYPES[(meta >>> 16) & 0xff],
-      value: this.value(id),
+      value,
       metadata: this.metadata[id],
-      source_url: this.strings[refs[3 * id + SOURCE]],
-      listed_at: this.strings[refs[3 * id + LISTED]],
-      removed_at: this.strings[refs[3 * id + REMOVED]],
+      source_url: this.strings[entities[e + SOURCE]],
+      listed_at: this.strings[entities[e + LISTED]],
+      removed_at: this.strings[entities[e + REMOVED]],
     };
   }
 }

@@ -276,21 +276,55 @@ function detect(v: string): CryptoKey {
   return { key: v, chain: null };
 }
 
+const LOWER = 1;
+const UPPER = 2;
+const NOT_HEX = 4;
+/** Per ASCII code: LOWER / UPPER for letters, NOT_HEX for anything but 0-9, a-f, A-F. */
+const ASCII_CLASS = Uint8Array.from({ length: 128 }, (_, c) => {
+  if (c >= 48 && c <= 57) return 0;
+  if (c >= 97 && c <= 122) return LOWER | (c > 102 ? NOT_HEX : 0);
+  if (c >= 65 && c <= 90) return UPPER | (c > 70 ? NOT_HEX : 0);
+  return NOT_HEX;
+});
+
 /**
- * The key alone, as `normalizeCrypto(value).key` gives it, without the base58 checksum work that
- * only chain detection needs: base58 keys are the trimmed text whatever their chain. This is the
- * screening hot path.
+ * The key alone, as `normalizeCrypto(value).key` gives it, without the checksum work that only
+ * chain detection needs: base58 keys are the trimmed text whatever their chain. This is the
+ * screening hot path, so ASCII input is classified in one pass instead of by regular expressions:
+ * hex forms (EVM, bare 32-byte hex) are lower-cased, mixed-case text is kept, a lower-case text
+ * is itself unless it is a CashAddr without its prefix (a valid bech32 text never is one: its
+ * separator `1` is outside the CashAddr alphabet), and an upper-case text is lower-cased only when
+ * it is valid bech32 or CashAddr.
  */
 export function cryptoKey(value: string): string {
   const v = value.trim();
-  if (EVM_RE.test(v)) return v.toLowerCase();
+  const n = v.length;
+  const prefixed = n >= 2 && v.charCodeAt(0) === 48 && v.charCodeAt(1) === 120; // `0x`
+  // One table lookup per character, no branch on its class: hex digits and letters alternate at
+  // random, which would mispredict a branch on every other character.
+  let classes = prefixed ? LOWER : 0;
+  for (let i = prefixed ? 2 : 0; i < n; i++) {
+    const c = v.charCodeAt(i);
+    if (c >= 128) return nonAsciiKey(v);
+    classes |= ASCII_CLASS[c];
+  }
+  if ((classes & NOT_HEX) === 0 && (prefixed ? n === 42 || n === 66 : n === 64)) return classes & UPPER ? v.toLowerCase() : v;
+  if ((classes & (LOWER | UPPER)) === (LOWER | UPPER)) return v;
+  if ((classes & UPPER) === 0) return cashaddr(v)?.key ?? v;
+  const lower = v.toLowerCase();
+  if (bech32(lower)) return lower;
+  return cashaddr(lower)?.key ?? v;
+}
+
+/** `cryptoKey` of a trimmed text with non-ASCII characters (whose case rules are Unicode's). */
+function nonAsciiKey(v: string): string {
   const lower = v.toLowerCase();
   if (v === lower || v === v.toUpperCase()) {
     if (bech32(lower)) return lower;
     const ca = cashaddr(lower);
     if (ca) return ca.key;
   }
-  return HEX64_RE.test(v) ? lower : v;
+  return v;
 }
 
 /**

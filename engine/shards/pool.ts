@@ -1,7 +1,6 @@
 import { Worker } from 'node:worker_threads';
-import type { ExactTableData } from '../exact-table.js';
 import type { ShardOptions } from './shard-data.js';
-import type { Control, FromShard, Query, QueryResult } from './protocol.js';
+import type { Control, ControlReply, FromShard, Query, QueryResult } from './protocol.js';
 
 type Pending<T> = { resolve: (v: T) => void; reject: (e: Error) => void };
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
@@ -27,7 +26,7 @@ function spawn(options: ShardOptions): Worker {
 export class ShardPool {
   private seq = 0;
   private qid = 0;
-  private readonly control = new Map<number, Pending<{ table?: ExactTableData }>>();
+  private readonly control = new Map<number, Pending<ControlReply>>();
   private readonly queries = new Map<number, Pending<QueryResult>>();
   private readonly queued: Query[][];
   private scheduled = false;
@@ -53,7 +52,7 @@ export class ShardPool {
   }
 
   /** A control message (load, finish, drop); resolves when the shard has applied it. */
-  send(shard: number, msg: DistributiveOmit<Control, 'seq'>, transfer?: ArrayBuffer[]): Promise<{ table?: ExactTableData }> {
+  send(shard: number, msg: DistributiveOmit<Control, 'seq'>, transfer?: ArrayBuffer[]): Promise<ControlReply> {
     if (this.failure) return Promise.reject(this.failure);
     const seq = ++this.seq;
     return new Promise((resolve, reject) => {
@@ -100,7 +99,7 @@ export class ShardPool {
     this.control.delete(msg.seq);
     if (!p) return;
     if (msg.error) p.reject(new Error(msg.error));
-    else p.resolve({ table: msg.table });
+    else p.resolve({ keys: msg.keys, table: msg.table });
   }
 
   private fail(e: Error): void {

@@ -1,14 +1,20 @@
 /** Messages between the coordinator (engine.ts via pool.ts) and the shard workers. */
 
-import type { ExactTableData } from '../exact-table.js';
+import type { ExactKeySet, ExactTableData } from '../exact-table.js';
 import type { SharedColumns } from '../store.js';
 
 export type Control =
-  /** Starts a generation whose entity columns the shard reads in place. */
-  | { t: 'begin'; seq: number; gen: number; columns: SharedColumns }
+  /**
+   * Starts a generation whose entity columns the shard reads in place; its exact keys are split
+   * into `partitions` tables.
+   */
+  | { t: 'begin'; seq: number; gen: number; columns: SharedColumns; partitions: number }
   /** Entities `from` .. `to` - 1 are written: the shard takes them. */
   | { t: 'add'; seq: number; gen: number; from: number; to: number }
+  /** No more entities: the shard seals its indexes and answers with its exact keys by partition. */
   | { t: 'finish'; seq: number; gen: number }
+  /** Builds the exact table of one partition from every shard's keys of it (in shard order). */
+  | { t: 'table'; seq: number; gen: number; sets: ExactKeySet[] }
   | { t: 'drop'; seq: number; gen: number }
   | { t: 'ping'; seq: number };
 
@@ -57,6 +63,12 @@ export interface QueryResult {
   error?: string;
 }
 
+/** What a control message answers besides its completion. */
+export interface ControlReply {
+  keys?: ExactKeySet[];
+  table?: ExactTableData;
+}
+
 export type FromShard =
-  | { t: 'done'; seq: number; table?: ExactTableData; error?: string }
+  | ({ t: 'done'; seq: number; error?: string } & ControlReply)
   | { t: 'results'; results: QueryResult[] };

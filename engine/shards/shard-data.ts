@@ -2,11 +2,12 @@ import { RE2JS } from 're2js';
 import { ENTITY_TYPES, MATCH_KINDS, type EntityType } from '../model.js';
 import { canonicalKey, normalizeGovernmentId, normalizeName } from '../normalize/index.js';
 import { idSimilarity, prepareName, preparedSimilarity, prepareTokens } from '../similarity.js';
-import { ExactTableBuilder, type ExactTableData } from '../exact-table.js';
+import { buildExactTable, ExactKeyCollector, type ExactKeySet, type ExactTableData } from '../exact-table.js';
 import { BytePool } from '../byte-pool.js';
-import { hashKey } from '../hash.js';
-import { ColumnViews, FLAG_DELISTED, type SharedColumns } from '../store.js';
+import { KeyBytes } from '../key-bytes.js';
+import { ColumnViews, ENTITY_WORDS, FLAG_DELISTED, type SharedColumns } from '../store.js';
 import { CandidateRanker, TermIndex, TermIndexBuilder } from './term-index.js';
+import { forEachEdit } from './edits.js';
 import type { FuzzyQuery, IdQuery, QueryResult, RegexQuery } from './protocol.js';
 
 const T_NAME = ENTITY_TYPES.indexOf('name');
@@ -22,8 +23,10 @@ export interface ShardOptions {
    * letters or more (queries of a few letters find longer names; a larger index).
    */
   tokenize: 'forward' | 'strict';
-  /** Candidates taken per index and query before verification. */
+  /** Names taken per query before verification. */
   candidates: number;
+  /** Government IDs taken per query before verification. */
+  idCandidates: number;
   /**
    * Smallest share of an address, e-mail or domain key a prefix query must cover to match (the
    * search's minimum similarity): the prefix index is laid out for it.
@@ -60,6 +63,10 @@ const SEED_KEY_LENGTH = 1000;
  */
 const MAX_FREQUENCY = 50_000;
 const MIN_PREFIX_QUERY = 3;
+/** Shorter unknown query tokens are not replaced by their one-edit neighbours: too many are words. */
+const MIN_EDITED_TOKEN = 3;
+/** Postings the one-edit neighbours of a query's unknown tokens may add to its candidates' scoring. */
+const EDITED_POSTINGS = 20_000;
 
 /** Index terms of a normalized name (tokens joined by single spaces): each token and its prefixes. */
 function nameTerms(text: string, forward: boolean, emit: Emit): void {
@@ -115,7 +122,8 @@ class KeyedDocs {
 /**
  * One shard's part of one generation. Entities reach it as ranges of ids whose columns (type,
  * list, flags, published value) it reads from the calling thread's shared memory; it computes
- * their canonical keys, builds the exact table the calling thread probes, and keeps the term
+ * their canonical keys, collects them by hash partition, builds its own partition's exact table
+ * (the calling thread probes it) from every shard's keys of that partition, and keeps the term
  * indexes fuzzy search needs: name tokens and prefixes, government-ID trigrams, and key prefixes
  * of addresses, e-mails and domains, each with the normalized text its candidates are verified
  * against. Shard-local numbers index `ids` (engine ids).
@@ -134,15 +142,16 @@ export class ShardGeneration {
   private idIndex: TermIndex | null = null;
   private prefixIndex: TermIndex | null = null;
   private readonly ranker = new CandidateRanker(MAX_FREQUENCY);
-  private exact: ExactTableBuilder | null;
-  private readonly h = new Uint32Array(2);
+  private exact: ExactKeyCollector | null;
+  private readonly keyBytes = new KeyBytes();
 
   constructor(
     private readonly opts: ShardOptions,
     columns: SharedColumns,
+    partitions: number,
   ) {
     this.cols = new ColumnViews(columns);
-    this.exact = new ExactTableBuilder(this.cols.values);
+    this.exact = new ExactKeyCollector(partitions);
   }
 
   /** Length of the indexed prefix of a key of `length` characters: the shortest query that can match it. */
@@ -154,20 +163,20 @@ export class ShardGeneration {
   add(from: number, to: number): void {
     this.ids = grow(this.ids, this.n + to - from);
     this.cols.cover(to);
-    const { meta, offsets, values } = this.cols;
+    const { entities, offsets, values } = this.cols;
     const exact = this.exact!;
     const names = this.nameBuilder!;
     const govIds = this.idBuilder!;
     const prefixes = this.prefixBuilder!;
     const forward = this.opts.tokenize === 'forward';
-    const h = this.h;
+    const keyBytes = this.keyBytes;
     let doc = 0;
     const nameTerm: Emit = (text, start, end, seed) => names.add(text, start, end, seed, doc);
     const idTerm: Emit = (text, start, end, seed) => govIds.add(text, start, end, seed, doc);
     for (let id = from; id < to; id++) {
       const local = this.n++;
       this.ids[local] = id;
-      const type = (meta[id] >>> 16) & 0xff;
+      const type = (entities[ENTITY_WORDS * id] >>> 16) & 0xff;
       const start = offsets[id];
       const end = offsets[id + 1];
       const value = values.text(start, end);
@@ -180,8 +189,8 @@ export class ShardGeneration {
       }
       const key = canonicalKey(ENTITY_TYPES[type], value);
       if (key === null) continue;
-      hashKey(key, type + 1, h);
-      exact.add(h[0], h[1], type, key, id, start, end, key === value);
+      keyBytes.set(key, type + 1);
+      exact.add(keyBytes.hi, keyBytes.lo, type, keyBytes, id, key === value, start);
       if (type === T_ID) {
         doc = this.govIds.add(local, key);
         trigrams(key, idTerm);
@@ -192,15 +201,20 @@ export class ShardGeneration {
     }
   }
 
-  /** Seals the generation: lays out the term indexes and the exact table. */
-  finish(): ExactTableData {
+  /** Seals the generation: lays out the term indexes; returns the exact keys by partition. */
+  finish(): ExactKeySet[] {
     this.nameIndex = this.nameBuilder!.build();
     this.idIndex = this.idBuilder!.build();
     this.prefixIndex = this.prefixBuilder!.build();
     this.nameBuilder = this.idBuilder = this.prefixBuilder = null;
-    const table = this.exact!.build();
+    const keys = this.exact!.seal();
     this.exact = null;
-    return table;
+    return keys;
+  }
+
+  /** The exact table of one partition from every shard's keys of it. */
+  exactTable(sets: ExactKeySet[]): ExactTableData {
+    return buildExactTable(sets, this.cols.values);
   }
 
   private listMask(lists: number[]): Uint8Array {
@@ -259,6 +273,24 @@ export class ShardGeneration {
     nameTerms(query.tokens.join(' '), false, found);
     // In a forward index, a query token may also be the start of a longer listed token.
     if (this.opts.tokenize === 'forward') for (const token of query.tokens) found(token, 0, token.length, SEED_PREFIX);
+    // A token no listed name has is most likely a typo: the listed tokens one edit away stand in
+    // for it (a typo in its first letters also loses its prefix term). Rare ones first, within a
+    // budget of postings: the neighbours of a short token include common words.
+    const variants: number[] = [];
+    const variant = (codes: Uint16Array, n: number) => {
+      const t = index.termOfCodes(codes, n, SEED_TOKEN);
+      if (t >= 0) variants.push(t);
+    };
+    for (const token of query.tokens) {
+      if (token.length >= MIN_EDITED_TOKEN && index.term(token, 0, token.length, SEED_TOKEN) < 0) forEachEdit(token, variant);
+    }
+    variants.sort((a, b) => index.frequency(a) - index.frequency(b));
+    let budget = EDITED_POSTINGS;
+    for (const t of variants) {
+      budget -= index.frequency(t);
+      if (budget < 0) break;
+      terms.push(t);
+    }
     if (terms.length === 0) return;
     const docs = this.names;
     const candidates = this.ranker.rank(index, terms, docs.size, this.opts.candidates, (doc) => this.eligible(docs.local(doc), mask));
@@ -303,7 +335,7 @@ export class ShardGeneration {
     });
     if (terms.length === 0) return [];
     const docs = this.govIds;
-    return this.ranker.rank(index, terms, docs.size, this.opts.candidates, (doc) => {
+    return this.ranker.rank(index, terms, docs.size, this.opts.idCandidates, (doc) => {
       const local = docs.local(doc);
       return this.eligible(local, mask) && !(activeOnly && this.delisted(local));
     });

@@ -39,7 +39,7 @@ port.on('message', (msg: Control | { t: 'query'; batch: Query[] }) => {
   try {
     switch (msg.t) {
       case 'begin':
-        generations.set(msg.gen, new ShardGeneration(options, msg.columns));
+        generations.set(msg.gen, new ShardGeneration(options, msg.columns, msg.partitions));
         send({ t: 'done', seq: msg.seq });
         break;
       case 'add':
@@ -47,7 +47,12 @@ port.on('message', (msg: Control | { t: 'query'; batch: Query[] }) => {
         send({ t: 'done', seq: msg.seq });
         break;
       case 'finish': {
-        const table = generations.get(msg.gen)!.finish();
+        const keys = generations.get(msg.gen)!.finish();
+        send({ t: 'done', seq: msg.seq, keys });
+        break;
+      }
+      case 'table': {
+        const table = generations.get(msg.gen)!.exactTable(msg.sets);
         send({ t: 'done', seq: msg.seq, table });
         break;
       }

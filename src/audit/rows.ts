@@ -1,7 +1,7 @@
 /**
- * Rows as inserted into ClickHouse (JSONEachRow). Times are milliseconds since the epoch (a
- * DateTime64(3) column reads an integer as milliseconds); `customer_id` 0 means none (a payer
- * without a token) and `payer` '' means none; 64-bit amounts travel as decimal strings.
+ * Rows as the audit writers take them (src/audit/formats.ts encodes them for the insert). Times
+ * are milliseconds since the epoch; `customer_id` 0 means none (a payer without a token) and
+ * `payer` '' means none; 64-bit amounts travel as decimal strings.
  */
 export interface AuditMatchRow {
   time: number;
@@ -56,7 +56,7 @@ export interface ListChangeRow {
 
 /** Where rows go; `BatchWriter` implements it. */
 export interface RowSink<T> {
-  /** Buffers rows (fire and forget). */
+  /** Buffers rows (fire and forget); throws, keeping none of them, if one cannot be stored. */
   push(rows: T[]): void;
   /** Resolves once the rows are stored. */
   write(rows: T[]): Promise<void>;

@@ -2,7 +2,8 @@ import type { ClickHouseClient } from '@clickhouse/client';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { changeSink, type ChangeSink } from './changes.js';
-import { migrateClickHouse, openClickHouse, type ClickHouseConfig } from './clickhouse.js';
+import { connectClickHouse, migrateClickHouse, streamInsert, type ClickHouseConfig } from './clickhouse.js';
+import { auditMatchLines, listChangeLines, settlementLines, usageLines } from './formats.js';
 import { AuditQueries } from './queries.js';
 import type { AuditMatchRow, ListChangeRow, SettlementRow, UsageRow } from './rows.js';
 import { BatchWriter, type WriterOptions } from './writer.js';
@@ -23,15 +24,19 @@ export interface AuditStore {
   close(): Promise<void>;
 }
 
+/**
+ * Opens the store on `cfg`'s ClickHouse, or on `opts.client`, which then also carries the
+ * inserts (as a stream of TabSeparated lines).
+ */
 export async function openAuditStore(cfg: AuditConfig, opts: { log?: Logger; client?: ClickHouseClient } = {}): Promise<AuditStore> {
-  const client = opts.client ?? openClickHouse(cfg);
+  const { client, insertLines } = opts.client ? { client: opts.client, insertLines: streamInsert(opts.client) } : connectClickHouse(cfg);
   await migrateClickHouse(client, cfg);
   const w: WriterOptions = { batchRows: cfg.AUDIT_BATCH_ROWS, flushMs: cfg.AUDIT_FLUSH_MS, log: opts.log };
   const table = (name: string) => `${cfg.CLICKHOUSE_DATABASE}.${name}`;
-  const matches = new BatchWriter<AuditMatchRow>(client, table('audit_matches'), w);
-  const usage = new BatchWriter<UsageRow>(client, table('usage'), w);
-  const settlements = new BatchWriter<SettlementRow>(client, table('x402_settlements'), w);
-  const listChanges = new BatchWriter<ListChangeRow>(client, table('list_changes'), w);
+  const matches = new BatchWriter<AuditMatchRow>(insertLines, table('audit_matches'), auditMatchLines, w);
+  const usage = new BatchWriter<UsageRow>(insertLines, table('usage'), usageLines, w);
+  const settlements = new BatchWriter<SettlementRow>(insertLines, table('x402_settlements'), settlementLines, w);
+  const listChanges = new BatchWriter<ListChangeRow>(insertLines, table('list_changes'), listChangeLines, w);
   return {
     client,
     matches,

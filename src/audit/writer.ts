@@ -1,5 +1,6 @@
-import type { ClickHouseClient } from '@clickhouse/client';
 import type { Logger } from 'pino';
+import type { LineFormat } from './formats.js';
+import { LineBuffer } from './linebuffer.js';
 
 export interface WriterOptions {
   /** Insert as soon as this many rows are buffered (AUDIT_BATCH_ROWS). */
@@ -11,13 +12,20 @@ export interface WriterOptions {
   maxBufferedRows?: number;
 }
 
+/** Inserts newline-terminated TabSeparated rows of `columns` into `table`, chunks in order. */
+export type InsertLines = (table: string, columns: readonly [string, ...string[]], lines: Buffer[]) => Promise<void>;
+
 interface Waiter {
   resolve: () => void;
   reject: (err: unknown) => void;
 }
 
 /**
- * Batched inserts into one table (JSONEachRow), one insert at a time.
+ * Batched inserts into one table, one insert at a time.
+ * - Rows are encoded to TabSeparated lines when they are handed over, so the buffer is UTF-8
+ *   bytes (see LineBuffer) and the insert sends it as it is. A row that cannot be encoded (a
+ *   count that is not an integer, a time that is not a finite number, ...) makes `push` throw
+ *   and `write` reject, and none of that call's rows is kept.
  * - `push` is fire and forget: rows go out when `batchRows` are buffered or `flushMs` after the
  *   first of them arrived (the default audit mode).
  * - `write` resolves once its rows are stored (AUDIT_STRICT, list changes). It does not wait for
@@ -28,7 +36,7 @@ interface Waiter {
  * described in docs/audit.md.
  */
 export class BatchWriter<T extends object> {
-  private buffer: T[] = [];
+  private readonly lines = new LineBuffer();
   private waiters: Waiter[] = [];
   private timer: NodeJS.Timeout | null = null;
   private immediate: NodeJS.Immediate | null = null;
@@ -41,9 +49,10 @@ export class BatchWriter<T extends object> {
   dropped = 0;
 
   constructor(
-    private readonly client: ClickHouseClient,
+    private readonly insert: InsertLines,
     /** `database.table`. */
     readonly table: string,
+    private readonly format: LineFormat<T>,
     private readonly opts: WriterOptions,
   ) {
     this.maxBuffered = opts.maxBufferedRows ?? Math.max(100_000, opts.batchRows * 10);
@@ -51,28 +60,41 @@ export class BatchWriter<T extends object> {
 
   push(rows: T[]): void {
     if (rows.length === 0) return;
-    if (this.closed) throw new Error(`${this.table} writer is closed`);
-    for (const r of rows) this.buffer.push(r);
+    this.append(rows);
     this.schedule();
   }
 
   write(rows: T[]): Promise<void> {
     if (rows.length === 0) return Promise.resolve();
+    try {
+      this.append(rows);
+    } catch (err) {
+      return Promise.reject(err);
+    }
     return new Promise<void>((resolve, reject) => {
       this.waiters.push({ resolve, reject });
-      this.push(rows);
+      this.schedule();
     });
   }
 
   /** Rows buffered and not yet handed to an insert. */
   get pending(): number {
-    return this.buffer.length;
+    return this.lines.rows;
+  }
+
+  private append(rows: T[]): void {
+    if (this.closed) throw new Error(`${this.table} writer is closed`);
+    const line = this.format.line;
+    // Encoded whole before anything is buffered: a row that throws leaves no partial push.
+    let text = '';
+    for (let i = 0; i < rows.length; i++) text += line(rows[i]);
+    this.lines.append(text, rows.length);
   }
 
   private schedule(): void {
     // The end of the running insert schedules what arrived meanwhile.
-    if (this.inflight || this.buffer.length === 0) return;
-    if (this.buffer.length >= this.opts.batchRows || this.waiters.length > 0) {
+    if (this.inflight || this.lines.rows === 0) return;
+    if (this.lines.rows >= this.opts.batchRows || this.waiters.length > 0) {
       this.immediate ??= setImmediate(() => {
         this.immediate = null;
         void this.flushOnce();
@@ -88,7 +110,7 @@ export class BatchWriter<T extends object> {
 
   /** Inserts everything buffered now; rejects when an insert fails. */
   async flush(): Promise<void> {
-    while (this.inflight || this.buffer.length > 0) {
+    while (this.inflight || this.lines.rows > 0) {
       await (this.inflight ?? this.flushOnce());
       if (this.lastError) throw this.lastError;
     }
@@ -100,24 +122,24 @@ export class BatchWriter<T extends object> {
     if (this.immediate) clearImmediate(this.immediate);
     this.timer = null;
     this.immediate = null;
-    if (this.buffer.length === 0) return Promise.resolve();
-    const rows = this.buffer;
+    if (this.lines.rows === 0) return Promise.resolve();
+    const rows = this.lines.rows;
+    const chunks = this.lines.take();
     const waiters = this.waiters;
-    this.buffer = [];
     this.waiters = [];
     this.inflight = (async () => {
       try {
-        await this.client.insert({ table: this.table, values: rows, format: 'JSONEachRow' });
-        this.inserted += rows.length;
+        await this.insert(this.table, this.format.columns, chunks.map((c) => c.bytes));
+        this.inserted += rows;
         this.lastError = null;
         for (const w of waiters) w.resolve();
       } catch (err) {
         this.lastError = err;
-        this.opts.log?.error({ err, table: this.table, rows: rows.length }, 'clickhouse insert failed; rows kept for retry');
-        this.buffer = rows.concat(this.buffer);
-        if (this.buffer.length > this.maxBuffered) {
-          const drop = this.buffer.length - this.maxBuffered;
-          this.buffer.splice(0, drop);
+        this.opts.log?.error({ err, table: this.table, rows }, 'clickhouse insert failed; rows kept for retry');
+        this.lines.putBack(chunks);
+        if (this.lines.rows > this.maxBuffered) {
+          const drop = this.lines.rows - this.maxBuffered;
+          this.lines.dropOldest(drop);
           this.dropped += drop;
           this.opts.log?.error({ table: this.table, dropped: drop }, 'clickhouse buffer full; oldest rows dropped');
         }
@@ -125,7 +147,7 @@ export class BatchWriter<T extends object> {
       } finally {
         this.inflight = null;
       }
-      if (this.closed || this.buffer.length === 0) return;
+      if (this.closed || this.lines.rows === 0) return;
       if (this.lastError) {
         // Retry on the timer, never in a tight loop against a failing server.
         this.timer ??= setTimeout(() => {

@@ -186,9 +186,14 @@ export function createGate(deps: GateDeps): Gate {
             deps.log?.error({ err, reqId: meta.requestId }, 'usage/settlement rows of a paid request not stored yet'),
           );
         } else {
-          deps.audit.push(matchRows(endpoint, meta, time, customerId, settled.payer, audit));
-          deps.usage.push([usage]);
-          deps.settlements.push([settlement]);
+          // Paid: a row the writer refuses (it validates at push) must not turn the answer into an error.
+          try {
+            deps.audit.push(matchRows(endpoint, meta, time, customerId, settled.payer, audit));
+            deps.usage.push([usage]);
+            deps.settlements.push([settlement]);
+          } catch (err) {
+            deps.log?.error({ err, reqId: meta.requestId }, 'audit rows of a paid request refused');
+          }
         }
         return { headers: settled.headers };
       },

@@ -1,9 +1,17 @@
 import type { Logger } from 'pino';
 import type { Db } from '../store/db.js';
 
-/** Calendar month in UTC, `YYYY-MM`. */
+/** The month `monthOf` answered last and the span of milliseconds it covers. */
+let cachedMonth = { from: 0, to: -1, month: '' };
+
+/** Calendar month in UTC, `YYYY-MM` (asked on every metered request: the last answer is reused within its month). */
 export function monthOf(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 7);
+  if (ms >= cachedMonth.from && ms < cachedMonth.to) return cachedMonth.month;
+  const d = new Date(ms);
+  const from = Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1);
+  const to = Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1);
+  cachedMonth = { from, to, month: d.toISOString().slice(0, 7) };
+  return cachedMonth.month;
 }
 
 /** Credits held for one request: consumed by `commit`, given back by `release` (exactly once). */

@@ -11,7 +11,7 @@ import { execute, errorOutcome, type Outcome, type PipelineDeps } from '../pipel
 import { parseInput, parseJsonBody, type RawInput } from './validation.js';
 import { ClientIpResolver, normalizeIp } from './client-ip.js';
 import { preflight, readBody, ResponseState, sendBody, sendJson, StreamWriter, writeHead } from './uws-io.js';
-import type { Metrics } from './metrics.js';
+import type { Metrics, RouteStats } from './metrics.js';
 import type { TrpcContext } from '../api/trpc.js';
 
 /**
@@ -20,7 +20,7 @@ import type { TrpcContext } from '../api/trpc.js';
  * plus the contract plumbing (OpenAPI, docs, health, readiness, metrics).
  */
 
-const HEADERS_KEPT = ['authorization', 'x-payment', 'payment-signature', 'x-forwarded-for', 'forwarded', 'host', 'x-forwarded-proto', 'x-request-id', 'accept', 'content-type', 'mcp-session-id', 'mcp-protocol-version', 'last-event-id'] as const;
+const HEADERS_KEPT = new Set(['authorization', 'x-payment', 'payment-signature', 'x-forwarded-for', 'forwarded', 'host', 'x-forwarded-proto', 'x-request-id', 'accept', 'content-type', 'mcp-session-id', 'mcp-protocol-version', 'last-event-id']);
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
 const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,64}$/;
 
@@ -30,7 +30,7 @@ export interface RouteHelpers {
   /** Registers onAborted and in-flight accounting; returns the state and a `finish` to call once answered. */
   begin(res: HttpResponse, route: string, method: string): { state: ResponseState; finish: (status: number) => void };
   /** Sends an outcome; a streamed body resolves when the last chunk was written. */
-  sendOutcome(res: HttpResponse, state: ResponseState, outcome: Omit<Outcome, 'caller'>, requestId: string): void | Promise<void>;
+  sendOutcome(res: HttpResponse, state: ResponseState, outcome: Omit<Outcome, 'caller'>, requestId: string, serialize?: (body: unknown) => string): void | Promise<void>;
   readBody(res: HttpResponse, state: ResponseState, limit?: number): Promise<Buffer>;
   pipeline: PipelineDeps;
   log: Logger;
@@ -79,38 +79,48 @@ export function createHttpApp(opts: HttpAppOptions): HttpServer {
   let listenSocket: us_listen_socket | null = null;
   let drained: (() => void) | null = null;
 
-  const readMeta: RouteHelpers['readMeta'] = (res, req, transport) => {
+  /**
+   * One pass over the request's headers (uWS calls back per header present, usually a handful)
+   * instead of a lookup per name we keep; the first of repeated headers wins, as with getHeader.
+   * The full URL is only built when asked for (x402 challenges, /trpc).
+   */
+  const readMeta = (res: HttpResponse, req: HttpRequest, transport: RequestMeta['transport'], method = req.getMethod().toUpperCase()): RequestMeta => {
     const headers: Record<string, string | undefined> = {};
-    for (const h of HEADERS_KEPT) {
-      const v = req.getHeader(h);
-      if (v !== '') headers[h] = v;
-    }
-    const peer = Buffer.from(res.getRemoteAddressAsText()).toString();
+    req.forEach((k, v) => {
+      if (HEADERS_KEPT.has(k) && v !== '' && headers[k] === undefined) headers[k] = v;
+    });
+    const peer = Buffer.from(res.getRemoteAddressAsText()).toString('latin1');
     const clientIp = clientIps.resolve(peer, headers['x-forwarded-for'], headers['forwarded']);
-    const proto = clientIps.isTrusted(normalizeIp(peer)) && headers['x-forwarded-proto'] === 'https' ? 'https' : 'http';
+    const path = req.getUrl();
     const query = req.getQuery();
-    const url = `${proto}://${headers.host ?? 'localhost'}${req.getUrl()}${query ? `?${query}` : ''}`;
     const given = headers['x-request-id'];
+    let url: string | undefined;
     return {
       requestId: given && REQUEST_ID_RE.test(given) ? given : randomUUID(),
       transport,
-      method: req.getMethod().toUpperCase(),
-      url,
+      method,
+      get url() {
+        if (url === undefined) {
+          const proto = clientIps.isTrusted(normalizeIp(peer)) && headers['x-forwarded-proto'] === 'https' ? 'https' : 'http';
+          url = `${proto}://${headers.host ?? 'localhost'}${path}${query ? `?${query}` : ''}`;
+        }
+        return url;
+      },
       clientIp,
       headers,
     };
   };
 
-  const begin: RouteHelpers['begin'] = (res, route, method) => {
+  const beginWith = (res: HttpResponse, stats: RouteStats): { state: ResponseState; finish: (status: number) => void } => {
     const state = new ResponseState();
-    const started = process.hrtime.bigint();
+    const started = performance.now();
     inflight++;
     let finished = false;
     const finish = (status: number) => {
       if (finished) return;
       finished = true;
       inflight--;
-      metrics.observe(route, method, status, Number(process.hrtime.bigint() - started) / 1e9);
+      stats.observe(status, (performance.now() - started) / 1000);
       if (inflight === 0 && drained) drained();
     };
     res.onAborted(() => {
@@ -119,11 +129,15 @@ export function createHttpApp(opts: HttpAppOptions): HttpServer {
     });
     return { state, finish };
   };
+  const begin: RouteHelpers['begin'] = (res, route, method) => beginWith(res, metrics.route(route, method));
 
-  const sendOutcome: RouteHelpers['sendOutcome'] = (res, state, outcome, requestId) => {
+  const sendOutcome: RouteHelpers['sendOutcome'] = (res, state, outcome, requestId, serialize) => {
     const headers = { ...outcome.headers, 'X-Request-Id': requestId };
     const raw = outcome.raw;
-    if (!raw) return sendJson(res, state, outcome.status, outcome.body, headers);
+    if (!raw) {
+      if (serialize && outcome.status === 200) return sendBody(res, state, 200, 'application/json', serialize(outcome.body), headers);
+      return sendJson(res, state, outcome.status, outcome.body, headers);
+    }
     if (typeof raw.body === 'string' || Buffer.isBuffer(raw.body)) return sendBody(res, state, outcome.status, raw.contentType, raw.body, headers);
     return streamBody(res, state, outcome.status, raw.contentType, raw.body, headers);
   };
@@ -162,8 +176,9 @@ export function createHttpApp(opts: HttpAppOptions): HttpServer {
     const route = `${ep.method} /api/v1${ep.path}`;
     if (!allowedMethods.has(pattern)) allowedMethods.set(pattern, new Set());
     allowedMethods.get(pattern)!.add(ep.method);
+    const stats = metrics.route(route, ep.method);
     const handler = (res: HttpResponse, req: HttpRequest) => {
-      const meta = readMeta(res, req, 'rest');
+      const meta = readMeta(res, req, 'rest', ep.method);
       const path: Record<string, string> = {};
       let badParam: string | null = null;
       for (let i = 0; i < paramNames.length; i++) {
@@ -172,7 +187,7 @@ export function createHttpApp(opts: HttpAppOptions): HttpServer {
         else path[paramNames[i]] = decoded;
       }
       const raw: RawInput = { path, query: parseQuery(req.getQuery()) };
-      const { state, finish } = begin(res, route, ep.method);
+      const { state, finish } = beginWith(res, stats);
       const run = async () => {
         let outcome: Omit<Outcome, 'caller'>;
         try {
@@ -189,7 +204,7 @@ export function createHttpApp(opts: HttpAppOptions): HttpServer {
         } catch (err) {
           outcome = errorOutcome(err, log, meta);
         }
-        await sendOutcome(res, state, outcome, meta.requestId);
+        await sendOutcome(res, state, outcome, meta.requestId, ep.serialize);
         finish(outcome.status);
         if (outcome.status >= 500) log.error({ reqId: meta.requestId, route, status: outcome.status }, 'request failed');
         else log.debug({ reqId: meta.requestId, route, status: outcome.status, ip: meta.clientIp }, 'request');

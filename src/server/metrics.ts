@@ -1,24 +1,84 @@
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Gauge, Registry, collectDefaultMetrics, type Metric } from 'prom-client';
+
+/** Prometheus metrics of the HTTP layer; other modules register theirs on the same registry. */
+const LATENCY_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+/**
+ * One route's request counts by status and latency histogram, kept as plain numbers: prom-client's
+ * `observe` hashes a label object on every call, a measurable share of a fast request. The
+ * registry renders them at scrape time (`http_requests_total`, `http_request_duration_seconds`).
+ */
+export class RouteStats {
+  readonly statuses = new Map<number, number>();
+  /** Per-bucket (not cumulative) counts; the last one is +Inf. */
+  readonly buckets = new Float64Array(LATENCY_BUCKETS.length + 1);
+  sum = 0;
+  count = 0;
+
+  constructor(
+    readonly route: string,
+    readonly method: string,
+  ) {}
+
+  observe(status: number, seconds: number): void {
+    this.statuses.set(status, (this.statuses.get(status) ?? 0) + 1);
+    let i = 0;
+    while (i < LATENCY_BUCKETS.length && seconds > LATENCY_BUCKETS[i]) i++;
+    this.buckets[i]++;
+    this.sum += seconds;
+    this.count++;
+  }
+}
+
+type MetricValue = { labels: Record<string, string | number>; value: number; metricName?: string };
+
+/** A metric prom-client's registry renders from values computed at scrape time. */
+function scrapedMetric(name: string, help: string, type: 'counter' | 'histogram', values: () => MetricValue[]): Metric {
+  const get = () => ({ name, help, type, values: values(), aggregator: 'sum' as const });
+  // The registry only calls get() (and reset() on resetMetrics); it has no public type for such a metric.
+  return { name, help, type, get, reset: () => undefined } as unknown as Metric;
+}
 
 /** Prometheus metrics of the HTTP layer; other modules register theirs on the same registry. */
 export class Metrics {
   readonly registry = new Registry();
-  readonly requests = new Counter({
-    name: 'http_requests_total',
-    help: 'HTTP requests by route pattern, method and status',
-    labelNames: ['route', 'method', 'status'] as const,
-    registers: [this.registry],
-  });
-  readonly latency = new Histogram({
-    name: 'http_request_duration_seconds',
-    help: 'HTTP request latency by route pattern and method',
-    labelNames: ['route', 'method'] as const,
-    buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-    registers: [this.registry],
-  });
+  private readonly routes = new Map<string, RouteStats>();
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });
+    const all = () => [...this.routes.values()];
+    this.registry.registerMetric(
+      scrapedMetric('http_requests_total', 'HTTP requests by route pattern, method and status', 'counter', () =>
+        all().flatMap((r) => [...r.statuses].map(([status, n]) => ({ labels: { route: r.route, method: r.method, status }, value: n }))),
+      ),
+    );
+    const name = 'http_request_duration_seconds';
+    this.registry.registerMetric(
+      scrapedMetric(name, 'HTTP request latency by route pattern and method', 'histogram', () =>
+        all().flatMap((r) => {
+          const labels = { route: r.route, method: r.method };
+          let cumulative = 0;
+          const buckets = LATENCY_BUCKETS.map((le, i) => ({ labels: { le, ...labels }, value: (cumulative += r.buckets[i]), metricName: `${name}_bucket` }));
+          return [
+            ...buckets,
+            { labels: { le: '+Inf', ...labels }, value: r.count, metricName: `${name}_bucket` },
+            { labels, value: r.sum, metricName: `${name}_sum` },
+            { labels, value: r.count, metricName: `${name}_count` },
+          ];
+        }),
+      ),
+    );
+  }
+
+  /** The counters of one route and method (registered once, then updated per request). */
+  route(route: string, method: string): RouteStats {
+    const key = `${route}\u0000${method}`;
+    let r = this.routes.get(key);
+    if (!r) {
+      r = new RouteStats(route, method);
+      this.routes.set(key, r);
+    }
+    return r;
   }
 
   /**
@@ -57,19 +117,5 @@ export class Metrics {
         for (const [list, s] of read()) this.labels(list).set(s.last_error ? 1 : 0);
       },
     });
-  }
-
-  /** Label children by route, method and status: prom-client's label lookup costs more than the count itself. */
-  private readonly children = new Map<string, { count: { inc(): void }; latency: { observe(v: number): void } }>();
-
-  observe(route: string, method: string, status: number, seconds: number): void {
-    const key = `${route}\u0000${method}\u0000${status}`;
-    let c = this.children.get(key);
-    if (!c) {
-      c = { count: this.requests.labels(route, method, String(status)), latency: this.latency.labels(route, method) };
-      this.children.set(key, c);
-    }
-    c.count.inc();
-    c.latency.observe(seconds);
   }
 }

@@ -50,9 +50,19 @@ export const CORS_PREFLIGHT_HEADERS: Record<string, string> = {
   'Access-Control-Max-Age': '86400',
 };
 
+/**
+ * What every answer writes, encoded once: uWS copies a Buffer as is, while a string costs a UTF-8
+ * length pass and a conversion on each call.
+ */
+const STATUS_LINES = new Map(Object.keys(STATUS_TEXT).map((code) => [Number(code), Buffer.from(statusLine(Number(code)))]));
+const CORS_ENCODED = Object.entries(CORS_HEADERS).map(([k, v]) => [Buffer.from(k), Buffer.from(v)] as const);
+const CONTENT_TYPE = Buffer.from('Content-Type');
+const JSON_TYPE = 'application/json';
+const JSON_TYPE_ENCODED = Buffer.from(JSON_TYPE);
+
 export function writeHead(res: HttpResponse, status: number, headers: Record<string, string>): void {
-  res.writeStatus(statusLine(status));
-  for (const k in CORS_HEADERS) res.writeHeader(k, CORS_HEADERS[k]);
+  res.writeStatus(STATUS_LINES.get(status) ?? statusLine(status));
+  for (const [k, v] of CORS_ENCODED) res.writeHeader(k, v);
   for (const k in headers) res.writeHeader(k, headers[k]);
 }
 
@@ -69,13 +79,13 @@ export function sendBody(res: HttpResponse, state: ResponseState, status: number
   state.done = true;
   res.cork(() => {
     writeHead(res, status, headers);
-    res.writeHeader('Content-Type', contentType);
+    res.writeHeader(CONTENT_TYPE, contentType === JSON_TYPE ? JSON_TYPE_ENCODED : contentType);
     res.end(body);
   });
 }
 
 export function sendJson(res: HttpResponse, state: ResponseState, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  sendBody(res, state, status, 'application/json', JSON.stringify(body), headers);
+  sendBody(res, state, status, JSON_TYPE, JSON.stringify(body), headers);
 }
 
 /** Reads a request body up to `limit` bytes; rejects with 413 beyond it. Must be called synchronously in the handler. */

@@ -27,6 +27,24 @@ async function usedInDb(db: Db, customerId: number, month: string): Promise<{ us
   return rows[0];
 }
 
+test('monthOf: the UTC calendar month, also when asked across boundaries in any order (it keeps its last answer)', () => {
+  const ms = (iso: string) => Date.parse(iso);
+  const cases: [string, string][] = [
+    ['2026-01-31T23:59:59.999Z', '2026-01'],
+    ['2026-02-01T00:00:00.000Z', '2026-02'],
+    ['2026-01-31T23:59:59.999Z', '2026-01'],
+    ['2026-02-28T23:59:59.999Z', '2026-02'],
+    ['2026-03-01T00:00:00.000Z', '2026-03'],
+    ['2028-02-29T12:00:00.000Z', '2028-02'],
+    ['2026-12-31T23:59:59.999Z', '2026-12'],
+    ['2027-01-01T00:00:00.000Z', '2027-01'],
+    ['2026-12-01T00:00:00.000Z', '2026-12'],
+    ['2026-11-30T23:59:59.999Z', '2026-11'],
+  ];
+  for (const [iso, month] of cases) assert.equal(monthOf(ms(iso)), month, iso);
+  for (let t = ms('2025-06-15T00:00:00Z'); t < ms('2027-06-15T00:00:00Z'); t += 3_600_000 * 7) assert.equal(monthOf(t), new Date(t).toISOString().slice(0, 7));
+});
+
 for (const backend of BACKENDS) {
   describe(`quota on ${backend.name}`, () => {
     test('is exhausted exactly at the monthly quota, and consumption is written', async () => {

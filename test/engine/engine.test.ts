@@ -139,6 +139,17 @@ describe('engine semantics on a small generation', () => {
     assert.ok(hits[0].similarity >= 0.85);
   });
 
+  test('fuzzy search: a typo in the first letters of a token, which loses its index terms, still finds the name', async () => {
+    // `AMCE` shares no indexed term (token or four-letter prefix) with any name: its one-edit
+    // neighbour `ACME` stands in for it.
+    const hits = await engine.search({ q: 'Amce', mode: 'fuzzy', lists: ALL, limit: 10 });
+    assert.deepEqual(
+      hits.map((h) => [h.entity.id, h.match]),
+      [[13, 'fuzzy']],
+    );
+    assert.ok(hits[0].similarity >= 0.6 && hits[0].similarity < 1);
+  });
+
   test('fuzzy search: exact keys of addresses, e-mails, domains, IDs and countries', async () => {
     const crypto = await engine.search({ q: '0x7F367CC41522CE07553E823BF3BE79A889DEBE1B', mode: 'fuzzy', lists: ALL, limit: 10 });
     assert.deepEqual(brief(crypto), [
@@ -232,21 +243,37 @@ describe('keys spread over shards', () => {
     const engine = await Engine.create({ shards: 2 });
     try {
       const key = '0x7f367cc41522ce07553e823bf3be79a889debe1b';
+      const published = '0x7F367CC41522CE07553E823BF3BE79A889DEBE1B';
       const records: EntityRecord[] = [];
-      // Batches of 4096 ids alternate between the two shards: ids 0 and 5000 land in different ones.
-      for (let i = 0; i < 6000; i++) {
-        if (i === 0 || i === 5000) records.push(rec(i === 0 ? 'scam' : 'sdn', 'crypto_address', i === 0 ? key.toUpperCase().replace('0X', '0x') : key));
+      // Batches of 4096 ids alternate between the two shards: ids 0 and 9000 land in one, 5000
+      // in the other; 9000 is delisted.
+      for (let i = 0; i < 10_000; i++) {
+        if (i === 0) records.push(rec('scam', 'crypto_address', published));
+        else if (i === 5000) records.push(rec('sdn', 'crypto_address', key));
+        else if (i === 9000) records.push(rec('disposable', 'crypto_address', key, '2025-02-01T00:00:00Z'));
         else records.push(rec('sdn', 'government_id', `P${String(i).padStart(7, '0')}`));
       }
       await engine.load({ lists: LISTS, records });
-      assert.deepEqual(engine.lookup('crypto_address', key), [0, 5000]);
-      assert.deepEqual(brief(await engine.screen({ kind: 'crypto', value: key, lists: ALL })), [
+      assert.deepEqual(engine.lookup('crypto_address', key), [0, 5000, 9000]);
+      const all = await engine.screen({ kind: 'crypto', value: key, lists: ALL });
+      assert.deepEqual(brief(all), [
         [0, 'exact', 1],
         [5000, 'exact', 1],
       ]);
+      // Each hit carries its own published value, whichever entity's value the table keeps.
+      assert.deepEqual(
+        all.map((h) => h.entity.value),
+        [published, key],
+      );
       assert.deepEqual(brief(await engine.screen({ kind: 'crypto', value: key, lists: ['sdn'] })), [[5000, 'exact', 1]]);
+      assert.deepEqual(await engine.screen({ kind: 'crypto', value: key, lists: ['disposable'] }), []);
+      const delisted = await engine.search({ q: key, mode: 'fuzzy', lists: ['disposable'], limit: 10 });
+      assert.deepEqual(
+        delisted.map((h) => [h.entity.id, h.match, h.entity.removed_at]),
+        [[9000, 'exact', '2025-02-01T00:00:00Z']],
+      );
       // Sequential IDs are one substitution apart: the exact one first, then fuzzy neighbours.
-      for (const id of [1234, 5999]) {
+      for (const id of [1234, 5999, 9999]) {
         const hits = brief(await engine.screen({ kind: 'id', value: `P${String(id).padStart(7, '0')}`, lists: ALL }));
         assert.deepEqual(hits[0], [id, 'exact', 1]);
         assert.ok(hits.length > 1 && hits.slice(1).every(([, match, sim]) => match === 'fuzzy' && sim === 0.9));

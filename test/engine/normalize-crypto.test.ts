@@ -5,6 +5,7 @@ import { getAddress, keccak256 as viemKeccak, toBytes } from 'viem';
 import { keccak256 } from '../../engine/normalize/keccak.js';
 import { assetFormats, canonicalKey, cryptoKey, normalizeCrypto } from '../../engine/normalize/index.js';
 import { sharedData } from '../support/paths.js';
+import { syntheticRecords } from '../../bench/synthetic.js';
 
 const DIR = sharedData('crypto', 'by-chain-2024');
 
@@ -257,5 +258,37 @@ describe('normalizeCrypto on published test vectors and other formats', () => {
       key: '0x4f47bc496083c727c5fbe3ce9cdf2b0f6496270c',
       chain: 'evm',
     });
+  });
+});
+
+describe('cryptoKey (the screening hot path) agrees with normalizeCrypto', () => {
+  test('on every format, case and edge shape', () => {
+    const samples = [
+      ...LISTED.map((l) => l.value),
+      ...[...syntheticRecords(5000, 3)].filter((r) => r.entity_type === 'crypto_address').map((r) => r.value),
+      'BC1QW508D6QEJXTDG4Y5R3ZARVARY0C5XW7KV8F3T4',
+      'bitcoincash:qpm2qsznhks23z7629mms6s4cwef74vcwvy22gdx6a',
+      'BITCOINCASH:QPM2QSZNHKS23Z7629MMS6S4CWEF74VCWVY22GDX6A',
+      'qpm2qsznhks23z7629mms6s4cwef74vcwvy22gdx6a',
+      '5be5543ff73456ab9f2d207887e2af87322c651ea1a873c5b25b7ffae456c320',
+      '0x5BE5543FF73456AB9F2D207887E2AF87322C651EA1A873C5B25B7FFAE456C320',
+      '0x5be5543ff73456ab9f2d207887e2af87322c651ea1a873c5b25b7ffae456c3',
+      '0X7F367CC41522CE07553E823BF3BE79A889DEBE1B',
+      '0x7f367cc41522ce07553e823bf3be79a889debe1',
+      '0x7f367cc41522ce07553e823bf3be79a889debe1g',
+      'ÄBC1QW508D6QEJXTDG4Y5R3ZARVARY0C5XW7KV8F3T4',
+      'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4é',
+      'ＢＣ１',
+      '12345',
+      'ABC-DEF',
+      'abc def',
+      '0x',
+      '',
+    ];
+    for (const value of samples) {
+      for (const variant of [value, value.toUpperCase(), value.toLowerCase(), ` ${value}\n`]) {
+        assert.equal(cryptoKey(variant), normalizeCrypto(variant).key, JSON.stringify(variant));
+      }
+    }
   });
 });

@@ -34,6 +34,32 @@ test('term index: ascending postings per term, a repeated term posted once, seed
   assert.equal(index.term('xALIx', 1, 4, 1), index.term('ALI', 0, 3, 1));
 });
 
+test('term index: 40k documents agree with a plain map of term to documents', () => {
+  // A small LCG: deterministic terms with skewed frequencies, repeats within documents included.
+  let x = 12345;
+  const next = (n: number) => {
+    x = (Math.imul(x, 1103515245) + 12345) >>> 0;
+    return x % n;
+  };
+  const expected = new Map<string, number[]>();
+  const b = new TermIndexBuilder();
+  for (let doc = 0; doc < 40_000; doc++) {
+    const count = 1 + next(6);
+    for (let k = 0; k < count; k++) {
+      const term = `w${next(k === 0 ? 50 : 200_000)}`;
+      b.add(term, 0, term.length, 1, doc);
+      const docs = expected.get(term) ?? [];
+      if (docs[docs.length - 1] !== doc) docs.push(doc);
+      expected.set(term, docs);
+    }
+  }
+  const index = b.build();
+  assert.equal(index.documents, 40_000);
+  for (const [term, docs] of expected) assert.deepEqual(postings(index, term), docs, term);
+  assert.equal(index.postings.length, [...expected.values()].reduce((n, d) => n + d.length, 0));
+  assert.deepEqual(postings(index, 'w200000'), []);
+});
+
 test('ranker: more and rarer shared terms first, ties by document, filter and limit applied', () => {
   const index = build([
     ['A', 'COMMON'], // 0

@@ -29,6 +29,27 @@ test('health, readiness and metrics', async () => {
   assert.match(text, /list_entities\{list="ofac_countries"\} 8/);
 });
 
+test('request metrics: counts by status, cumulative latency buckets, sum and count', async () => {
+  for (let i = 0; i < 3; i++) assert.equal((await get('/api/v1/screen/lists')).status, 200);
+  for (let i = 0; i < 2; i++) assert.equal((await get('/api/v1/screen/lists/no_such_list/entities')).status, 404);
+  const text = await (await get('/metrics')).text();
+  const value = (line: string) => Number(new RegExp(`^${line.replace(/[{}()[\].+*?^$|\\]/g, '\\$&')} (\\S+)$`, 'm').exec(text)?.[1]);
+  const lists = 'route="GET /api/v1/screen/lists",method="GET"';
+  const entities = 'route="GET /api/v1/screen/lists/{slug}/entities",method="GET"';
+  assert.equal(value(`http_requests_total{${lists},status="200"}`), 3);
+  assert.equal(value(`http_requests_total{${entities},status="404"}`), 2);
+  assert.ok(!text.includes(`http_requests_total{${entities},status="200"}`));
+  assert.equal(value(`http_request_duration_seconds_count{${lists}}`), 3);
+  assert.equal(value(`http_request_duration_seconds_bucket{le="+Inf",${lists}}`), 3);
+  const buckets = [...text.matchAll(new RegExp(`^http_request_duration_seconds_bucket\\{le="([^"]+)",${lists}\\} (\\S+)$`, 'gm'))].map((m) => Number(m[2]));
+  assert.equal(buckets.length, 17);
+  for (let i = 1; i < buckets.length; i++) assert.ok(buckets[i] >= buckets[i - 1], 'cumulative');
+  const sum = value(`http_request_duration_seconds_sum{${lists}}`);
+  assert.ok(sum > 0 && sum < 10, `sum ${sum}`);
+  assert.match(text, /# TYPE http_request_duration_seconds histogram/);
+  assert.match(text, /# TYPE http_requests_total counter/);
+});
+
 test('OpenAPI 3.1 document at /api/v1/openapi.json, version 2.0.0, and the docs page with its assets', async () => {
   const res = await get('/api/v1/openapi.json');
   assert.equal(res.status, 200);

@@ -7,7 +7,7 @@ import pino from 'pino';
 import { loadConfig, type Env } from '../../src/config.js';
 import { createService, type Service, type ServiceOverrides } from '../../src/service.js';
 import { ListManager } from '../../loaders/manager.js';
-import { REPO_ROOT, SHARED_DATA } from './paths.js';
+import { COMPILED, REPO_ROOT, SHARED_DATA } from './paths.js';
 
 /**
  * Ingesting every real list takes ~30 s, so the test suite ingests once into a cache under .tmp
@@ -106,9 +106,12 @@ export async function startTestService(env: Env = {}, overrides: ServiceOverride
   };
 }
 
-/** Starts `src/main.ts` as a separate process (for signal and crash tests); resolves once it listens. */
-export async function spawnService(env: Env): Promise<{ child: ChildProcess; port: number; output: () => string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+/**
+ * Starts the service as a separate process (for signal and crash tests); resolves once it listens.
+ * `compiled`: run the build in dist/ (`make build`) as `make run` does, instead of src/ through tsx.
+ */
+export async function spawnService(env: Env, opts: { compiled?: boolean } = {}): Promise<{ child: ChildProcess; port: number; output: () => string }> {
+  const child = spawn(process.execPath, (opts.compiled ?? COMPILED) ? ['dist/src/main.js'] : ['--import', 'tsx', 'src/main.ts'], {
     cwd: REPO_ROOT,
     env: { ...process.env, ...env, LOG_LEVEL: env.LOG_LEVEL ?? 'info' } as NodeJS.ProcessEnv,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -117,7 +120,10 @@ export async function spawnService(env: Env): Promise<{ child: ChildProcess; por
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));
   const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`service did not start:\n${out}`)), 120_000);
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`service did not start (it logs "listening" at LOG_LEVEL info):\n${out}`));
+    }, 120_000);
     const check = () => {
       const m = /"port":(\d+)[^\n]*"msg":"listening"/.exec(out);
       if (m) {

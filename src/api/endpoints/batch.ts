@@ -3,7 +3,8 @@ import type { TemplatedApp } from 'uWebSockets.js';
 import { endpoint, type AnyEndpoint, type AuditMatch } from '../endpoint.js';
 import { BatchItem, ScreenResponse, listsParam } from '../schemas/screen.js';
 import { HTTPValidationError } from '../schemas/errors.js';
-import { auditRows, screenValue, type ScreenEnvelope, type ScreeningDeps } from './screen.js';
+import { auditRows, screenValue, screenValueNow, type ScreenEnvelope, type ScreeningDeps } from './screen.js';
+import { screenResponseJson } from '../screen-json.js';
 import { toPydanticIssue, parseInput, parseJsonBody, valueAt } from '../../server/validation.js';
 import { execute, errorOutcome } from '../../pipeline/run.js';
 import type { RouteHelpers } from '../../server/app.js';
@@ -26,9 +27,20 @@ const BatchInput = z.object({
   lists: listsParam,
 });
 
+/** Each item validated once per request: the credit count (gate) and the handler both need it. */
+const parsedItems = new WeakMap<unknown[], ReturnType<typeof BatchItem.safeParse>[]>();
+function parseItems(items: unknown[]): ReturnType<typeof BatchItem.safeParse>[] {
+  let parsed = parsedItems.get(items);
+  if (!parsed) {
+    parsed = items.map((item) => BatchItem.safeParse(item));
+    parsedItems.set(items, parsed);
+  }
+  return parsed;
+}
+
 function validItems(items: unknown[]): number {
   let n = 0;
-  for (const item of items) if (BatchItem.safeParse(item).success) n++;
+  for (const p of parseItems(items)) if (p.success) n++;
   return n;
 }
 
@@ -53,8 +65,9 @@ export function batchEndpoint(deps: ScreeningDeps): AnyEndpoint {
     handler: async (input) => {
       const lists = deps.catalog.resolve(input.lists);
       const out: BatchLineT[] = new Array(input.items.length);
+      const items = parseItems(input.items);
       for (let i = 0; i < input.items.length; i++) {
-        const parsed = BatchItem.safeParse(input.items[i]);
+        const parsed = items[i];
         if (!parsed.success) {
           out[i] = {
             detail: parsed.error.issues.map((issue) =>
@@ -68,7 +81,8 @@ export function batchEndpoint(deps: ScreeningDeps): AnyEndpoint {
           out[i] = { detail: [{ type: 'value_error', loc: ['body', 'items', i, 'value'], msg: 'Value error, ENS names are not resolved in batches', input: value, ctx: { error: 'ENS names are not resolved in batches' } }] };
           continue;
         }
-        out[i] = await screenValue(deps, type, value, lists);
+        // Exact kinds answer synchronously: no promise per item.
+        out[i] = screenValueNow(deps, type, value, lists) ?? (await screenValue(deps, type, value, lists));
       }
       return out;
     },
@@ -97,7 +111,10 @@ export function registerBatchRoute(app: TemplatedApp, helpers: RouteHelpers, ep:
         for (let i = 0; i < lines.length && !state.aborted; i += CHUNK) {
           let chunk = '';
           const end = Math.min(lines.length, i + CHUNK);
-          for (let j = i; j < end; j++) chunk += JSON.stringify(lines[j]) + '\n';
+          for (let j = i; j < end; j++) {
+            const line = lines[j];
+            chunk += ('matches' in line ? screenResponseJson(line as ScreenEnvelope) : JSON.stringify(line)) + '\n';
+          }
           await writer.write(chunk);
         }
         writer.end();

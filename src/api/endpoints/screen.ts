@@ -4,6 +4,7 @@ import { endpoint, type AnyEndpoint, type AuditMatch } from '../endpoint.js';
 import { ScreenResponse, listsParam } from '../schemas/screen.js';
 import type { ListCatalog } from '../../lists/catalog.js';
 import { EnsResolver } from '../../ens/resolver.js';
+import { screenResponseJson } from '../screen-json.js';
 
 /** The five screening endpoints: one envelope, one optional `lists` filter, metered. */
 
@@ -33,7 +34,8 @@ export function envelope(value: string, lists: readonly string[], hits: readonly
     value,
     flagged: matches.length > 0,
     sanctioned: matches.some((m) => m.list_type === 'sanctions'),
-    lists_checked: [...lists],
+    // The catalog's resolved array itself: its JSON is then cached (screen-json.ts).
+    lists_checked: lists as string[],
     matches,
   };
 }
@@ -44,9 +46,13 @@ export function auditRows(out: ScreenEnvelope): AuditMatch[] {
 
 /** Screens one value of a kind (the engine's exact fast path when it applies). */
 export async function screenValue(deps: ScreeningDeps, kind: ScreenKind, value: string, lists: readonly string[]): Promise<ScreenEnvelope> {
-  const q = { kind, value, lists: lists as string[] };
-  const hits = deps.engine.screenExact(q) ?? (await deps.engine.screen(q));
-  return envelope(value, lists, hits, deps.catalog);
+  return screenValueNow(deps, kind, value, lists) ?? envelope(value, lists, await deps.engine.screen({ kind, value, lists: lists as string[] }), deps.catalog);
+}
+
+/** The answer when the engine's exact path alone decides it (on this thread, now); null when the shards must be asked (fuzzy kinds). */
+export function screenValueNow(deps: ScreeningDeps, kind: ScreenKind, value: string, lists: readonly string[]): ScreenEnvelope | null {
+  const hits = deps.engine.screenExact({ kind, value, lists: lists as string[] });
+  return hits && envelope(value, lists, hits, deps.catalog);
 }
 
 const EXAMPLE: ScreenEnvelope = {
@@ -78,6 +84,7 @@ export function screeningEndpoints(deps: ScreeningDeps): AnyEndpoint[] {
     errors: [400, 503],
     example: EXAMPLE,
     audit: (_: unknown, out: ScreenEnvelope) => auditRows(out),
+    serialize: screenResponseJson,
   };
   /** An endpoint screening its one parameter as given (everything but crypto, which may resolve ENS first). */
   const direct = (id: string, path: string, kind: ScreenKind, param: string, paramDescription: string, summary: string, description: string) =>

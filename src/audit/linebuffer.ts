@@ -1,0 +1,82 @@
+/** Encoded lines and how many rows they hold. */
+export interface Chunk {
+  bytes: Buffer;
+  rows: number;
+}
+
+/** Bytes allocated at a time; a push larger than this gets a block of its own. */
+const BLOCK_BYTES = 1 << 20;
+
+/**
+ * Newline-terminated rows in UTF-8, written into large blocks: what a writer buffers is a few
+ * Buffers outside the JS heap, not one object per row for the garbage collector to trace and
+ * promote. Every row ends with the only newline byte it has (values escape theirs), which is
+ * how `dropOldest` finds row boundaries.
+ */
+export class LineBuffer {
+  private chunks: Chunk[] = [];
+  private block: Buffer | null = null;
+  /** Start of the bytes of `block` not yet in `chunks`, and the end of what is written. */
+  private start = 0;
+  private end = 0;
+  private blockRows = 0;
+  /** Rows held. */
+  rows = 0;
+
+  /** Appends `text`, which holds `rows` whole lines. */
+  append(text: string, rows: number): void {
+    // At most 3 bytes per UTF-16 unit (a surrogate pair, 2 units, is 4 bytes).
+    const room = text.length * 3;
+    if (this.block === null || this.end + room > this.block.length) {
+      this.seal();
+      this.block = Buffer.allocUnsafe(Math.max(BLOCK_BYTES, room));
+      this.start = this.end = 0;
+    }
+    this.end += this.block.write(text, this.end, 'utf8');
+    this.blockRows += rows;
+    this.rows += rows;
+  }
+
+  /** Removes and returns everything held, oldest first. */
+  take(): Chunk[] {
+    this.seal();
+    const chunks = this.chunks;
+    this.chunks = [];
+    this.rows = 0;
+    return chunks;
+  }
+
+  /** Puts taken chunks back in front of what arrived since (a failed insert). */
+  putBack(chunks: Chunk[]): void {
+    this.seal();
+    this.chunks = chunks.concat(this.chunks);
+    for (const c of chunks) this.rows += c.rows;
+  }
+
+  /** Drops the `n` oldest rows. */
+  dropOldest(n: number): void {
+    this.seal();
+    let left = Math.min(n, this.rows);
+    this.rows -= left;
+    while (left > 0) {
+      const first = this.chunks[0];
+      if (first.rows <= left) {
+        this.chunks.shift();
+        left -= first.rows;
+        continue;
+      }
+      let at = 0;
+      for (let i = 0; i < left; i++) at = first.bytes.indexOf(0x0a, at) + 1;
+      this.chunks[0] = { bytes: first.bytes.subarray(at), rows: first.rows - left };
+      left = 0;
+    }
+  }
+
+  /** Ends the current chunk; later appends go to the rest of the block or a new one. */
+  private seal(): void {
+    if (this.block === null || this.end === this.start) return;
+    this.chunks.push({ bytes: this.block.subarray(this.start, this.end), rows: this.blockRows });
+    this.start = this.end;
+    this.blockRows = 0;
+  }
+}

@@ -1,0 +1,65 @@
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestService, type TestService } from '../support/service.js';
+import { LISTS } from '../../loaders/registry.js';
+import { ListCatalog } from '../../src/lists/catalog.js';
+import { envelope } from '../../src/api/endpoints/screen.js';
+import { screenResponseJson } from '../../src/api/screen-json.js';
+import type { ScreenHit } from '../../engine/engine.js';
+
+/**
+ * The hand-written ScreenResponse serializer must give exactly JSON.stringify's text: on every
+ * entity of every loaded real list (each match kind), with its caches cold and warm, and on
+ * hostile strings.
+ */
+let svc: TestService;
+before(async () => {
+  svc = await startTestService();
+});
+after(async () => {
+  await svc?.close();
+});
+
+test('every listed entity: the same text as JSON.stringify, cold and cached', () => {
+  const catalog = new ListCatalog(LISTS);
+  const slugs = catalog.defaultSlugs as string[];
+  let checked = 0;
+  for (const def of LISTS) {
+    const { entities } = svc.service.engine.entities(def.slug, { limit: 1_000_000 });
+    for (let i = 0; i < entities.length; i++) {
+      const e = entities[i];
+      const hits: ScreenHit[] = [{ entity: e, match: (['exact', 'subdomain', 'domain', 'region', 'fuzzy'] as const)[i % 5], similarity: 1 }];
+      if (i % 7 === 0 && i + 1 < entities.length) hits.push({ entity: entities[i + 1], match: 'exact', similarity: 1 });
+      const env = envelope(e.value, slugs, hits, catalog);
+      const expected = JSON.stringify(env);
+      assert.equal(screenResponseJson(env), expected);
+      assert.equal(screenResponseJson(env), expected);
+      checked++;
+    }
+  }
+  assert.ok(checked > 70_000, `only ${checked} entities checked`);
+});
+
+test('no match, custom list filters, null and absent source_url, hostile strings', () => {
+  const hostile = 'a"b\\c\nd\te\u0000f\u001fg\u2028h\u2029i\ud800j😀k\u202el</script>';
+  const cases = [
+    { value: '0xdead', flagged: false, sanctioned: false, lists_checked: ['ofac_sdn', 'un_sc'], matches: [] },
+    { value: hostile, flagged: false, sanctioned: false, lists_checked: [], matches: [] },
+    {
+      value: hostile,
+      flagged: true,
+      sanctioned: false,
+      lists_checked: [hostile],
+      matches: [
+        { list: hostile, list_name: hostile, list_type: 'risk' as const, match: hostile, value: hostile, source_url: null, metadata: { [hostile]: [hostile, 1.5, null, true, { x: hostile }] } },
+        { list: 'l', list_name: 'L', list_type: 'crime' as const, match: 'exact', value: 'v', metadata: {} },
+        { list: 'l', list_name: 'L', list_type: 'sanctions' as const, match: 'exact', value: 'v', source_url: hostile, metadata: { n: 0 } },
+      ],
+    },
+  ];
+  for (const env of cases) {
+    assert.equal(screenResponseJson(env), JSON.stringify(env));
+    assert.equal(screenResponseJson(env), JSON.stringify(env));
+    assert.deepEqual(JSON.parse(screenResponseJson(env)), JSON.parse(JSON.stringify(env)));
+  }
+});

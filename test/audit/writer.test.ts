@@ -1,0 +1,197 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { loadConfig } from '../../src/config.js';
+import { streamInsert } from '../../src/audit/clickhouse.js';
+import { auditMatchLines, listChangeLines, settlementLines, usageLines, type LineFormat } from '../../src/audit/formats.js';
+import type { AuditMatchRow, ListChangeRow, SettlementRow, UsageRow } from '../../src/audit/rows.js';
+import { TABLES } from '../../src/audit/schema.js';
+import { openAuditStore, type AuditStore } from '../../src/audit/store.js';
+import { dateTime64, text } from '../../src/audit/tsv.js';
+import { BatchWriter } from '../../src/audit/writer.js';
+
+// One chDB data directory per process: the whole file shares one store.
+const dir = mkdtempSync(join(tmpdir(), 'audit-writer-test-'));
+let store: AuditStore;
+
+before(async () => {
+  store = await openAuditStore(loadConfig({ DATA_DIR: dir, AUDIT_BATCH_ROWS: '1000', AUDIT_FLUSH_MS: '60000' }));
+});
+after(async () => {
+  await store.close().catch(() => undefined);
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function select<T>(query: string): Promise<T[]> {
+  const rs = await store.client.query({ query, format: 'JSONEachRow' });
+  return rs.json<T>();
+}
+
+const C0 = Array.from({ length: 32 }, (_, i) => String.fromCharCode(i)).join('');
+
+/** Values a caller can send: every control character, escapes as text, quotes, SQL, any Unicode. */
+const HOSTILE = [
+  '',
+  ' leading and trailing spaces ',
+  'tab\there',
+  'line\nfeed',
+  'carriage\rreturn',
+  'crlf\r\n',
+  '\n',
+  '\t',
+  '\\',
+  'trailing backslash\\',
+  '\\N',
+  '\\t is not a tab, \\n is not a newline, \\x41 is not A',
+  '\\\\double',
+  `'single' "double" \`back\``,
+  "'); DROP TABLE screening.audit_matches; --",
+  'x\nFORMAT JSONEachRow\n{"a":1}',
+  'NUL\0inside\0',
+  C0,
+  '\x7f DEL',
+  '😀 emoji 👨‍👩‍👧‍👦 family 🇺🇦 flag',
+  '\u200fRTL mark \u202eoverride\u202c \u05e9\u05dc\u05d5\u05dd \u0645\u0631\u062d\u0628\u0627',
+  '\ufeffBOM \u2028line sep\u2029para sep',
+  'e\u0301 combining, 中文, 日本語, Ω',
+  'x'.repeat(100_000),
+];
+
+function hostileMatch(i: number, value: string, customer: number): AuditMatchRow {
+  return {
+    time: Date.parse('2025-07-01T00:00:00Z') + i,
+    customer_id: customer,
+    payer: value,
+    request_id: `r${i}`,
+    endpoint: value,
+    screened_value: value,
+    matched_value: `${value}|${i}`,
+    list: value,
+    list_type: 'sanctions',
+    match: 'exact',
+  };
+}
+
+async function readMatches(customer: number): Promise<AuditMatchRow[]> {
+  const rows = await select<Omit<AuditMatchRow, 'time'> & { time: number }>(
+    `SELECT toUnixTimestamp64Milli(time) AS time, customer_id, payer, request_id, endpoint, screened_value, matched_value, list, list_type, match
+       FROM screening.audit_matches WHERE customer_id = ${customer} ORDER BY time`,
+  );
+  return rows.map((r) => ({ ...r, time: Number(r.time) }));
+}
+
+describe('audit writer: rows as TabSeparated lines', () => {
+  test('every table format names exactly its table columns', () => {
+    const formats: Record<string, LineFormat<never>> = {
+      audit_matches: auditMatchLines,
+      usage: usageLines,
+      list_changes: listChangeLines,
+      x402_settlements: settlementLines,
+    };
+    for (const t of TABLES) {
+      assert.deepEqual([...formats[t.name].columns].sort(), t.columns.map(([n]) => n).sort(), t.name);
+    }
+  });
+
+  test('field encoding: escapes, times to the millisecond', () => {
+    assert.equal(text('plain'), 'plain');
+    assert.equal(text('a\tb\nc\rd\\e\0f\bg\fh\x01i\x1fj\x7fk'), 'a\\tb\\nc\\rd\\\\e\\0f\\bg\\fh\\x01i\\x1fj\x7fk');
+    assert.equal(dateTime64(Date.parse('2025-06-02T09:30:00.250Z')), '2025-06-02 09:30:00.250');
+    assert.equal(dateTime64(Date.parse('2025-06-02T09:30:00.005Z')), '2025-06-02 09:30:00.005');
+    assert.equal(dateTime64(Date.parse('2025-06-02T09:30:01.050Z')), '2025-06-02 09:30:01.050');
+    assert.equal(dateTime64(-1), '1969-12-31 23:59:59.999');
+    assert.equal(dateTime64(0), '1970-01-01 00:00:00.000');
+  });
+
+  test('hostile strings round-trip exactly through the embedded insert', async () => {
+    const rows = HOSTILE.map((v, i) => hostileMatch(i, v, 501));
+    // One push per row and one with all of them: lines of many pushes and of one.
+    for (const r of rows.slice(0, 5)) store.matches.push([r]);
+    await store.matches.write(rows.slice(5));
+    assert.deepEqual(await readMatches(501), rows);
+  });
+
+  test('hostile strings round-trip exactly through a client stream (the CLICKHOUSE_URL path)', async () => {
+    const writer = new BatchWriter(streamInsert(store.client), 'screening.audit_matches', auditMatchLines, { batchRows: 1000, flushMs: 60_000 });
+    const rows = HOSTILE.map((v, i) => hostileMatch(i, v, 502));
+    writer.push(rows.slice(0, 3));
+    await writer.write(rows.slice(3));
+    await writer.close();
+    assert.deepEqual(await readMatches(502), rows);
+  });
+
+  test('every column type of every table reads back as written', async () => {
+    const time = Date.parse('2025-07-02T10:11:12.013Z');
+    const usage: UsageRow[] = [
+      { time, customer_id: 4_294_967_295, payer: '0xPayer\t', request_id: 'u1', endpoint: 'screen.crypto', status: 65_535, credits: 4_294_967_295, method: 'x402', amount: '18446744073709551615', tx_hash: '0xtx\n', network: 'base-sepolia' },
+      { time: time + 1, customer_id: 0, payer: '', request_id: 'u2', endpoint: 'screen.email', status: 200, credits: 1, method: 'quota', amount: '0', tx_hash: '', network: '' },
+    ];
+    const settlements: SettlementRow[] = [
+      { time, request_id: 's1\\', customer_id: 7, payer: '0xP', endpoint: 'screen.crypto', network: 'base', x402_version: 255, amount: '10000', tx_hash: '0xT' },
+    ];
+    const changes: ListChangeRow[] = [
+      { list: 'ofac_sdn', version: 'v\t1', kind: 'listed', at: Date.UTC(1900, 0, 1), entity_type: 'name', value: 'A\nB', metadata: JSON.stringify({ note: 'line\nbreak "quoted" \\ tab\t' }), source_url: null },
+      { list: 'ofac_sdn', version: 'v2', kind: 'delisted', at: Date.UTC(2299, 11, 31, 23, 59, 59, 999), entity_type: 'name', value: 'A\nB', metadata: '{}', source_url: '\\N' },
+      { list: 'ofac_sdn', version: 'v3', kind: 'relisted', at: -1, entity_type: 'name', value: 'A\nB', metadata: '{}', source_url: '' },
+    ];
+    await Promise.all([store.usage.write(usage), store.settlements.write(settlements), store.listChanges.write(changes)]);
+
+    const gotUsage = await select<UsageRow>(
+      `SELECT toUnixTimestamp64Milli(time) AS time, customer_id, payer, request_id, endpoint, status, credits, method, toString(amount) AS amount, tx_hash, network
+         FROM screening.usage WHERE request_id IN ('u1', 'u2') ORDER BY request_id`,
+    );
+    assert.deepEqual(gotUsage.map((r) => ({ ...r, time: Number(r.time) })), usage);
+    const gotSettlements = await select<SettlementRow>(
+      `SELECT toUnixTimestamp64Milli(time) AS time, request_id, customer_id, payer, endpoint, network, x402_version, toString(amount) AS amount, tx_hash
+         FROM screening.x402_settlements`,
+    );
+    assert.deepEqual(gotSettlements.map((r) => ({ ...r, time: Number(r.time) })), settlements);
+    const gotChanges = await select<ListChangeRow>(
+      `SELECT list, version, kind, toUnixTimestamp64Milli(at) AS at, entity_type, value, metadata, source_url FROM screening.list_changes ORDER BY version`,
+    );
+    assert.deepEqual(gotChanges.map((r) => ({ ...r, at: Number(r.at) })), changes);
+  });
+
+  test('a row ClickHouse would reject fails its own push and keeps none of its rows', async () => {
+    const good = hostileMatch(0, 'ok', 503);
+    const cases: [Partial<AuditMatchRow>, RegExp][] = [
+      [{ time: Number.NaN }, /DateTime64 range/],
+      [{ time: Date.UTC(2300, 0, 1) }, /DateTime64 range/],
+      [{ customer_id: -1 }, /integer in \[0, 4294967295\]/],
+      [{ customer_id: 1.5 }, /integer in \[0, 4294967295\]/],
+      [{ customer_id: 2 ** 32 }, /integer in \[0, 4294967295\]/],
+      [{ screened_value: undefined as unknown as string }, /expected a string/],
+    ];
+    for (const [patch, error] of cases) {
+      assert.throws(() => store.matches.push([good, { ...good, ...patch }]), error);
+      await assert.rejects(store.matches.write([good, { ...good, ...patch }]), error);
+    }
+    assert.equal(store.matches.pending, 0);
+    const usage: UsageRow = { time: 0, customer_id: 1, payer: '', request_id: 'bad', endpoint: 'e', status: 200, credits: 1, method: 'quota', amount: '0', tx_hash: '', network: '' };
+    assert.throws(() => store.usage.push([{ ...usage, amount: '18446744073709551616' }]), /UInt64/);
+    assert.throws(() => store.usage.push([{ ...usage, amount: '-1' }]), /UInt64/);
+    assert.throws(() => store.usage.push([{ ...usage, amount: '1e3' }]), /UInt64/);
+    assert.throws(() => store.usage.push([{ ...usage, status: 65_536 }]), /integer in \[0, 65535\]/);
+    assert.throws(() => store.usage.push([{ ...usage, method: 'card' as UsageRow['method'] }]), /one of quota, x402/);
+    assert.equal(store.usage.pending, 0);
+    await store.matches.write([good]);
+    assert.deepEqual(await readMatches(503), [good]);
+  });
+
+  test('failed inserts keep rows for retry; beyond the limit exactly the oldest rows are dropped', async () => {
+    // The table does not exist yet: a real failing insert.
+    const writer = new BatchWriter(streamInsert(store.client), 'screening.late_matches', auditMatchLines, { batchRows: 1000, flushMs: 60_000, maxBufferedRows: 5 });
+    const rows = Array.from({ length: 7 }, (_, i) => hostileMatch(i, `v${i}\n`, 504));
+    await assert.rejects(writer.write(rows.slice(0, 3)), /late_matches/);
+    assert.equal(writer.pending, 3);
+    await assert.rejects(writer.write(rows.slice(3)), /late_matches/);
+    assert.deepEqual([writer.pending, writer.dropped, writer.inserted], [5, 2, 0]);
+    await store.client.command({ query: 'CREATE TABLE screening.late_matches AS screening.audit_matches' });
+    await writer.close();
+    assert.deepEqual([writer.pending, writer.dropped, writer.inserted], [0, 2, 5]);
+    const stored = await select<{ request_id: string; screened_value: string }>('SELECT request_id, screened_value FROM screening.late_matches ORDER BY time');
+    assert.deepEqual(stored, rows.slice(2).map((r) => ({ request_id: r.request_id, screened_value: r.screened_value })));
+  });
+});
