@@ -1,27 +1,13 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
-import { loadConfig } from '../../src/config.js';
+import { describe, test } from 'node:test';
+import { fileAuditStore } from '../support/audit-store.js';
 import type { AuditMatchRow, UsageRow } from '../../src/audit/rows.js';
-import { openAuditStore, type AuditStore } from '../../src/audit/store.js';
 import { renderDdl } from '../../src/audit/schema.js';
 
-// One chDB data directory per process: the whole file shares one store.
-const dir = mkdtempSync(join(tmpdir(), 'audit-test-'));
-let store: AuditStore;
-
-before(async () => {
-  store = await openAuditStore(loadConfig({ DATA_DIR: dir, AUDIT_BATCH_ROWS: '1000', AUDIT_FLUSH_MS: '60000' }));
-});
-after(async () => {
-  await store.close().catch(() => undefined);
-  rmSync(dir, { recursive: true, force: true });
-});
+const storeOf = fileAuditStore('audit-test-');
 
 async function count(table: string, where = '1'): Promise<number> {
-  const rs = await store.client.query({ query: `SELECT toUInt32(count()) AS n FROM screening.${table} WHERE ${where}`, format: 'JSONEachRow' });
+  const rs = await storeOf().client.query({ query: `SELECT toUInt32(count()) AS n FROM screening.${table} WHERE ${where}`, format: 'JSONEachRow' });
   return ((await rs.json()) as { n: number }[])[0].n;
 }
 
@@ -43,43 +29,43 @@ function match(i: number, customer: number, time: number, list = i % 2 ? 'ofac_s
 describe('ClickHouse audit store (chDB)', () => {
   test('a full batch is inserted at once; a partial one waits for the timer or close', async () => {
     const t = Date.parse('2025-05-01T10:00:00Z');
-    store.matches.push(Array.from({ length: 1000 }, (_, i) => match(i, 7, t)));
-    await store.matches.flush();
+    storeOf().matches.push(Array.from({ length: 1000 }, (_, i) => match(i, 7, t)));
+    await storeOf().matches.flush();
     assert.equal(await count('audit_matches', 'customer_id = 7'), 1000);
-    store.matches.push(Array.from({ length: 10 }, (_, i) => match(i, 8, t)));
-    assert.equal(store.matches.pending, 10, 'under the batch size, rows wait (AUDIT_FLUSH_MS is 60 s here)');
+    storeOf().matches.push(Array.from({ length: 10 }, (_, i) => match(i, 8, t)));
+    assert.equal(storeOf().matches.pending, 10, 'under the batch size, rows wait (AUDIT_FLUSH_MS is 60 s here)');
     assert.equal(await count('audit_matches', 'customer_id = 8'), 0);
-    await store.matches.write([match(99, 8, t)]);
+    await storeOf().matches.write([match(99, 8, t)]);
     assert.equal(await count('audit_matches', 'customer_id = 8'), 11, 'write() resolves once its rows are stored');
   });
 
   test('the customer analytics, trail and CSV read what was written', async () => {
     const day1 = Date.parse('2025-06-01T08:00:00Z');
     const day2 = Date.parse('2025-06-02T09:30:00.250Z');
-    await store.matches.write([match(1, 21, day1, 'ofac_sdn'), match(2, 21, day1, 'un_sc'), match(3, 21, day2, 'ofac_sdn'), match(4, 22, day2)]);
+    await storeOf().matches.write([match(1, 21, day1, 'ofac_sdn'), match(2, 21, day1, 'un_sc'), match(3, 21, day2, 'ofac_sdn'), match(4, 22, day2)]);
     const usage = (time: number, endpoint: string, credits: number, method: 'quota' | 'x402'): UsageRow => ({
       time, customer_id: 21, payer: method === 'x402' ? '0xpayer' : '', request_id: 'r', endpoint, status: 200, credits, method,
       amount: method === 'x402' ? '10000' : '0', tx_hash: '', network: '',
     });
-    await store.usage.write([usage(day1, 'screen.crypto', 1, 'quota'), usage(day1, 'screen.crypto', 3, 'x402'), usage(day2, 'screen.email', 1, 'quota')]);
+    await storeOf().usage.write([usage(day1, 'screen.crypto', 1, 'quota'), usage(day1, 'screen.crypto', 3, 'x402'), usage(day2, 'screen.email', 1, 'quota')]);
     const range = { from: Date.parse('2025-06-01T00:00:00Z'), to: Date.parse('2025-07-01T00:00:00Z') };
-    assert.deepEqual(await store.queries.usageByDay(21, range), [
+    assert.deepEqual(await storeOf().queries.usageByDay(21, range), [
       { day: '2025-06-01', endpoint: 'screen.crypto', requests: 2, credits: 4, paid_requests: 1 },
       { day: '2025-06-02', endpoint: 'screen.email', requests: 1, credits: 1, paid_requests: 0 },
     ]);
-    assert.deepEqual(await store.queries.matchesByDay(21, range), [
+    assert.deepEqual(await storeOf().queries.matchesByDay(21, range), [
       { day: '2025-06-01', list: 'ofac_sdn', matches: 1, requests: 1 },
       { day: '2025-06-01', list: 'un_sc', matches: 1, requests: 1 },
       { day: '2025-06-02', list: 'ofac_sdn', matches: 1, requests: 1 },
     ]);
-    const page = await store.queries.auditTrail(21, { ...range, list: 'ofac_sdn' }, { limit: 1, offset: 0 });
+    const page = await storeOf().queries.auditTrail(21, { ...range, list: 'ofac_sdn' }, { limit: 1, offset: 0 });
     assert.equal(page.total, 2);
     assert.deepEqual(page.items, [
       { time: '2025-06-02T09:30:00.250Z', request_id: 'req-3', endpoint: 'screen.crypto', screened_value: '0xabc3', matched_value: '0xABC3', list: 'ofac_sdn', list_type: 'sanctions', match: 'exact' },
     ]);
-    const byValue = await store.queries.auditTrail(21, { ...range, value: '0xABC2' }, { limit: 10, offset: 0 });
+    const byValue = await storeOf().queries.auditTrail(21, { ...range, value: '0xABC2' }, { limit: 10, offset: 0 });
     assert.deepEqual(byValue.items.map((i) => i.request_id), ['req-2']);
-    const csv = await store.queries.auditCsv(21, range, 100);
+    const csv = await storeOf().queries.auditCsv(21, range, 100);
     assert.equal(
       csv,
       '"time","request_id","endpoint","screened_value","matched_value","list","list_type","match"\n' +
@@ -94,7 +80,7 @@ describe('ClickHouse audit store (chDB)', () => {
       list: 'ofac_sdn', entity_type: 'crypto_address' as const, value, metadata: { programs: ['CYBER2'] },
       source_url: 'https://example.org/sdn', listed_at: null, removed_at: null,
     });
-    await store.changes.write([
+    await storeOf().changes.write([
       { list: 'ofac_sdn', version: 'v1', kind: 'listed', at: '2025-01-01T00:00:00Z', record: rec('0xA') },
       { list: 'ofac_sdn', version: 'v1', kind: 'listed', at: '2025-01-01T00:00:00Z', record: rec('0xB') },
       { list: 'ofac_sdn', version: 'v2', kind: 'delisted', at: '2025-02-01T00:00:00Z', record: rec('0xA') },
@@ -102,21 +88,21 @@ describe('ClickHouse audit store (chDB)', () => {
       { list: 'ofac_sdn', version: 'v3', kind: 'relisted', at: '2025-03-01T00:00:00Z', record: rec('0xB') },
     ]);
     assert.equal(await count('list_changes'), 5);
-    assert.deepEqual(await store.queries.delisted(['ofac_sdn', 'un_sc'], 10), [
+    assert.deepEqual(await storeOf().queries.delisted(['ofac_sdn', 'un_sc'], 10), [
       {
         entity_type: 'crypto_address', value: '0xA', list: 'ofac_sdn', metadata: { programs: ['CYBER2'] },
         source_url: 'https://example.org/sdn', removed_at: '2025-02-01T00:00:00.000Z',
       },
     ]);
-    assert.deepEqual(await store.queries.delisted(['un_sc'], 10), []);
+    assert.deepEqual(await storeOf().queries.delisted(['un_sc'], 10), []);
   });
 
   test('close() inserts every buffered row', async () => {
     const t = Date.parse('2025-05-03T00:00:00Z');
-    store.matches.push(Array.from({ length: 123 }, (_, i) => match(i, 31, t)));
-    store.usage.push([{ time: t, customer_id: 31, payer: '', request_id: 'x', endpoint: 'e', status: 200, credits: 1, method: 'quota', amount: '0', tx_hash: '', network: '' }]);
-    await store.close();
-    store = await openAuditStore(loadConfig({ DATA_DIR: dir }));
+    storeOf().matches.push(Array.from({ length: 123 }, (_, i) => match(i, 31, t)));
+    storeOf().usage.push([{ time: t, customer_id: 31, payer: '', request_id: 'x', endpoint: 'e', status: 200, credits: 1, method: 'quota', amount: '0', tx_hash: '', network: '' }]);
+    await storeOf().close();
+    await storeOf.reopen();
     assert.equal(await count('audit_matches', 'customer_id = 31'), 123);
     assert.equal(await count('usage', 'customer_id = 31'), 1);
   });

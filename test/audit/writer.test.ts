@@ -1,31 +1,17 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
-import { loadConfig } from '../../src/config.js';
+import { describe, test } from 'node:test';
+import { fileAuditStore } from '../support/audit-store.js';
 import { streamInsert } from '../../src/audit/clickhouse.js';
 import { auditMatchLines, listChangeLines, settlementLines, usageLines, type LineFormat } from '../../src/audit/formats.js';
 import type { AuditMatchRow, ListChangeRow, SettlementRow, UsageRow } from '../../src/audit/rows.js';
 import { TABLES } from '../../src/audit/schema.js';
-import { openAuditStore, type AuditStore } from '../../src/audit/store.js';
 import { dateTime64, text } from '../../src/audit/tsv.js';
 import { BatchWriter } from '../../src/audit/writer.js';
 
-// One chDB data directory per process: the whole file shares one store.
-const dir = mkdtempSync(join(tmpdir(), 'audit-writer-test-'));
-let store: AuditStore;
-
-before(async () => {
-  store = await openAuditStore(loadConfig({ DATA_DIR: dir, AUDIT_BATCH_ROWS: '1000', AUDIT_FLUSH_MS: '60000' }));
-});
-after(async () => {
-  await store.close().catch(() => undefined);
-  rmSync(dir, { recursive: true, force: true });
-});
+const storeOf = fileAuditStore('audit-writer-test-');
 
 async function select<T>(query: string): Promise<T[]> {
-  const rs = await store.client.query({ query, format: 'JSONEachRow' });
+  const rs = await storeOf().client.query({ query, format: 'JSONEachRow' });
   return rs.json<T>();
 }
 
@@ -108,13 +94,13 @@ describe('audit writer: rows as TabSeparated lines', () => {
   test('hostile strings round-trip exactly through the embedded insert', async () => {
     const rows = HOSTILE.map((v, i) => hostileMatch(i, v, 501));
     // One push per row and one with all of them: lines of many pushes and of one.
-    for (const r of rows.slice(0, 5)) store.matches.push([r]);
-    await store.matches.write(rows.slice(5));
+    for (const r of rows.slice(0, 5)) storeOf().matches.push([r]);
+    await storeOf().matches.write(rows.slice(5));
     assert.deepEqual(await readMatches(501), rows);
   });
 
   test('hostile strings round-trip exactly through a client stream (the CLICKHOUSE_URL path)', async () => {
-    const writer = new BatchWriter(streamInsert(store.client), 'screening.audit_matches', auditMatchLines, { batchRows: 1000, flushMs: 60_000 });
+    const writer = new BatchWriter(streamInsert(storeOf().client), 'screening.audit_matches', auditMatchLines, { batchRows: 1000, flushMs: 60_000 });
     const rows = HOSTILE.map((v, i) => hostileMatch(i, v, 502));
     writer.push(rows.slice(0, 3));
     await writer.write(rows.slice(3));
@@ -136,7 +122,7 @@ describe('audit writer: rows as TabSeparated lines', () => {
       { list: 'ofac_sdn', version: 'v2', kind: 'delisted', at: Date.UTC(2299, 11, 31, 23, 59, 59, 999), entity_type: 'name', value: 'A\nB', metadata: '{}', source_url: '\\N' },
       { list: 'ofac_sdn', version: 'v3', kind: 'relisted', at: -1, entity_type: 'name', value: 'A\nB', metadata: '{}', source_url: '' },
     ];
-    await Promise.all([store.usage.write(usage), store.settlements.write(settlements), store.listChanges.write(changes)]);
+    await Promise.all([storeOf().usage.write(usage), storeOf().settlements.write(settlements), storeOf().listChanges.write(changes)]);
 
     const gotUsage = await select<UsageRow>(
       `SELECT toUnixTimestamp64Milli(time) AS time, customer_id, payer, request_id, endpoint, status, credits, method, toString(amount) AS amount, tx_hash, network
@@ -165,30 +151,30 @@ describe('audit writer: rows as TabSeparated lines', () => {
       [{ screened_value: undefined as unknown as string }, /expected a string/],
     ];
     for (const [patch, error] of cases) {
-      assert.throws(() => store.matches.push([good, { ...good, ...patch }]), error);
-      await assert.rejects(store.matches.write([good, { ...good, ...patch }]), error);
+      assert.throws(() => storeOf().matches.push([good, { ...good, ...patch }]), error);
+      await assert.rejects(storeOf().matches.write([good, { ...good, ...patch }]), error);
     }
-    assert.equal(store.matches.pending, 0);
+    assert.equal(storeOf().matches.pending, 0);
     const usage: UsageRow = { time: 0, customer_id: 1, payer: '', request_id: 'bad', endpoint: 'e', status: 200, credits: 1, method: 'quota', amount: '0', tx_hash: '', network: '' };
-    assert.throws(() => store.usage.push([{ ...usage, amount: '18446744073709551616' }]), /UInt64/);
-    assert.throws(() => store.usage.push([{ ...usage, amount: '-1' }]), /UInt64/);
-    assert.throws(() => store.usage.push([{ ...usage, amount: '1e3' }]), /UInt64/);
-    assert.throws(() => store.usage.push([{ ...usage, status: 65_536 }]), /integer in \[0, 65535\]/);
-    assert.throws(() => store.usage.push([{ ...usage, method: 'card' as UsageRow['method'] }]), /one of quota, x402/);
-    assert.equal(store.usage.pending, 0);
-    await store.matches.write([good]);
+    assert.throws(() => storeOf().usage.push([{ ...usage, amount: '18446744073709551616' }]), /UInt64/);
+    assert.throws(() => storeOf().usage.push([{ ...usage, amount: '-1' }]), /UInt64/);
+    assert.throws(() => storeOf().usage.push([{ ...usage, amount: '1e3' }]), /UInt64/);
+    assert.throws(() => storeOf().usage.push([{ ...usage, status: 65_536 }]), /integer in \[0, 65535\]/);
+    assert.throws(() => storeOf().usage.push([{ ...usage, method: 'card' as UsageRow['method'] }]), /one of quota, x402/);
+    assert.equal(storeOf().usage.pending, 0);
+    await storeOf().matches.write([good]);
     assert.deepEqual(await readMatches(503), [good]);
   });
 
   test('failed inserts keep rows for retry; beyond the limit exactly the oldest rows are dropped', async () => {
     // The table does not exist yet: a real failing insert.
-    const writer = new BatchWriter(streamInsert(store.client), 'screening.late_matches', auditMatchLines, { batchRows: 1000, flushMs: 60_000, maxBufferedRows: 5 });
+    const writer = new BatchWriter(streamInsert(storeOf().client), 'screening.late_matches', auditMatchLines, { batchRows: 1000, flushMs: 60_000, maxBufferedRows: 5 });
     const rows = Array.from({ length: 7 }, (_, i) => hostileMatch(i, `v${i}\n`, 504));
     await assert.rejects(writer.write(rows.slice(0, 3)), /late_matches/);
     assert.equal(writer.pending, 3);
     await assert.rejects(writer.write(rows.slice(3)), /late_matches/);
     assert.deepEqual([writer.pending, writer.dropped, writer.inserted], [5, 2, 0]);
-    await store.client.command({ query: 'CREATE TABLE screening.late_matches AS screening.audit_matches' });
+    await storeOf().client.command({ query: 'CREATE TABLE screening.late_matches AS screening.audit_matches' });
     await writer.close();
     assert.deepEqual([writer.pending, writer.dropped, writer.inserted], [0, 2, 5]);
     const stored = await select<{ request_id: string; screened_value: string }>('SELECT request_id, screened_value FROM screening.late_matches ORDER BY time');
