@@ -9,7 +9,7 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { SHARED_DATA } from '../test/support/paths.js';
 import Benchmark from 'benchmark';
 import pino from 'pino';
 import { IpRangeSet, parseRangeList } from '../engine/ip-ranges.js';
@@ -20,7 +20,7 @@ import { xorshift32 } from '../test/support/random.js';
 const args = process.argv.slice(2);
 const probesAt = args.indexOf('--probes');
 const probeCount = probesAt >= 0 ? Number(args[probesAt + 1]) : 100_000;
-const sourceDir = args.find((a, i) => !a.startsWith('--') && args[i - 1] !== '--probes') ?? fileURLToPath(new URL('../../shared/data', import.meta.url));
+const sourceDir = args.find((a, i) => !a.startsWith('--') && args[i - 1] !== '--probes') ?? SHARED_DATA;
 
 
 function probes(n: number, members: string[]): string[] {

@@ -7,7 +7,7 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { SHARED_DATA } from '../test/support/paths.js';
 import type { EntityType } from '../engine/model.js';
 import { LISTS, parseListFromDir } from '../loaders/registry.js';
 
@@ -18,7 +18,7 @@ interface Args {
 }
 
 function parseArgs(argv: string[]): Args {
-  const args: Args = { sourceDir: join(fileURLToPath(new URL('../', import.meta.url)), '..', 'shared', 'data'), runs: 3, only: null };
+  const args: Args = { sourceDir: SHARED_DATA, runs: 3, only: null };
   for (let i = 0; i < argv.length; i++) {
     if (argv[i] === '--runs') args.runs = Number(argv[++i]);
     else if (argv[i] === '--list') args.only = argv[++i];
