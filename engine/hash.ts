@@ -19,10 +19,7 @@ export function hashRange(s: string, start: number, end: number, seed: number, o
     h1 = Math.imul(h1 ^ c, 2654435761);
     h2 = Math.imul(h2 ^ c, 1597334677);
   }
-  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
-  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
-  out[0] = h2 >>> 0;
-  out[1] = h1 >>> 0;
+  finish(h1, h2, out);
 }
 
 /** `hashRange` of the UTF-16 units `codes[0 .. n)` (terms assembled in a buffer, not in a string). */
@@ -40,6 +37,11 @@ export function hashCodes(codes: Uint16Array, n: number, seed: number, out: Uint
     h1 = Math.imul(h1 ^ c, 2654435761);
     h2 = Math.imul(h2 ^ c, 1597334677);
   }
+  finish(h1, h2, out);
+}
+
+/** The final avalanche of both lanes, shared by `hashRange` and `hashCodes` (they must agree). */
+function finish(h1: number, h2: number, out: Uint32Array): void {
   h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
   h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
   out[0] = h2 >>> 0;
