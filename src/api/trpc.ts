@@ -89,7 +89,7 @@ export function buildTrpcRouter(endpoints: readonly AnyEndpoint[], deps: Pipelin
     const base = t.procedure.meta(openApiMeta(ep)).input(ep.input).output(ep.output);
     const resolve = async ({ input, ctx }: { input: unknown; ctx: TrpcContext }) => {
       try {
-        const outcome = await execute(ep, input, { ...ctx.meta, transport: 'trpc' }, deps);
+        const outcome = await execute(ep, input, ctx.meta, deps);
         if (outcome.raw instanceof RawResponse) {
           throw new HttpError(400, 'this format is only available over REST');
         }

@@ -1,21 +1,35 @@
+/** A block of encoded lines; `refs` counts its chunks not yet recycled, plus one while lines are written into it. */
+interface Block {
+  bytes: Buffer;
+  refs: number;
+}
+
 /** Encoded lines and how many rows they hold. */
 export interface Chunk {
   bytes: Buffer;
   rows: number;
+  block: Block;
 }
 
 /** Bytes allocated at a time; a push larger than this gets a block of its own. */
 const BLOCK_BYTES = 1 << 20;
+/** Free blocks kept for reuse. */
+const FREE_MAX = 4;
 
 /**
  * Newline-terminated rows in UTF-8, written into large blocks: what a writer buffers is a few
  * Buffers outside the JS heap, not one object per row for the garbage collector to trace and
  * promote. Every row ends with the only newline byte it has (values escape theirs), which is
  * how `dropOldest` finds row boundaries.
+ *
+ * Blocks are reused once inserted (`recycle`): each new off-heap block counts as external memory,
+ * and at audit rates of tens of MB/s fresh blocks made V8 start a full collection about every
+ * half second ("external memory pressure").
  */
 export class LineBuffer {
   private chunks: Chunk[] = [];
-  private block: Buffer | null = null;
+  private block: Block | null = null;
+  private readonly free: Buffer[] = [];
   /** Start of the bytes of `block` not yet in `chunks`, and the end of what is written. */
   private start = 0;
   private end = 0;
@@ -27,12 +41,14 @@ export class LineBuffer {
   append(text: string, rows: number): void {
     // At most 3 bytes per UTF-16 unit (a surrogate pair, 2 units, is 4 bytes).
     const room = text.length * 3;
-    if (this.block === null || this.end + room > this.block.length) {
+    if (this.block === null || this.end + room > this.block.bytes.length) {
       this.seal();
-      this.block = Buffer.allocUnsafe(Math.max(BLOCK_BYTES, room));
+      if (this.block) this.release(this.block);
+      const bytes = (room <= BLOCK_BYTES && this.free.pop()) || Buffer.allocUnsafe(Math.max(BLOCK_BYTES, room));
+      this.block = { bytes, refs: 1 };
       this.start = this.end = 0;
     }
-    this.end += this.block.write(text, this.end, 'utf8');
+    this.end += this.block.bytes.write(text, this.end, 'utf8');
     this.blockRows += rows;
     this.rows += rows;
   }
@@ -53,6 +69,11 @@ export class LineBuffer {
     for (const c of chunks) this.rows += c.rows;
   }
 
+  /** Taken chunks that are stored: their bytes may be written over. */
+  recycle(chunks: Chunk[]): void {
+    for (const c of chunks) this.release(c.block);
+  }
+
   /** Drops the `n` oldest rows. */
   dropOldest(n: number): void {
     this.seal();
@@ -62,21 +83,28 @@ export class LineBuffer {
       const first = this.chunks[0];
       if (first.rows <= left) {
         this.chunks.shift();
+        this.release(first.block);
         left -= first.rows;
         continue;
       }
       let at = 0;
       for (let i = 0; i < left; i++) at = first.bytes.indexOf(0x0a, at) + 1;
-      this.chunks[0] = { bytes: first.bytes.subarray(at), rows: first.rows - left };
+      this.chunks[0] = { bytes: first.bytes.subarray(at), rows: first.rows - left, block: first.block };
       left = 0;
     }
   }
 
   /** Ends the current chunk; later appends go to the rest of the block or a new one. */
   private seal(): void {
-    if (this.block === null || this.end === this.start) return;
-    this.chunks.push({ bytes: this.block.subarray(this.start, this.end), rows: this.blockRows });
+    const block = this.block;
+    if (block === null || this.end === this.start) return;
+    this.chunks.push({ bytes: block.bytes.subarray(this.start, this.end), rows: this.blockRows, block });
+    block.refs++;
     this.start = this.end;
     this.blockRows = 0;
+  }
+
+  private release(block: Block): void {
+    if (--block.refs === 0 && block.bytes.length === BLOCK_BYTES && this.free.length < FREE_MAX) this.free.push(block.bytes);
   }
 }

@@ -15,6 +15,9 @@ export interface WriterOptions {
 /** Inserts newline-terminated TabSeparated rows of `columns` into `table`, chunks in order. */
 export type InsertLines = (table: string, columns: readonly [string, ...string[]], lines: Buffer[]) => Promise<void>;
 
+/** Largest text handed to the line buffer at once (it reserves 3 bytes per character). */
+const APPEND_CHARS = 64 * 1024;
+
 interface Waiter {
   resolve: () => void;
   reject: (err: unknown) => void;
@@ -85,10 +88,32 @@ export class BatchWriter<T extends object> {
   private append(rows: T[]): void {
     if (this.closed) throw new Error(`${this.table} writer is closed`);
     const line = this.format.line;
-    // Encoded whole before anything is buffered: a row that throws leaves no partial push.
+    if (rows.length === 1) {
+      this.lines.append(line(rows[0]), 1);
+      return;
+    }
+    // Encoded whole before anything is buffered: a row that throws leaves no partial push. A
+    // large push (a batch's matches) is handed over in slices that fit the line buffer's
+    // reusable blocks.
+    const texts: string[] = [];
+    const counts: number[] = [];
     let text = '';
-    for (let i = 0; i < rows.length; i++) text += line(rows[i]);
-    this.lines.append(text, rows.length);
+    let n = 0;
+    for (let i = 0; i < rows.length; i++) {
+      text += line(rows[i]);
+      n++;
+      if (text.length >= APPEND_CHARS) {
+        texts.push(text);
+        counts.push(n);
+        text = '';
+        n = 0;
+      }
+    }
+    if (n > 0) {
+      texts.push(text);
+      counts.push(n);
+    }
+    for (let i = 0; i < texts.length; i++) this.lines.append(texts[i], counts[i]);
   }
 
   private schedule(): void {
@@ -130,6 +155,7 @@ export class BatchWriter<T extends object> {
     this.inflight = (async () => {
       try {
         await this.insert(this.table, this.format.columns, chunks.map((c) => c.bytes));
+        this.lines.recycle(chunks);
         this.inserted += rows;
         this.lastError = null;
         for (const w of waiters) w.resolve();

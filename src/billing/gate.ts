@@ -59,12 +59,11 @@ export function createGate(deps: GateDeps): Gate {
   const adminKey = deps.config.ADMIN_KEY ? digest(deps.config.ADMIN_KEY) : null;
   const strict = deps.config.AUDIT_STRICT;
 
-  async function identify(meta: RequestMeta): Promise<TokenIdentity | null | undefined> {
+  /** `undefined`: no Authorization header; `null`: a malformed, unknown or revoked token. */
+  function identify(meta: RequestMeta): TokenIdentity | null | undefined | Promise<TokenIdentity | null> {
     const token = bearer(meta.headers.authorization);
-    if (token === undefined) return undefined;
-    if (token === null) return null;
-    const id = deps.tokens.verify(token);
-    return id instanceof Promise ? await id : id;
+    if (token === undefined || token === null) return token;
+    return deps.tokens.verify(token);
   }
 
   function matchRows(endpoint: AnyEndpoint, meta: RequestMeta, time: number, customerId: number, payer: string, audit: AuditMatch[]): AuditMatchRow[] {
@@ -82,44 +81,47 @@ export function createGate(deps: GateDeps): Gate {
     }));
   }
 
-  async function record(usage: UsageRow, matches: AuditMatchRow[]): Promise<void> {
-    if (strict) {
-      await Promise.all([deps.usage.write([usage]), deps.audit.write(matches)]);
-      return;
-    }
-    deps.usage.push([usage]);
-    deps.audit.push(matches);
-  }
-
   function quotaCharge(endpoint: AnyEndpoint, meta: RequestMeta, id: TokenIdentity, r: Reservation): Charge {
     let done = false;
+    const usageRow = (time: number, status: number): UsageRow => ({
+      time,
+      customer_id: id.customerId,
+      payer: '',
+      request_id: meta.requestId,
+      endpoint: endpoint.id,
+      status,
+      credits: r.credits,
+      method: 'quota',
+      amount: '0',
+      tx_hash: '',
+      network: '',
+    });
     return {
       caller: { kind: 'customer', customerId: id.customerId, tokenId: id.tokenId },
-      async commit({ status, audit }) {
+      commit({ status, audit }) {
         if (done) return NO_HEADERS;
         done = true;
         const time = now();
-        try {
-          await record(
-            {
-              time,
-              customer_id: id.customerId,
-              payer: '',
-              request_id: meta.requestId,
-              endpoint: endpoint.id,
-              status,
-              credits: r.credits,
-              method: 'quota',
-              amount: '0',
-              tx_hash: '',
-              network: '',
+        if (strict) {
+          // The response waits until its rows are stored; if they cannot be, it fails and costs nothing.
+          return Promise.all([deps.usage.write([usageRow(time, status)]), deps.audit.write(matchRows(endpoint, meta, time, id.customerId, '', audit))]).then(
+            () => {
+              r.commit();
+              return NO_HEADERS;
             },
-            matchRows(endpoint, meta, time, id.customerId, '', audit),
+            (err: unknown) => {
+              r.release();
+              throw err;
+            },
           );
+        }
+        try {
+          deps.usage.push([usageRow(time, status)]);
+          deps.audit.push(matchRows(endpoint, meta, time, id.customerId, '', audit));
         } catch (err) {
-          // Strict mode: the audit rows are not stored, so the request fails and costs nothing.
+          // A row the writer refuses: the request fails and costs nothing.
           r.release();
-          throw err;
+          return Promise.reject(err);
         }
         r.commit();
         return NO_HEADERS;
@@ -206,40 +208,63 @@ export function createGate(deps: GateDeps): Gate {
   }
 
   function free(caller: Caller): Charge {
-    return { caller, commit: async () => NO_HEADERS, release: () => undefined };
+    return { caller, commit: () => NO_HEADERS, release: () => undefined };
+  }
+
+  const anonymous = free({ kind: 'anonymous' });
+  const admin = free({ kind: 'admin' });
+
+  function account(id: TokenIdentity | null | undefined): Charge {
+    if (id === undefined) throw new HttpError(401, 'Not authenticated', { 'WWW-Authenticate': 'Bearer' });
+    if (id === null) throw invalidTokenError();
+    return free({ kind: 'customer', customerId: id.customerId, tokenId: id.tokenId });
+  }
+
+  function metered(endpoint: AnyEndpoint, meta: RequestMeta, credits: number, id: TokenIdentity | null | undefined): Charge | Promise<Charge> {
+    if (id === null) throw invalidTokenError();
+    if (id) {
+      const pending = deps.quota.reserve(id.customerId, credits);
+      if (pending instanceof Promise) return pending.then((r) => quotaOrPayment(endpoint, meta, credits, id, r));
+      return quotaOrPayment(endpoint, meta, credits, id, pending);
+    }
+    if (deps.payments.hasPayment(meta)) return x402Charge(endpoint, meta, credits, null);
+    throw deps.payments.challenge(endpoint, meta, { error: 'X-PAYMENT header is required', credits });
+  }
+
+  function quotaOrPayment(endpoint: AnyEndpoint, meta: RequestMeta, credits: number, id: TokenIdentity, r: Reservation | null): Charge | Promise<Charge> {
+    if (r) return quotaCharge(endpoint, meta, id, r);
+    if (deps.payments.hasPayment(meta)) return x402Charge(endpoint, meta, credits, id);
+    throw deps.payments.challenge(endpoint, meta, { error: 'Monthly quota exhausted', credits, quotaExhausted: true });
+  }
+
+  function authorize(endpoint: AnyEndpoint, input: unknown, meta: RequestMeta): Charge | Promise<Charge> {
+    switch (endpoint.access) {
+      case 'public':
+        return anonymous;
+      case 'admin': {
+        if (!adminKey) throw new HttpError(503, 'admin API disabled');
+        const key = bearer(meta.headers.authorization);
+        if (!key || !timingSafeEqual(digest(key), adminKey)) throw new HttpError(401, 'Invalid admin key', { 'WWW-Authenticate': 'Bearer' });
+        return admin;
+      }
+      case 'account': {
+        const id = identify(meta);
+        return id instanceof Promise ? id.then(account) : account(id);
+      }
+      case 'metered': {
+        const credits = endpoint.credits?.(input) ?? 1;
+        const id = identify(meta);
+        return id instanceof Promise ? id.then((i) => metered(endpoint, meta, credits, i)) : metered(endpoint, meta, credits, id);
+      }
+    }
   }
 
   return {
-    async authorize(endpoint, input, meta) {
-      switch (endpoint.access) {
-        case 'public':
-          return free({ kind: 'anonymous' });
-        case 'admin': {
-          if (!adminKey) throw new HttpError(503, 'admin API disabled');
-          const key = bearer(meta.headers.authorization);
-          if (!key || !timingSafeEqual(digest(key), adminKey)) throw new HttpError(401, 'Invalid admin key', { 'WWW-Authenticate': 'Bearer' });
-          return free({ kind: 'admin' });
-        }
-        case 'account': {
-          const id = await identify(meta);
-          if (id === undefined) throw new HttpError(401, 'Not authenticated', { 'WWW-Authenticate': 'Bearer' });
-          if (id === null) throw invalidTokenError();
-          return free({ kind: 'customer', customerId: id.customerId, tokenId: id.tokenId });
-        }
-        case 'metered': {
-          const credits = endpoint.credits?.(input) ?? 1;
-          const id = await identify(meta);
-          if (id === null) throw invalidTokenError();
-          if (id) {
-            const pending = deps.quota.reserve(id.customerId, credits);
-            const r = pending instanceof Promise ? await pending : pending;
-            if (r) return quotaCharge(endpoint, meta, id, r);
-            if (deps.payments.hasPayment(meta)) return x402Charge(endpoint, meta, credits, id);
-            throw deps.payments.challenge(endpoint, meta, { error: 'Monthly quota exhausted', credits, quotaExhausted: true });
-          }
-          if (deps.payments.hasPayment(meta)) return x402Charge(endpoint, meta, credits, null);
-          throw deps.payments.challenge(endpoint, meta, { error: 'X-PAYMENT header is required', credits });
-        }
+    authorize(endpoint, input, meta) {
+      try {
+        return authorize(endpoint, input, meta);
+      } catch (err) {
+        return Promise.reject(err);
       }
     },
   };

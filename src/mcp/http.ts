@@ -98,11 +98,11 @@ export function registerMcpRoute(app: TemplatedApp, helpers: RouteHelpers, facto
       finish(405);
       return;
     }
-    const body = helpers.readBody(res, state, MAX_BODY_BYTES);
+    const body = helpers.readText(res, state, MAX_BODY_BYTES);
     const run = async (): Promise<number> => {
-      let bytes: Buffer;
+      let text: string;
       try {
-        bytes = await body;
+        text = await body;
       } catch {
         const error = JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: 'Request body too large' }, id: null });
         writeWhole(res, state, 413, { 'Content-Type': 'application/json', 'X-Request-Id': meta.requestId }, error);
@@ -113,7 +113,7 @@ export function registerMcpRoute(app: TemplatedApp, helpers: RouteHelpers, facto
         const v = meta.headers[h];
         if (v !== undefined) headers.set(h, v);
       }
-      const request = new Request(`http://localhost${MCP_PATH}`, { method: 'POST', headers, body: new Uint8Array(bytes) });
+      const request = new Request(`http://localhost${MCP_PATH}`, { method: 'POST', headers, body: text });
       const server = factory(connectionOf(meta));
       const transport = new WebStandardStreamableHTTPServerTransport({
         sessionIdGenerator: undefined,

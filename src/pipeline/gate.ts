@@ -5,9 +5,13 @@ import type { AnyEndpoint, AuditMatch, Caller, RequestMeta } from '../api/endpoi
  * validate (→ 422) → gate.authorize (→ 401/402) → handler → charge.commit (usage + audit, then
  * x402 settlement) → send. An invalid request never reaches the gate; a failed handler calls
  * `charge.release()` and costs nothing.
+ *
+ * Both steps answer synchronously when nothing has to be waited for (a cached token, leased
+ * quota, audit rows buffered): the hot path then runs without a promise. Failures always come as
+ * rejected promises, never as synchronous throws.
  */
 export interface Gate {
-  authorize(endpoint: AnyEndpoint, input: unknown, meta: RequestMeta): Promise<Charge>;
+  authorize(endpoint: AnyEndpoint, input: unknown, meta: RequestMeta): Charge | Promise<Charge>;
 }
 
 export interface CommitResult {
@@ -18,10 +22,10 @@ export interface CommitResult {
 export interface Charge {
   caller: Caller;
   /**
-   * The handler succeeded: record usage and audit rows, then settle a payment. Throws an HttpError
-   * (a fresh 402) when settlement fails, in which case the response must be withheld.
+   * The handler succeeded: record usage and audit rows, then settle a payment. Rejects with an
+   * HttpError (a fresh 402) when settlement fails, in which case the response must be withheld.
    */
-  commit(result: { status: number; audit: AuditMatch[] }): Promise<CommitResult>;
+  commit(result: { status: number; audit: AuditMatch[] }): CommitResult | Promise<CommitResult>;
   /** The handler failed: nothing is charged, a payment authorization stays unsettled. */
   release(reason: { status: number }): void;
 }

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { RawResponse, type AnyEndpoint, type Caller, type RequestContext, type RequestMeta } from '../api/endpoint.js';
 import { HttpError } from '../server/errors.js';
-import type { Gate } from './gate.js';
+import type { Charge, Gate } from './gate.js';
 
 /**
  * The request pipeline after validation, identical for every transport (REST, /trpc, batch, MCP):
@@ -31,38 +31,80 @@ const ANONYMOUS: Caller = { kind: 'anonymous' };
  * The handler's context. Its logger is a child bound to the request id, made on first use: a pino
  * child costs several microseconds, and most requests never log.
  */
-function context(meta: RequestMeta, caller: Caller, deps: PipelineDeps): RequestContext {
-  let log: Logger | undefined;
-  return {
-    meta,
-    caller,
-    now: deps.now,
-    get log() {
-      return (log ??= deps.log.child({ reqId: meta.requestId }));
-    },
-  };
+class Context implements RequestContext {
+  private child: Logger | undefined;
+
+  constructor(
+    readonly meta: RequestMeta,
+    readonly caller: Caller,
+    private readonly deps: PipelineDeps,
+  ) {}
+
+  get now(): () => number {
+    return this.deps.now;
+  }
+
+  get log(): Logger {
+    return (this.child ??= this.deps.log.child({ reqId: this.meta.requestId }));
+  }
 }
 
-export async function execute(endpoint: AnyEndpoint, input: unknown, meta: RequestMeta, deps: PipelineDeps): Promise<Outcome> {
-  if (endpoint.access === 'public') {
-    const result = await endpoint.handler(input, context(meta, ANONYMOUS, deps));
-    checkOutput(endpoint, result, deps);
-    return answer(result, {}, ANONYMOUS);
+/**
+ * Runs an endpoint for validated input. The outcome is returned synchronously when every step
+ * is (a cached token, leased quota, an exact-kind answer, buffered audit rows), so the transport
+ * can answer within the same turn without a promise; otherwise it is a promise. Failures are
+ * always rejected promises.
+ */
+export function execute(endpoint: AnyEndpoint, input: unknown, meta: RequestMeta, deps: PipelineDeps): Outcome | Promise<Outcome> {
+  try {
+    if (endpoint.access === 'public') {
+      const result = endpoint.handler(input, new Context(meta, ANONYMOUS, deps));
+      if (result instanceof Promise) return result.then((r) => publicAnswer(endpoint, r, deps));
+      return publicAnswer(endpoint, result, deps);
+    }
+    const charge = deps.gate.authorize(endpoint, input, meta);
+    if (charge instanceof Promise) return charge.then((c) => charged(endpoint, input, meta, deps, c));
+    return charged(endpoint, input, meta, deps, charge);
+  } catch (err) {
+    return Promise.reject(err);
   }
-  const charge = await deps.gate.authorize(endpoint, input, meta);
-  const ctx = context(meta, charge.caller, deps);
+}
+
+function publicAnswer(endpoint: AnyEndpoint, result: unknown, deps: PipelineDeps): Outcome {
+  checkOutput(endpoint, result, deps);
+  return answer(result, NO_HEADERS, ANONYMOUS);
+}
+
+/** Handler → audit/usage → settle, for a request the gate let through with `charge`. */
+function charged(endpoint: AnyEndpoint, input: unknown, meta: RequestMeta, deps: PipelineDeps, charge: Charge): Outcome | Promise<Outcome> {
+  const fail = (err: unknown): never => {
+    charge.release({ status: err instanceof HttpError ? err.status : 500 });
+    throw err;
+  };
   let result: unknown;
   try {
-    result = await endpoint.handler(input, ctx);
+    result = endpoint.handler(input, new Context(meta, charge.caller, deps));
+  } catch (err) {
+    return fail(err);
+  }
+  if (result instanceof Promise) return result.then((r) => commit(endpoint, input, deps, charge, r), fail);
+  return commit(endpoint, input, deps, charge, result);
+}
+
+function commit(endpoint: AnyEndpoint, input: unknown, deps: PipelineDeps, charge: Charge, result: unknown): Outcome | Promise<Outcome> {
+  try {
     checkOutput(endpoint, result, deps);
   } catch (err) {
-    charge.release({ status: err instanceof HttpError ? err.status : 500 });
+    charge.release({ status: 500 });
     throw err;
   }
   const audit = endpoint.audit && !(result instanceof RawResponse) ? endpoint.audit(input, result) : [];
-  const committed = await charge.commit({ status: 200, audit });
+  const committed = charge.commit({ status: 200, audit });
+  if (committed instanceof Promise) return committed.then((c) => answer(result, c.headers, charge.caller));
   return answer(result, committed.headers, charge.caller);
 }
+
+const NO_HEADERS: Record<string, string> = {};
 
 function answer(result: unknown, headers: Record<string, string>, caller: Caller): Outcome {
   if (result instanceof RawResponse) return { status: 200, raw: result, headers: { ...result.headers, ...headers }, caller };

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -9,8 +8,9 @@ import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
 import type { AnyEndpoint, RequestMeta } from '../api/endpoint.js';
 import { execute, errorOutcome, type Outcome, type PipelineDeps } from '../pipeline/run.js';
 import { parseInput, parseJsonBody, type RawInput } from './validation.js';
-import { ClientIpResolver, normalizeIp } from './client-ip.js';
-import { preflight, readBody, ResponseState, sendBody, sendJson, StreamWriter, writeHead } from './uws-io.js';
+import { ClientIpResolver } from './client-ip.js';
+import { UwsRequestMeta } from './request-meta.js';
+import { JSON_TYPE, preflight, readText, ResponseState, sendBody, sendJson, StreamWriter, writeBody, writeHead } from './uws-io.js';
 import type { Metrics, RouteStats } from './metrics.js';
 import type { TrpcContext } from '../api/trpc.js';
 
@@ -20,9 +20,7 @@ import type { TrpcContext } from '../api/trpc.js';
  * plus the contract plumbing (OpenAPI, docs, health, readiness, metrics).
  */
 
-const HEADERS_KEPT = new Set(['authorization', 'x-payment', 'payment-signature', 'x-forwarded-for', 'forwarded', 'host', 'x-forwarded-proto', 'x-request-id', 'accept', 'content-type', 'mcp-session-id', 'mcp-protocol-version', 'last-event-id']);
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
-const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,64}$/;
 
 export interface RouteHelpers {
   /** Reads the request into a RequestMeta; call synchronously at the start of a handler. */
@@ -31,10 +29,19 @@ export interface RouteHelpers {
   begin(res: HttpResponse, route: string, method: string): { state: ResponseState; finish: (status: number) => void };
   /** Sends an outcome; a streamed body resolves when the last chunk was written. */
   sendOutcome(res: HttpResponse, state: ResponseState, outcome: Omit<Outcome, 'caller'>, requestId: string, serialize?: (body: unknown) => string): void | Promise<void>;
-  readBody(res: HttpResponse, state: ResponseState, limit?: number): Promise<Buffer>;
+  readText(res: HttpResponse, state: ResponseState, limit?: number): Promise<string>;
   pipeline: PipelineDeps;
   log: Logger;
 }
+
+/** An answer under way: its abort state, and `finish` to call once it was sent. */
+interface Begun {
+  state: ResponseState;
+  finish: (status: number) => void;
+}
+
+/** An outcome as a transport sends it (the caller is the pipeline's business). */
+type Answer = Omit<Outcome, 'caller'>;
 
 export interface HttpAppOptions {
   endpoints: readonly AnyEndpoint[];
@@ -79,41 +86,11 @@ export function createHttpApp(opts: HttpAppOptions): HttpServer {
   let listenSocket: us_listen_socket | null = null;
   let drained: (() => void) | null = null;
 
-  /**
-   * One pass over the request's headers (uWS calls back per header present, usually a handful)
-   * instead of a lookup per name we keep; the first of repeated headers wins, as with getHeader.
-   * The full URL is only built when asked for (x402 challenges, /trpc).
-   */
-  const readMeta = (res: HttpResponse, req: HttpRequest, transport: RequestMeta['transport'], method = req.getMethod().toUpperCase()): RequestMeta => {
-    const headers: Record<string, string | undefined> = {};
-    req.forEach((k, v) => {
-      if (HEADERS_KEPT.has(k) && v !== '' && headers[k] === undefined) headers[k] = v;
-    });
-    const peer = Buffer.from(res.getRemoteAddressAsText()).toString('latin1');
-    const clientIp = clientIps.resolve(peer, headers['x-forwarded-for'], headers['forwarded']);
-    const path = req.getUrl();
-    const query = req.getQuery();
-    const given = headers['x-request-id'];
-    let url: string | undefined;
-    return {
-      requestId: given && REQUEST_ID_RE.test(given) ? given : randomUUID(),
-      transport,
-      method,
-      get url() {
-        if (url === undefined) {
-          const proto = clientIps.isTrusted(normalizeIp(peer)) && headers['x-forwarded-proto'] === 'https' ? 'https' : 'http';
-          url = `${proto}://${headers.host ?? 'localhost'}${path}${query ? `?${query}` : ''}`;
-        }
-        return url;
-      },
-      clientIp,
-      headers,
-    };
-  };
+  const readMeta = (res: HttpResponse, req: HttpRequest, transport: RequestMeta['transport'], method = req.getMethod().toUpperCase()): RequestMeta =>
+    new UwsRequestMeta(res, req, transport, method, clientIps);
 
-  const beginWith = (res: HttpResponse, stats: RouteStats): { state: ResponseState; finish: (status: number) => void } => {
+  const beginWith = (res: HttpResponse, stats: RouteStats, started = performance.now()): Begun => {
     const state = new ResponseState();
-    const started = performance.now();
     inflight++;
     let finished = false;
     const finish = (status: number) => {
@@ -132,14 +109,13 @@ export function createHttpApp(opts: HttpAppOptions): HttpServer {
   const begin: RouteHelpers['begin'] = (res, route, method) => beginWith(res, metrics.route(route, method));
 
   const sendOutcome: RouteHelpers['sendOutcome'] = (res, state, outcome, requestId, serialize) => {
-    const headers = { ...outcome.headers, 'X-Request-Id': requestId };
     const raw = outcome.raw;
     if (!raw) {
-      if (serialize && outcome.status === 200) return sendBody(res, state, 200, 'application/json', serialize(outcome.body), headers);
-      return sendJson(res, state, outcome.status, outcome.body, headers);
+      if (serialize && outcome.status === 200) return sendBody(res, state, 200, JSON_TYPE, serialize(outcome.body), outcome.headers, requestId);
+      return sendJson(res, state, outcome.status, outcome.body, outcome.headers, requestId);
     }
-    if (typeof raw.body === 'string' || Buffer.isBuffer(raw.body)) return sendBody(res, state, outcome.status, raw.contentType, raw.body, headers);
-    return streamBody(res, state, outcome.status, raw.contentType, raw.body, headers);
+    if (typeof raw.body === 'string' || Buffer.isBuffer(raw.body)) return sendBody(res, state, outcome.status, raw.contentType, raw.body, outcome.headers, requestId);
+    return streamBody(res, state, outcome.status, raw.contentType, raw.body, { ...outcome.headers, 'X-Request-Id': requestId });
   };
 
   const streamBody = (res: HttpResponse, state: ResponseState, status: number, contentType: string, body: AsyncIterable<string> | Iterable<string>, headers: Record<string, string>): Promise<void> => {
@@ -163,7 +139,7 @@ export function createHttpApp(opts: HttpAppOptions): HttpServer {
     readMeta,
     begin,
     sendOutcome,
-    readBody: (res, state, limit = MAX_BODY_BYTES) => readBody(res, state, limit),
+    readText: (res, state, limit = MAX_BODY_BYTES) => readText(res, state, limit),
     pipeline: opts.pipeline,
     log,
   };
@@ -177,7 +153,23 @@ export function createHttpApp(opts: HttpAppOptions): HttpServer {
     if (!allowedMethods.has(pattern)) allowedMethods.set(pattern, new Set());
     allowedMethods.get(pattern)!.add(ep.method);
     const stats = metrics.route(route, ep.method);
+    const hasBody = ep.method !== 'GET' && ep.method !== 'DELETE';
+    const logged = (meta: RequestMeta, status: number, ip: string | undefined) => {
+      if (status >= 500) log.error({ reqId: meta.requestId, route, status }, 'request failed');
+      else if (ip !== undefined) log.debug({ reqId: meta.requestId, route, status, ip }, 'request');
+    };
+    const answerLater = (res: HttpResponse, begun: Begun, result: Answer | Promise<Answer>, meta: RequestMeta) => {
+      void Promise.resolve(result)
+        .catch((err: unknown) => errorOutcome(err, log, meta))
+        .then(async (outcome) => {
+          const ip = log.isLevelEnabled('debug') && !begun.state.aborted ? meta.clientIp : undefined;
+          await sendOutcome(res, begun.state, outcome, meta.requestId, ep.serialize);
+          begun.finish(outcome.status);
+          logged(meta, outcome.status, ip);
+        });
+    };
     const handler = (res: HttpResponse, req: HttpRequest) => {
+      const started = performance.now();
       const meta = readMeta(res, req, 'rest', ep.method);
       const path: Record<string, string> = {};
       let badParam: string | null = null;
@@ -187,29 +179,36 @@ export function createHttpApp(opts: HttpAppOptions): HttpServer {
         else path[paramNames[i]] = decoded;
       }
       const raw: RawInput = { path, query: parseQuery(req.getQuery()) };
-      const { state, finish } = beginWith(res, stats);
-      const run = async () => {
-        let outcome: Omit<Outcome, 'caller'>;
+      let result: Answer | Promise<Answer>;
+      if (badParam) {
+        result = { status: 422, headers: {}, body: { detail: [{ type: 'value_error', loc: ['path', badParam], msg: 'Value error, malformed percent-encoding', input: null, ctx: { error: 'malformed percent-encoding' } }] } };
+      } else if (hasBody) {
+        const begun = beginWith(res, stats, started);
+        const pending = readText(res, begun.state, MAX_BODY_BYTES).then((text) => {
+          raw.body = parseJsonBody(text);
+          return execute(ep, parseInput(ep.input, raw), meta, opts.pipeline);
+        });
+        answerLater(res, begun, pending, meta);
+        return;
+      } else {
         try {
-          if (badParam) {
-            outcome = { status: 422, headers: {}, body: { detail: [{ type: 'value_error', loc: ['path', badParam], msg: 'Value error, malformed percent-encoding', input: null, ctx: { error: 'malformed percent-encoding' } }] } };
-          } else {
-            if (ep.method !== 'GET' && ep.method !== 'DELETE') {
-              const text = (await readBody(res, state, MAX_BODY_BYTES)).toString('utf8');
-              raw.body = parseJsonBody(text);
-            }
-            const input = parseInput(ep.input, raw);
-            outcome = await execute(ep, input, meta, opts.pipeline);
-          }
+          result = execute(ep, parseInput(ep.input, raw), meta, opts.pipeline);
         } catch (err) {
-          outcome = errorOutcome(err, log, meta);
+          result = errorOutcome(err, log, meta);
         }
-        await sendOutcome(res, state, outcome, meta.requestId, ep.serialize);
-        finish(outcome.status);
-        if (outcome.status >= 500) log.error({ reqId: meta.requestId, route, status: outcome.status }, 'request failed');
-        else log.debug({ reqId: meta.requestId, route, status: outcome.status, ip: meta.clientIp }, 'request');
-      };
-      void run();
+      }
+      if (result instanceof Promise || (result.raw && typeof result.raw.body !== 'string' && !Buffer.isBuffer(result.raw.body))) {
+        answerLater(res, beginWith(res, stats, started), result, meta);
+        return;
+      }
+      // Answered within uWS's request callback: the client cannot have gone away yet, the socket
+      // is corked for us, and nothing is waited for.
+      const ip = log.isLevelEnabled('debug') ? meta.clientIp : undefined;
+      const raw200 = result.raw;
+      if (raw200) writeBody(res, result.status, raw200.contentType, raw200.body as string | Buffer, result.headers, meta.requestId);
+      else writeBody(res, result.status, JSON_TYPE, result.status === 200 && ep.serialize ? ep.serialize(result.body) : JSON.stringify(result.body), result.headers, meta.requestId);
+      stats.observe(result.status, (performance.now() - started) / 1000);
+      logged(meta, result.status, ip);
     };
     if (ep.method === 'GET') app.get(pattern, handler);
     else if (ep.method === 'POST') app.post(pattern, handler);
@@ -249,7 +248,7 @@ export function createHttpApp(opts: HttpAppOptions): HttpServer {
     const path = req.getUrl();
     const method = meta.method;
     const run = async () => {
-      const body = method === 'GET' || method === 'HEAD' ? undefined : await readBody(res, state, MAX_BODY_BYTES);
+      const body = method === 'GET' || method === 'HEAD' ? undefined : await readText(res, state, MAX_BODY_BYTES);
       const headers = new Headers();
       for (const [k, v] of Object.entries(meta.headers)) if (v !== undefined) headers.set(k, v);
       const request = new Request(meta.url.replace(/^[^/]*\/\/[^/]*/, 'http://localhost'), { method, headers, body });

@@ -85,7 +85,9 @@ function meta(headers: Record<string, string | undefined>, requestId = `req-${++
   return { requestId, transport: 'rest', method: 'GET', url: 'http://127.0.0.1/api/v1/screen/test/x', clientIp: '127.0.0.1', headers };
 }
 
-async function rejection(p: Promise<unknown>): Promise<HttpError> {
+/** The HttpError a refused step rejects with: refusals are rejected promises, never synchronous throws or answers. */
+async function rejection(p: unknown): Promise<HttpError> {
+  assert.ok(p instanceof Promise, 'a refusal must be a rejected promise');
   try {
     await p;
   } catch (err) {

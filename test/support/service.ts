@@ -9,6 +9,9 @@ import { createService, type Service, type ServiceOverrides } from '../../src/se
 import { ListManager } from '../../loaders/manager.js';
 import { COMPILED, REPO_ROOT, SHARED_DATA } from './paths.js';
 
+/** The V8 flags `make run` starts the service with. */
+const SERVICE_NODE_FLAGS: string[] = JSON.parse(readFileSync(join(REPO_ROOT, 'src', 'node-flags.json'), 'utf8'));
+
 /**
  * Ingesting every real list takes ~30 s, so the test suite ingests once into a cache under .tmp
  * (keyed by the code that shapes the snapshots) and each test service starts from a copy of it,
@@ -111,7 +114,7 @@ export async function startTestService(env: Env = {}, overrides: ServiceOverride
  * `compiled`: run the build in dist/ (`make build`) as `make run` does, instead of src/ through tsx.
  */
 export async function spawnService(env: Env, opts: { compiled?: boolean } = {}): Promise<{ child: ChildProcess; port: number; output: () => string }> {
-  const child = spawn(process.execPath, (opts.compiled ?? COMPILED) ? ['dist/src/main.js'] : ['--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, ...((opts.compiled ?? COMPILED) ? ['dist/src/main.js'] : ['--import', 'tsx', 'src/main.ts'])], {
     cwd: REPO_ROOT,
     env: { ...process.env, ...env, LOG_LEVEL: env.LOG_LEVEL ?? 'info' } as NodeJS.ProcessEnv,
     stdio: ['ignore', 'pipe', 'pipe'],

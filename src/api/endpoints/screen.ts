@@ -44,9 +44,9 @@ export function auditRows(out: ScreenEnvelope): AuditMatch[] {
   return out.matches.map((m) => ({ screened_value: out.value, matched_value: m.value, list: m.list, list_type: m.list_type, match: m.match }));
 }
 
-/** Screens one value of a kind (the engine's exact fast path when it applies). */
-export async function screenValue(deps: ScreeningDeps, kind: ScreenKind, value: string, lists: readonly string[]): Promise<ScreenEnvelope> {
-  return screenValueNow(deps, kind, value, lists) ?? envelope(value, lists, await deps.engine.screen({ kind, value, lists: lists as string[] }), deps.catalog);
+/** Screens one value of a kind: synchronously on the engine's exact path, else once the shards answered. */
+export function screenValue(deps: ScreeningDeps, kind: ScreenKind, value: string, lists: readonly string[]): ScreenEnvelope | Promise<ScreenEnvelope> {
+  return screenValueNow(deps, kind, value, lists) ?? deps.engine.screen({ kind, value, lists: lists as string[] }).then((hits) => envelope(value, lists, hits, deps.catalog));
 }
 
 /** The answer when the engine's exact path alone decides it (on this thread, now); null when the shards must be asked (fuzzy kinds). */
@@ -106,10 +106,10 @@ export function screeningEndpoints(deps: ScreeningDeps): AnyEndpoint[] {
       description:
         'Checksum and case variants of an address are the same address. A dotted name is resolved through ENS and `value` is the resolved address; a name that does not resolve is a 422, an unreachable Ethereum RPC a 503.',
       input: z.object({ address: value('An address on any chain, or an ENS name (anything with a dot).'), lists: listsParam }),
-      handler: async (input) => {
+      handler: (input) => {
         const lists = deps.catalog.resolve(input.lists);
-        const screened = EnsResolver.isName(input.address) ? await deps.ens.resolve(input.address, ['path', 'address']) : input.address;
-        return screenValue(deps, 'crypto', screened, lists);
+        if (!EnsResolver.isName(input.address)) return screenValue(deps, 'crypto', input.address, lists);
+        return deps.ens.resolve(input.address, ['path', 'address']).then((address) => screenValue(deps, 'crypto', address, lists));
       },
     }),
     direct('screen.email', '/screen/email/{email}', 'email', 'email', 'An e-mail address.', 'Screen an e-mail address',
