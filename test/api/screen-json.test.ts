@@ -63,3 +63,15 @@ test('no match, custom list filters, null and absent source_url, hostile strings
     assert.deepEqual(JSON.parse(screenResponseJson(env)), JSON.parse(JSON.stringify(env)));
   }
 });
+
+test('matches sharing one metadata object: each keeps its own fields, in whatever order they come', () => {
+  const metadata = { sdn_name: 'SHARED', programs: ['CYBER2'] };
+  const match = (value: string, list: string, match: string, source_url?: string | null) => ({ list, list_name: list.toUpperCase(), list_type: 'sanctions' as const, match, value, source_url, metadata });
+  const envs = [
+    { value: 'a', flagged: true, sanctioned: true, lists_checked: ['l1'], matches: [match('a', 'l1', 'exact', 'https://x/1')] },
+    { value: 'b', flagged: true, sanctioned: true, lists_checked: ['l1'], matches: [match('b', 'l1', 'exact', 'https://x/1'), match('a', 'l1', 'exact', 'https://x/1')] },
+    { value: 'a', flagged: true, sanctioned: true, lists_checked: ['l1'], matches: [match('a', 'l2', 'exact', 'https://x/1'), match('a', 'l2', 'fuzzy', 'https://x/1')] },
+    { value: 'a', flagged: true, sanctioned: true, lists_checked: ['l1'], matches: [match('a', 'l2', 'fuzzy', null), match('a', 'l2', 'fuzzy'), match('a', 'l2', 'fuzzy', 'https://x/2')] },
+  ];
+  for (let round = 0; round < 2; round++) for (const env of envs) assert.equal(screenResponseJson(env), JSON.stringify(env));
+});

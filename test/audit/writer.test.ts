@@ -84,11 +84,31 @@ describe('audit writer: rows as TabSeparated lines', () => {
   test('field encoding: escapes, times to the millisecond', () => {
     assert.equal(text('plain'), 'plain');
     assert.equal(text('a\tb\nc\rd\\e\0f\bg\fh\x01i\x1fj\x7fk'), 'a\\tb\\nc\\rd\\\\e\\0f\\bg\\fh\\x01i\\x1fj\x7fk');
-    assert.equal(dateTime64(Date.parse('2025-06-02T09:30:00.250Z')), '2025-06-02 09:30:00.250');
-    assert.equal(dateTime64(Date.parse('2025-06-02T09:30:00.005Z')), '2025-06-02 09:30:00.005');
-    assert.equal(dateTime64(Date.parse('2025-06-02T09:30:01.050Z')), '2025-06-02 09:30:01.050');
+    // 10-digit epoch seconds as a number, every other time spelled out.
+    assert.equal(dateTime64(Date.parse('2025-06-02T09:30:00.250Z')), '1748856600.250');
+    assert.equal(dateTime64(Date.parse('2025-06-02T09:30:00.005Z')), '1748856600.005');
+    assert.equal(dateTime64(Date.parse('2025-06-02T09:30:01.050Z')), '1748856601.050');
+    assert.equal(dateTime64(1e12), '1000000000.000');
+    assert.equal(dateTime64(1e12 - 1), '2001-09-09 01:46:39.999');
+    assert.equal(dateTime64(1e13 - 1), '9999999999.999');
+    assert.equal(dateTime64(1e13), '2286-11-20 17:46:40.000');
     assert.equal(dateTime64(-1), '1969-12-31 23:59:59.999');
     assert.equal(dateTime64(0), '1970-01-01 00:00:00.000');
+  });
+
+  test('times on both sides of the epoch-number range read back to the millisecond', async () => {
+    const times = [
+      Date.UTC(1900, 0, 1), -1, 0, 999, 1e12 - 1, 1e12, 1e12 + 7, Date.parse('2025-06-02T09:30:00.005Z'),
+      Date.parse('2025-06-02T09:30:00.999Z'), 1e13 - 1, 1e13, Date.UTC(2299, 11, 31, 23, 59, 59, 999),
+    ];
+    const change = (at: number, i: number): ListChangeRow => ({
+      list: 'edges', version: `v${i}`, kind: 'listed', at, entity_type: 'name', value: 'time', metadata: '{}', source_url: null,
+    });
+    // One insert of them all, and one whose body ends with an epoch number.
+    await storeOf().listChanges.write(times.map(change));
+    await storeOf().listChanges.write([change(1e12 + 1, times.length)]);
+    const got = await select<{ at: number }>("SELECT toUnixTimestamp64Milli(at) AS at FROM screening.list_changes WHERE list = 'edges' ORDER BY at");
+    assert.deepEqual(got.map((r) => Number(r.at)), [...times, 1e12 + 1].sort((a, b) => a - b));
   });
 
   test('hostile strings round-trip exactly through the embedded insert', async () => {
@@ -135,7 +155,7 @@ describe('audit writer: rows as TabSeparated lines', () => {
     );
     assert.deepEqual(gotSettlements.map((r) => ({ ...r, time: Number(r.time) })), settlements);
     const gotChanges = await select<ListChangeRow>(
-      `SELECT list, version, kind, toUnixTimestamp64Milli(at) AS at, entity_type, value, metadata, source_url FROM screening.list_changes ORDER BY version`,
+      `SELECT list, version, kind, toUnixTimestamp64Milli(at) AS at, entity_type, value, metadata, source_url FROM screening.list_changes WHERE list = 'ofac_sdn' ORDER BY version`,
     );
     assert.deepEqual(gotChanges.map((r) => ({ ...r, at: Number(r.at) })), changes);
   });

@@ -41,7 +41,9 @@ const ITEM_TYPES = new Set<string>(BatchItem.shape.type.options);
 
 /**
  * An item as BatchItem would accept it, checked without zod's result objects (10,000 items a
- * request); `null` when zod must judge it, which also yields the exact validation issues.
+ * request); `null` when zod must judge it, which also yields the exact validation issues. The
+ * check is conservative: zod counts a string's length in code points, so a value of more than
+ * 512 UTF-16 units may still be valid, and zod decides.
  */
 function plainItem(item: unknown): Item | null {
   if (typeof item !== 'object' || item === null || Array.isArray(item)) return null;
@@ -57,7 +59,12 @@ const parsedItems = new WeakMap<unknown[], (Item | ItemError)[]>();
 function parseItems(items: unknown[]): (Item | ItemError)[] {
   let parsed = parsedItems.get(items);
   if (!parsed) {
-    parsed = items.map((item) => plainItem(item) ?? (BatchItem.safeParse(item) as ItemError));
+    parsed = items.map((item) => {
+      const plain = plainItem(item);
+      if (plain) return plain;
+      const judged = BatchItem.safeParse(item);
+      return judged.success ? judged.data : judged;
+    });
     parsedItems.set(items, parsed);
   }
   return parsed;
