@@ -45,6 +45,8 @@ export interface QuotaOptions {
 
 interface State {
   month: string;
+  /** `key(customerId, month)`, made once: every committed request adds to it. */
+  key: string;
   /** Credits leased to this node and not reserved by a request. */
   local: number;
   leasing: Promise<void> | null;
@@ -153,20 +155,21 @@ export class QuotaManager {
     }
     let done = false;
     const month = s.month;
+    const monthKey = s.key;
     return {
       month,
       credits,
       commit: () => {
         if (done) return;
         done = true;
-        add(this.usedPending, key(customerId, month), credits);
+        add(this.usedPending, monthKey, credits);
       },
       release: () => {
         if (done) return;
         done = true;
         const current = this.states.get(customerId);
         if (current && current.month === month) current.local += credits;
-        else add(this.returnPending, key(customerId, month), credits);
+        else add(this.returnPending, monthKey, credits);
       },
     };
   }
@@ -191,7 +194,7 @@ export class QuotaManager {
     let s = this.states.get(customerId);
     if (s && s.month === month) return s;
     if (s && s.local > 0) add(this.returnPending, key(customerId, s.month), s.local);
-    s = { month, local: 0, leasing: null, exhaustedUntil: 0, windowStart: this.now(), windowCredits: 0, rate: 0 };
+    s = { month, key: key(customerId, month), local: 0, leasing: null, exhaustedUntil: 0, windowStart: this.now(), windowCredits: 0, rate: 0 };
     this.states.set(customerId, s);
     return s;
   }
