@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { RawResponse, type AnyEndpoint, type Caller, type RequestContext, type RequestMeta } from '../api/endpoint.js';
+import { RawResponse, type AnyEndpoint, type AuditMatch, type Caller, type RequestContext, type RequestMeta } from '../api/endpoint.js';
 import { HttpError } from '../server/errors.js';
 import type { Charge, Gate } from './gate.js';
 
@@ -92,13 +92,14 @@ function charged(endpoint: AnyEndpoint, input: unknown, meta: RequestMeta, deps:
 }
 
 function commit(endpoint: AnyEndpoint, input: unknown, deps: PipelineDeps, charge: Charge, result: unknown): Outcome | Promise<Outcome> {
+  let audit: AuditMatch[];
   try {
     checkOutput(endpoint, result, deps);
+    audit = endpoint.audit && !(result instanceof RawResponse) ? endpoint.audit(input, result) : [];
   } catch (err) {
     charge.release({ status: 500 });
     throw err;
   }
-  const audit = endpoint.audit && !(result instanceof RawResponse) ? endpoint.audit(input, result) : [];
   const committed = charge.commit({ status: 200, audit });
   if (committed instanceof Promise) return committed.then((c) => answer(result, c.headers, charge.caller));
   return answer(result, committed.headers, charge.caller);

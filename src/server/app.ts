@@ -202,13 +202,19 @@ export function createHttpApp(opts: HttpAppOptions): HttpServer {
         return;
       }
       // Answered within uWS's request callback: the client cannot have gone away yet, the socket
-      // is corked for us, and nothing is waited for.
+      // is corked for us (one send per answer), and nothing is waited for.
       const ip = log.isLevelEnabled('debug') ? meta.clientIp : undefined;
-      const raw200 = result.raw;
-      if (raw200) writeBody(res, result.status, raw200.contentType, raw200.body as string | Buffer, result.headers, meta.requestId);
-      else writeBody(res, result.status, JSON_TYPE, result.status === 200 && ep.serialize ? ep.serialize(result.body) : JSON.stringify(result.body), result.headers, meta.requestId);
-      stats.observe(result.status, (performance.now() - started) / 1000);
-      logged(meta, result.status, ip);
+      let answer = result;
+      let body: string | Buffer;
+      try {
+        body = answer.raw ? (answer.raw.body as string | Buffer) : answer.status === 200 && ep.serialize ? ep.serialize(answer.body) : JSON.stringify(answer.body);
+      } catch (err) {
+        answer = errorOutcome(err, log, meta);
+        body = JSON.stringify(answer.body);
+      }
+      writeBody(res, answer.status, answer.raw ? answer.raw.contentType : JSON_TYPE, body, answer.headers, meta.requestId);
+      stats.observe(answer.status, (performance.now() - started) / 1000);
+      logged(meta, answer.status, ip);
     };
     if (ep.method === 'GET') app.get(pattern, handler);
     else if (ep.method === 'POST') app.post(pattern, handler);

@@ -12,6 +12,8 @@ import { QuotaManager } from '../../src/billing/quota.js';
 import { TokenService } from '../../src/billing/tokens.js';
 import { loadConfig } from '../../src/config.js';
 import type { Gate } from '../../src/pipeline/gate.js';
+import { execute, type PipelineDeps } from '../../src/pipeline/run.js';
+import pino from 'pino';
 import type { ChallengeOptions, Payments, VerifiedPayment } from '../../src/pipeline/payments.js';
 import { HttpError } from '../../src/server/errors.js';
 import { BACKENDS, closeBackends } from '../store/backends.js';
@@ -187,6 +189,24 @@ for (const backend of BACKENDS) {
       await ok.commit({ status: 200, audit: [] });
       assert.deepEqual(await rows('usage', m.requestId), []);
       assert.equal((await quota.status(customerId))?.used, 1);
+    });
+
+    test('through the pipeline: a handler or audit step that throws costs nothing; a warm request completes without a promise', async () => {
+      const { token, customerId } = await customerToken(2);
+      const deps: PipelineDeps = { gate: lenient, log: pino({ level: 'silent' }), now: Date.now, validateOutput: true };
+      const throwing = endpoint({ ...screen, id: 'screen.throwing', handler: () => { throw new HttpError(503, 'upstream down'); } });
+      const badAudit = endpoint({ ...screen, id: 'screen.bad-audit', audit: () => { throw new Error('audit bug'); } });
+      const auth = { authorization: `Bearer ${token}` };
+      assert.equal((await rejection(execute(throwing, { value: 'x' }, meta(auth), deps))).status, 503);
+      await assert.rejects(Promise.resolve().then(() => execute(badAudit, { value: 'x' }, meta(auth), deps)), /audit bug/);
+      // Both credits are still there: the token is cached and a lease is held, so this runs synchronously.
+      const warm = execute(screen, { value: 'x' }, meta(auth), deps);
+      assert.ok(!(warm instanceof Promise), 'a cached token with leased quota should not need a promise');
+      assert.equal(warm.status, 200);
+      assert.equal((await execute(screen, { value: 'x' }, meta(auth), deps)).status, 200);
+      assert.equal((await rejection(execute(screen, { value: 'x' }, meta(auth), deps))).status, 402);
+      await quota.flush();
+      assert.equal((await quota.status(customerId))?.used, 2);
     });
 
     test('exhausted quota: 402 with pay-per-request and upgrade options; with a payment header, x402 pays', async () => {
