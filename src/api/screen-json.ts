@@ -2,25 +2,38 @@ import type { z } from 'zod';
 import type { ScreenResponse } from './schemas/screen.js';
 
 type Envelope = z.output<typeof ScreenResponse>;
+type Match = Envelope['matches'][number];
 
 /**
- * The JSON text of a ScreenResponse, equal to `JSON.stringify` of it (test/api/screen-json.test.ts
- * holds it to that on every listed entity) and several times cheaper for batch lines and single
- * answers: the lists screened and an entity's metadata are the same objects request after request
- * (the catalog's resolved default lists, the engine's metadata of a loaded generation), so their
- * JSON is kept per object. Metadata objects are never mutated once loaded.
+ * The JSON of a ScreenResponse, equal to `JSON.stringify` of it (test/api/screen-json.test.ts
+ * holds it to that on every listed entity), as text for single answers and as bytes for batch
+ * lines, several times cheaper than JSON.stringify. The lists screened and an entity's fields are
+ * the same objects request after request (the catalog's resolved default lists, the engine's
+ * metadata of a loaded generation), so their JSON is kept per object; both forms are made of the
+ * same cached pieces. Metadata objects are never mutated once loaded.
  */
 const listsJson = new WeakMap<readonly string[], string>();
 const metadataJson = new WeakMap<object, string>();
 
-type Match = Envelope['matches'][number];
+/** Everything between the value and the first match, per lists array and flagged/sanctioned pair. */
+interface Middle {
+  text: string;
+  bytes: Buffer;
+}
+const middles = new WeakMap<readonly string[], Middle[]>();
+
 /**
  * The JSON of the last match seen with each metadata object. A match is one entity's fields
  * (same list, value, URL and metadata request after request), so its text is reused when every
  * field is the same as when it was written; entities that share a metadata object just
  * overwrite each other's entry.
  */
-const matchJson = new WeakMap<object, { match: Match; json: string }>();
+interface MatchJson {
+  match: Match;
+  text: string;
+  bytes: Buffer;
+}
+const matchJson = new WeakMap<object, MatchJson>();
 
 function cached<K extends object>(map: WeakMap<K, string>, key: K): string {
   let text = map.get(key);
@@ -33,26 +46,72 @@ function cached<K extends object>(map: WeakMap<K, string>, key: K): string {
 
 const str = JSON.stringify as (s: string) => string;
 
+function middle(env: Envelope): Middle {
+  let byFlags = middles.get(env.lists_checked);
+  if (!byFlags) {
+    byFlags = [];
+    middles.set(env.lists_checked, byFlags);
+  }
+  const i = (env.flagged ? 2 : 0) + (env.sanctioned ? 1 : 0);
+  let m = byFlags[i];
+  if (!m) {
+    const text = `,"flagged":${env.flagged},"sanctioned":${env.sanctioned},"lists_checked":${cached(listsJson, env.lists_checked)},"matches":[`;
+    m = byFlags[i] = { text, bytes: Buffer.from(text) };
+  }
+  return m;
+}
+
 function sameMatch(a: Match, b: Match): boolean {
   return a.value === b.value && a.list === b.list && a.match === b.match && a.source_url === b.source_url && a.list_name === b.list_name && a.list_type === b.list_type;
 }
 
-function matchText(m: Match): string {
+function matchPiece(m: Match): MatchJson {
   const seen = matchJson.get(m.metadata);
-  if (seen && sameMatch(seen.match, m)) return seen.json;
-  let json = `{"list":${str(m.list)},"list_name":${str(m.list_name)},"list_type":${str(m.list_type)},"match":${str(m.match)},"value":${str(m.value)}`;
-  if (m.source_url !== undefined) json += `,"source_url":${m.source_url === null ? 'null' : str(m.source_url)}`;
-  json += `,"metadata":${cached(metadataJson, m.metadata)}}`;
-  matchJson.set(m.metadata, { match: { ...m }, json });
-  return json;
+  if (seen && sameMatch(seen.match, m)) return seen;
+  let text = `{"list":${str(m.list)},"list_name":${str(m.list_name)},"list_type":${str(m.list_type)},"match":${str(m.match)},"value":${str(m.value)}`;
+  if (m.source_url !== undefined) text += `,"source_url":${m.source_url === null ? 'null' : str(m.source_url)}`;
+  text += `,"metadata":${cached(metadataJson, m.metadata)}}`;
+  const piece = { match: { ...m }, text, bytes: Buffer.from(text) };
+  matchJson.set(m.metadata, piece);
+  return piece;
 }
 
 export function screenResponseJson(env: Envelope): string {
-  let out = `{"value":${str(env.value)},"flagged":${env.flagged},"sanctioned":${env.sanctioned},"lists_checked":${cached(listsJson, env.lists_checked)},"matches":[`;
+  let out = `{"value":${str(env.value)}${middle(env).text}`;
   const matches = env.matches;
   for (let i = 0; i < matches.length; i++) {
     if (i > 0) out += ',';
-    out += matchText(matches[i]);
+    out += matchPiece(matches[i]).text;
   }
   return `${out}]}`;
+}
+
+const OPEN = Buffer.from('{"value":');
+const CLOSE_LINE = Buffer.from(']}\n');
+
+/**
+ * Writes the JSON of `env` and a newline into `out` at `at` (an NDJSON line) and returns where it
+ * ends, or -1 when it does not fit (nothing is written then). Only the value is encoded; the
+ * other pieces are copied from their cached bytes.
+ */
+export function writeScreenResponseLine(env: Envelope, out: Buffer, at: number): number {
+  const value = str(env.value);
+  const mid = middle(env).bytes;
+  const matches = env.matches;
+  let room = OPEN.length + 3 * value.length + mid.length + CLOSE_LINE.length;
+  for (let i = 0; i < matches.length; i++) room += matchPiece(matches[i]).bytes.length + 1;
+  if (at + room > out.length) return -1;
+  out.set(OPEN, at);
+  at += OPEN.length;
+  at += out.write(value, at, 'utf8');
+  out.set(mid, at);
+  at += mid.length;
+  for (let i = 0; i < matches.length; i++) {
+    if (i > 0) out[at++] = 0x2c;
+    const bytes = matchPiece(matches[i]).bytes;
+    out.set(bytes, at);
+    at += bytes.length;
+  }
+  out.set(CLOSE_LINE, at);
+  return at + CLOSE_LINE.length;
 }

@@ -4,14 +4,22 @@ import { startTestService, type TestService } from '../support/service.js';
 import { LISTS } from '../../loaders/registry.js';
 import { ListCatalog } from '../../src/lists/catalog.js';
 import { envelope } from '../../src/api/endpoints/screen.js';
-import { screenResponseJson } from '../../src/api/screen-json.js';
+import { screenResponseJson, writeScreenResponseLine } from '../../src/api/screen-json.js';
 import type { ScreenHit } from '../../engine/engine.js';
 
 /**
- * The hand-written ScreenResponse serializer must give exactly JSON.stringify's text: on every
- * entity of every loaded real list (each match kind), with its caches cold and warm, and on
- * hostile strings.
+ * The hand-written ScreenResponse serializers (text, and NDJSON lines as bytes) must give exactly
+ * JSON.stringify's text: on every entity of every loaded real list (each match kind), with their
+ * caches cold and warm, and on hostile strings.
  */
+const lineBuffer = Buffer.alloc(1 << 20);
+function assertSerialized(env: Parameters<typeof screenResponseJson>[0]): void {
+  const expected = JSON.stringify(env);
+  assert.equal(screenResponseJson(env), expected);
+  const at = 7;
+  const end = writeScreenResponseLine(env, lineBuffer, at);
+  assert.equal(lineBuffer.toString('utf8', at, end), `${expected}\n`);
+}
 let svc: TestService;
 before(async () => {
   svc = await startTestService();
@@ -31,9 +39,8 @@ test('every listed entity: the same text as JSON.stringify, cold and cached', ()
       const hits: ScreenHit[] = [{ entity: e, match: (['exact', 'subdomain', 'domain', 'region', 'fuzzy'] as const)[i % 5], similarity: 1 }];
       if (i % 7 === 0 && i + 1 < entities.length) hits.push({ entity: entities[i + 1], match: 'exact', similarity: 1 });
       const env = envelope(e.value, slugs, hits, catalog);
-      const expected = JSON.stringify(env);
-      assert.equal(screenResponseJson(env), expected);
-      assert.equal(screenResponseJson(env), expected);
+      assertSerialized(env);
+      assertSerialized(env);
       checked++;
     }
   }
@@ -58,8 +65,8 @@ test('no match, custom list filters, null and absent source_url, hostile strings
     },
   ];
   for (const env of cases) {
-    assert.equal(screenResponseJson(env), JSON.stringify(env));
-    assert.equal(screenResponseJson(env), JSON.stringify(env));
+    assertSerialized(env);
+    assertSerialized(env);
     assert.deepEqual(JSON.parse(screenResponseJson(env)), JSON.parse(JSON.stringify(env)));
   }
 });
@@ -73,5 +80,14 @@ test('matches sharing one metadata object: each keeps its own fields, in whateve
     { value: 'a', flagged: true, sanctioned: true, lists_checked: ['l1'], matches: [match('a', 'l2', 'exact', 'https://x/1'), match('a', 'l2', 'fuzzy', 'https://x/1')] },
     { value: 'a', flagged: true, sanctioned: true, lists_checked: ['l1'], matches: [match('a', 'l2', 'fuzzy', null), match('a', 'l2', 'fuzzy'), match('a', 'l2', 'fuzzy', 'https://x/2')] },
   ];
-  for (let round = 0; round < 2; round++) for (const env of envs) assert.equal(screenResponseJson(env), JSON.stringify(env));
+  for (let round = 0; round < 2; round++) for (const env of envs) assertSerialized(env);
+});
+
+test('a line that does not fit is not written at all', () => {
+  const env = { value: 'ü'.repeat(40), flagged: false, sanctioned: false, lists_checked: ['ofac_sdn'], matches: [] };
+  const small = Buffer.alloc(64, 0x61);
+  assert.equal(writeScreenResponseLine(env, small, 10), -1);
+  assert.equal(small.toString('latin1'), 'a'.repeat(64));
+  const exact = Buffer.alloc(Buffer.byteLength(JSON.stringify(env)) + 1 + 3 * 40);
+  assert.equal(exact.toString('utf8', 0, writeScreenResponseLine(env, exact, 0)), `${JSON.stringify(env)}\n`);
 });

@@ -4,7 +4,7 @@ import { endpoint, type AnyEndpoint, type AuditMatch } from '../endpoint.js';
 import { BatchItem, ScreenResponse, listsParam } from '../schemas/screen.js';
 import { HTTPValidationError } from '../schemas/errors.js';
 import { auditRows, screenValue, screenValueNow, type ScreenEnvelope, type ScreeningDeps } from './screen.js';
-import { screenResponseJson } from '../screen-json.js';
+import { screenResponseJson, writeScreenResponseLine } from '../screen-json.js';
 import { toPydanticIssue, parseInput, parseJsonBody, valueAt } from '../../server/validation.js';
 import { execute, errorOutcome } from '../../pipeline/run.js';
 import type { RouteHelpers } from '../../server/app.js';
@@ -149,17 +149,24 @@ export function registerBatchRoute(app: TemplatedApp, helpers: RouteHelpers, ep:
         let used = 0;
         for (let i = 0; i < lines.length && !state.aborted; i++) {
           const line = lines[i];
-          const text = 'matches' in line ? screenResponseJson(line as ScreenEnvelope) : JSON.stringify(line);
-          if (used + 3 * text.length + 1 > CHUNK_BYTES) {
-            if (used > 0) await writer.write(out.subarray(0, used));
-            used = 0;
-            if (3 * text.length + 1 > CHUNK_BYTES) {
-              await writer.write(`${text}\n`);
-              continue;
+          if ('matches' in line) {
+            let end = writeScreenResponseLine(line as ScreenEnvelope, out, used);
+            if (end < 0 && used > 0) {
+              await writer.write(out.subarray(0, used));
+              used = 0;
+              end = writeScreenResponseLine(line as ScreenEnvelope, out, 0);
             }
+            if (end >= 0) used = end;
+            else await writer.write(`${screenResponseJson(line as ScreenEnvelope)}\n`);
+            continue;
           }
-          used += out.write(text, used, 'utf8');
-          out[used++] = 0x0a;
+          const text = `${JSON.stringify(line)}\n`;
+          if (used + 3 * text.length > CHUNK_BYTES && used > 0) {
+            await writer.write(out.subarray(0, used));
+            used = 0;
+          }
+          if (3 * text.length > CHUNK_BYTES) await writer.write(text);
+          else used += out.write(text, used, 'utf8');
         }
         if (used > 0 && !state.aborted) await writer.write(out.subarray(0, used));
         writer.end();
