@@ -1,7 +1,7 @@
 /**
  * `make bench`: runs every benchmark as its own process and writes bench/RESULTS.md with the
  * date, the machine, the Node version and the load average beside each result.
- *   node dist/bench/run.js [--only engine,loaders,audit,ipintel,http] [--engine-sizes 100000,1000000]
+ *   node dist/bench/run.js [--only engine,loaders,audit,audit-paced,ipintel,http] [--engine-sizes 100000,1000000]
  * (`make bench` builds dist/ first; every suite then runs compiled, as `make run` does. Under
  * `node --import tsx bench/run.ts` the suites run through tsx instead.)
  */
@@ -22,6 +22,7 @@ const suites: { name: string; title: string; args: string[]; node?: string[] }[]
   { name: 'engine', title: 'Engine (synthetic data, real entity-type mix)', args: ['bench/engine.ts', ...engineSizes], node: ['--expose-gc', '--max-old-space-size=12288'] },
   { name: 'loaders', title: 'Loaders: parse time of each real list', args: ['bench/loaders.ts', '--runs', '3'] },
   { name: 'audit', title: 'Audit inserts into embedded ClickHouse', args: ['bench/audit.ts'] },
+  { name: 'audit-paced', title: "Audit inserts at the service's rate (75,000 rows/s for 10 s, CPU per row)", args: ['bench/audit.ts', 'paced'] },
   { name: 'ipintel', title: 'IP intelligence lookups', args: ['bench/ipintel.ts'] },
   { name: 'http', title: 'HTTP routes against a bare uWS route', args: ['bench/http.ts'] },
 ];
