@@ -116,8 +116,10 @@ export function createGate(deps: GateDeps): Gate {
           );
         }
         try {
-          deps.usage.push([usageRow(time, status)]);
+          // The audit rows first: their values come from the lists, while the usage row is all
+          // our own numbers, so a refused row leaves nothing buffered for a request that fails.
           deps.audit.push(matchRows(endpoint, meta, time, id.customerId, '', audit));
+          deps.usage.push([usageRow(time, status)]);
         } catch (err) {
           // A row the writer refuses: the request fails and costs nothing.
           r.release();
