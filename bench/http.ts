@@ -39,9 +39,8 @@ async function token(url: string): Promise<string> {
 /**
  * Batch screening end to end: 10,000-value batches of exact kinds (a third 0x addresses, a third
  * e-mails, a third `listed` or unlisted bech32 addresses), `inFlight` requests at a time for ~6 s
- * after 2 s of warm-up;
- * the median values/s of the batches, and the aggregate. With `listed` a third of the values hit
- * two lists each: 6,667 audit rows per batch besides the usage row.
+ * after 2 s of warm-up; the median values/s of the batches, and the aggregate. With `listed` a
+ * third of the values hit two lists each: 6,667 audit rows per batch besides the usage row.
  */
 async function batchRate(url: string, auth: string, listed: boolean, inFlight: number): Promise<{ median: number; aggregate: number }> {
   const items = Array.from({ length: 10_000 }, (_, i) =>

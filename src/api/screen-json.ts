@@ -88,6 +88,7 @@ export function screenResponseJson(env: Envelope): string {
 
 const OPEN = Buffer.from('{"value":');
 const CLOSE_LINE = Buffer.from(']}\n');
+const matchBytes: Buffer[] = [];
 
 /**
  * Writes the JSON of `env` and a newline into `out` at `at` (an NDJSON line) and returns where it
@@ -98,19 +99,21 @@ export function writeScreenResponseLine(env: Envelope, out: Buffer, at: number):
   const value = str(env.value);
   const mid = middle(env).bytes;
   const matches = env.matches;
+  // The matches' cached bytes, looked up once for the room and the copy (the line is written synchronously).
+  const pieces = matchBytes;
+  pieces.length = matches.length;
   let room = OPEN.length + 3 * value.length + mid.length + CLOSE_LINE.length;
-  for (let i = 0; i < matches.length; i++) room += matchPiece(matches[i]).bytes.length + 1;
+  for (let i = 0; i < matches.length; i++) room += (pieces[i] = matchPiece(matches[i]).bytes).length + 1;
   if (at + room > out.length) return -1;
   out.set(OPEN, at);
   at += OPEN.length;
   at += out.write(value, at, 'utf8');
   out.set(mid, at);
   at += mid.length;
-  for (let i = 0; i < matches.length; i++) {
+  for (let i = 0; i < pieces.length; i++) {
     if (i > 0) out[at++] = 0x2c;
-    const bytes = matchPiece(matches[i]).bytes;
-    out.set(bytes, at);
-    at += bytes.length;
+    out.set(pieces[i], at);
+    at += pieces[i].length;
   }
   out.set(CLOSE_LINE, at);
   return at + CLOSE_LINE.length;

@@ -43,9 +43,6 @@ export function connectClickHouse(cfg: ClickHouseConfig): ClickHouse {
   // two copies of that package's types.
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   const client = createClient({ connection: connection as any, clickhouse_settings: SETTINGS });
-  // chDB's client connection decodes an insert body to a JS string and re-encodes it into the
-  // SQL text on the main thread; its raw insert hands the Buffer to chDB as it is, which is
-  // about 0.6 µs per row less main-thread time (docs/clickhouse.md).
   // A table's chunks are joined in a buffer kept for that table (its writer runs one insert at a
   // time), not a new one per insert: fresh off-heap buffers drive V8 into full collections.
   const joined = new Map<string, Buffer>();
@@ -62,6 +59,9 @@ export function connectClickHouse(cfg: ClickHouseConfig): ClickHouse {
     for (const l of lines) at += l.copy(buf, at);
     return buf.subarray(0, size);
   };
+  // chDB's client connection decodes an insert body to a JS string and re-encodes it into the
+  // SQL text on the main thread; its raw insert hands the Buffer to chDB as it is, which is
+  // about 0.6 µs per row less main-thread time (docs/clickhouse.md).
   const insertLines: InsertLines = async (table, columns, lines) => {
     await connection.chdb.rawInsert({ table, columns, values: joinLines(table, lines), format: 'TabSeparated' });
   };

@@ -193,7 +193,7 @@ export class QuotaManager {
     const month = monthOf(this.now());
     let s = this.states.get(customerId);
     if (s && s.month === month) return s;
-    if (s && s.local > 0) add(this.returnPending, key(customerId, s.month), s.local);
+    if (s && s.local > 0) add(this.returnPending, s.key, s.local);
     s = { month, key: key(customerId, month), local: 0, leasing: null, exhaustedUntil: 0, windowStart: this.now(), windowCredits: 0, rate: 0 };
     this.states.set(customerId, s);
     return s;
@@ -228,7 +228,7 @@ export class QuotaManager {
     const month = monthOf(this.now());
     for (const [customerId, s] of this.states) {
       if (s.month !== month && !s.leasing) {
-        if (s.local > 0) add(this.returnPending, key(customerId, s.month), s.local);
+        if (s.local > 0) add(this.returnPending, s.key, s.local);
         this.states.delete(customerId);
       }
     }
@@ -268,7 +268,7 @@ export class QuotaManager {
     this.timer = null;
     await Promise.all([...this.states.values()].map((s) => s.leasing?.catch(() => undefined)));
     for (const [customerId, s] of this.states) {
-      if (s.local > 0) add(this.returnPending, key(customerId, s.month), s.local);
+      if (s.local > 0) add(this.returnPending, s.key, s.local);
     }
     this.states.clear();
     await this.flush();

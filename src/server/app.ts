@@ -10,7 +10,7 @@ import { execute, errorOutcome, type Outcome, type PipelineDeps } from '../pipel
 import { parseInput, parseJsonBody, type RawInput } from './validation.js';
 import { ClientIpResolver } from './client-ip.js';
 import { UwsRequestMeta } from './request-meta.js';
-import { JSON_TYPE, preflight, readText, ResponseState, sendBody, sendJson, StreamWriter, writeBody, writeHead } from './uws-io.js';
+import { JSON_TYPE, preflight, readText, ResponseState, sendBody, StreamWriter, writeBody, writeHead } from './uws-io.js';
 import type { Metrics, RouteStats } from './metrics.js';
 import type { TrpcContext } from '../api/trpc.js';
 
@@ -42,6 +42,18 @@ interface Begun {
 
 /** An outcome as a transport sends it (the caller is the pipeline's business). */
 type Answer = Omit<Outcome, 'caller'>;
+
+interface WholeBody {
+  contentType: string;
+  body: string | Buffer;
+}
+
+/** What an answer sends in one piece (JSON, or a raw string or Buffer); null for a streamed body. */
+function wholeBody(answer: Answer, serialize?: (body: unknown) => string): WholeBody | null {
+  const raw = answer.raw;
+  if (!raw) return { contentType: JSON_TYPE, body: answer.status === 200 && serialize ? serialize(answer.body) : JSON.stringify(answer.body) };
+  return typeof raw.body === 'string' || Buffer.isBuffer(raw.body) ? { contentType: raw.contentType, body: raw.body } : null;
+}
 
 export interface HttpAppOptions {
   endpoints: readonly AnyEndpoint[];
@@ -109,13 +121,10 @@ export function createHttpApp(opts: HttpAppOptions): HttpServer {
   const begin: RouteHelpers['begin'] = (res, route, method) => beginWith(res, metrics.route(route, method));
 
   const sendOutcome: RouteHelpers['sendOutcome'] = (res, state, outcome, requestId, serialize) => {
-    const raw = outcome.raw;
-    if (!raw) {
-      if (serialize && outcome.status === 200) return sendBody(res, state, 200, JSON_TYPE, serialize(outcome.body), outcome.headers, requestId);
-      return sendJson(res, state, outcome.status, outcome.body, outcome.headers, requestId);
-    }
-    if (typeof raw.body === 'string' || Buffer.isBuffer(raw.body)) return sendBody(res, state, outcome.status, raw.contentType, raw.body, outcome.headers, requestId);
-    return streamBody(res, state, outcome.status, raw.contentType, raw.body, { ...outcome.headers, 'X-Request-Id': requestId });
+    const whole = wholeBody(outcome, serialize);
+    if (whole) return sendBody(res, state, outcome.status, whole.contentType, whole.body, outcome.headers, requestId);
+    const raw = outcome.raw!;
+    return streamBody(res, state, outcome.status, raw.contentType, raw.body as AsyncIterable<string> | Iterable<string>, { ...outcome.headers, 'X-Request-Id': requestId });
   };
 
   const streamBody = (res: HttpResponse, state: ResponseState, status: number, contentType: string, body: AsyncIterable<string> | Iterable<string>, headers: Record<string, string>): Promise<void> => {
@@ -197,22 +206,26 @@ export function createHttpApp(opts: HttpAppOptions): HttpServer {
           result = errorOutcome(err, log, meta);
         }
       }
-      if (result instanceof Promise || (result.raw && typeof result.raw.body !== 'string' && !Buffer.isBuffer(result.raw.body))) {
+      if (result instanceof Promise) {
         answerLater(res, beginWith(res, stats, started), result, meta);
+        return;
+      }
+      let answer = result;
+      let whole: WholeBody | null;
+      try {
+        whole = wholeBody(answer, ep.serialize);
+      } catch (err) {
+        answer = errorOutcome(err, log, meta);
+        whole = wholeBody(answer);
+      }
+      if (!whole) {
+        answerLater(res, beginWith(res, stats, started), answer, meta);
         return;
       }
       // Answered within uWS's request callback: the client cannot have gone away yet, the socket
       // is corked for us (one send per answer), and nothing is waited for.
       const ip = log.isLevelEnabled('debug') ? meta.clientIp : undefined;
-      let answer = result;
-      let body: string | Buffer;
-      try {
-        body = answer.raw ? (answer.raw.body as string | Buffer) : answer.status === 200 && ep.serialize ? ep.serialize(answer.body) : JSON.stringify(answer.body);
-      } catch (err) {
-        answer = errorOutcome(err, log, meta);
-        body = JSON.stringify(answer.body);
-      }
-      writeBody(res, answer.status, answer.raw ? answer.raw.contentType : JSON_TYPE, body, answer.headers, meta.requestId);
+      writeBody(res, answer.status, whole.contentType, whole.body, answer.headers, meta.requestId);
       stats.observe(answer.status, (performance.now() - started) / 1000);
       logged(meta, answer.status, ip);
     };

@@ -94,10 +94,6 @@ export function writeBody(res: HttpResponse, status: number, contentType: string
   res.end(body);
 }
 
-export function sendJson(res: HttpResponse, state: ResponseState, status: number, body: unknown, headers: Record<string, string> = {}, requestId?: string): void {
-  sendBody(res, state, status, JSON_TYPE, JSON.stringify(body), headers, requestId);
-}
-
 /**
  * Reads a request body as UTF-8 text up to `limit` bytes; rejects with 413 beyond it. Must be
  * called synchronously in the handler. Each chunk is decoded while uWS lends it (a view, no

@@ -125,6 +125,18 @@ export function batchEndpoint(deps: ScreeningDeps): AnyEndpoint {
   });
 }
 
+/** Writes an NDJSON line into `out` at `at`; returns where it ends, or -1 when it may not fit. */
+function putLine(line: BatchLineT, out: Buffer, at: number): number {
+  if ('matches' in line) return writeScreenResponseLine(line as ScreenEnvelope, out, at);
+  const text = lineText(line);
+  return at + 3 * text.length > out.length ? -1 : at + out.write(text, at, 'utf8');
+}
+
+/** An NDJSON line as text (one too long for the line buffer). */
+function lineText(line: BatchLineT): string {
+  return `${'matches' in line ? screenResponseJson(line as ScreenEnvelope) : JSON.stringify(line)}\n`;
+}
+
 /** The REST route: validate, run the pipeline, then stream the lines with backpressure. */
 export function registerBatchRoute(app: TemplatedApp, helpers: RouteHelpers, ep: AnyEndpoint): void {
   const route = 'POST /api/v1/screen/batch';
@@ -149,24 +161,14 @@ export function registerBatchRoute(app: TemplatedApp, helpers: RouteHelpers, ep:
         let used = 0;
         for (let i = 0; i < lines.length && !state.aborted; i++) {
           const line = lines[i];
-          if ('matches' in line) {
-            let end = writeScreenResponseLine(line as ScreenEnvelope, out, used);
-            if (end < 0 && used > 0) {
-              await writer.write(out.subarray(0, used));
-              used = 0;
-              end = writeScreenResponseLine(line as ScreenEnvelope, out, 0);
-            }
-            if (end >= 0) used = end;
-            else await writer.write(`${screenResponseJson(line as ScreenEnvelope)}\n`);
-            continue;
-          }
-          const text = `${JSON.stringify(line)}\n`;
-          if (used + 3 * text.length > CHUNK_BYTES && used > 0) {
+          let end = putLine(line, out, used);
+          if (end < 0 && used > 0) {
             await writer.write(out.subarray(0, used));
             used = 0;
+            end = putLine(line, out, 0);
           }
-          if (3 * text.length > CHUNK_BYTES) await writer.write(text);
-          else used += out.write(text, used, 'utf8');
+          if (end >= 0) used = end;
+          else await writer.write(lineText(line));
         }
         if (used > 0 && !state.aborted) await writer.write(out.subarray(0, used));
         writer.end();
