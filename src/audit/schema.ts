@@ -101,7 +101,28 @@ export const TABLES: TableSpec[] = [
   },
 ];
 
-const ident = (s: string) => `\`${s.replace(/`/g, '')}\``;
+/** A backquoted identifier (backquotes removed from the name). */
+export const ident = (s: string) => `\`${s.replace(/`/g, '')}\``;
+
+/**
+ * The column list of a text file holding `columns` of `table` (`db.table` or `table`), for
+ * `file()`: the table's types, but `LowCardinality(T)` read as `T`. chDB parses a value into a
+ * LowCardinality column at about 0.1 µs, several times what it costs to read the plain value and
+ * convert the column when inserting it (docs/clickhouse.md).
+ */
+export function fileStructure(table: string, columns: readonly string[]): string {
+  const name = table.slice(table.lastIndexOf('.') + 1);
+  const spec = TABLES.find((t) => t.name === name);
+  if (!spec) throw new Error(`unknown ClickHouse table ${table}`);
+  const types = new Map(spec.columns);
+  return columns
+    .map((c) => {
+      const type = types.get(c);
+      if (!type) throw new Error(`unknown column ${c} of ${table}`);
+      return `${ident(c)} ${type.replace(/^LowCardinality\((.*)\)$/, '$1')}`;
+    })
+    .join(', ');
+}
 
 /** CREATE statements for the database and every table, idempotent (IF NOT EXISTS). */
 export function renderDdl(database: string, cluster?: string): string[] {

@@ -29,7 +29,7 @@ export interface AuditStore {
  * inserts (as a stream of TabSeparated lines).
  */
 export async function openAuditStore(cfg: AuditConfig, opts: { log?: Logger; client?: ClickHouseClient } = {}): Promise<AuditStore> {
-  const { client, insertLines } = opts.client ? { client: opts.client, insertLines: streamInsert(opts.client) } : connectClickHouse(cfg);
+  const { client, insertLines } = opts.client ? { client: opts.client, insertLines: streamInsert(opts.client) } : connectClickHouse(cfg, opts.log);
   await migrateClickHouse(client, cfg);
   const w: WriterOptions = { batchRows: cfg.AUDIT_BATCH_ROWS, flushMs: cfg.AUDIT_FLUSH_MS, log: opts.log };
   const table = (name: string) => `${cfg.CLICKHOUSE_DATABASE}.${name}`;
