@@ -54,37 +54,56 @@ function unwrap(schema: z.ZodType): z.ZodType {
 const INT_RE = /^[+-]?\d+$/;
 const FLOAT_RE = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 
+type Coercion = 'int' | 'float' | 'boolean' | 'string';
+const coercions = new WeakMap<z.ZodType, Coercion>();
+
+/** How a field's query/path string is converted, worked out once per schema field. */
+function coercionOf(field: z.ZodType): Coercion {
+  let c = coercions.get(field);
+  if (c === undefined) {
+    const base = baseDef(field);
+    c = base.type === 'number' ? (isIntSchema(unwrap(field)) ? 'int' : 'float') : base.type === 'boolean' ? 'boolean' : 'string';
+    coercions.set(field, c);
+  }
+  return c;
+}
+
 /**
  * Converts query/path strings to the types the schema expects (numbers, booleans) the way FastAPI
- * does, leaving unparseable strings in place so that validation reports them with the raw input.
+ * does, into `values`, leaving unparseable strings in place so that validation reports them with
+ * the raw input. Returns `errors` with the failed conversions added (created on the first).
  */
-export function coerceParams(shape: Record<string, z.ZodType>, raw: Record<string, string>): { values: Record<string, unknown>; parseErrors: Map<string, ValidationIssue['type']> } {
-  const values: Record<string, unknown> = {};
-  const parseErrors = new Map<string, ValidationIssue['type']>();
-  for (const [key, str] of Object.entries(raw)) {
+function coerceInto(
+  shape: Record<string, z.ZodType>,
+  raw: Record<string, string>,
+  values: Record<string, unknown>,
+  errors: Map<string, ValidationIssue['type']> | null,
+): Map<string, ValidationIssue['type']> | null {
+  for (const key in raw) {
     const field = shape[key];
     if (!field) continue;
-    const base = baseDef(field);
-    if (base.type === 'number') {
-      const int = isIntSchema(unwrap(field));
-      if (int ? INT_RE.test(str.trim()) : FLOAT_RE.test(str.trim())) values[key] = Number(str);
-      else {
-        values[key] = str;
-        parseErrors.set(key, int ? 'int_parsing' : 'float_parsing');
-      }
-    } else if (base.type === 'boolean') {
+    const str = raw[key];
+    const coercion = coercionOf(field);
+    if (coercion === 'string') {
+      values[key] = str;
+    } else if (coercion === 'boolean') {
       const v = str.toLowerCase();
       if (['true', '1', 'yes', 'on'].includes(v)) values[key] = true;
       else if (['false', '0', 'no', 'off'].includes(v)) values[key] = false;
       else {
         values[key] = str;
-        parseErrors.set(key, 'bool_parsing');
+        (errors ??= new Map()).set(key, 'bool_parsing');
       }
     } else {
-      values[key] = str;
+      const int = coercion === 'int';
+      if (int ? INT_RE.test(str.trim()) : FLOAT_RE.test(str.trim())) values[key] = Number(str);
+      else {
+        values[key] = str;
+        (errors ??= new Map()).set(key, int ? 'int_parsing' : 'float_parsing');
+      }
     }
   }
-  return { values, parseErrors };
+  return errors;
 }
 
 const PARSE_MESSAGES: Record<string, string> = {
@@ -194,16 +213,15 @@ export function valueAt(root: unknown, path: PropertyKey[]): unknown {
  */
 export function parseInput<S extends z.ZodObject>(schema: S, raw: RawInput, bodyLocation: Location = 'body'): z.output<S> {
   const shape = schema.shape as Record<string, z.ZodType>;
-  const fromPath = coerceParams(shape, raw.path);
-  const fromQuery = coerceParams(shape, raw.query);
-  const parseErrors = new Map([...fromQuery.parseErrors, ...fromPath.parseErrors]);
   const body = raw.body;
   if (body !== undefined && (body === null || typeof body !== 'object' || Array.isArray(body))) {
     throw new ValidationFailed([
       { type: 'model_attributes_type', loc: [bodyLocation], msg: 'Input should be a valid dictionary or object to extract fields from', input: body },
     ]);
   }
-  const merged: Record<string, unknown> = { ...(body as Record<string, unknown> | undefined), ...fromQuery.values, ...fromPath.values };
+  // Body fields, then query parameters, then path parameters: a later source wins a name.
+  const merged: Record<string, unknown> = body === undefined ? {} : { ...(body as Record<string, unknown>) };
+  const parseErrors = coerceInto(shape, raw.path, merged, coerceInto(shape, raw.query, merged, null));
   const result = schema.safeParse(merged);
   if (result.success) return result.data;
   const rawStrings: Record<string, string> = { ...raw.query, ...raw.path };
@@ -213,7 +231,7 @@ export function parseInput<S extends z.ZodObject>(schema: S, raw: RawInput, body
     const where: Location = key in raw.path ? 'path' : body !== undefined && !(key in raw.query) ? bodyLocation : 'query';
     const loc = head === undefined ? [where] : [where, key, ...rest.map((p) => (typeof p === 'number' ? p : String(p)))];
     const input = rest.length === 0 && key in rawStrings ? rawStrings[key] : valueAt(merged, issue.path);
-    return toPydanticIssue(issue, loc, input, rest.length === 0 ? parseErrors.get(key) : undefined);
+    return toPydanticIssue(issue, loc, input, rest.length === 0 ? parseErrors?.get(key) : undefined);
   });
   throw new ValidationFailed(issues);
 }

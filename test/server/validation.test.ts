@@ -98,3 +98,20 @@ test('JSON bodies: syntax errors are json_invalid, non-objects model_attributes_
     ],
   });
 });
+
+test('a name given in several places: the path wins over the query, the query over the body; booleans coerce like FastAPI', () => {
+  const schema = z.object({ id: z.string(), n: z.number().int().optional(), flag: z.boolean().optional(), note: z.string().optional() });
+  assert.deepEqual(parseInput(schema, { path: { id: 'from-path' }, query: { id: 'from-query', n: '7', flag: 'on' }, body: { id: 'from-body', note: 'kept' } }), {
+    id: 'from-path',
+    n: 7,
+    flag: true,
+    note: 'kept',
+  });
+  assert.deepEqual(parseInput(schema, { path: { id: 'x' }, query: { flag: 'No' } }), { id: 'x', flag: false });
+  assert.deepEqual(issues(() => parseInput(schema, { path: { id: 'x' }, query: { n: '7.5', flag: 'maybe' } })).body, {
+    detail: [
+      { type: 'int_parsing', loc: ['query', 'n'], msg: 'Input should be a valid integer, unable to parse string as an integer', input: '7.5' },
+      { type: 'bool_parsing', loc: ['query', 'flag'], msg: 'Input should be a valid boolean, unable to interpret input', input: 'maybe' },
+    ],
+  });
+});
