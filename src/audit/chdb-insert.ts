@@ -41,7 +41,7 @@ export function stagedFileInsert(chdb: ChdbQueryRunner, stagingDir: string, log?
   };
   let seq = 0;
   return async (table, columns, lines) => {
-    const file = join(stagingDir, `${table}.${++seq}.tsv`);
+    const file = join(stagingDir, `${table.replace(/[^\w.-]/g, '_')}.${++seq}.tsv`);
     try {
       await writeFile(file, lines);
       await chdb.queryAsync(statementFor(table, columns)(file));

@@ -86,7 +86,7 @@ function decodeParam(raw: string): string | null {
 function parseQuery(q: string): Record<string, string> {
   const out: Record<string, string> = {};
   if (!q) return out;
-  for (const [k, v] of new URLSearchParams(q)) if (!(k in out)) out[k] = v;
+  for (const [k, v] of new URLSearchParams(q)) if (!Object.hasOwn(out, k)) out[k] = v;
   return out;
 }
 

@@ -80,8 +80,9 @@ function coerceInto(
   errors: Map<string, ValidationIssue['type']> | null,
 ): Map<string, ValidationIssue['type']> | null {
   for (const key in raw) {
+    // Own fields only: `?constructor=1` must not find Object.prototype's.
+    if (!Object.hasOwn(shape, key)) continue;
     const field = shape[key];
-    if (!field) continue;
     const str = raw[key];
     const coercion = coercionOf(field);
     if (coercion === 'string') {

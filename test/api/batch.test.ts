@@ -73,3 +73,13 @@ test('a large body of multi-byte values arrives intact (UTF-8 sequences cut betw
   assert.equal(lines.length, items.length);
   lines.forEach((line, i) => assert.equal(line.value, items[i].value));
 });
+
+test('query parameters named after Object.prototype members are ignored like any unknown parameter (they were a 500)', async () => {
+  const res = await fetch(`${svc.url}/api/v1/screen/batch?constructor=1&toString=x&hasOwnProperty=y`, {
+    method: 'POST',
+    headers: auth,
+    body: JSON.stringify({ items: [{ type: 'email', value: 'nobody@example.org' }] }),
+  });
+  assert.equal(res.status, 200);
+  assert.equal((JSON.parse(await res.text()) as { flagged: boolean }).flagged, false);
+});

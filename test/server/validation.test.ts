@@ -115,3 +115,12 @@ test('a name given in several places: the path wins over the query, the query ov
     ],
   });
 });
+
+test('parameters named after Object.prototype members are unknown parameters, not a crash', () => {
+  assert.deepEqual(parseInput(search, { path: {}, query: { q: 'abc', constructor: '1', toString: 'x', __proto__: 'y', hasOwnProperty: 'z' } }), {
+    q: 'abc',
+    limit: 10,
+    mode: 'fuzzy',
+    format: 'json',
+  });
+});
