@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
@@ -21,30 +21,22 @@ const quoted = (text: string) => `'${text.replace(/[\\']/g, '\\$&')}'`;
  * have been inserted (docs/audit.md).
  */
 export function stagedFileInsert(chdb: ChdbQueryRunner, stagingDir: string, log?: Logger): InsertLines {
-  mkdirSync(stagingDir, { recursive: true });
-  const leftovers = readdirSync(stagingDir);
-  if (leftovers.length > 0) {
-    for (const name of leftovers) rmSync(join(stagingDir, name), { recursive: true, force: true });
-    log?.warn({ files: leftovers.length }, 'removed audit insert files left by a crash');
+  const leftovers = existsSync(stagingDir) ? readdirSync(stagingDir).length : 0;
+  if (leftovers > 0) {
+    rmSync(stagingDir, { recursive: true, force: true });
+    log?.warn({ files: leftovers }, 'removed audit insert files left by a crash');
   }
-  const statements = new Map<string, (file: string) => string>();
-  const statementFor = (table: string, columns: readonly string[]) => {
-    const key = `${table}\n${columns.join('\n')}`;
-    let statement = statements.get(key);
-    if (!statement) {
-      const head = `INSERT INTO ${table.split('.').map(ident).join('.')} (${columns.map(ident).join(', ')}) SELECT * FROM file(`;
-      const tail = `, TabSeparated, ${quoted(fileStructure(table, columns))})`;
-      statement = (file) => head + quoted(file) + tail;
-      statements.set(key, statement);
-    }
-    return statement;
-  };
+  mkdirSync(stagingDir, { recursive: true });
   let seq = 0;
   return async (table, columns, lines) => {
     const file = join(stagingDir, `${table.replace(/[^\w.-]/g, '_')}.${++seq}.tsv`);
+    // Built first: a table or column the schema does not declare throws before anything is written.
+    const statement =
+      `INSERT INTO ${table.split('.').map(ident).join('.')} (${columns.map(ident).join(', ')}) ` +
+      `SELECT * FROM file(${quoted(file)}, TabSeparated, ${quoted(fileStructure(table, columns))})`;
     try {
       await writeFile(file, lines);
-      await chdb.queryAsync(statementFor(table, columns)(file));
+      await chdb.queryAsync(statement);
     } finally {
       await rm(file, { force: true });
     }
