@@ -56,16 +56,30 @@ export const CORS_PREFLIGHT_HEADERS: Record<string, string> = {
  * length pass and a conversion on each call.
  */
 const STATUS_LINES = new Map(Object.keys(STATUS_TEXT).map((code) => [Number(code), Buffer.from(statusLine(Number(code)))]));
-const CORS_ENCODED = Object.entries(CORS_HEADERS).map(([k, v]) => [Buffer.from(k), Buffer.from(v)] as const);
-const CONTENT_TYPE = Buffer.from('Content-Type');
 const REQUEST_ID = Buffer.from('X-Request-Id');
+const CONTENT_TYPE = 'Content-Type';
 export const JSON_TYPE = 'application/json';
-const JSON_TYPE_ENCODED = Buffer.from(JSON_TYPE);
 
-/** Status line, CORS, the request id (when given) and `headers`. */
+/**
+ * Fixed headers as one `writeHeader` call: uWS writes `name: value\r\n` verbatim, so the value
+ * may carry the following header lines. Each call into uWS costs about 0.1 µs (measured: four
+ * more calls per answer took 3% off a route's requests/s), and every answer writes these.
+ */
+function headerBlock(headers: Record<string, string>): readonly [Buffer, Buffer] {
+  const [[first, firstValue], ...rest] = Object.entries(headers);
+  return [Buffer.from(first), Buffer.from([firstValue, ...rest.map(([k, v]) => `${k}: ${v}`)].join('\r\n'))];
+}
+const CORS_BLOCK = headerBlock(CORS_HEADERS);
+const CORS_JSON_BLOCK = headerBlock({ ...CORS_HEADERS, [CONTENT_TYPE]: JSON_TYPE });
+
+/** Status line (200 is uWS's default), CORS, the request id (when given) and `headers`. */
 export function writeHead(res: HttpResponse, status: number, headers: Record<string, string>, requestId?: string): void {
-  res.writeStatus(STATUS_LINES.get(status) ?? statusLine(status));
-  for (const [k, v] of CORS_ENCODED) res.writeHeader(k, v);
+  writeHeadWith(res, status, CORS_BLOCK, headers, requestId);
+}
+
+function writeHeadWith(res: HttpResponse, status: number, block: readonly [Buffer, Buffer], headers: Record<string, string>, requestId: string | undefined): void {
+  if (status !== 200) res.writeStatus(STATUS_LINES.get(status) ?? statusLine(status));
+  res.writeHeader(block[0], block[1]);
   if (requestId !== undefined) res.writeHeader(REQUEST_ID, requestId);
   for (const k in headers) res.writeHeader(k, headers[k]);
 }
@@ -89,8 +103,12 @@ export function sendBody(res: HttpResponse, state: ResponseState, status: number
  * inside `res.cork`, and only while the response is neither aborted nor answered.
  */
 export function writeBody(res: HttpResponse, status: number, contentType: string, body: string | Buffer, headers: Record<string, string>, requestId?: string): void {
-  writeHead(res, status, headers, requestId);
-  res.writeHeader(CONTENT_TYPE, contentType === JSON_TYPE ? JSON_TYPE_ENCODED : contentType);
+  if (contentType === JSON_TYPE) {
+    writeHeadWith(res, status, CORS_JSON_BLOCK, headers, requestId);
+  } else {
+    writeHeadWith(res, status, CORS_BLOCK, headers, requestId);
+    res.writeHeader(CONTENT_TYPE, contentType);
+  }
   res.end(body);
 }
 

@@ -31,6 +31,26 @@ test('a taken chunk keeps its bytes until recycled, while later rows fill and re
   lines.recycle(held);
 });
 
+test('inserts of many blocks reuse them: no fresh block per insert once the first insert was recycled', () => {
+  // ~10 MiB per take, like a 50,000-row audit insert: 10 blocks in flight while the next fill.
+  const lines = new LineBuffer();
+  const arrayBuffers = new Set<ArrayBufferLike>();
+  let next = 0;
+  let previous: Chunk[] = [];
+  for (let round = 0; round < 20; round++) {
+    for (let k = 0; k < 50_000; k++) lines.append(row(next++), 1);
+    const chunks = lines.take();
+    for (const c of chunks) arrayBuffers.add(c.bytes.buffer);
+    assert.equal(chunks.reduce((n, c) => n + c.rows, 0), 50_000);
+    // The previous insert finishes while this one's rows were buffered.
+    lines.recycle(previous);
+    previous = chunks;
+  }
+  lines.recycle(previous);
+  // Two inserts' worth of blocks (one filling while the other is stored) and a spare, not 10 per round.
+  assert.ok(arrayBuffers.size <= 2 * 11 + 1, `${arrayBuffers.size} blocks allocated`);
+});
+
 test('rows put back after a failed insert stay intact while new rows arrive; dropping the oldest releases them', () => {
   const lines = new LineBuffer();
   for (let i = 0; i < 6000; i++) lines.append(row(i), 1);

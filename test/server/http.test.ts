@@ -1,5 +1,6 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { connect } from 'node:net';
 import { startTestService, type TestService } from '../support/service.js';
 
 let svc: TestService;
@@ -122,4 +123,32 @@ test('CORS: preflight from any origin, and answers readable by browsers (payment
   assert.equal(res.status, 402);
   assert.equal(res.headers.get('access-control-allow-origin'), '*');
   assert.match(res.headers.get('access-control-expose-headers') ?? '', /PAYMENT-REQUIRED/);
+});
+
+/** The status line and header lines of a raw HTTP/1.1 answer, as sent on the wire. */
+async function rawHead(path: string): Promise<string[]> {
+  const { port } = new URL(svc.url);
+  const socket = connect(Number(port), '127.0.0.1');
+  socket.write(`GET ${path} HTTP/1.1\r\nHost: localhost\r\nX-Request-Id: wire-1\r\nConnection: close\r\n\r\n`);
+  let text = '';
+  for await (const chunk of socket) text += chunk;
+  return text.slice(0, text.indexOf('\r\n\r\n')).split('\r\n');
+}
+
+test('answers on the wire: one well-formed line per header, the fixed ones written once each', async () => {
+  const cors = ['Access-Control-Allow-Origin: *', 'Access-Control-Expose-Headers: PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-PAYMENT-RESPONSE, X-Request-Id, Retry-After, WWW-Authenticate, Content-Disposition, X-Total-Count'];
+  const cases: [string, string, string][] = [
+    ['/api/v1/screen/lists', 'HTTP/1.1 200 OK', 'application/json'],
+    ['/api/v1/screen/lists/no_such_list/entities', 'HTTP/1.1 404 Not Found', 'application/json'],
+    ['/api/v1/screen/crypto/0xabc', 'HTTP/1.1 402 Payment Required', 'application/json'],
+    ['/api/v1/screen/lists/ofac_sdn/entities?format=csv&limit=1', 'HTTP/1.1 200 OK', 'text/csv; charset=utf-8'],
+  ];
+  for (const [path, status, type] of cases) {
+    const [statusLine, ...lines] = await rawHead(path);
+    assert.equal(statusLine, status, path);
+    for (const line of lines) assert.match(line, /^[A-Za-z0-9-]+: [^\r\n]*$/, `${path}: ${JSON.stringify(line)}`);
+    const names = lines.map((l) => l.slice(0, l.indexOf(':')).toLowerCase());
+    assert.equal(new Set(names).size, names.length, `${path}: a header twice in ${names.join(', ')}`);
+    for (const line of [...cors, `Content-Type: ${type}`, 'X-Request-Id: wire-1']) assert.ok(lines.includes(line), `${path}: no ${line}`);
+  }
 });
