@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import { CustomerService } from '../../src/billing/customers.js';
-import { QuotaManager, monthOf, type Reservation } from '../../src/billing/quota.js';
+import { LEASE_GROWTH_MAX, QuotaManager, monthOf, type Reservation } from '../../src/billing/quota.js';
 import type { Db } from '../../src/store/db.js';
 import { BACKENDS, closeBackends } from '../store/backends.js';
 
@@ -94,7 +94,7 @@ for (const backend of BACKENDS) {
       assert.deepEqual(await usedInDb(db, c.id, '2025-02'), { used: 3, leased: 3 });
     });
 
-    test('a lease grows to about one second of a busy customer\'s traffic, at most 100 × QUOTA_LEASE_SIZE', async () => {
+    test('a lease grows to about one second of a busy customer\'s traffic', async () => {
       const { db } = await backend.database();
       const c = await new CustomerService(db, 1000).createCustomer({ name: 'busy', monthlyQuota: 100_000 });
       let now = Date.parse('2025-03-10T12:00:00.000Z');
@@ -110,7 +110,36 @@ for (const backend of BACKENDS) {
       // 500 requests/s: after the first full second leases are ~500 credits; with 10-credit leases
       // the total would stay within 807 + 10.
       assert.ok(leased >= 1000, `leases grew with the traffic (leased ${leased})`);
-      assert.ok(leased <= 807 + 2 * 1000, 'never beyond 100 × QUOTA_LEASE_SIZE per lease');
+      assert.ok(leased <= 807 + 2 * 1000, 'about one second of traffic per lease');
+      await q.close();
+    });
+
+    test(`a lease is at most ${LEASE_GROWTH_MAX} × QUOTA_LEASE_SIZE however busy the customer`, async () => {
+      const { db } = await backend.database();
+      const c = await new CustomerService(db, 1000).createCustomer({ name: 'busiest', monthlyQuota: 10_000_000 });
+      let now = Date.parse('2025-03-10T12:00:00.000Z');
+      const q = new QuotaManager(db, { leaseSize: 1, now: () => now });
+      const cap = LEASE_GROWTH_MAX;
+      let served = 0;
+      const serve = async (n: number, gapMs: number) => {
+        for (let i = 0; i < n; i++) {
+          now += gapMs;
+          (await take(q, c.id, 1))!.commit();
+          served++;
+        }
+      };
+      // A second at 50 requests/s, then 1.5 s at 4 × cap requests/s: one second of that traffic
+      // would be leases of 4 × cap credits.
+      await serve(50, 20);
+      let mostAhead = 0;
+      for (let k = 0; k < 24; k++) {
+        await serve(cap / 4, 0.25 / cap * 1000);
+        for (let i = 0; i < 3; i++) await new Promise((r) => setImmediate(r));
+        mostAhead = Math.max(mostAhead, (await usedInDb(db, c.id, '2025-03'))!.leased - served);
+      }
+      // Leased and not yet served: at most one lease and the quarter of one left when it was asked for.
+      assert.ok(mostAhead > cap / 2, `leases grew to the cap (at most ${mostAhead} credits ahead)`);
+      assert.ok(mostAhead <= 1.25 * cap + 1, `${mostAhead} credits leased ahead of the traffic`);
       await q.close();
     });
 
