@@ -31,10 +31,8 @@ export interface QuotaStatus {
 
 /**
  * How far a lease may grow beyond `leaseSize` for a busy customer (100,000 credits with the
- * default 50). At 100 × (5,000 credits) a customer at 65,000 requests/s cost 13 lease statements
- * a second on the event loop, and the prefetch (a quarter of a lease, 19 ms of traffic) ran out
- * before a lease came back from embedded PGlite, so requests waited: 12% fewer requests/s on a
- * matching /screen/crypto than with leases of one second of traffic.
+ * default 50). Below one second of traffic, leases come so often that the prefetch (a quarter of a
+ * lease) runs out before the next returns from embedded PGlite and requests wait (docs/billing.md).
  */
 export const LEASE_GROWTH_MAX = 2000;
 
@@ -273,7 +271,7 @@ export class QuotaManager {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
     await Promise.all([...this.states.values()].map((s) => s.leasing?.catch(() => undefined)));
-    for (const [customerId, s] of this.states) {
+    for (const s of this.states.values()) {
       if (s.local > 0) add(this.returnPending, s.key, s.local);
     }
     this.states.clear();
