@@ -7,6 +7,7 @@ import type { Payments, VerifiedPayment } from '../pipeline/payments.js';
 import { HttpError } from '../server/errors.js';
 import type { AuditMatchRow, RowSink, SettlementRow, UsageRow } from '../audit/rows.js';
 import type { Reservation } from './quota.js';
+import { TOKEN_LENGTH } from './token-format.js';
 import type { TokenIdentity } from './tokens.js';
 
 export interface GateDeps {
@@ -23,6 +24,7 @@ export interface GateDeps {
 }
 
 const NO_HEADERS: CommitResult = { headers: {} };
+const BEARER = 'Bearer ';
 
 export function invalidTokenError(): HttpError {
   return new HttpError(401, 'Invalid or revoked API token', { 'WWW-Authenticate': 'Bearer' });
@@ -34,6 +36,9 @@ export function invalidTokenError(): HttpError {
  */
 function bearer(header: string | undefined): string | null | undefined {
   if (header === undefined || header === '') return undefined;
+  // The usual spelling without the regex. When the rest is not a token (whitespace in it), the
+  // regex would also have found none or a shorter one, which fails the token check all the same.
+  if (header.length === BEARER.length + TOKEN_LENGTH && header.startsWith(BEARER)) return header.slice(BEARER.length);
   const m = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header);
   return m ? m[1] : null;
 }

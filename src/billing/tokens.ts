@@ -29,6 +29,11 @@ export interface TokenServiceOptions {
   touchFlushMs?: number;
 }
 
+interface CachedToken {
+  identity: TokenIdentity;
+  hash: string;
+}
+
 const NEGATIVE_MAX = 10_000;
 // Overlap of successive revocation polls, for clocks and commits that lag slightly.
 const POLL_OVERLAP_SECONDS = 30;
@@ -39,9 +44,16 @@ const POLL_OVERLAP_SECONDS = 30;
  * twice per `cacheSeconds` and evicts them, so a revocation anywhere takes effect within
  * `cacheSeconds` without a database round trip per request. Unknown tokens are remembered as
  * invalid for `cacheSeconds`. `last_used_at` is written in batches.
+ *
+ * Verified tokens are cached by the token as presented: a hit costs one map lookup, where hashing
+ * the token and checking its format cost about 0.25 µs and a 64-character string on every request
+ * (docs/billing.md, "Tokens"). The plain tokens stay in this process's memory only; the
+ * database holds their hashes.
  */
 export class TokenService {
-  private readonly cache = new Map<string, TokenIdentity>();
+  /** Verified tokens by the plain token, oldest first, and the token of each hash (for revocations). */
+  private readonly cache = new Map<string, CachedToken>();
+  private readonly tokenByHash = new Map<string, string>();
   private readonly negative = new Map<string, number>();
   private readonly pending = new Map<string, Promise<TokenIdentity | null>>();
   private readonly touched = new Map<number, number>();
@@ -118,7 +130,7 @@ export class TokenService {
     );
     const row = rows[0];
     if (!row) return null;
-    this.cache.delete(row.token_hash);
+    this.forget(row.token_hash);
     const { token_hash: _hash, ...record } = row;
     return record;
   }
@@ -128,13 +140,14 @@ export class TokenService {
    * yet costs one database lookup, shared by concurrent requests.
    */
   verify(token: string): TokenIdentity | null | Promise<TokenIdentity | null> {
+    // Only well-formed tokens are ever cached, so a hit needs no format check.
+    const hit = this.cache.get(token);
+    if (hit) {
+      this.touched.set(hit.identity.tokenId, this.now());
+      return hit.identity;
+    }
     if (!TOKEN_PATTERN.test(token)) return null;
     const hash = hashToken(token);
-    const hit = this.cache.get(hash);
-    if (hit) {
-      this.touched.set(hit.tokenId, this.now());
-      return hit;
-    }
     const until = this.negative.get(hash);
     if (until !== undefined) {
       if (until > this.now()) return null;
@@ -142,13 +155,13 @@ export class TokenService {
     }
     let p = this.pending.get(hash);
     if (!p) {
-      p = this.lookup(hash).finally(() => this.pending.delete(hash));
+      p = this.lookup(token, hash).finally(() => this.pending.delete(hash));
       this.pending.set(hash, p);
     }
     return p;
   }
 
-  private async lookup(hash: string): Promise<TokenIdentity | null> {
+  private async lookup(token: string, hash: string): Promise<TokenIdentity | null> {
     const { rows } = await this.db.query<{ id: number; customer_id: number }>(
       'SELECT id, customer_id FROM api_tokens WHERE token_hash = $1 AND revoked_at IS NULL',
       [hash],
@@ -160,10 +173,23 @@ export class TokenService {
       return null;
     }
     const identity = { tokenId: row.id, customerId: row.customer_id };
-    if (this.cache.size >= this.maxEntries) this.cache.delete(this.cache.keys().next().value as string);
-    this.cache.set(hash, identity);
+    if (this.cache.size >= this.maxEntries) {
+      const [oldest, entry] = this.cache.entries().next().value as [string, CachedToken];
+      this.cache.delete(oldest);
+      this.tokenByHash.delete(entry.hash);
+    }
+    this.cache.set(token, { identity, hash });
+    this.tokenByHash.set(hash, token);
     this.touched.set(identity.tokenId, this.now());
     return identity;
+  }
+
+  /** Drops the cached token with this hash (revoked). */
+  private forget(hash: string): void {
+    const token = this.tokenByHash.get(hash);
+    if (token === undefined) return;
+    this.tokenByHash.delete(hash);
+    this.cache.delete(token);
   }
 
   /** Evicts tokens revoked since the previous poll (with some overlap). */
@@ -177,7 +203,7 @@ export class TokenService {
                     WHERE revoked_at >= COALESCE($1::timestamptz, now()) - make_interval(secs => $2)) AS hashes`,
           [this.lastPoll, POLL_OVERLAP_SECONDS],
         );
-        for (const h of rows[0].hashes ?? []) this.cache.delete(h);
+        for (const h of rows[0].hashes ?? []) this.forget(h);
         this.lastPoll = rows[0].db_now;
       } catch (err) {
         this.opts.log?.error({ err }, 'token revocation poll failed');

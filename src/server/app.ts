@@ -76,6 +76,8 @@ export interface HttpServer {
 }
 
 function decodeParam(raw: string): string | null {
+  // Without a percent sign there is nothing to decode (decodeURIComponent would return it as is).
+  if (raw.indexOf('%') === -1) return raw;
   try {
     return decodeURIComponent(raw);
   } catch {

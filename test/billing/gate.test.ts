@@ -157,6 +157,20 @@ for (const backend of BACKENDS) {
       assert.equal(payments.verified, 0);
     });
 
+    test('every spelling of a bearer credential is read alike: the usual one, other whitespace and case, a token cut short', async () => {
+      const { token, customerId, tokenId } = await customerToken(10);
+      for (const authorization of [`Bearer ${token}`, `bearer ${token}`, `Bearer  ${token}`, `Bearer\t${token}`, `Bearer ${token} \t`, `BEARER ${token}`]) {
+        const charge = await gate.authorize(screen, { value: 'x' }, meta({ authorization }));
+        assert.deepEqual(charge.caller, { kind: 'customer', customerId, tokenId }, JSON.stringify(authorization));
+        charge.release({ status: 400 });
+      }
+      // As long as the usual spelling, but not a token: a space in it, or before it.
+      for (const authorization of [`Bearer ${token.slice(0, -1)} `, `Bearer  ${token.slice(0, -1)}`, `Bearer ${token.slice(0, 10)} ${token.slice(11)}`]) {
+        assert.equal(authorization.length, `Bearer ${token}`.length);
+        assert.equal((await rejection(gate.authorize(screen, { value: 'x' }, meta({ authorization })))).status, 401, JSON.stringify(authorization));
+      }
+    });
+
     test('a token under quota pays with one credit; a payment header beside it is ignored; usage and audit rows are exact', async () => {
       const { token, customerId, tokenId } = await customerToken(10);
       const m = meta({ authorization: `Bearer ${token}`, 'x-payment': JSON.stringify({ payer: '0xp', ok: true }) });

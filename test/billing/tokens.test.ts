@@ -41,6 +41,24 @@ for (const backend of BACKENDS) {
       assert.ok(used.rows[0].last_used_at instanceof Date, 'last_used_at written on close');
     });
 
+    test('the cache keeps the newest tokens up to its bound; a token it dropped is checked in the database again', async () => {
+      const { db } = await backend.database();
+      const c = await new CustomerService(db, 1000).createCustomer({ name: 'bound' });
+      const tokens = new TokenService(db, { cacheSeconds: 5, maxEntries: 2 });
+      const made = [await tokens.create(c.id), await tokens.create(c.id), await tokens.create(c.id)];
+      for (const { token } of made) assert.ok(await tokens.verify(token));
+      const [first, , third] = made;
+      const again = tokens.verify(first.token);
+      assert.ok(again instanceof Promise, 'the oldest was dropped');
+      assert.deepEqual(await again, { tokenId: first.record.id, customerId: c.id });
+      assert.deepEqual(tokens.verify(first.token), { tokenId: first.record.id, customerId: c.id }, 'cached again');
+      assert.deepEqual(tokens.verify(third.token), { tokenId: third.record.id, customerId: c.id });
+      await tokens.revoke(first.record.id);
+      assert.equal(await tokens.verify(first.token), null, 'a cached token is forgotten when revoked');
+      assert.deepEqual(tokens.verify(third.token), { tokenId: third.record.id, customerId: c.id }, 'the others stay cached');
+      await tokens.close();
+    });
+
     test('a revocation on another node takes effect within 5 seconds', async () => {
       const { db } = await backend.database();
       const c = await new CustomerService(db, 1000).createCustomer({ name: 'revoke' });
@@ -49,11 +67,12 @@ for (const backend of BACKENDS) {
       nodeA.start();
       const { token, record } = await nodeB.create(c.id);
       assert.ok(await nodeA.verify(token));
+      assert.ok(await nodeB.verify(token));
       const other = await new CustomerService(db, 1000).createCustomer({ name: 'other' });
       assert.equal(await nodeB.revoke(record.id, other.id), null, "another customer's token is not revoked");
       const revoked = await nodeB.revoke(record.id, c.id);
       assert.ok(revoked?.revoked_at instanceof Date);
-      assert.equal(await nodeB.verify(token), null, 'the revoking node forgets it at once');
+      assert.equal(await nodeB.verify(token), null, 'the revoking node forgets its cached token at once');
       const t0 = Date.now();
       while ((await nodeA.verify(token)) !== null) {
         assert.ok(Date.now() - t0 < 5000, 'still valid 5 s after revocation');
