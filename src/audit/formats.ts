@@ -9,20 +9,105 @@ export interface LineFormat<T> {
   line(row: T): string;
 }
 
+/*
+ * A metered request pushes its audit rows and then its usage row, which start with the same five
+ * columns (time, customer, payer, request id, endpoint); its audit rows share the screened value,
+ * and a match's last four columns (matched value, list, list type, match kind) are the same each
+ * time that entity matches. So the text of those groups is kept for the values last seen and
+ * reused while every value is the same (===), escaped and checked once: building them field by
+ * field was 0.55 µs of the 1.37 µs that two audit rows and a usage row cost (measured).
+ */
+
+let headTime = NaN;
+let headCustomer = NaN;
+let headPayer = '';
+let headRequest = '';
+let headEndpoint = '';
+let headText = '';
+
+/** `time`, `customer_id`, `payer`, `request_id` and `endpoint`, each followed by a tab. */
+function head(time: number, customerId: number, payer: string, requestId: string, endpoint: string): string {
+  if (time !== headTime || customerId !== headCustomer || payer !== headPayer || requestId !== headRequest || endpoint !== headEndpoint) {
+    headText = `${dateTime64(time)}\t${uint(customerId, UINT32)}\t${text(payer)}\t${text(requestId)}\t${text(endpoint)}\t`;
+    headTime = time;
+    headCustomer = customerId;
+    headPayer = payer;
+    headRequest = requestId;
+    headEndpoint = endpoint;
+  }
+  return headText;
+}
+
+// Starts as a value no row has: a row without a screened value must fail, not reuse this text.
+let screenedValue: unknown = Symbol('none');
+let screenedText = '';
+
+interface MatchedText {
+  value: string;
+  list: string;
+  listType: string;
+  match: string;
+  text: string;
+}
+/** The matched entities' last columns, most recent first overwritten in turn (a request's matches are a few entities). */
+const matchedTexts: (MatchedText | null)[] = new Array(8).fill(null);
+let nextMatched = 0;
+
+/** A tab, then `matched_value`, `list`, `list_type` and `match`, and the newline. */
+function matched(r: AuditMatchRow): string {
+  for (let i = 0; i < matchedTexts.length; i++) {
+    const m = matchedTexts[i];
+    if (m !== null && m.value === r.matched_value && m.list === r.list && m.listType === r.list_type && m.match === r.match) return m.text;
+  }
+  const m: MatchedText = {
+    value: r.matched_value,
+    list: r.list,
+    listType: r.list_type,
+    match: r.match,
+    text: `\t${text(r.matched_value)}\t${text(r.list)}\t${text(r.list_type)}\t${text(r.match)}\n`,
+  };
+  matchedTexts[nextMatched] = m;
+  nextMatched = (nextMatched + 1) % matchedTexts.length;
+  return m.text;
+}
+
 export const auditMatchLines: LineFormat<AuditMatchRow> = {
   columns: ['time', 'customer_id', 'payer', 'request_id', 'endpoint', 'screened_value', 'matched_value', 'list', 'list_type', 'match'],
-  line: (r) =>
-    `${dateTime64(r.time)}\t${uint(r.customer_id, UINT32)}\t${text(r.payer)}\t${text(r.request_id)}\t${text(r.endpoint)}\t` +
-    `${text(r.screened_value)}\t${text(r.matched_value)}\t${text(r.list)}\t${text(r.list_type)}\t${text(r.match)}\n`,
+  line: (r) => {
+    const start = head(r.time, r.customer_id, r.payer, r.request_id, r.endpoint);
+    if (r.screened_value !== screenedValue) {
+      screenedText = text(r.screened_value);
+      screenedValue = r.screened_value;
+    }
+    return start + screenedText + matched(r);
+  },
 };
 
 const METHODS: readonly UsageRow['method'][] = ['quota', 'x402'];
 
+let usageStatus = NaN;
+let usageCredits = NaN;
+let usageMethod = '';
+let usageAmount = '';
+let usageTx = '';
+let usageNetwork = '';
+let usageText = '';
+
 export const usageLines: LineFormat<UsageRow> = {
   columns: ['time', 'customer_id', 'payer', 'request_id', 'endpoint', 'status', 'credits', 'method', 'amount', 'tx_hash', 'network'],
-  line: (r) =>
-    `${dateTime64(r.time)}\t${uint(r.customer_id, UINT32)}\t${text(r.payer)}\t${text(r.request_id)}\t${text(r.endpoint)}\t` +
-    `${uint(r.status, UINT16)}\t${uint(r.credits, UINT32)}\t${member(r.method, METHODS)}\t${uint64(r.amount)}\t${text(r.tx_hash)}\t${text(r.network)}\n`,
+  line: (r) => {
+    const start = head(r.time, r.customer_id, r.payer, r.request_id, r.endpoint);
+    if (r.status !== usageStatus || r.credits !== usageCredits || r.method !== usageMethod || r.amount !== usageAmount || r.tx_hash !== usageTx || r.network !== usageNetwork) {
+      usageText = `${uint(r.status, UINT16)}\t${uint(r.credits, UINT32)}\t${member(r.method, METHODS)}\t${uint64(r.amount)}\t${text(r.tx_hash)}\t${text(r.network)}\n`;
+      usageStatus = r.status;
+      usageCredits = r.credits;
+      usageMethod = r.method;
+      usageAmount = r.amount;
+      usageTx = r.tx_hash;
+      usageNetwork = r.network;
+    }
+    return start + usageText;
+  },
 };
 
 export const settlementLines: LineFormat<SettlementRow> = {

@@ -5,7 +5,7 @@ import { streamInsert } from '../../src/audit/clickhouse.js';
 import { auditMatchLines, listChangeLines, settlementLines, usageLines, type LineFormat } from '../../src/audit/formats.js';
 import type { AuditMatchRow, ListChangeRow, SettlementRow, UsageRow } from '../../src/audit/rows.js';
 import { TABLES } from '../../src/audit/schema.js';
-import { dateTime64, text } from '../../src/audit/tsv.js';
+import { dateTime64, text, uint, UINT16, UINT32 } from '../../src/audit/tsv.js';
 import { BatchWriter } from '../../src/audit/writer.js';
 
 const storeOf = fileAuditStore('audit-writer-test-');
@@ -94,6 +94,44 @@ describe('audit writer: rows as TabSeparated lines', () => {
     assert.equal(dateTime64(1e13), '2286-11-20 17:46:40.000');
     assert.equal(dateTime64(-1), '1969-12-31 23:59:59.999');
     assert.equal(dateTime64(0), '1970-01-01 00:00:00.000');
+  });
+
+  test('text kept between rows is reused only while every value it was made of is the same', () => {
+    // Field by field, as the formats would write them without keeping anything.
+    const u32 = (n: number) => String(uint(n, UINT32));
+    const matchLine = (r: AuditMatchRow) =>
+      [dateTime64(r.time), u32(r.customer_id), r.payer, r.request_id, r.endpoint, r.screened_value, r.matched_value, r.list, r.list_type, r.match].map((v, i) => (i < 2 ? v : text(v))).join('\t') + '\n';
+    const usageLine = (r: UsageRow) =>
+      [dateTime64(r.time), u32(r.customer_id), text(r.payer), text(r.request_id), text(r.endpoint), String(uint(r.status, UINT16)), u32(r.credits), r.method, r.amount, text(r.tx_hash), text(r.network)].join('\t') + '\n';
+    const base: AuditMatchRow = { time: Date.parse('2025-07-01T00:00:00Z'), customer_id: 7, payer: '', request_id: 'r1', endpoint: 'screen.crypto', screened_value: 'v', matched_value: 'V', list: 'ofac_sdn', list_type: 'sanctions', match: 'exact' };
+    const usage: UsageRow = { time: base.time, customer_id: 7, payer: '', request_id: 'r1', endpoint: 'screen.crypto', status: 200, credits: 1, method: 'quota', amount: '0', tx_hash: '', network: '' };
+    const matchRows: AuditMatchRow[] = [base, { ...base }];
+    for (const [k, v] of Object.entries({ time: base.time + 1, customer_id: 8, payer: '0xp\t', request_id: 'r2', endpoint: 'screen.email', screened_value: 'w\\', matched_value: 'W\n', list: 'un_sc', list_type: 'crime', match: 'fuzzy' })) {
+      matchRows.push({ ...base, [k]: v }, { ...base, [k]: v }, base);
+    }
+    // More matched entities than are kept, twice over: old ones must be written anew.
+    for (let round = 0; round < 2; round++) for (let i = 0; i < 12; i++) matchRows.push({ ...base, matched_value: `m${i}` });
+    const usageRows: UsageRow[] = [usage];
+    for (const [k, v] of Object.entries({ time: usage.time + 5, customer_id: 9, payer: 'p', request_id: 'r9', endpoint: 'pep', status: 500, credits: 3, method: 'x402', amount: '10000', tx_hash: '0xab', network: 'base' })) {
+      usageRows.push({ ...usage, [k]: v }, usage);
+    }
+    // A request's rows in the order the gate pushes them: its matches, then its usage row.
+    for (let i = 0; i < Math.max(matchRows.length, usageRows.length); i++) {
+      const m = matchRows[i % matchRows.length];
+      const u = usageRows[i % usageRows.length];
+      assert.equal(auditMatchLines.line(m), matchLine(m), JSON.stringify(m));
+      assert.equal(usageLines.line(u), usageLine(u), JSON.stringify(u));
+      assert.equal(usageLines.line({ ...u, time: m.time, customer_id: m.customer_id, payer: m.payer, request_id: m.request_id, endpoint: m.endpoint }), usageLine({ ...u, time: m.time, customer_id: m.customer_id, payer: m.payer, request_id: m.request_id, endpoint: m.endpoint }));
+    }
+    // A bad value right after good rows with all the other values equal still fails.
+    auditMatchLines.line(base);
+    usageLines.line(usage);
+    for (const bad of [{ screened_value: undefined }, { matched_value: null }, { list: 5 }, { time: NaN }, { customer_id: -1 }]) {
+      assert.throws(() => auditMatchLines.line({ ...base, ...bad } as unknown as AuditMatchRow), JSON.stringify(bad));
+    }
+    for (const bad of [{ status: 70_000 }, { credits: 1.5 }, { method: 'card' }, { amount: '-1' }, { network: undefined }]) {
+      assert.throws(() => usageLines.line({ ...usage, ...bad } as unknown as UsageRow), JSON.stringify(bad));
+    }
   });
 
   test('times on both sides of the epoch-number range read back to the millisecond', async () => {
