@@ -82,8 +82,11 @@ export interface EndpointDef<I extends z.ZodObject = z.ZodObject, O extends z.Zo
   audit?: (input: z.output<I>, output: z.output<O>) => AuditMatch[];
   /** The REST route is registered by hand (streaming answers); the definition still feeds tRPC, OpenAPI and MCP. */
   nativeRoute?: boolean;
-  /** JSON text of a successful output, when something faster than JSON.stringify gives the same text (REST and batch answers). */
-  serialize?: (output: z.output<O>) => string;
+  /**
+   * JSON of a successful REST answer, when something faster than JSON.stringify gives the same
+   * text. A Buffer may be a view that the next call writes over: it is sent before anything else runs.
+   */
+  serialize?: (output: z.output<O>) => string | Buffer;
   /** Example output for the x402 discovery block and the docs. */
   example?: z.output<O>;
   handler: (input: z.output<I>, ctx: RequestContext) => Promise<z.output<O> | RawResponse> | z.output<O> | RawResponse;

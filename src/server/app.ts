@@ -28,7 +28,7 @@ export interface RouteHelpers {
   /** Registers onAborted and in-flight accounting; returns the state and a `finish` to call once answered. */
   begin(res: HttpResponse, route: string, method: string): { state: ResponseState; finish: (status: number) => void };
   /** Sends an outcome; a streamed body resolves when the last chunk was written. */
-  sendOutcome(res: HttpResponse, state: ResponseState, outcome: Omit<Outcome, 'caller'>, requestId: string, serialize?: (body: unknown) => string): void | Promise<void>;
+  sendOutcome(res: HttpResponse, state: ResponseState, outcome: Omit<Outcome, 'caller'>, requestId: string, serialize?: (body: unknown) => string | Buffer): void | Promise<void>;
   readText(res: HttpResponse, state: ResponseState, limit?: number): Promise<string>;
   pipeline: PipelineDeps;
   log: Logger;
@@ -49,7 +49,7 @@ interface WholeBody {
 }
 
 /** What an answer sends in one piece (JSON, or a raw string or Buffer); null for a streamed body. */
-function wholeBody(answer: Answer, serialize?: (body: unknown) => string): WholeBody | null {
+function wholeBody(answer: Answer, serialize?: (body: unknown) => string | Buffer): WholeBody | null {
   const raw = answer.raw;
   if (!raw) return { contentType: JSON_TYPE, body: answer.status === 200 && serialize ? serialize(answer.body) : JSON.stringify(answer.body) };
   return typeof raw.body === 'string' || Buffer.isBuffer(raw.body) ? { contentType: raw.contentType, body: raw.body } : null;

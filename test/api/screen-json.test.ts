@@ -4,7 +4,7 @@ import { startTestService, type TestService } from '../support/service.js';
 import { LISTS } from '../../loaders/registry.js';
 import { ListCatalog } from '../../src/lists/catalog.js';
 import { envelope } from '../../src/api/endpoints/screen.js';
-import { screenResponseJson, writeScreenResponseLine } from '../../src/api/screen-json.js';
+import { screenResponseBody, screenResponseJson, writeScreenResponseLine } from '../../src/api/screen-json.js';
 import type { ScreenHit } from '../../engine/engine.js';
 
 /**
@@ -19,6 +19,8 @@ function assertSerialized(env: Parameters<typeof screenResponseJson>[0]): void {
   const at = 7;
   const end = writeScreenResponseLine(env, lineBuffer, at);
   assert.equal(lineBuffer.toString('utf8', at, end), `${expected}\n`);
+  const body = screenResponseBody(env);
+  assert.equal(typeof body === 'string' ? body : body.toString('utf8'), expected);
 }
 let svc: TestService;
 before(async () => {
@@ -90,4 +92,17 @@ test('a line that does not fit is not written at all', () => {
   assert.equal(small.toString('latin1'), 'a'.repeat(64));
   const exact = Buffer.alloc(Buffer.byteLength(JSON.stringify(env)) + 1 + 3 * 40);
   assert.equal(exact.toString('utf8', 0, writeScreenResponseLine(env, exact, 0)), `${JSON.stringify(env)}\n`);
+});
+
+test('a REST body larger than the answer buffer goes as text; the buffer is written over by the next answer', () => {
+  const big = { value: 'v', flagged: true, sanctioned: false, lists_checked: ['l'], matches: [{ list: 'l', list_name: 'L', list_type: 'risk' as const, match: 'exact', value: 'v', metadata: { note: 'é'.repeat(40_000) } }] };
+  const text = screenResponseBody(big);
+  assert.equal(typeof text, 'string');
+  assert.equal(text, JSON.stringify(big));
+  const first = screenResponseBody({ value: 'first', flagged: false, sanctioned: false, lists_checked: ['l'], matches: [] });
+  assert.ok(Buffer.isBuffer(first));
+  const copy = Buffer.from(first);
+  screenResponseBody({ value: 'second', flagged: false, sanctioned: false, lists_checked: ['l'], matches: [] });
+  assert.equal(copy.toString(), '{"value":"first","flagged":false,"sanctioned":false,"lists_checked":["l"],"matches":[]}');
+  assert.equal(first.toString().slice(0, 17), '{"value":"second"');
 });

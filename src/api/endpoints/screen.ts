@@ -4,7 +4,7 @@ import { endpoint, type AnyEndpoint, type AuditMatch } from '../endpoint.js';
 import { ScreenResponse, listsParam } from '../schemas/screen.js';
 import type { ListCatalog } from '../../lists/catalog.js';
 import { EnsResolver } from '../../ens/resolver.js';
-import { screenResponseJson } from '../screen-json.js';
+import { screenResponseBody } from '../screen-json.js';
 
 /** The five screening endpoints: one envelope, one optional `lists` filter, metered. */
 
@@ -84,7 +84,7 @@ export function screeningEndpoints(deps: ScreeningDeps): AnyEndpoint[] {
     errors: [400, 503],
     example: EXAMPLE,
     audit: (_: unknown, out: ScreenEnvelope) => auditRows(out),
-    serialize: screenResponseJson,
+    serialize: screenResponseBody,
   };
   /** An endpoint screening its one parameter as given (everything but crypto, which may resolve ENS first). */
   const direct = (id: string, path: string, kind: ScreenKind, param: string, paramDescription: string, summary: string, description: string) =>
