@@ -3,6 +3,7 @@
  * without `www.` and the trailing root dot); subdomain matching walks `domainAncestors`.
  */
 import { domainToASCII } from 'node:url';
+import { recentMemo } from './recent-memo.js';
 
 const SCHEME_RE = /^[a-z][a-z0-9+.-]*:\/\//i;
 const LABEL_RE = /^[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?$/;
@@ -27,7 +28,9 @@ function plainHost(host: string): boolean {
  * Validated lower-case IDNA ASCII form of a host name (or bracketed IPv6 literal), without the
  * trailing root dot; null when it is not a host.
  */
-export function asciiHost(hostname: string): string | null {
+export const asciiHost: (hostname: string) => string | null = recentMemo(hostToAscii);
+
+function hostToAscii(hostname: string): string | null {
   let host = hostname;
   if (host.startsWith('[')) return /^\[[0-9a-f:.]+\]$/i.test(host) ? host.toLowerCase() : null;
   if (host.includes('%')) {
@@ -103,17 +106,22 @@ function isPublicSuffix(labels: string[], from: number): boolean {
   return SHARED_HOSTING.has(labels.slice(from).join('.'));
 }
 
+const NO_ANCESTORS: readonly string[] = Object.freeze([]);
+
 /**
  * Parent domains of a normalized host, nearest first, stopping before a public suffix:
- * `a.b.example.co.uk` → [`b.example.co.uk`, `example.co.uk`]. IP literals have none.
+ * `a.b.example.co.uk` → [`b.example.co.uk`, `example.co.uk`]. IP literals have none. The array
+ * is shared by every caller asking for the same host, hence frozen.
  */
-export function domainAncestors(host: string): string[] {
-  if (host.startsWith('[') || IPV4_RE.test(host)) return [];
+export const domainAncestors: (host: string) => readonly string[] = recentMemo(parentDomains);
+
+function parentDomains(host: string): readonly string[] {
+  if (host.startsWith('[') || IPV4_RE.test(host)) return NO_ANCESTORS;
   const labels = host.split('.');
   const out: string[] = [];
   for (let i = 1; i < labels.length; i++) {
     if (isPublicSuffix(labels, i)) break;
     out.push(labels.slice(i).join('.'));
   }
-  return out;
+  return out.length === 0 ? NO_ANCESTORS : Object.freeze(out);
 }
