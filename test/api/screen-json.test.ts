@@ -85,13 +85,33 @@ test('matches sharing one metadata object: each keeps its own fields, in whateve
   for (let round = 0; round < 2; round++) for (const env of envs) assertSerialized(env);
 });
 
-test('a line that does not fit is not written at all', () => {
+test('values written as they are or escaped: each character at the edge of the plain ASCII range, at the start and at the end', () => {
+  const edges = ['\u0000', '\u001f', ' ', '~', '\u007f', '\u0080', '"', '\\', '/', 'é', '\u2028', '\ud800', '\udc00', '😀'];
+  for (const ch of edges) {
+    for (const value of [ch, `${ch}0x8589427373d6d84e98730d7795d8f6f8731fda16`, `0x8589427373d6d84e98730d7795d8f6f8731fda16${ch}`]) {
+      assertSerialized({ value, flagged: false, sanctioned: false, lists_checked: ['ofac_sdn'], matches: [] });
+    }
+  }
+});
+
+test('a line that does not fit leaves the bytes before its place as they were', () => {
   const env = { value: 'ü'.repeat(40), flagged: false, sanctioned: false, lists_checked: ['ofac_sdn'], matches: [] };
   const small = Buffer.alloc(64, 0x61);
   assert.equal(writeScreenResponseLine(env, small, 10), -1);
   assert.equal(small.toString('latin1'), 'a'.repeat(64));
   const exact = Buffer.alloc(Buffer.byteLength(JSON.stringify(env)) + 1 + 3 * 40);
   assert.equal(exact.toString('utf8', 0, writeScreenResponseLine(env, exact, 0)), `${JSON.stringify(env)}\n`);
+  // Room for the value as plain ASCII, not for its escaped form: the plain write starts, fails at
+  // the last character, and the line is refused without touching what came before it.
+  const late = { ...env, value: `${'a'.repeat(39)}\u0001` };
+  const plainSize = Buffer.byteLength(JSON.stringify(late)) + 1 - 5;
+  const tight = Buffer.alloc(20 + plainSize, 0x62);
+  assert.equal(writeScreenResponseLine(late, tight, 20), -1);
+  assert.equal(tight.toString('latin1', 0, 20), 'b'.repeat(20));
+  const roomy = Buffer.alloc(20 + Buffer.byteLength(JSON.stringify(late)) + 1 + 3 * 45, 0x62);
+  const end = writeScreenResponseLine(late, roomy, 20);
+  assert.equal(roomy.toString('utf8', 20, end), `${JSON.stringify(late)}\n`);
+  assert.equal(roomy.toString('latin1', 0, 20), 'b'.repeat(20));
 });
 
 test('a REST body larger than the answer buffer goes as text; the buffer is written over by the next answer', () => {
