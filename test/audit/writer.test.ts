@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { pino } from 'pino';
 import { fileAuditStore } from '../support/audit-store.js';
 import { streamInsert } from '../../src/audit/clickhouse.js';
 import { auditMatchLines, listChangeLines, settlementLines, usageLines, type LineFormat } from '../../src/audit/formats.js';
@@ -79,6 +80,42 @@ describe('audit writer: rows as TabSeparated lines', () => {
     for (const t of TABLES) {
       assert.deepEqual([...formats[t.name].columns].sort(), t.columns.map(([n]) => n).sort(), t.name);
     }
+  });
+
+  test("each format's check refuses exactly the rows its line refuses", () => {
+    const base = { time: Date.parse('2025-07-01T00:00:00Z'), customer_id: 1, payer: '', request_id: 'r', endpoint: 'e' };
+    const match: AuditMatchRow = { ...base, screened_value: 's', matched_value: 'm', list: 'l', list_type: 'sanctions', match: 'exact' };
+    const usage: UsageRow = { ...base, status: 200, credits: 1, method: 'quota', amount: '0', tx_hash: '', network: '' };
+    const settlement: SettlementRow = { ...base, network: 'eip155:84532', x402_version: 2, amount: '10000', tx_hash: '0xabc' };
+    const change: ListChangeRow = { list: 'l', version: 'v', kind: 'listed', at: base.time, entity_type: 'name', value: 'v', metadata: '{}', source_url: null };
+    const bad = [
+      { time: Number.NaN }, { time: Date.UTC(2300, 0, 1) }, { at: -Infinity }, { customer_id: -1 }, { customer_id: 1.5 }, { customer_id: 2 ** 32 },
+      { status: 65_536 }, { credits: -1 }, { x402_version: 256 }, { amount: '-1' }, { amount: '18446744073709551616' }, { amount: 5 },
+      { method: 'card' }, { kind: 'moved' }, { source_url: 7 }, { source_url: undefined },
+      ...['payer', 'request_id', 'endpoint', 'screened_value', 'matched_value', 'list', 'list_type', 'match', 'tx_hash', 'network', 'version', 'entity_type', 'value', 'metadata'].flatMap((k) => [{ [k]: undefined }, { [k]: 1 }, { [k]: null }]),
+    ];
+    const cases: [LineFormat<never>, object][] = [[auditMatchLines, match], [usageLines, usage], [settlementLines, settlement], [listChangeLines, change]];
+    let refused = 0;
+    for (const [format, good] of cases) {
+      const f = format as unknown as LineFormat<object>;
+      f.check(good);
+      f.line(good);
+      for (const patch of bad) {
+        const row = { ...good, ...patch };
+        const outcome = (fn: () => unknown) => {
+          try {
+            fn();
+            return 'ok';
+          } catch (err) {
+            return (err as Error).message;
+          }
+        };
+        const checked = outcome(() => f.check(row));
+        assert.equal(checked, outcome(() => f.line(row)), `${f.columns.join(',')}: ${JSON.stringify(patch)}`);
+        if (checked !== 'ok') refused++;
+      }
+    }
+    assert.ok(refused >= 40, `only ${refused} refusals exercised`);
   });
 
   test('field encoding: escapes, times to the millisecond', () => {
@@ -222,6 +259,44 @@ describe('audit writer: rows as TabSeparated lines', () => {
     assert.equal(storeOf().usage.pending, 0);
     await storeOf().matches.write([good]);
     assert.deepEqual(await readMatches(503), [good]);
+  });
+
+  test('pushed rows are encoded at the end of the turn, in order; close stores the ones still queued', async () => {
+    const writer = new BatchWriter(streamInsert(storeOf().client), 'screening.audit_matches', auditMatchLines, { batchRows: 1000, flushMs: 60_000 });
+    const rows = Array.from({ length: 5 }, (_, i) => hostileMatch(i, HOSTILE[i * 4], 505));
+    writer.push(rows.slice(0, 2));
+    writer.push(rows.slice(2, 3));
+    assert.equal(writer.pending, 3);
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual([writer.pending, writer.inserted], [3, 0], 'encoded, waiting for the batch size or the timer');
+    writer.push(rows.slice(3));
+    await writer.close();
+    assert.deepEqual([writer.pending, writer.inserted, writer.dropped], [0, 5, 0]);
+    assert.deepEqual(await readMatches(505), rows);
+    assert.throws(() => writer.push([rows[0]]), /closed/);
+  });
+
+  test('a row that passes its check but cannot be encoded is dropped, counted and logged; the rest of its turn is stored', async () => {
+    const logs: string[] = [];
+    const log = pino({ level: 'error' }, { write: (line: string) => logs.push(line) });
+    const failing: LineFormat<AuditMatchRow> = {
+      ...auditMatchLines,
+      line: (r) => {
+        if (r.screened_value === 'cannot encode') throw new Error('encoder bug');
+        return auditMatchLines.line(r);
+      },
+    };
+    const writer = new BatchWriter(streamInsert(storeOf().client), 'screening.audit_matches', failing, { batchRows: 1000, flushMs: 60_000, log });
+    const rows = Array.from({ length: 4 }, (_, i) => hostileMatch(i, `v${i}`, 506));
+    rows[1] = { ...rows[1], screened_value: 'cannot encode' };
+    writer.push(rows.slice(0, 3));
+    writer.push(rows.slice(3));
+    await writer.close();
+    assert.deepEqual([writer.inserted, writer.dropped], [3, 1]);
+    assert.deepEqual(await readMatches(506), [rows[0], rows[2], rows[3]]);
+    assert.equal(logs.length, 1);
+    assert.match(logs[0], /encoder bug/);
+    assert.doesNotMatch(logs[0], /cannot encode/, 'the screened value is not logged');
   });
 
   test('failed inserts keep rows for retry; beyond the limit exactly the oldest rows are dropped', async () => {
