@@ -29,6 +29,14 @@ export async function acquireLeadership(databaseUrl: string, log: Logger, opts: 
   let client: pg.Client | null = null;
   let closed = false;
   let timer: NodeJS.Timeout | null = null;
+  /** The attempt or keep-alive running now: close() waits for it, else it could open a connection after close. */
+  let inFlight: Promise<void> = Promise.resolve();
+  const later = (step: () => Promise<void>) => {
+    timer = setTimeout(() => {
+      timer = null;
+      inFlight = step();
+    }, retryMs);
+  };
 
   const setRole = (next: boolean) => {
     if (next === leader) return;
@@ -38,11 +46,12 @@ export async function acquireLeadership(databaseUrl: string, log: Logger, opts: 
   };
 
   const attempt = async () => {
-    timer = null;
     if (closed) return;
+    let connecting: pg.Client | null = null;
     try {
       if (!client) {
-        const c = new pg.Client({ connectionString: databaseUrl });
+        // Bounded, so a blackholed server cannot stall leadership (or close()) forever.
+        const c = (connecting = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: 10_000, query_timeout: 10_000, keepAlive: true }));
         c.on('error', (err) => {
           log.warn({ err: err.message }, 'leadership connection failed');
           if (client === c) client = null;
@@ -58,22 +67,20 @@ export async function acquireLeadership(databaseUrl: string, log: Logger, opts: 
       }
     } catch (err) {
       log.warn({ err: (err as Error).message }, 'leadership attempt failed');
-      const c = client;
+      const c = client ?? connecting;
       client = null;
       setRole(false);
       await c?.end().catch(() => undefined);
     }
-    if (!closed && !leader) timer = setTimeout(() => void attempt(), retryMs);
-    else if (!closed) timer = setTimeout(() => void keepAlive(), retryMs);
+    if (!closed) later(leader ? keepAlive : attempt);
   };
 
   /** A leader checks its connection now and then, so a silently dead one is noticed. */
   const keepAlive = async () => {
-    timer = null;
     if (closed || !client) return void (await attempt());
     try {
       await client.query('SELECT 1');
-      timer = setTimeout(() => void keepAlive(), retryMs);
+      if (!closed) later(keepAlive);
     } catch {
       const c = client;
       client = null;
@@ -83,13 +90,15 @@ export async function acquireLeadership(databaseUrl: string, log: Logger, opts: 
     }
   };
 
-  await attempt();
+  inFlight = attempt();
+  await inFlight;
   return {
     isLeader: () => leader,
     onChange: (l) => void listeners.push(l),
     async close() {
       closed = true;
       if (timer) clearTimeout(timer);
+      await inFlight;
       const c = client;
       client = null;
       leader = false;

@@ -1,6 +1,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import pino from 'pino';
+import net from 'node:net';
 import pg from 'pg';
 import { acquireLeadership, INGESTION_LOCK_KEY } from '../../src/store/leader.js';
 import { freshPostgresUrl } from './backends.js';
@@ -62,4 +63,60 @@ test('a leader whose connection is killed loses leadership; the follower takes i
   await until(() => aRoles.includes(false));
   await until(() => a.isLeader() !== b.isLeader());
   assert.equal([a.isLeader(), b.isLeader()].filter(Boolean).length, 1, 'exactly one leader');
+  await a.close();
+  await b.close();
+});
+
+/** A TCP proxy to the server that holds each new connection `delayMs` before forwarding it. */
+async function slowProxy(target: string, delayMs: number) {
+  const { hostname, port } = new URL(target);
+  const sockets = new Set<net.Socket>();
+  const arrivals: (() => void)[] = [];
+  const server = net.createServer((downstream) => {
+    sockets.add(downstream);
+    downstream.on('close', () => sockets.delete(downstream));
+    downstream.on('error', () => downstream.destroy());
+    arrivals.splice(0).forEach((f) => f());
+    setTimeout(() => {
+      if (downstream.destroyed) return;
+      const upstream = net.connect(Number(port), hostname);
+      upstream.on('error', () => downstream.destroy());
+      upstream.on('close', () => downstream.destroy());
+      downstream.on('close', () => upstream.destroy());
+      downstream.pipe(upstream).pipe(downstream);
+    }, delayMs);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const url = new URL(target);
+  url.hostname = '127.0.0.1';
+  url.port = String((server.address() as net.AddressInfo).port);
+  return {
+    url: url.toString(),
+    sockets,
+    nextConnection: () => new Promise<void>((r) => arrivals.push(r)),
+    async close() {
+      for (const s of sockets) s.destroy();
+      await new Promise((r) => server.close(r));
+    },
+  };
+}
+
+// CI hung for 10 minutes on this: a node closed while it was reconnecting finished connecting
+// afterwards and kept that connection (and the process) alive.
+test('closing a node while it reconnects leaves no connection open', async () => {
+  const proxy = await slowProxy(url, 300);
+  try {
+    const node = await acquireLeadership(proxy.url, log, { retryMs: 20 });
+    assert.equal(proxy.sockets.size, 1);
+    const reconnecting = proxy.nextConnection();
+    for (const s of proxy.sockets) s.destroy();
+    await reconnecting;
+    await node.close();
+    assert.equal(node.isLeader(), false);
+    await until(() => proxy.sockets.size === 0, 2000);
+    await new Promise((r) => setTimeout(r, 400));
+    assert.equal(proxy.sockets.size, 0, 'no connection opened after close');
+  } finally {
+    await proxy.close();
+  }
 });
