@@ -32,6 +32,7 @@ export async function acquireLeadership(databaseUrl: string, log: Logger, opts: 
   /** The attempt or keep-alive running now: close() waits for it, else it could open a connection after close. */
   let inFlight: Promise<void> = Promise.resolve();
   const later = (step: () => Promise<void>) => {
+    if (closed) return;
     timer = setTimeout(() => {
       timer = null;
       inFlight = step();
@@ -43,6 +44,13 @@ export async function acquireLeadership(databaseUrl: string, log: Logger, opts: 
     leader = next;
     log.info({ leader }, leader ? 'took list-ingestion leadership' : 'lost list-ingestion leadership');
     for (const l of listeners) l(leader);
+  };
+
+  /** Ends a connection that failed; leadership (the session's advisory lock) went with it. */
+  const dropConnection = async (c: pg.Client | null) => {
+    client = null;
+    setRole(false);
+    await c?.end().catch(() => undefined);
   };
 
   const attempt = async () => {
@@ -67,12 +75,9 @@ export async function acquireLeadership(databaseUrl: string, log: Logger, opts: 
       }
     } catch (err) {
       log.warn({ err: (err as Error).message }, 'leadership attempt failed');
-      const c = client ?? connecting;
-      client = null;
-      setRole(false);
-      await c?.end().catch(() => undefined);
+      await dropConnection(client ?? connecting);
     }
-    if (!closed) later(leader ? keepAlive : attempt);
+    later(leader ? keepAlive : attempt);
   };
 
   /** A leader checks its connection now and then, so a silently dead one is noticed. */
@@ -80,12 +85,9 @@ export async function acquireLeadership(databaseUrl: string, log: Logger, opts: 
     if (closed || !client) return void (await attempt());
     try {
       await client.query('SELECT 1');
-      if (!closed) later(keepAlive);
+      later(keepAlive);
     } catch {
-      const c = client;
-      client = null;
-      setRole(false);
-      await c?.end().catch(() => undefined);
+      await dropConnection(client);
       await attempt();
     }
   };
