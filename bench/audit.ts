@@ -23,7 +23,7 @@
  * is written). `threads_ms` is where the CPU went, by thread name; `parts` the active parts left
  * at the end.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -31,6 +31,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { loadConfig } from '../src/config.js';
 import { openAuditStore } from '../src/audit/store.js';
 import type { AuditMatchRow, UsageRow } from '../src/audit/rows.js';
+import { threadTicks, TICK_US } from './proc-cpu.js';
 
 const args = process.argv.slice(2);
 const tailAt = args.indexOf('--tail');
@@ -43,27 +44,6 @@ const pacedSeconds = mode === 'paced' ? Number(args[1] ?? 10) : 0;
 const batchArg = args[mode === 'burst' ? 1 : 2];
 const matchesPerRequest = mode === 'burst' ? 2 : 1;
 const requests = mode === 'burst' ? Math.ceil(matchRows / matchesPerRequest) : Math.round((rowsPerSecond / (1 + matchesPerRequest)) * pacedSeconds);
-
-/** Linux reports thread times in clock ticks of 1/100 s (USER_HZ). */
-const TICK_US = 10_000;
-
-/** CPU ticks (user + system) of every live thread of this process, by thread id. */
-function threadTicks(): Map<number, { name: string; ticks: number }> {
-  const out = new Map<number, { name: string; ticks: number }>();
-  for (const tid of readdirSync('/proc/self/task')) {
-    try {
-      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
-      // The name is in parentheses and may hold spaces; utime and stime are the 12th and 13th
-      // fields after it.
-      const close = stat.lastIndexOf(')');
-      const fields = stat.slice(close + 2).split(' ');
-      out.set(Number(tid), { name: stat.slice(stat.indexOf('(') + 1, close), ticks: Number(fields[11]) + Number(fields[12]) });
-    } catch {
-      // The thread ended between the listing and the read.
-    }
-  }
-  return out;
-}
 
 const cpuMs = (u: NodeJS.CpuUsage) => (u.user + u.system) / 1000;
 

@@ -1,7 +1,9 @@
 /**
  * HTTP load: wrk against the service's routes and, in the same run, a bare uWS route returning a
  * fixed JSON body (bench/bare-uws.ts). Rounds alternate bare / route so both see the same machine
- * state; the report gives medians and each route's requests/s as a fraction of the bare route.
+ * state; the report gives medians and each route's requests/s as a fraction of the bare route, and
+ * where each run's CPU went per request (server main thread, its other threads, wrk, softirq), read
+ * from Linux's /proc.
  *   node --import tsx bench/http.ts [--seconds N] [--rounds N] [--connections N]
  * Prints a markdown section on stdout.
  */
@@ -10,9 +12,11 @@ import { Agent, request } from 'node:http';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { once } from 'node:events';
+import { availableParallelism } from 'node:os';
 import { prepareDataDir, spawnService, testEnv, TEST_ADMIN_KEY } from '../test/support/service.js';
 import { COMPILED, REPO_ROOT } from '../test/support/paths.js';
 import { hasWrk, median, wrk, type WrkResult } from './wrk.js';
+import { childrenTicks, machineTicks, processTicks, TICK_US } from './proc-cpu.js';
 
 const arg = (name: string, dflt: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -36,6 +40,38 @@ async function token(url: string): Promise<string> {
   const admin = { authorization: `Bearer ${TEST_ADMIN_KEY}`, 'content-type': 'application/json' };
   const c = (await (await fetch(`${url}/api/v1/admin/customers`, { method: 'POST', headers: admin, body: JSON.stringify({ name: 'bench', monthly_quota: 1_000_000_000 }) })).json()) as { id: number };
   return ((await (await fetch(`${url}/api/v1/admin/customers/${c.id}/tokens`, { method: 'POST', headers: admin, body: '{}' })).json()) as { token: string }).token;
+}
+
+/** Where a run's CPU went, in µs per request (softirq and idle: the whole machine's). */
+interface CpuPerRequest {
+  main: number;
+  others: number;
+  wrk: number;
+  softirq: number;
+  /** Share of the machine's CPU time left idle. */
+  idle: number;
+}
+
+/** One wrk run against a route served by process `pid`, with the CPU it took on each side. */
+async function measuredRun(url: string, pid: number, headers?: Record<string, string>): Promise<WrkResult & { cpu: CpuPerRequest }> {
+  const server0 = processTicks(pid);
+  const wrk0 = childrenTicks();
+  const machine0 = machineTicks();
+  const r = await wrk(url, { seconds: SECONDS, connections: CONNECTIONS, headers });
+  const server1 = processTicks(pid);
+  const machine1 = machineTicks();
+  const perRequest = (ticks: number) => (ticks * TICK_US) / r.requests;
+  const main = perRequest(server1.main - server0.main);
+  return {
+    ...r,
+    cpu: {
+      main,
+      others: perRequest(server1.all - server0.all) - main,
+      wrk: perRequest(childrenTicks() - wrk0),
+      softirq: perRequest(machine1.softirq - machine0.softirq),
+      idle: (machine1.idle - machine0.idle) / (machine1.total - machine0.total),
+    },
+  };
 }
 
 /**
@@ -115,10 +151,10 @@ async function main() {
       { name: '/search fuzzy (public)', url: `${url}/api/v1/search?q=${encodeURIComponent('Jong Un Kim')}` },
       { name: '/stats (public)', url: `${url}/api/v1/stats` },
     ];
-    const results = new Map<string, WrkResult[]>();
+    const results = new Map<string, (WrkResult & { cpu: CpuPerRequest })[]>();
     for (let round = 0; round < ROUNDS; round++) {
-      for (const t of targets) {
-        const r = await wrk(t.url, { seconds: SECONDS, connections: CONNECTIONS, headers: t.headers });
+      for (const [i, t] of targets.entries()) {
+        const r = await measuredRun(t.url, i === 0 ? bare.child.pid! : svc.child.pid!, t.headers);
         if (r.non2xx > 0 || r.errors > 0) throw new Error(`${t.name}: ${r.non2xx} non-2xx, ${r.errors} socket errors`);
         results.set(t.name, [...(results.get(t.name) ?? []), r]);
       }
@@ -133,6 +169,9 @@ async function main() {
     const bareRounds = results.get(targets[0].name)!;
     const bareRps = median(bareRounds.map((r) => r.rps));
     const percent = (x: number) => `${(x * 100).toFixed(0)}%`;
+    const cpuMedian = (name: string, part: keyof CpuPerRequest) => median(results.get(name)!.map((r) => r.cpu[part]));
+    const bareMain = cpuMedian(targets[0].name, 'main');
+    const us = (x: number) => x.toFixed(1);
     const lines = [
       `### HTTP (wrk, ${CONNECTIONS} connections, 1 thread, ${SECONDS} s × ${ROUNDS} rounds, medians)`,
       '',
@@ -145,6 +184,22 @@ async function main() {
         const rps = median(rs.map((r) => r.rps));
         const perRound = rs.map((r, i) => r.rps / bareRounds[i].rps);
         return `| ${t.name} | ${Math.round(rps).toLocaleString('en-US')} | ${percent(rps / bareRps)} | ${percent(median(perRound))} (${percent(Math.min(...perRound))}–${percent(Math.max(...perRound))}) | ${median(rs.map((r) => r.p50ms)).toFixed(2)} | ${median(rs.map((r) => r.p99ms)).toFixed(2)} |`;
+      }),
+      '',
+      `### CPU per request while wrk runs each route (µs, medians of the rounds; ${availableParallelism()} cores)`,
+      '',
+      'Per request: the server\'s main thread (uWS, the handler, and the kernel\'s send and receive paths it runs),',
+      'its other threads (engine shards, chDB, libuv\'s pool) and wrk share the cores, so requests/s is at most the',
+      'cores\' microseconds divided by their sum. Softirq is the machine\'s time delivering loopback packets; a kernel',
+      'built without CONFIG_IRQ_TIME_ACCOUNTING also charges it to the thread it interrupted, and then it is part of',
+      'the first three columns, not added to them. With one front-end thread a route reaches at most',
+      '"bare main ÷ route main" of the bare route\'s requests/s.',
+      '',
+      '| route | main thread | other threads | wrk | softirq | machine idle | bare main ÷ route main |',
+      '|---|---:|---:|---:|---:|---:|---:|',
+      ...targets.map((t) => {
+        const main = cpuMedian(t.name, 'main');
+        return `| ${t.name} | ${us(main)} | ${us(cpuMedian(t.name, 'others'))} | ${us(cpuMedian(t.name, 'wrk'))} | ${us(cpuMedian(t.name, 'softirq'))} | ${percent(cpuMedian(t.name, 'idle'))} | ${percent(bareMain / main)} |`;
       }),
       '',
       '### Batch screening end to end (10,000 exact-kind values per request, token + audit, ~6 s each)',

@@ -3,6 +3,8 @@ import { spawn, spawnSync } from 'node:child_process';
 /** Runs wrk and parses requests/s and latency percentiles from its `--latency` report. */
 export interface WrkResult {
   rps: number;
+  /** Requests completed in the run. */
+  requests: number;
   p50ms: number;
   p90ms: number;
   p99ms: number;
@@ -35,12 +37,13 @@ export function wrk(url: string, opts: { seconds: number; connections: number; t
     p.on('error', reject);
     p.on('close', () => {
       const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? NaN);
+      const requests = Number(/(\d+) requests in /.exec(out)?.[1] ?? NaN);
       const pct = (p: string) => ms(new RegExp(`^\\s+${p}%\\s+(\\S+)`, 'm').exec(out)?.[1]);
       const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0);
       const e = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
       const errors = e ? e.slice(1).reduce((a, b) => a + Number(b), 0) : 0;
-      if (Number.isNaN(rps)) reject(new Error(`wrk failed: ${out}`));
-      else resolve({ rps, p50ms: pct('50'), p90ms: pct('90'), p99ms: pct('99'), non2xx, errors });
+      if (Number.isNaN(rps) || Number.isNaN(requests)) reject(new Error(`wrk failed: ${out}`));
+      else resolve({ rps, requests, p50ms: pct('50'), p90ms: pct('90'), p99ms: pct('99'), non2xx, errors });
     });
   });
 }
