@@ -52,8 +52,10 @@ interface CpuPerRequest {
   idle: number;
 }
 
+type MeasuredRun = WrkResult & { cpu: CpuPerRequest };
+
 /** One wrk run against a route served by process `pid`, with the CPU it took on each side. */
-async function measuredRun(url: string, pid: number, headers?: Record<string, string>): Promise<WrkResult & { cpu: CpuPerRequest }> {
+async function measuredRun(url: string, pid: number, headers?: Record<string, string>): Promise<MeasuredRun> {
   const server0 = processTicks(pid);
   const wrk0 = childrenTicks();
   const machine0 = machineTicks();
@@ -151,7 +153,7 @@ async function main() {
       { name: '/search fuzzy (public)', url: `${url}/api/v1/search?q=${encodeURIComponent('Jong Un Kim')}` },
       { name: '/stats (public)', url: `${url}/api/v1/stats` },
     ];
-    const results = new Map<string, (WrkResult & { cpu: CpuPerRequest })[]>();
+    const results = new Map<string, MeasuredRun[]>();
     for (let round = 0; round < ROUNDS; round++) {
       for (const [i, t] of targets.entries()) {
         const r = await measuredRun(t.url, i === 0 ? bare.child.pid! : svc.child.pid!, t.headers);

@@ -10,20 +10,23 @@ import { readdirSync, readFileSync } from 'node:fs';
 /** Linux reports these times in clock ticks of 1/100 s (USER_HZ). */
 export const TICK_US = 10_000;
 
-/** The fields after a /proc stat line's name, which is in parentheses and may hold spaces. */
-function statFields(stat: string): { name: string; fields: string[] } {
+/** A /proc stat file: the name, which is in parentheses and may hold spaces, and the fields after it. */
+function readStat(path: string): { name: string; fields: string[] } {
+  const stat = readFileSync(path, 'utf8');
   const close = stat.lastIndexOf(')');
   return { name: stat.slice(stat.indexOf('(') + 1, close), fields: stat.slice(close + 2).split(' ') };
 }
 
-/** CPU ticks (user + system) of every live thread of `pid`, by thread id. */
-export function threadTicks(pid: number | 'self' = 'self'): Map<number, { name: string; ticks: number }> {
+/** utime + stime, the 12th and 13th fields after the name. */
+const ownTicks = (fields: string[]) => Number(fields[11]) + Number(fields[12]);
+
+/** CPU ticks (user + system) of every live thread of this process, by thread id. */
+export function threadTicks(): Map<number, { name: string; ticks: number }> {
   const out = new Map<number, { name: string; ticks: number }>();
-  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+  for (const tid of readdirSync('/proc/self/task')) {
     try {
-      const { name, fields } = statFields(readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8'));
-      // utime and stime are the 12th and 13th fields after the name.
-      out.set(Number(tid), { name, ticks: Number(fields[11]) + Number(fields[12]) });
+      const { name, fields } = readStat(`/proc/self/task/${tid}/stat`);
+      out.set(Number(tid), { name, ticks: ownTicks(fields) });
     } catch {
       // The thread ended between the listing and the read.
     }
@@ -33,14 +36,12 @@ export function threadTicks(pid: number | 'self' = 'self'): Map<number, { name: 
 
 /** CPU ticks of `pid`: its main thread, and all its threads (those that ended included). */
 export function processTicks(pid: number): { main: number; all: number } {
-  const { fields } = statFields(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-  const main = statFields(readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8')).fields;
-  return { main: Number(main[11]) + Number(main[12]), all: Number(fields[11]) + Number(fields[12]) };
+  return { main: ownTicks(readStat(`/proc/${pid}/task/${pid}/stat`).fields), all: ownTicks(readStat(`/proc/${pid}/stat`).fields) };
 }
 
-/** CPU ticks of this process's children that ended and were waited for (cutime + cstime). */
+/** CPU ticks of this process's children that ended and were waited for (cutime + cstime, the next two fields). */
 export function childrenTicks(): number {
-  const { fields } = statFields(readFileSync('/proc/self/stat', 'utf8'));
+  const { fields } = readStat('/proc/self/stat');
   return Number(fields[13]) + Number(fields[14]);
 }
 
