@@ -1,10 +1,10 @@
 import { initTRPC, TRPCError, type AnyRouter } from '@trpc/server';
 import { generateOpenApiDocument, type OpenApiMeta } from 'trpc-to-openapi';
 import { z } from 'zod';
-import { RawResponse, type AnyEndpoint, type RequestMeta } from './endpoint.js';
-import { HttpError } from '../server/errors.js';
-import { execute, type PipelineDeps } from '../pipeline/run.js';
-import { toPydanticIssue } from '../server/validation.js';
+import { RawResponse, type AnyEndpoint, type RequestMeta } from '../core/endpoint.js';
+import { HttpError } from '../core/errors.js';
+import { execute, type PipelineDeps } from '../core/pipeline.js';
+import { toPydanticIssue } from '../core/validation.js';
 import { ErrorDetail, HTTPValidationError, PaymentRequired, ValidationError } from './schemas/errors.js';
 
 /**

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { Config } from '../config.js';
-import { openDb } from '../store/db.js';
+import { openDb } from '../store/open.js';
 import { migrate } from '../store/migrate.js';
 import { pgliteHolder } from '../store/pglite.js';
 import { CustomerService, NotFound } from './customers.js';

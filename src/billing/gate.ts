@@ -1,10 +1,10 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { AnyEndpoint, AuditMatch, Caller, RequestMeta } from '../api/endpoint.js';
+import type { AnyEndpoint, AuditMatch, Caller, RequestMeta } from '../core/endpoint.js';
 import type { Config } from '../config.js';
-import type { Charge, CommitResult, Gate } from '../pipeline/gate.js';
-import type { Payments, VerifiedPayment } from '../pipeline/payments.js';
-import { HttpError } from '../server/errors.js';
+import type { Charge, CommitResult, Gate } from '../core/gate.js';
+import type { Payments, VerifiedPayment } from '../core/payments.js';
+import { HttpError } from '../core/errors.js';
 import type { AuditMatchRow, RowSink, SettlementRow, UsageRow } from '../audit/rows.js';
 import type { Reservation } from './quota.js';
 import { TOKEN_LENGTH } from './token-format.js';

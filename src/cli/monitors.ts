@@ -1,6 +1,6 @@
 import { intArg, parse, table, UsageError } from './support.js';
 import { MONITORED_ENTITY_TYPES, type MonitoredEntityType } from '../webhooks/events.js';
-import { withStore } from '../webhooks/cli-support.js';
+import { withStore } from './webhook-store.js';
 
 export const summary = 'monitored values of customers (webhook events): add, list, rm';
 

@@ -1,5 +1,5 @@
 import { intArg, parse, table, UsageError } from './support.js';
-import { withStore } from '../webhooks/cli-support.js';
+import { withStore } from './webhook-store.js';
 
 export const summary = 'webhook endpoints of customers: add, list, enable, disable, rotate, test, deliveries';
 

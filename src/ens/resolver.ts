@@ -1,7 +1,7 @@
 import { createPublicClient, http, type PublicClient, type Address } from 'viem';
 import { mainnet } from 'viem/chains';
 import { normalize } from 'viem/ens';
-import { HttpError, valueError } from '../server/errors.js';
+import { HttpError, valueError } from '../core/errors.js';
 
 /**
  * ENS names → addresses through viem's Universal Resolver call, with a TTL cache. Failures are the

@@ -1,6 +1,6 @@
 import type { ListType } from '../../engine/model.js';
 import type { ListDefinition } from '../../loaders/types.js';
-import { HttpError } from '../server/errors.js';
+import { HttpError } from '../core/errors.js';
 
 /**
  * The registry as the API sees it: which lists exist, which are served, which are screened by

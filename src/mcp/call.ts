@@ -1,10 +1,10 @@
 import type { Logger } from 'pino';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from '@x402/core/http';
-import type { RequestMeta } from '../api/endpoint.js';
-import { errorOutcome, execute, type Outcome, type PipelineDeps } from '../pipeline/run.js';
-import { parseInput } from '../server/validation.js';
-import { ValidationFailed } from '../server/errors.js';
+import type { RequestMeta } from '../core/endpoint.js';
+import { errorOutcome, execute, type Outcome, type PipelineDeps } from '../core/pipeline.js';
+import { parseInput } from '../core/validation.js';
+import { ValidationFailed } from '../core/errors.js';
 import {
   paymentHeaderFromMcpMeta,
   PAYMENT_REQUIRED_HEADER, V1_PAYMENT_HEADER, V2_PAYMENT_HEADER, V1_RECEIPT_HEADER, V2_RECEIPT_HEADER,

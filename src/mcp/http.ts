@@ -1,6 +1,6 @@
 import type { HttpResponse, TemplatedApp } from 'uWebSockets.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import type { RequestMeta } from '../api/endpoint.js';
+import type { RequestMeta } from '../core/endpoint.js';
 import type { RouteHelpers } from '../server/app.js';
 import { preflight, StreamWriter, writeHead, type ResponseState } from '../server/uws-io.js';
 import type { McpConnection } from './call.js';

@@ -2,8 +2,8 @@ import type { Logger } from 'pino';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
-import type { AnyEndpoint } from '../api/endpoint.js';
-import type { PipelineDeps } from '../pipeline/run.js';
+import type { AnyEndpoint } from '../core/endpoint.js';
+import type { PipelineDeps } from '../core/pipeline.js';
 import { callTool, type McpConnection } from './call.js';
 import { buildTools } from './tools.js';
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import type { AnyEndpoint } from '../api/endpoint.js';
+import type { AnyEndpoint } from '../core/endpoint.js';
 import { ErrorDetail, HTTPValidationError, PaymentRequired } from '../api/schemas/errors.js';
 
 /**

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
-import { HttpError } from '../server/errors.js';
+import { HttpError } from '../core/errors.js';
 import { LocalPepIndex, localPepProvider } from './local.js';
 import type { PepProvider } from './types.js';
 import { yentePepProvider } from './yente.js';

@@ -3,7 +3,7 @@ import { createInterface } from 'node:readline';
 import type { Logger } from 'pino';
 import { nameTokens, normalizeCountry } from '../../engine/normalize/index.js';
 import { prepareName, preparedSimilarity, type PreparedName } from '../../engine/similarity.js';
-import type { PepMatchT, PepScreenResponseT } from '../api/schemas/pep.js';
+import type { PepMatchT, PepScreenResponseT } from './schema.js';
 import { fromFtm, isSenzing, SenzingReader, type PepPerson } from './records.js';
 import { PEP_THRESHOLD, type PepProvider, type PepQuery } from './types.js';
 

@@ -1,4 +1,4 @@
-import type { PepScreenResponseT } from '../api/schemas/pep.js';
+import type { PepScreenResponseT } from './schema.js';
 
 /** SPEC.md's decision threshold: a candidate with a score at or above it is a match. */
 export const PEP_THRESHOLD = 0.7;

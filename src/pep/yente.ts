@@ -1,8 +1,8 @@
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { normalizeCountry } from '../../engine/normalize/index.js';
-import type { PepScreenResponseT } from '../api/schemas/pep.js';
-import { HttpError } from '../server/errors.js';
+import type { PepScreenResponseT } from './schema.js';
+import { HttpError } from '../core/errors.js';
 import { PEP_THRESHOLD, entityUrl, type PepProvider, type PepQuery } from './types.js';
 
 /**

@@ -5,9 +5,9 @@ import uWS, { type HttpRequest, type HttpResponse, type TemplatedApp, type us_li
 import type { Logger } from 'pino';
 import type { AnyRouter } from '@trpc/server';
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
-import type { AnyEndpoint, RequestMeta } from '../api/endpoint.js';
-import { execute, errorOutcome, type Outcome, type PipelineDeps } from '../pipeline/run.js';
-import { parseInput, parseJsonBody, type RawInput } from './validation.js';
+import type { AnyEndpoint, RequestMeta } from '../core/endpoint.js';
+import { execute, errorOutcome, type Outcome, type PipelineDeps } from '../core/pipeline.js';
+import { parseInput, parseJsonBody, type RawInput } from '../core/validation.js';
 import { ClientIpResolver } from './client-ip.js';
 import { UwsRequestMeta } from './request-meta.js';
 import { JSON_TYPE, preflight, readText, ResponseState, sendBody, StreamWriter, writeBody, writeHead } from './uws-io.js';

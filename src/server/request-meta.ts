@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { HttpRequest, HttpResponse } from 'uWebSockets.js';
-import type { RequestMeta } from '../api/endpoint.js';
+import type { RequestMeta } from '../core/endpoint.js';
 import { normalizeIp, type ClientIpResolver } from './client-ip.js';
 
 /** The request headers the pipeline reads; the others are not copied out of uWS. */

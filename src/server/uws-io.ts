@@ -1,6 +1,6 @@
 import type { HttpResponse } from 'uWebSockets.js';
 import { StringDecoder } from 'node:string_decoder';
-import { HttpError } from './errors.js';
+import { HttpError } from '../core/errors.js';
 
 /** Small helpers over uWS responses: status lines, JSON answers, bodies, streaming with backpressure. */
 

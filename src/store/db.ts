@@ -1,6 +1,3 @@
-import { join } from 'node:path';
-import type { Config } from '../config.js';
-
 /**
  * The control-plane database: PostgreSQL dialect, either embedded PGlite (default, one process
  * per data directory) or a PostgreSQL server through `pg` (`DATABASE_URL`). Callers write plain
@@ -20,14 +17,4 @@ export interface Db extends Queryable {
   close(): Promise<void>;
   /** `pglite` or `postgres`, for logs and the CLI's messages. */
   readonly kind: 'pglite' | 'postgres';
-}
-
-/** Opens the database named by the configuration (`DATABASE_URL`, else `DATA_DIR/pglite`). */
-export async function openDb(cfg: Pick<Config, 'DATABASE_URL' | 'DATA_DIR'>): Promise<Db> {
-  if (cfg.DATABASE_URL) {
-    const { openPostgres } = await import('./postgres.js');
-    return openPostgres(cfg.DATABASE_URL);
-  }
-  const { openPglite } = await import('./pglite.js');
-  return openPglite(join(cfg.DATA_DIR, 'pglite'));
 }

@@ -5,7 +5,7 @@ import { canonicalKey } from '../../engine/normalize/index.js';
 import { LISTS } from '../../loaders/registry.js';
 import type { ListDefinition } from '../../loaders/types.js';
 import type { EnsResolver } from '../ens/resolver.js';
-import { ValidationFailed } from '../server/errors.js';
+import { ValidationFailed } from '../core/errors.js';
 import type { Db } from '../store/db.js';
 import { eventId, type EventRow } from './events.js';
 import { insertEvent } from './outbox.js';

@@ -4,18 +4,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { z } from 'zod';
-import { endpoint, type AnyEndpoint, type RequestMeta } from '../../src/api/endpoint.js';
+import { endpoint, type AnyEndpoint, type RequestMeta } from '../../src/core/endpoint.js';
 import { openAuditStore, type AuditStore } from '../../src/audit/store.js';
 import { CustomerService } from '../../src/billing/customers.js';
 import { createGate } from '../../src/billing/gate.js';
 import { QuotaManager } from '../../src/billing/quota.js';
 import { TokenService } from '../../src/billing/tokens.js';
 import { loadConfig } from '../../src/config.js';
-import type { Gate } from '../../src/pipeline/gate.js';
-import { execute, type PipelineDeps } from '../../src/pipeline/run.js';
+import type { Gate } from '../../src/core/gate.js';
+import { execute, type PipelineDeps } from '../../src/core/pipeline.js';
 import pino from 'pino';
-import type { ChallengeOptions, Payments, VerifiedPayment } from '../../src/pipeline/payments.js';
-import { HttpError } from '../../src/server/errors.js';
+import type { ChallengeOptions, Payments, VerifiedPayment } from '../../src/core/payments.js';
+import { HttpError } from '../../src/core/errors.js';
 import { BACKENDS, closeBackends } from '../store/backends.js';
 
 /**

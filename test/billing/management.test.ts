@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import pino from 'pino';
-import { RawResponse, type AnyEndpoint, type Caller, type RequestContext } from '../../src/api/endpoint.js';
+import { RawResponse, type AnyEndpoint, type Caller, type RequestContext } from '../../src/core/endpoint.js';
 import { accountEndpoints } from '../../src/api/endpoints/account.js';
 import { adminEndpoints } from '../../src/api/endpoints/admin.js';
 import { openAuditStore, type AuditStore } from '../../src/audit/store.js';
@@ -12,7 +12,7 @@ import { CustomerService } from '../../src/billing/customers.js';
 import { QuotaManager } from '../../src/billing/quota.js';
 import { TokenService } from '../../src/billing/tokens.js';
 import { loadConfig } from '../../src/config.js';
-import { HttpError } from '../../src/server/errors.js';
+import { HttpError } from '../../src/core/errors.js';
 import { BACKENDS, closeBackends } from '../store/backends.js';
 
 // The handlers of the management API on PostgreSQL and chDB; input goes through each endpoint's

@@ -8,9 +8,9 @@ import { loadConfig } from '../../src/config.js';
 import { createIpIntel, type IpIntel } from '../../src/ipintel/index.js';
 import { ipIntelEndpoints } from '../../src/api/endpoints/ipintel.js';
 import { GeoResponse, IpPathInput, IpQueryInput, VpnResponse } from '../../src/api/schemas/ipintel.js';
-import type { AnyEndpoint, RequestContext } from '../../src/api/endpoint.js';
-import { parseInput, type RawInput } from '../../src/server/validation.js';
-import { ValidationFailed } from '../../src/server/errors.js';
+import type { AnyEndpoint, RequestContext } from '../../src/core/endpoint.js';
+import { parseInput, type RawInput } from '../../src/core/validation.js';
+import { ValidationFailed } from '../../src/core/errors.js';
 import { ClientIpResolver } from '../../src/server/client-ip.js';
 import { SHARED_DATA } from '../support/paths.js';
 

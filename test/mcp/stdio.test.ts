@@ -7,7 +7,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { encodePaymentSignatureHeader } from '@x402/core/http';
 import { loadConfig } from '../../src/config.js';
-import { openDb } from '../../src/store/db.js';
+import { openDb } from '../../src/store/open.js';
 import { migrate } from '../../src/store/migrate.js';
 import { CustomerService } from '../../src/billing/customers.js';
 import { TokenService } from '../../src/billing/tokens.js';

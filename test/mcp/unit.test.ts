@@ -1,7 +1,7 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { z } from 'zod';
-import { endpoint } from '../../src/api/endpoint.js';
+import { endpoint } from '../../src/core/endpoint.js';
 import { buildTools, pipelineHeaders, prefersEventStream, restUrl, type McpConnection } from '../../src/mcp/index.js';
 
 // The pure parts of the MCP module: REST URLs of tool calls, credential and payment mapping,

@@ -4,10 +4,11 @@ import pino from 'pino';
 import { loadConfig } from '../../src/config.js';
 import { createPepProvider } from '../../src/pep/index.js';
 import { pepEndpoints } from '../../src/api/endpoints/pep.js';
-import { PepInput, PepScreenResponse } from '../../src/api/schemas/pep.js';
-import type { AnyEndpoint, RequestContext } from '../../src/api/endpoint.js';
-import { parseInput } from '../../src/server/validation.js';
-import { ValidationFailed } from '../../src/server/errors.js';
+import { PepInput } from '../../src/api/schemas/pep.js';
+import { PepScreenResponse } from '../../src/pep/schema.js';
+import type { AnyEndpoint, RequestContext } from '../../src/core/endpoint.js';
+import { parseInput } from '../../src/core/validation.js';
+import { ValidationFailed } from '../../src/core/errors.js';
 import { SHARED_DATA } from '../support/paths.js';
 
 const log = pino({ level: 'silent' });

@@ -6,7 +6,7 @@ import pino from 'pino';
 import { loadConfig } from '../../src/config.js';
 import { createPepProvider, LocalPepIndex, localPepFile, type PepProvider } from '../../src/pep/index.js';
 import { datesAgree } from '../../src/pep/local.js';
-import { PepScreenResponse } from '../../src/api/schemas/pep.js';
+import { PepScreenResponse } from '../../src/pep/schema.js';
 import { FIXTURES, SHARED_DATA, sharedData } from '../support/paths.js';
 
 const log = pino({ level: 'silent' });

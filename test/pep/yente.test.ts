@@ -6,8 +6,8 @@ import pino from 'pino';
 import { loadConfig } from '../../src/config.js';
 import { createPepProvider, type PepProvider } from '../../src/pep/index.js';
 import { yentePepProvider } from '../../src/pep/yente.js';
-import { PepScreenResponse } from '../../src/api/schemas/pep.js';
-import { HttpError } from '../../src/server/errors.js';
+import { PepScreenResponse } from '../../src/pep/schema.js';
+import { HttpError } from '../../src/core/errors.js';
 
 const log = pino({ level: 'silent' });
 

@@ -18,10 +18,10 @@ import type { Network, PaymentPayload, PaymentRequired, PaymentRequiredV1 } from
 import { ExactEvmScheme, authorizationTypes } from '@x402/evm';
 import { ExactEvmSchemeV1 } from '@x402/evm/exact/v1/client';
 import { wrapFetchWithPayment } from '@x402/fetch';
-import { endpoint, type RequestMeta } from '../../src/api/endpoint.js';
+import { endpoint, type RequestMeta } from '../../src/core/endpoint.js';
 import { loadConfig } from '../../src/config.js';
-import { HttpError } from '../../src/server/errors.js';
-import type { Payments, VerifiedPayment } from '../../src/pipeline/payments.js';
+import { HttpError } from '../../src/core/errors.js';
+import type { Payments, VerifiedPayment } from '../../src/core/payments.js';
 import { createPayments } from '../../src/billing/x402/index.js';
 import { startChain, type Deployed, type LocalChain } from '../support/chain.js';
 import { startFacilitator, type LocalFacilitator } from '../support/facilitator.js';

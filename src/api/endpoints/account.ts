@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { endpoint, RawResponse, type AnyEndpoint, type Caller } from '../endpoint.js';
-import { HttpError } from '../../server/errors.js';
+import { endpoint, RawResponse, type AnyEndpoint, type Caller } from '../../core/endpoint.js';
+import { HttpError } from '../../core/errors.js';
 import type { AuditStore } from '../../audit/store.js';
 import type { CustomerService } from '../../billing/customers.js';
 import type { QuotaManager } from '../../billing/quota.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { endpoint, type AnyEndpoint } from '../endpoint.js';
-import { HttpError } from '../../server/errors.js';
+import { endpoint, type AnyEndpoint } from '../../core/endpoint.js';
+import { HttpError } from '../../core/errors.js';
 import { NotFound, type CustomerService } from '../../billing/customers.js';
 import type { QuotaManager } from '../../billing/quota.js';
 import type { TokenService } from '../../billing/tokens.js';

@@ -1,14 +1,9 @@
 import { z } from 'zod';
-import type { TemplatedApp } from 'uWebSockets.js';
-import { endpoint, type AnyEndpoint, type AuditMatch } from '../endpoint.js';
+import { endpoint, type AnyEndpoint, type AuditMatch } from '../../core/endpoint.js';
 import { BatchItem, ScreenResponse, listsParam } from '../schemas/screen.js';
 import { HTTPValidationError } from '../schemas/errors.js';
 import { auditRows, screenValue, screenValueNow, type ScreenEnvelope, type ScreeningDeps } from './screen.js';
-import { screenResponseJson, writeScreenResponseLine } from '../screen-json.js';
-import { toPydanticIssue, parseInput, parseJsonBody, valueAt } from '../../server/validation.js';
-import { execute, errorOutcome } from '../../pipeline/run.js';
-import type { RouteHelpers } from '../../server/app.js';
-import { StreamWriter } from '../../server/uws-io.js';
+import { toPydanticIssue, valueAt } from '../../core/validation.js';
 import { EnsResolver } from '../../ens/resolver.js';
 
 /**
@@ -19,16 +14,8 @@ import { EnsResolver } from '../../ens/resolver.js';
  */
 
 export const BATCH_MAX_ITEMS = 10_000;
-/** Bytes of NDJSON handed to uWS at a time. */
-const CHUNK_BYTES = 64 * 1024;
-/**
- * Where answers encode their lines. One buffer serves every batch in flight: a batch fills it
- * and hands it to uWS, which copies the bytes before `write` returns, without an await between
- * the two, so another batch never sees it half-filled.
- */
-const lineBytes = Buffer.allocUnsafe(CHUNK_BYTES);
 const BatchLine = z.union([ScreenResponse, HTTPValidationError]);
-type BatchLineT = z.output<typeof BatchLine>;
+export type BatchLineT = z.output<typeof BatchLine>;
 
 const BatchInput = z.object({
   items: z.array(z.unknown()).min(1).max(BATCH_MAX_ITEMS).meta({ description: `1 to ${BATCH_MAX_ITEMS} items {type, value}; type is crypto, email, website, id or country.` }),
@@ -122,65 +109,5 @@ export function batchEndpoint(deps: ScreeningDeps): AnyEndpoint {
       }
       return out;
     },
-  });
-}
-
-/** Writes an NDJSON line into `out` at `at`; returns where it ends, or -1 when it may not fit. */
-function putLine(line: BatchLineT, out: Buffer, at: number): number {
-  if ('matches' in line) return writeScreenResponseLine(line as ScreenEnvelope, out, at);
-  const text = lineText(line);
-  return at + 3 * text.length > out.length ? -1 : at + out.write(text, at, 'utf8');
-}
-
-/** An NDJSON line as text (one too long for the line buffer). */
-function lineText(line: BatchLineT): string {
-  return `${'matches' in line ? screenResponseJson(line as ScreenEnvelope) : JSON.stringify(line)}\n`;
-}
-
-/** The REST route: validate, run the pipeline, then stream the lines with backpressure. */
-export function registerBatchRoute(app: TemplatedApp, helpers: RouteHelpers, ep: AnyEndpoint): void {
-  const route = 'POST /api/v1/screen/batch';
-  app.post('/api/v1/screen/batch', (res, req) => {
-    const meta = helpers.readMeta(res, req, 'batch');
-    const query = req.getQuery();
-    const { state, finish } = helpers.begin(res, route, 'POST');
-    void (async () => {
-      let status = 200;
-      try {
-        const text = await helpers.readText(res, state);
-        const body = parseJsonBody(text);
-        const queryParams = Object.fromEntries(new URLSearchParams(query));
-        const input = parseInput(ep.input, { path: {}, query: queryParams, body });
-        const outcome = await execute(ep, input, meta, helpers.pipeline);
-        const lines = outcome.body as BatchLineT[];
-        const writer = new StreamWriter(res, state);
-        writer.start(200, { ...outcome.headers, 'Content-Type': 'application/x-ndjson', 'X-Request-Id': meta.requestId });
-        // Lines are encoded into a reused buffer and sent a buffer at a time: joining them into
-        // strings first made every chunk a large string to flatten, each a large-object allocation.
-        const out = lineBytes;
-        let used = 0;
-        for (let i = 0; i < lines.length && !state.aborted; i++) {
-          const line = lines[i];
-          let end = putLine(line, out, used);
-          if (end < 0 && used > 0) {
-            await writer.write(out.subarray(0, used));
-            used = 0;
-            end = putLine(line, out, 0);
-          }
-          if (end >= 0) used = end;
-          else await writer.write(lineText(line));
-        }
-        if (used > 0 && !state.aborted) await writer.write(out.subarray(0, used));
-        writer.end();
-      } catch (err) {
-        const outcome = errorOutcome(err, helpers.log, meta);
-        status = outcome.status;
-        await helpers.sendOutcome(res, state, outcome, meta.requestId);
-      }
-      finish(status);
-    })();
-  });
-  app.any('/api/v1/screen/batch', (res) => {
-    res.cork(() => res.writeStatus('405 Method Not Allowed').writeHeader('Allow', 'POST').writeHeader('Content-Type', 'application/json').end('{"detail":"Method Not Allowed"}'));
   });
 }

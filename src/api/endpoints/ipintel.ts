@@ -1,4 +1,4 @@
-import { endpoint, type AnyEndpoint } from '../endpoint.js';
+import { endpoint, type AnyEndpoint } from '../../core/endpoint.js';
 import { GeoResponse, IpPathInput, IpQueryInput, VpnResponse } from '../schemas/ipintel.js';
 import type { IpIntel } from '../../ipintel/index.js';
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { endpoint, type AnyEndpoint, type Caller } from '../endpoint.js';
-import { HttpError, valueError } from '../../server/errors.js';
+import { endpoint, type AnyEndpoint, type Caller } from '../../core/endpoint.js';
+import { HttpError, valueError } from '../../core/errors.js';
 import { MonitorValueError, WebhookStateError, WebhookStore, WebhookUrlError } from '../../webhooks/store.js';
 import {
   CreatedWebhookEndpoint,

@@ -1,5 +1,6 @@
-import { endpoint, type AnyEndpoint } from '../endpoint.js';
-import { PepInput, PepScreenResponse } from '../schemas/pep.js';
+import { endpoint, type AnyEndpoint } from '../../core/endpoint.js';
+import { PepInput } from '../schemas/pep.js';
+import { PepScreenResponse } from '../../pep/schema.js';
 import type { PepProvider } from '../../pep/index.js';
 
 const EXAMPLE = {

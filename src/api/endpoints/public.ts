@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { EngineQueryError, type Engine, type EntityView } from '../../../engine/engine.js';
-import { endpoint, RawResponse, type AnyEndpoint } from '../endpoint.js';
+import { endpoint, RawResponse, type AnyEndpoint } from '../../core/endpoint.js';
 import { DelistedEntity, ListEntitiesResponse, ListInfo, PublicSearchResult, StatsResponse, listsParam } from '../schemas/screen.js';
 import type { ListCatalog } from '../../lists/catalog.js';
-import { HttpError, valueError } from '../../server/errors.js';
-import type { RateLimiter } from '../../server/rate-limit.js';
+import { HttpError, valueError } from '../../core/errors.js';
+import type { RateLimiter } from '../../core/rate-limit.js';
 
 /** Public endpoints: no credentials, never metered or audited. */
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Engine, ScreenHit, ScreenKind } from '../../../engine/engine.js';
-import { endpoint, type AnyEndpoint, type AuditMatch } from '../endpoint.js';
+import { endpoint, type AnyEndpoint, type AuditMatch } from '../../core/endpoint.js';
 import { ScreenResponse, listsParam } from '../schemas/screen.js';
 import type { ListCatalog } from '../../lists/catalog.js';
 import { EnsResolver } from '../../ens/resolver.js';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { normalizeCountry } from '../../../engine/normalize/index.js';
 
-/** SPEC.md's `/screen/pep` parameters, PepScreenResponse and PepMatch. */
+/** SPEC.md's `/screen/pep` parameters (the response, PepScreenResponse, is the provider's answer: src/pep/schema.ts). */
 
 /** True when a `YYYY`, `YYYY-MM` or `YYYY-MM-DD` string names a real calendar date. */
 function isCalendarDate(s: string): boolean {
@@ -32,32 +32,3 @@ export const PepInput = z
   .strict();
 
 export type PepInputT = z.output<typeof PepInput>;
-
-export const PepMatch = z
-  .object({
-    id: z.string().meta({ description: 'Entity id in the PEP dataset.' }),
-    caption: z.string().meta({ description: 'Display name of the entity.' }),
-    score: z.number().min(0).max(1),
-    match: z.boolean().meta({ description: 'The score reaches the 0.7 decision threshold.' }),
-    topics: z.array(z.string()).default([]).meta({ description: 'e.g. `role.pep` (politically exposed person), `role.rca` (relative or close associate).' }),
-    countries: z.array(z.string()).default([]).meta({ description: 'ISO 3166-1 alpha-2 codes, lower case as published.' }),
-    birth_dates: z.array(z.string()).default([]),
-    positions: z.array(z.string()).default([]),
-    datasets: z.array(z.string()).default([]),
-    source_url: z.string().meta({ description: 'The entity page.' }),
-  })
-  .strict()
-  .meta({ id: 'PepMatch' });
-
-export const PepScreenResponse = z
-  .object({
-    value: z.string().meta({ description: 'The name screened.' }),
-    pep: z.boolean().meta({ description: 'True when any candidate reaches the 0.7 decision threshold.' }),
-    dataset: z.string().default('peps'),
-    matches: z.array(PepMatch),
-  })
-  .strict()
-  .meta({ id: 'PepScreenResponse' });
-
-export type PepMatchT = z.output<typeof PepMatch>;
-export type PepScreenResponseT = z.output<typeof PepScreenResponse>;

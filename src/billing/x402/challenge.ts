@@ -1,8 +1,8 @@
 import type { PaymentRequired, PaymentRequirements, PaymentRequirementsV1 } from '@x402/core/types';
 import { encodePaymentRequiredHeader } from '@x402/core/http';
-import type { AnyEndpoint } from '../../api/endpoint.js';
-import type { ChallengeOptions } from '../../pipeline/payments.js';
-import { HttpError } from '../../server/errors.js';
+import type { AnyEndpoint } from '../../core/endpoint.js';
+import type { ChallengeOptions } from '../../core/payments.js';
+import { HttpError } from '../../core/errors.js';
 import { discoveryOf } from './discovery.js';
 import { MAX_TIMEOUT_SECONDS, type X402Settings } from './settings.js';
 

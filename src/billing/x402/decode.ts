@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { getAddress, type Address, type Hex } from 'viem';
 import type { PaymentPayload, PaymentPayloadV1 } from '@x402/core/types';
-import type { RequestMeta } from '../../api/endpoint.js';
+import type { RequestMeta } from '../../core/endpoint.js';
 
 /**
  * Reading the payment header: base64 of a JSON x402 payment payload carrying an EIP-3009

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { declareDiscoveryExtension, type DiscoveryExtension } from '@x402/extensions/bazaar';
-import type { AnyEndpoint } from '../../api/endpoint.js';
+import type { AnyEndpoint } from '../../core/endpoint.js';
 
 /**
  * Discovery metadata of a metered endpoint, generated from its zod input schema and its output

@@ -1,7 +1,7 @@
 import { HTTPFacilitatorClient } from '@x402/core/http';
 import { SettleError, VerifyError, type PaymentPayload, type PaymentRequirements, type PaymentRequirementsV1 } from '@x402/core/types';
 import type { Hex } from 'viem';
-import type { AnyEndpoint } from '../../api/endpoint.js';
+import type { AnyEndpoint } from '../../core/endpoint.js';
 import { requirementV1, requirementV2 } from './challenge.js';
 import { PaymentRefused, type DecodedPayment } from './decode.js';
 import { SettlementFailed } from './onchain.js';

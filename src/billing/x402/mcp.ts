@@ -1,4 +1,4 @@
-import type { SettledPayment } from '../../pipeline/payments.js';
+import type { SettledPayment } from '../../core/payments.js';
 
 /**
  * The model-tool transport carries payments in `_meta` rather than headers (SPEC "Model-tool

@@ -1,10 +1,10 @@
 import type { Logger } from 'pino';
 import type { Network } from '@x402/core/types';
 import { encodePaymentResponseHeader } from '@x402/core/http';
-import type { AnyEndpoint, RequestMeta } from '../../api/endpoint.js';
+import type { AnyEndpoint, RequestMeta } from '../../core/endpoint.js';
 import type { Config } from '../../config.js';
-import type { HttpError } from '../../server/errors.js';
-import type { ChallengeOptions, Payments, SettledPayment, VerifiedPayment } from '../../pipeline/payments.js';
+import type { HttpError } from '../../core/errors.js';
+import type { ChallengeOptions, Payments, SettledPayment, VerifiedPayment } from '../../core/payments.js';
 import { buildChallenge, priceOf, requirementV2, type ServiceInfo } from './challenge.js';
 import { decodePayment, paymentHeader, PaymentRefused, type DecodedPayment } from './decode.js';
 import { discoveryOf } from './discovery.js';

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { RateLimiter } from '../../src/server/rate-limit.js';
-import { HttpError } from '../../src/server/errors.js';
+import { RateLimiter } from '../../src/core/rate-limit.js';
+import { HttpError } from '../../src/core/errors.js';
 
 test('burst then refill, per key, 429 with Retry-After', () => {
   let now = 1_000_000;

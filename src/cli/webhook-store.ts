@@ -1,12 +1,12 @@
 import { join } from 'node:path';
-import { COMMON_HELP, runCommand, UsageError, type CommandOutput, type Parsed } from '../cli/support.js';
+import { COMMON_HELP, runCommand, UsageError, type CommandOutput, type Parsed } from './support.js';
 import { loadConfig, type Config } from '../config.js';
 import { EnsResolver } from '../ens/resolver.js';
-import { openDb } from '../store/db.js';
+import { openDb } from '../store/open.js';
 import { migrate } from '../store/migrate.js';
 import { pgliteHolder } from '../store/pglite.js';
-import { ensNameResolver } from './ens.js';
-import { WebhookStore } from './store.js';
+import { ensNameResolver } from '../webhooks/ens.js';
+import { WebhookStore } from '../webhooks/store.js';
 
 /**
  * Plumbing of the `monitors` and `webhooks` CLI commands: they work on the control-plane

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
-import { RawResponse, type AnyEndpoint, type AuditMatch, type Caller, type RequestContext, type RequestMeta } from '../api/endpoint.js';
-import { HttpError } from '../server/errors.js';
+import { RawResponse, type AnyEndpoint, type AuditMatch, type Caller, type RequestContext, type RequestMeta } from './endpoint.js';
+import { HttpError } from './errors.js';
 import type { Charge, Gate } from './gate.js';
 
 /**

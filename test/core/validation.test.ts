@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { z } from 'zod';
-import { parseInput, parseJsonBody } from '../../src/server/validation.js';
-import { ValidationFailed } from '../../src/server/errors.js';
+import { parseInput, parseJsonBody } from '../../src/core/validation.js';
+import { ValidationFailed } from '../../src/core/errors.js';
 
 const search = z.object({
   q: z.string().min(3).max(100),

@@ -1,5 +1,5 @@
-import type { AnyEndpoint, RequestMeta } from '../api/endpoint.js';
-import type { HttpError } from '../server/errors.js';
+import type { AnyEndpoint, RequestMeta } from './endpoint.js';
+import type { HttpError } from './errors.js';
 
 /**
  * The x402 side of the gate (src/billing/x402 implements it). The gate decides precedence (token

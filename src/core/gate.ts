@@ -1,4 +1,4 @@
-import type { AnyEndpoint, AuditMatch, Caller, RequestMeta } from '../api/endpoint.js';
+import type { AnyEndpoint, AuditMatch, Caller, RequestMeta } from './endpoint.js';
 
 /**
  * The authenticate-and-charge step of the request pipeline, shared by every transport:

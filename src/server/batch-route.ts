@@ -1,0 +1,83 @@
+import type { TemplatedApp } from 'uWebSockets.js';
+import type { AnyEndpoint } from '../core/endpoint.js';
+import { parseInput, parseJsonBody } from '../core/validation.js';
+import { execute, errorOutcome } from '../core/pipeline.js';
+import type { ScreenEnvelope } from '../api/endpoints/screen.js';
+import type { BatchLineT } from '../api/endpoints/batch.js';
+import { screenResponseJson, writeScreenResponseLine } from '../api/screen-json.js';
+import type { RouteHelpers } from './app.js';
+import { StreamWriter } from './uws-io.js';
+
+/**
+ * The REST route of batch screening (`screen.batch`): the answer is streamed as NDJSON with
+ * backpressure, so it is registered here rather than from the endpoint definition.
+ */
+
+/** Bytes of NDJSON handed to uWS at a time. */
+const CHUNK_BYTES = 64 * 1024;
+/**
+ * Where answers encode their lines. One buffer serves every batch in flight: a batch fills it
+ * and hands it to uWS, which copies the bytes before `write` returns, without an await between
+ * the two, so another batch never sees it half-filled.
+ */
+const lineBytes = Buffer.allocUnsafe(CHUNK_BYTES);
+
+/** Writes an NDJSON line into `out` at `at`; returns where it ends, or -1 when it may not fit. */
+function putLine(line: BatchLineT, out: Buffer, at: number): number {
+  if ('matches' in line) return writeScreenResponseLine(line as ScreenEnvelope, out, at);
+  const text = lineText(line);
+  return at + 3 * text.length > out.length ? -1 : at + out.write(text, at, 'utf8');
+}
+
+/** An NDJSON line as text (one too long for the line buffer). */
+function lineText(line: BatchLineT): string {
+  return `${'matches' in line ? screenResponseJson(line as ScreenEnvelope) : JSON.stringify(line)}\n`;
+}
+
+/** The REST route: validate, run the pipeline, then stream the lines with backpressure. */
+export function registerBatchRoute(app: TemplatedApp, helpers: RouteHelpers, ep: AnyEndpoint): void {
+  const route = 'POST /api/v1/screen/batch';
+  app.post('/api/v1/screen/batch', (res, req) => {
+    const meta = helpers.readMeta(res, req, 'batch');
+    const query = req.getQuery();
+    const { state, finish } = helpers.begin(res, route, 'POST');
+    void (async () => {
+      let status = 200;
+      try {
+        const text = await helpers.readText(res, state);
+        const body = parseJsonBody(text);
+        const queryParams = Object.fromEntries(new URLSearchParams(query));
+        const input = parseInput(ep.input, { path: {}, query: queryParams, body });
+        const outcome = await execute(ep, input, meta, helpers.pipeline);
+        const lines = outcome.body as BatchLineT[];
+        const writer = new StreamWriter(res, state);
+        writer.start(200, { ...outcome.headers, 'Content-Type': 'application/x-ndjson', 'X-Request-Id': meta.requestId });
+        // Lines are encoded into a reused buffer and sent a buffer at a time: joining them into
+        // strings first made every chunk a large string to flatten, each a large-object allocation.
+        const out = lineBytes;
+        let used = 0;
+        for (let i = 0; i < lines.length && !state.aborted; i++) {
+          const line = lines[i];
+          let end = putLine(line, out, used);
+          if (end < 0 && used > 0) {
+            await writer.write(out.subarray(0, used));
+            used = 0;
+            end = putLine(line, out, 0);
+          }
+          if (end >= 0) used = end;
+          else await writer.write(lineText(line));
+        }
+        if (used > 0 && !state.aborted) await writer.write(out.subarray(0, used));
+        writer.end();
+      } catch (err) {
+        const outcome = errorOutcome(err, helpers.log, meta);
+        status = outcome.status;
+        await helpers.sendOutcome(res, state, outcome, meta.requestId);
+      }
+      finish(status);
+    })();
+  });
+  app.any('/api/v1/screen/batch', (res) => {
+    res.cork(() => res.writeStatus('405 Method Not Allowed').writeHeader('Allow', 'POST').writeHeader('Content-Type', 'application/json').end('{"detail":"Method Not Allowed"}'));
+  });
+}
