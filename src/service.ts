@@ -1,8 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import type { Logger } from 'pino';
-import type { Config } from './config.js';
+import { publicBaseUrl, type Config } from './config.js';
 import { createLogger } from './server/log.js';
-import { Metrics } from './server/metrics.js';
+import { Metrics, MetricsWindow } from './server/metrics.js';
 import { createHttpApp, type HttpServer } from './server/app.js';
 import { RateLimiter } from './core/rate-limit.js';
 import { buildOpenApiDocument, buildTrpcRouter } from './api/trpc.js';
@@ -25,10 +25,14 @@ import { openAuditStore, type AuditStore } from './audit/store.js';
 import { TokenService } from './billing/tokens.js';
 import { QuotaManager } from './billing/quota.js';
 import { CustomerService } from './billing/customers.js';
+import { OperatorSessions } from './billing/operator-sessions.js';
+import { PlanRequests } from './billing/plan-requests.js';
 import { createGate } from './billing/gate.js';
 import { createPayments } from './billing/x402/index.js';
 import { accountEndpoints } from './api/endpoints/account.js';
 import { adminEndpoints } from './api/endpoints/admin.js';
+import { analyticsEndpoints } from './api/endpoints/analytics.js';
+import { operatorEndpoints } from './api/endpoints/operator.js';
 import { createPepProvider } from './pep/index.js';
 import { pepEndpoints } from './api/endpoints/pep.js';
 import { createIpIntel, type IpIntel } from './ipintel/index.js';
@@ -74,6 +78,8 @@ export async function createService(config: Config, overrides: ServiceOverrides 
   const now = overrides.now ?? Date.now;
   mkdirSync(config.DATA_DIR, { recursive: true });
   const metrics = new Metrics();
+  const recentTraffic = new MetricsWindow(() => metrics.allRoutes());
+  recentTraffic.start();
 
   const db = await openDb(config);
   await migrate(db);
@@ -103,6 +109,8 @@ export async function createService(config: Config, overrides: ServiceOverrides 
   const quota = new QuotaManager(db, { leaseSize: config.QUOTA_LEASE_SIZE, now, log });
   quota.start();
   const customers = new CustomerService(db, config.DEFAULT_MONTHLY_QUOTA);
+  const planRequests = new PlanRequests(db, customers);
+  const operatorSessions = new OperatorSessions(db, now);
   const payments = createPayments({ config, db, log: log.child({ component: 'x402' }), now });
   const gate = createGate({
     tokens,
@@ -112,6 +120,7 @@ export async function createService(config: Config, overrides: ServiceOverrides 
     usage: audit.usage,
     settlements: audit.settlements,
     config,
+    operatorSessions,
     now,
     log,
   });
@@ -161,9 +170,17 @@ export async function createService(config: Config, overrides: ServiceOverrides 
       regexEnabled: config.SEARCH_REGEX_ENABLED,
       regexBudgetMs: config.SEARCH_REGEX_BUDGET_MS,
     }),
-    ...accountEndpoints({ tokens, quota, customers, audit }),
+    ...accountEndpoints({ tokens, quota, customers, planRequests, audit, screening }),
+    ...analyticsEndpoints({ analytics: audit.analytics, catalog, customers }),
     ...monitoringEndpoints({ store: webhookStore }),
     ...adminEndpoints({ tokens, quota, customers }),
+    ...operatorEndpoints({
+      sessions: operatorSessions,
+      planRequests,
+      catalog,
+      lists: { status: () => lists.status(), refresh: (slug) => lists.refresh(slug) },
+      health: { ready: () => lists.ready(), leader: () => leadership.isLeader(), window: () => recentTraffic.summary() },
+    }),
   ];
 
   const pipeline: PipelineDeps = { gate, log, now, validateOutput: overrides.validateResponses ?? false };
@@ -177,7 +194,7 @@ export async function createService(config: Config, overrides: ServiceOverrides 
     metrics,
     trustedProxies: config.TRUSTED_PROXIES,
     trpcRouter,
-    openApiDocument: () => (document ??= buildOpenApiDocument(trpcRouter, endpoints, config.PUBLIC_BASE_URL ?? `http://localhost:${config.PORT}`)),
+    openApiDocument: () => (document ??= buildOpenApiDocument(trpcRouter, endpoints, publicBaseUrl(config))),
     ready: () => lists.ready(),
     extraRoutes: (app, helpers) => {
       registerBatchRoute(app, helpers, batch);
@@ -203,6 +220,7 @@ export async function createService(config: Config, overrides: ServiceOverrides 
       if (closed) return;
       closed = true;
       await http.drain(10_000);
+      recentTraffic.stop();
       await leadership.close();
       await roleChange;
       await lists.stop();

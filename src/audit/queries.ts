@@ -10,8 +10,34 @@ export interface DateRange {
 
 export interface AuditFilter extends DateRange {
   list?: string;
+  endpoint?: string;
   /** Exact screened or matched value. */
   value?: string;
+  /** Text in the screened or matched value (case-insensitive). */
+  valueContains?: string;
+}
+
+/**
+ * Where a page of the trail starts: the sort key of the last row of the previous page (newest
+ * first: time descending, then request id, list and matched value ascending).
+ */
+export interface AuditCursor {
+  time: number;
+  request_id: string;
+  list: string;
+  matched_value: string;
+}
+
+/** An x402 payment as the customer's usage page shows it. */
+export interface PaymentRow {
+  time: string;
+  request_id: string;
+  endpoint: string;
+  payer: string;
+  amount: string;
+  network: string;
+  tx_hash: string;
+  x402_version: number;
 }
 
 /** An audit row as the dashboard reads it: the stored row without the caller, time as ISO text. */
@@ -70,9 +96,17 @@ export class AuditQueries {
       parts.push('list = {list:String}');
       params.list = f.list;
     }
+    if (f.endpoint) {
+      parts.push('endpoint = {endpoint:String}');
+      params.endpoint = f.endpoint;
+    }
     if (f.value) {
       parts.push('(screened_value = {value:String} OR matched_value = {value:String})');
       params.value = f.value;
+    }
+    if (f.valueContains) {
+      parts.push('(positionCaseInsensitiveUTF8(screened_value, {contains:String}) > 0 OR positionCaseInsensitiveUTF8(matched_value, {contains:String}) > 0)');
+      params.contains = f.valueContains;
     }
     return { sql: parts.join(' AND '), params };
   }
@@ -98,27 +132,99 @@ export class AuditQueries {
     );
   }
 
-  /** One page of the trail, newest first, and the number of rows matching the filter. */
-  async auditTrail(customerId: number, f: AuditFilter, page: { limit: number; offset: number }): Promise<{ total: number; items: AuditTrailItem[] }> {
+  /**
+   * One page of the trail, newest first, and the number of rows matching the filter. A cursor
+   * (the last row of the previous page) starts the page after that row, so new rows coming in
+   * do not shift the pages; `next` is the cursor of the page after this one (null: the last page).
+   */
+  async auditTrail(
+    customerId: number,
+    f: AuditFilter,
+    page: { limit: number; offset: number; cursor?: AuditCursor },
+  ): Promise<{ total: number; items: AuditTrailItem[]; next: AuditCursor | null }> {
     const w = this.where(customerId, f);
-    const [count] = await this.rows<{ total: number }>(`SELECT toUInt32(count()) AS total FROM ${this.t('audit_matches')} WHERE ${w.sql}`, w.params);
-    const raw = await this.rows<Omit<AuditTrailItem, 'time'> & { ms: number }>(
-      `SELECT toUnixTimestamp64Milli(time) AS ms, request_id, endpoint, screened_value, matched_value, list, list_type, match
-         FROM ${this.t('audit_matches')} WHERE ${w.sql}
-        ORDER BY time DESC, request_id, list, matched_value
-        LIMIT {limit:UInt32} OFFSET {offset:UInt32}`,
-      { ...w.params, limit: page.limit, offset: page.offset },
-    );
-    return { total: count?.total ?? 0, items: raw.map(({ ms, ...rest }) => ({ time: iso(Number(ms)), ...rest })) };
+    let sql = w.sql;
+    const params: Record<string, unknown> = { ...w.params, limit: page.limit + 1, offset: page.offset };
+    if (page.cursor) {
+      sql +=
+        " AND (time < fromUnixTimestamp64Milli({c_time:Int64}, 'UTC') OR (time = fromUnixTimestamp64Milli({c_time:Int64}, 'UTC')" +
+        ' AND (request_id, list, matched_value) > ({c_request:String}, {c_list:String}, {c_value:String})))';
+      Object.assign(params, { c_time: page.cursor.time, c_request: page.cursor.request_id, c_list: page.cursor.list, c_value: page.cursor.matched_value });
+    }
+    const [[count], raw] = await Promise.all([
+      this.rows<{ total: number }>(`SELECT toUInt32(count()) AS total FROM ${this.t('audit_matches')} WHERE ${w.sql}`, w.params),
+      this.rows<Omit<AuditTrailItem, 'time'> & { ms: number }>(
+        `SELECT toUnixTimestamp64Milli(time) AS ms, request_id, endpoint, screened_value, matched_value, list, list_type, match
+           FROM ${this.t('audit_matches')} WHERE ${sql}
+          ORDER BY time DESC, request_id, list, matched_value
+          LIMIT {limit:UInt32} OFFSET {offset:UInt32}`,
+        params,
+      ),
+    ]);
+    const more = raw.length > page.limit;
+    const rows = more ? raw.slice(0, page.limit) : raw;
+    const last = rows[rows.length - 1];
+    return {
+      total: count?.total ?? 0,
+      items: rows.map(({ ms, ...rest }) => ({ time: iso(Number(ms)), ...rest })),
+      next: more && last ? { time: Number(last.ms), request_id: last.request_id, list: last.list, matched_value: last.matched_value } : null,
+    };
   }
 
-  /** The trail as CSV with a header line, newest first, at most `limit` rows. */
+  /** The audit rows of one request of the customer (every match it had), within a range. */
+  async request(customerId: number, requestId: string, r: DateRange): Promise<AuditTrailItem[]> {
+    const w = this.where(customerId, r);
+    const raw = await this.rows<Omit<AuditTrailItem, 'time'> & { ms: number }>(
+      `SELECT toUnixTimestamp64Milli(time) AS ms, request_id, endpoint, screened_value, matched_value, list, list_type, match
+         FROM ${this.t('audit_matches')} WHERE ${w.sql} AND request_id = {request:String}
+        ORDER BY list, matched_value LIMIT 1000`,
+      { ...w.params, request: requestId },
+    );
+    return raw.map(({ ms, ...rest }) => ({ time: iso(Number(ms)), ...rest }));
+  }
+
+  /**
+   * The metadata and source of listed values as last listed (`list_changes`): what a match's
+   * detail shows once the value is no longer on its list. Keyed by `list` and value.
+   */
+  async lastListings(keys: { list: string; value: string }[]): Promise<Map<string, { metadata: Record<string, unknown>; source_url: string | null }>> {
+    const out = new Map<string, { metadata: Record<string, unknown>; source_url: string | null }>();
+    if (keys.length === 0) return out;
+    const raw = await this.rows<{ list: string; value: string; metadata: string; source_url: string | null }>(
+      `SELECT list, value, argMax(metadata, at) AS metadata, argMax(source_url, at) AS source_url
+         FROM ${this.t('list_changes')}
+        WHERE list IN {lists:Array(String)} AND value IN {values:Array(String)} AND kind != 'delisted'
+        GROUP BY list, value`,
+      { lists: [...new Set(keys.map((k) => k.list))], values: [...new Set(keys.map((k) => k.value))] },
+    );
+    for (const r of raw) out.set(`${r.list}\u0000${r.value}`, { metadata: JSON.parse(r.metadata) as Record<string, unknown>, source_url: r.source_url });
+    return out;
+  }
+
+  /** The customer's x402 payments (requests paid per request while holding a token), newest first. */
+  async payments(customerId: number, r: DateRange, limit: number): Promise<PaymentRow[]> {
+    const raw = await this.rows<Omit<PaymentRow, 'time'> & { ms: number }>(
+      `SELECT toUnixTimestamp64Milli(time) AS ms, request_id, endpoint, payer, toString(amount) AS amount, network, tx_hash, x402_version
+         FROM ${this.t('x402_settlements')}
+        WHERE customer_id = {customer:UInt32} AND time >= fromUnixTimestamp64Milli({from:Int64}, 'UTC') AND time < fromUnixTimestamp64Milli({to:Int64}, 'UTC')
+        ORDER BY time DESC, request_id LIMIT {limit:UInt32}`,
+      { customer: customerId, from: r.from, to: r.to, limit },
+    );
+    return raw.map(({ ms, ...rest }) => ({ time: iso(Number(ms)), ...rest, x402_version: Number(rest.x402_version) }));
+  }
+
+  /**
+   * The trail as CSV with a header line, newest first, at most `limit` rows. A screened or
+   * matched value starting with `= + - @`, a tab or a carriage return gets a leading `'`, so a
+   * spreadsheet does not run it as a formula (as in the lists' CSV download).
+   */
   async auditCsv(customerId: number, f: AuditFilter, limit: number): Promise<string> {
     const w = this.where(customerId, f);
+    const inert = (c: string) => `if(match(${c}, '^[-=+@\\t\\r]'), concat('\\'', ${c}), ${c}) AS ${c}`;
     const rs = await this.client.query({
       // The inner query keeps the column `time` for the filter; the outer one renders it.
-      query: `SELECT concat(replaceOne(toString(t), ' ', 'T'), 'Z') AS time, request_id, endpoint, screened_value,
-                     matched_value, list, list_type, match
+      query: `SELECT concat(replaceOne(toString(t), ' ', 'T'), 'Z') AS time, request_id, endpoint, ${inert('screened_value')},
+                     ${inert('matched_value')}, list, list_type, match
                 FROM (SELECT time AS t, request_id, endpoint, screened_value, matched_value, list, list_type, match
                         FROM ${this.t('audit_matches')} WHERE ${w.sql}
                        ORDER BY time DESC, request_id, list, matched_value

@@ -321,7 +321,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The calling customer and this month’s quota */
+        /** The calling customer, this month’s quota and the token used */
         get: operations["accountGet"];
         put?: never;
         post?: never;
@@ -341,7 +341,10 @@ export interface paths {
         /** The customer’s API tokens (prefixes only) */
         get: operations["accountTokensList"];
         put?: never;
-        /** Create an API token (shown once) */
+        /**
+         * Create an API token (shown once)
+         * @description With `scopes` `["screen"]` the token can screen but cannot read the audit trail or manage the account.
+         */
         post: operations["accountTokensCreate"];
         delete?: never;
         options?: never;
@@ -361,7 +364,7 @@ export interface paths {
         post?: never;
         /**
          * Revoke one of the customer’s API tokens
-         * @description Effective on every node within TOKEN_CACHE_SECONDS (5 s by default).
+         * @description Refused at once by the node that revoked it, and by every other node within TOKEN_CACHE_SECONDS (5 s by default).
          */
         delete: operations["accountTokensRevoke"];
         options?: never;
@@ -410,7 +413,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The audit trail: every match of the customer’s requests, newest first */
+        /**
+         * The audit trail: every match of the customer’s requests, newest first
+         * @description Page with `cursor` (the previous page’s `next_cursor`): pages stay stable while new matches come in.
+         */
         get: operations["accountAudit"];
         put?: never;
         post?: never;
@@ -429,9 +435,184 @@ export interface paths {
         };
         /**
          * The audit trail as a CSV download
-         * @description Columns: time, request_id, endpoint, screened_value, matched_value, list, list_type, match. Newest first.
+         * @description The same filters as /account/audit. Columns: time, request_id, endpoint, screened_value, matched_value, list, list_type, match. Newest first.
          */
         get: operations["accountAuditCsv"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/account/audit/requests/{request_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One audited request: each match with the listing’s metadata
+         * @description The metadata is the listing’s as the list has it now, or as it was last listed when the value has left the list.
+         */
+        get: operations["accountAuditRequest"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/account/payments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * x402 payments of requests made with the customer’s tokens, newest first
+         * @description Requests paid per request after the monthly quota ran out (a token and a payment header).
+         */
+        get: operations["accountPayments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/account/plans": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The plans the operator offers */
+        get: operations["accountPlans"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/account/plan-requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The customer’s plan change requests and their outcome, newest first */
+        get: operations["accountPlanRequestsList"];
+        put?: never;
+        /**
+         * Ask the operator for another plan
+         * @description The operator approves (the plan applies at once, to the current month) or declines it. One request at a time: 409 while another waits.
+         */
+        post: operations["accountPlanRequestsCreate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/account/plan-requests/{request_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Withdraw a pending plan change request */
+        delete: operations["accountPlanRequestsCancel"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/account/analytics/daily": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Requests, credits and matches per day: the customer’s
+         * @description The range is whole UTC days, `from` and `to` inclusive (default: the last 30 days), at most 366 days. A query stopped by its time or row bound is a 503: narrow the range.
+         */
+        get: operations["accountAnalyticsDaily"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/account/analytics/endpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Requests, credits and matches per endpoint, busiest first: the customer’s
+         * @description The range is whole UTC days, `from` and `to` inclusive (default: the last 30 days), at most 366 days. A query stopped by its time or row bound is a 503: narrow the range.
+         */
+        get: operations["accountAnalyticsEndpoints"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/account/analytics/lists": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Matches per list, most matched first: the customer’s
+         * @description The range is whole UTC days, `from` and `to` inclusive (default: the last 30 days), at most 366 days. A query stopped by its time or row bound is a 503: narrow the range.
+         */
+        get: operations["accountAnalyticsLists"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/account/analytics/top-values": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The listed values matched most often: the customer’s
+         * @description The range is whole UTC days, `from` and `to` inclusive (default: the last 30 days), at most 366 days. A query stopped by its time or row bound is a 503: narrow the range.
+         */
+        get: operations["accountAnalyticsTopValues"];
         put?: never;
         post?: never;
         delete?: never;
@@ -577,6 +758,106 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/admin/analytics/daily": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Requests, credits and matches per day: every customer’s (or one customer’s)
+         * @description The range is whole UTC days, `from` and `to` inclusive (default: the last 30 days), at most 366 days. A query stopped by its time or row bound is a 503: narrow the range.
+         */
+        get: operations["adminAnalyticsDaily"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/analytics/endpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Requests, credits and matches per endpoint, busiest first: every customer’s (or one customer’s)
+         * @description The range is whole UTC days, `from` and `to` inclusive (default: the last 30 days), at most 366 days. A query stopped by its time or row bound is a 503: narrow the range.
+         */
+        get: operations["adminAnalyticsEndpoints"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/analytics/lists": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Matches per list, most matched first: every customer’s (or one customer’s)
+         * @description The range is whole UTC days, `from` and `to` inclusive (default: the last 30 days), at most 366 days. A query stopped by its time or row bound is a 503: narrow the range.
+         */
+        get: operations["adminAnalyticsLists"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/analytics/top-values": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The listed values matched most often: every customer’s (or one customer’s)
+         * @description The range is whole UTC days, `from` and `to` inclusive (default: the last 30 days), at most 366 days. A query stopped by its time or row bound is a 503: narrow the range.
+         */
+        get: operations["adminAnalyticsTopValues"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/analytics/customers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Requests and credits per customer, busiest first
+         * @description Customer 0 stands for x402 payers without a token. The range is whole UTC days, `from` and `to` inclusive (default: the last 30 days), at most 366 days. A query stopped by its time or row bound is a 503: narrow the range.
+         */
+        get: operations["adminAnalyticsCustomers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/admin/customers": {
         parameters: {
             query?: never;
@@ -584,7 +865,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List customers */
+        /** List customers with this month’s quota and use */
         get: operations["adminCustomersList"];
         put?: never;
         /** Create a customer */
@@ -686,10 +967,153 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/admin/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Exchange ADMIN_KEY for an operator session token (one hour)
+         * @description Call it with ADMIN_KEY as the bearer token. The session token is accepted on every /admin endpoint for 60 minutes, until DELETE /admin/session; the dashboard keeps only it, never the key.
+         */
+        post: operations["adminSessionCreate"];
+        /**
+         * Sign out: revoke the operator session token this request carries
+         * @description Refused at once on every node.
+         */
+        delete: operations["adminSessionDelete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/plan-requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Customers’ plan change requests, newest first */
+        get: operations["adminPlanRequestsList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/plan-requests/{request_id}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve a plan change request: the customer moves to the plan at once
+         * @description The plan’s quota applies to the current month; an own quota of the customer is cleared.
+         */
+        post: operations["adminPlanRequestsApprove"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/plan-requests/{request_id}/decline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Decline a plan change request
+         * @description The customer sees the request as declined, with the note.
+         */
+        post: operations["adminPlanRequestsDecline"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/lists": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every list’s version, last check, last error and entity count on this node */
+        get: operations["adminListsStatus"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/lists/{slug}/refresh": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check one list’s source now and load a new version
+         * @description Answers when the check is done (a download can take a while). On a node that does not ingest lists, reloads the version the ingesting node committed (`reloaded`). A failed check keeps the version in service.
+         */
+        post: operations["adminListsRefresh"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * This node: readiness, and request rate, errors and latency per route over the last minute
+         * @description From the same counters as /metrics.
+         */
+        get: operations["adminHealth"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /**
+         * @description `screen`: the metered endpoints (screening, PEP, IP). `dashboard`: the /account API (usage, audit trail, tokens, webhooks). A token without the scope an endpoint needs gets a 403.
+         * @enum {string}
+         */
+        TokenScope: "screen" | "dashboard";
         /**
          * @description `onchain_address` is a crypto address on any chain or an ENS name (a dotted name, re-resolved on a schedule).
          * @enum {string}
@@ -957,6 +1381,13 @@ export interface components {
             name: string;
             plan: string | null;
             quota: components["schemas"]["QuotaStatus"];
+            /** @description The token this request was made with. */
+            token: {
+                id: number;
+                name: string | null;
+                prefix: string;
+                scopes: components["schemas"]["TokenScope"][];
+            };
         };
         QuotaStatus: {
             /** @description Calendar month in UTC, `YYYY-MM`. */
@@ -980,6 +1411,7 @@ export interface components {
             /** @description Last use, written within a few seconds. */
             last_used_at: string | null;
             revoked_at: string | null;
+            scopes: components["schemas"]["TokenScope"][];
         };
         CreatedApiToken: {
             id: number;
@@ -995,6 +1427,7 @@ export interface components {
             /** @description Last use, written within a few seconds. */
             last_used_at: string | null;
             revoked_at: string | null;
+            scopes: components["schemas"]["TokenScope"][];
             /**
              * @description The token, shown only in this answer: `sk_` and 32 base62 characters. Send it as `Authorization: Bearer <token>`.
              * @example sk_4fQ9dJ0cXk2LwP7sV1mN8bR3tY6uZ5aE
@@ -1025,6 +1458,8 @@ export interface components {
             limit: number;
             offset: number;
             items: components["schemas"]["AuditEntry"][];
+            /** @description Pass it as `cursor` for the next (older) page; null on the last page. */
+            next_cursor: string | null;
         };
         AuditEntry: {
             /**
@@ -1041,6 +1476,108 @@ export interface components {
             list_type: string;
             match: string;
         };
+        AuditRequestDetail: {
+            request_id: string;
+            /**
+             * @description ISO 8601 date-time, UTC.
+             * @example 2025-06-01T08:00:00.000Z
+             */
+            time: string;
+            endpoint: string;
+            matches: components["schemas"]["AuditMatchDetail"][];
+        };
+        AuditMatchDetail: {
+            screened_value: string;
+            matched_value: string;
+            list: string;
+            list_name: string;
+            list_type: string;
+            match: string;
+            /** @description The listing’s metadata as the list has it now, or as it was when last listed; null if unknown. */
+            metadata: {
+                [key: string]: unknown;
+            } | null;
+            source_url: string | null;
+        };
+        Payment: {
+            /**
+             * @description ISO 8601 date-time, UTC.
+             * @example 2025-06-01T08:00:00.000Z
+             */
+            time: string;
+            request_id: string;
+            endpoint: string;
+            /** @description The paying wallet. */
+            payer: string;
+            /** @description Base units of the asset (6 decimals: 10000 = 0.01 USD). */
+            amount: string;
+            /** @description CAIP-2 network. */
+            network: string;
+            tx_hash: string;
+            x402_version: number;
+        };
+        OfferedPlan: {
+            id: number;
+            name: string;
+            /** @description Credits per calendar month (UTC). */
+            monthly_quota: number;
+        };
+        PlanChangeRequest: {
+            id: number;
+            plan_id: number;
+            plan: string;
+            monthly_quota: number;
+            /**
+             * @description `pending` until the operator approves (the customer moves to the plan at once) or declines it; `cancelled` by the customer.
+             * @enum {string}
+             */
+            status: "pending" | "approved" | "declined" | "cancelled";
+            /** @description The customer’s note. */
+            note: string | null;
+            /** @description The operator’s note with the decision. */
+            decision_note: string | null;
+            /**
+             * @description ISO 8601 date-time, UTC.
+             * @example 2025-06-01T08:00:00.000Z
+             */
+            created_at: string;
+            decided_at: string | null;
+        };
+        DailyActivity: {
+            /** @description `YYYY-MM-DD`, UTC. Every day of the range is listed. */
+            day: string;
+            /** @description Metered requests. */
+            requests: number;
+            credits: number;
+            /** @description Requests paid with x402 instead of quota. */
+            paid_requests: number;
+            /** @description Audited matches (a request can match several lists). */
+            matches: number;
+        };
+        EndpointActivity: {
+            /** @description Procedure id, e.g. `screen.crypto`. */
+            endpoint: string;
+            requests: number;
+            credits: number;
+            paid_requests: number;
+            matches: number;
+        };
+        ListActivity: {
+            list: string;
+            list_name: string;
+            list_type: string;
+            matches: number;
+            /** @description ISO 8601 date-time, UTC. */
+            last_match_at: string;
+        };
+        TopValue: {
+            /** @description The value as published on the list. */
+            matched_value: string;
+            list: string;
+            matches: number;
+            /** @description ISO 8601 date-time, UTC. */
+            last_match_at: string;
+        };
         MonitoredEntity: {
             id: number;
             entity_type: components["schemas"]["MonitoredEntityType"];
@@ -1054,6 +1591,18 @@ export interface components {
              * @example 2025-06-01T08:00:00.000Z
              */
             created_at: string;
+            /** @description The value’s latest listing change since it was added (the last event sent for it); null while none. */
+            last_event: {
+                /** @enum {string} */
+                type: "entity.listed" | "entity.delisted" | "entity.relisted" | "test";
+                /** @description List slug. */
+                list: string;
+                /**
+                 * @description ISO 8601 date-time, UTC.
+                 * @example 2025-06-01T08:00:00.000Z
+                 */
+                at: string;
+            } | null;
         };
         WebhookEndpoint: {
             id: number;
@@ -1175,21 +1724,13 @@ export interface components {
             latency_ms: number;
             error: string | null;
         };
-        Customer: {
-            id: number;
-            name: string;
-            plan_id: number | null;
-            /** @description Name of the plan, if any. */
-            plan: string | null;
-            /** @description The quota in force: the customer’s own, else the plan’s. */
-            monthly_quota: number;
-            /** @description The customer’s own quota, overriding the plan’s. */
-            quota_override: number | null;
-            /**
-             * @description ISO 8601 date-time, UTC.
-             * @example 2025-06-01T08:00:00.000Z
-             */
-            created_at: string;
+        CustomerActivity: {
+            /** @description 0: x402 payers without a token. */
+            customer_id: number;
+            name: string | null;
+            requests: number;
+            credits: number;
+            paid_requests: number;
         };
         CustomerDetail: {
             id: number;
@@ -1208,6 +1749,22 @@ export interface components {
             created_at: string;
             quota: components["schemas"]["QuotaStatus"];
         };
+        Customer: {
+            id: number;
+            name: string;
+            plan_id: number | null;
+            /** @description Name of the plan, if any. */
+            plan: string | null;
+            /** @description The quota in force: the customer’s own, else the plan’s. */
+            monthly_quota: number;
+            /** @description The customer’s own quota, overriding the plan’s. */
+            quota_override: number | null;
+            /**
+             * @description ISO 8601 date-time, UTC.
+             * @example 2025-06-01T08:00:00.000Z
+             */
+            created_at: string;
+        };
         Plan: {
             id: number;
             name: string;
@@ -1217,6 +1774,116 @@ export interface components {
              * @example 2025-06-01T08:00:00.000Z
              */
             created_at: string;
+        };
+        OperatorSession: {
+            /**
+             * @description Send it as `Authorization: Bearer <token>` to /admin endpoints instead of ADMIN_KEY. Shown once.
+             * @example op_4fQ9dJ0cXk2LwP7sV1mN8bR3tY6uZ5aE
+             */
+            token: string;
+            /** @description ISO 8601 date-time, UTC. */
+            expires_at: string;
+            /** @description Seconds until it expires (3600). */
+            expires_in: number;
+        };
+        OperatorSignOut: {
+            /** @constant */
+            revoked: true;
+        };
+        AdminPlanChangeRequest: {
+            id: number;
+            plan_id: number;
+            plan: string;
+            monthly_quota: number;
+            /**
+             * @description `pending` until the operator approves (the customer moves to the plan at once) or declines it; `cancelled` by the customer.
+             * @enum {string}
+             */
+            status: "pending" | "approved" | "declined" | "cancelled";
+            /** @description The customer’s note. */
+            note: string | null;
+            /** @description The operator’s note with the decision. */
+            decision_note: string | null;
+            /**
+             * @description ISO 8601 date-time, UTC.
+             * @example 2025-06-01T08:00:00.000Z
+             */
+            created_at: string;
+            decided_at: string | null;
+            customer_id: number;
+            customer_name: string;
+            /** @description The customer’s plan now (null: an own quota). */
+            current_plan: string | null;
+        };
+        ListStatusEntry: {
+            slug: string;
+            display_name: string;
+            /** @enum {string} */
+            list_type: "sanctions" | "crime" | "risk";
+            /** @enum {string} */
+            kind: "sanctions_list" | "country_designations" | "phishing_domains" | "disposable_email" | "onchain_events";
+            /** @enum {string} */
+            cadence: "scheduled" | "hourly" | "daily" | "weekly" | "static";
+            enabled: boolean;
+            /** @description Screened when a request names no lists. */
+            in_default_set: boolean;
+            loaded: boolean;
+            /** @description Content version of the data in service. */
+            version: string | null;
+            /** @description Last time the source was checked (successfully or not). */
+            last_checked: string | null;
+            /** @description Last time the data changed. */
+            last_updated: string | null;
+            /** @description Why the last check failed; the previous version stays in service. */
+            last_error: string | null;
+            /** @description Active entities. */
+            total: number;
+        };
+        ListRefreshOutcome: {
+            slug: string;
+            /**
+             * @description `reloaded`: this node does not ingest lists; it reloaded the version the ingesting node committed.
+             * @enum {string}
+             */
+            result: "new_version" | "unchanged" | "failed" | "not_configured" | "reloaded";
+            version: string | null;
+            /** @description Listed, delisted and relisted values in the new version. */
+            changes: number;
+            error: string | null;
+        };
+        ServiceHealth: {
+            /** @description What /readyz says: every enabled list loaded or failed once, and served. */
+            ready: boolean;
+            /** @description This node ingests the lists. */
+            leader: boolean;
+            uptime_seconds: number;
+            /** @description The window of the rates and latencies (the last minute, or since start). */
+            window_seconds: number;
+            requests_per_second: number;
+            errors: number;
+            /** @description Milliseconds, from the latency histogram (null without requests). */
+            latency_ms: {
+                p50: number | null;
+                p95: number | null;
+                p99: number | null;
+            };
+            /** @description Routes that served requests, busiest first. */
+            routes: components["schemas"]["RouteHealth"][];
+        };
+        RouteHealth: {
+            route: string;
+            method: string;
+            /** @description Requests since the node started. */
+            total: number;
+            requests_per_second: number;
+            /** @description 5xx answers in the window. */
+            errors: number;
+            /** @description Milliseconds, from the latency histogram (null without requests). */
+            latency_ms: {
+                p50: number | null;
+                p95: number | null;
+                p99: number | null;
+            };
         };
         HTTPValidationError: {
             detail: components["schemas"]["ValidationError"][];
@@ -1300,6 +1967,15 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentRequired"];
                 };
             };
+            /** @description Forbidden: the token lacks the scope this endpoint needs (`screen` for metered endpoints, `dashboard` for /account) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
             /** @description Validation Error */
             422: {
                 headers: {
@@ -1376,6 +2052,15 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentRequired"];
                 };
             };
+            /** @description Forbidden: the token lacks the scope this endpoint needs (`screen` for metered endpoints, `dashboard` for /account) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
             /** @description Validation Error */
             422: {
                 headers: {
@@ -1449,6 +2134,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PaymentRequired"];
+                };
+            };
+            /** @description Forbidden: the token lacks the scope this endpoint needs (`screen` for metered endpoints, `dashboard` for /account) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
                 };
             };
             /** @description Validation Error */
@@ -1527,6 +2221,15 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentRequired"];
                 };
             };
+            /** @description Forbidden: the token lacks the scope this endpoint needs (`screen` for metered endpoints, `dashboard` for /account) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
             /** @description Validation Error */
             422: {
                 headers: {
@@ -1601,6 +2304,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PaymentRequired"];
+                };
+            };
+            /** @description Forbidden: the token lacks the scope this endpoint needs (`screen` for metered endpoints, `dashboard` for /account) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
                 };
             };
             /** @description Validation Error */
@@ -1683,6 +2395,15 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentRequired"];
                 };
             };
+            /** @description Forbidden: the token lacks the scope this endpoint needs (`screen` for metered endpoints, `dashboard` for /account) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
             /** @description Validation Error */
             422: {
                 headers: {
@@ -1740,6 +2461,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PaymentRequired"];
+                };
+            };
+            /** @description Forbidden: the token lacks the scope this endpoint needs (`screen` for metered endpoints, `dashboard` for /account) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
                 };
             };
             /** @description Validation Error */
@@ -1816,6 +2546,15 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentRequired"];
                 };
             };
+            /** @description Forbidden: the token lacks the scope this endpoint needs (`screen` for metered endpoints, `dashboard` for /account) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
             /** @description Validation Error */
             422: {
                 headers: {
@@ -1869,6 +2608,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PaymentRequired"];
+                };
+            };
+            /** @description Forbidden: the token lacks the scope this endpoint needs (`screen` for metered endpoints, `dashboard` for /account) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
                 };
             };
             /** @description Validation Error */
@@ -1927,6 +2675,15 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentRequired"];
                 };
             };
+            /** @description Forbidden: the token lacks the scope this endpoint needs (`screen` for metered endpoints, `dashboard` for /account) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
             /** @description Validation Error */
             422: {
                 headers: {
@@ -1980,6 +2737,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PaymentRequired"];
+                };
+            };
+            /** @description Forbidden: the token lacks the scope this endpoint needs (`screen` for metered endpoints, `dashboard` for /account) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
                 };
             };
             /** @description Validation Error */
@@ -2199,6 +2965,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorDetail"];
                 };
             };
+            /** @description Forbidden: the token lacks the scope this endpoint needs (`screen` for metered endpoints, `dashboard` for /account) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
         };
     };
     accountTokensList: {
@@ -2228,6 +3003,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorDetail"];
                 };
             };
+            /** @description Forbidden: the token lacks the scope this endpoint needs (`screen` for metered endpoints, `dashboard` for /account) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
         };
     };
     accountTokensCreate: {
@@ -2242,6 +3026,8 @@ export interface operations {
                 "application/json": {
                     /** @description A label for the token. */
                     name?: string;
+                    /** @description What the token may do; default both scopes. A token for a server usually needs only `screen`. */
+                    scopes?: components["schemas"]["TokenScope"][];
                 };
             };
         };
@@ -2257,6 +3043,15 @@ export interface operations {
             };
             /** @description Missing, invalid or revoked credentials */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Forbidden: the token lacks the scope this endpoint needs (`screen` for metered endpoints, `dashboard` for /account) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2297,6 +3092,15 @@ export interface operations {
             };
             /** @description Missing, invalid or revoked credentials */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Forbidden: the token lacks the scope this endpoint needs (`screen` for metered endpoints, `dashboard` for /account) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2354,6 +3158,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorDetail"];
                 };
             };
+            /** @description Forbidden: the token lacks the scope this endpoint needs (`screen` for metered endpoints, `dashboard` for /account) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
             /** @description Validation Error */
             422: {
                 headers: {
@@ -2395,6 +3208,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorDetail"];
                 };
             };
+            /** @description Forbidden: the token lacks the scope this endpoint needs (`screen` for metered endpoints, `dashboard` for /account) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
             /** @description Validation Error */
             422: {
                 headers: {
@@ -2412,9 +3234,12 @@ export interface operations {
                 from?: string;
                 to?: string;
                 list?: string;
+                endpoint?: string;
                 value?: string;
+                value_contains?: string;
                 limit?: number;
                 offset?: number;
+                cursor?: string;
             };
             header?: never;
             path?: never;
@@ -2440,6 +3265,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorDetail"];
                 };
             };
+            /** @description Forbidden: the token lacks the scope this endpoint needs (`screen` for metered endpoints, `dashboard` for /account) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
             /** @description Validation Error */
             422: {
                 headers: {
@@ -2457,7 +3291,9 @@ export interface operations {
                 from?: string;
                 to?: string;
                 list?: string;
+                endpoint?: string;
                 value?: string;
+                value_contains?: string;
                 limit?: number;
             };
             header?: never;
@@ -2484,6 +3320,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorDetail"];
                 };
             };
+            /** @description Forbidden: the token lacks the scope this endpoint needs (`screen` for metered endpoints, `dashboard` for /account) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
             /** @description Validation Error */
             422: {
                 headers: {
@@ -2491,6 +3336,570 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    accountAuditRequest: {
+        parameters: {
+            query?: {
+                day?: string;
+            };
+            header?: never;
+            path: {
+                request_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditRequestDetail"];
+                };
+            };
+            /** @description Missing, invalid or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Forbidden: the token lacks the scope this endpoint needs (`screen` for metered endpoints, `dashboard` for /account) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    accountPayments: {
+        parameters: {
+            query?: {
+                from?: string;
+                to?: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Payment"][];
+                };
+            };
+            /** @description Missing, invalid or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Forbidden: the token lacks the scope this endpoint needs (`screen` for metered endpoints, `dashboard` for /account) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    accountPlans: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OfferedPlan"][];
+                };
+            };
+            /** @description Missing, invalid or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Forbidden: the token lacks the scope this endpoint needs (`screen` for metered endpoints, `dashboard` for /account) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+        };
+    };
+    accountPlanRequestsList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlanChangeRequest"][];
+                };
+            };
+            /** @description Missing, invalid or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Forbidden: the token lacks the scope this endpoint needs (`screen` for metered endpoints, `dashboard` for /account) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+        };
+    };
+    accountPlanRequestsCreate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    plan_id: number;
+                    note?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlanChangeRequest"];
+                };
+            };
+            /** @description Missing, invalid or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Forbidden: the token lacks the scope this endpoint needs (`screen` for metered endpoints, `dashboard` for /account) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    accountPlanRequestsCancel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                request_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlanChangeRequest"];
+                };
+            };
+            /** @description Missing, invalid or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Forbidden: the token lacks the scope this endpoint needs (`screen` for metered endpoints, `dashboard` for /account) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    accountAnalyticsDaily: {
+        parameters: {
+            query?: {
+                from?: string;
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DailyActivity"][];
+                };
+            };
+            /** @description Missing, invalid or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Forbidden: the token lacks the scope this endpoint needs (`screen` for metered endpoints, `dashboard` for /account) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Service unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+        };
+    };
+    accountAnalyticsEndpoints: {
+        parameters: {
+            query?: {
+                from?: string;
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EndpointActivity"][];
+                };
+            };
+            /** @description Missing, invalid or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Forbidden: the token lacks the scope this endpoint needs (`screen` for metered endpoints, `dashboard` for /account) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Service unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+        };
+    };
+    accountAnalyticsLists: {
+        parameters: {
+            query?: {
+                from?: string;
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListActivity"][];
+                };
+            };
+            /** @description Missing, invalid or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Forbidden: the token lacks the scope this endpoint needs (`screen` for metered endpoints, `dashboard` for /account) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Service unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+        };
+    };
+    accountAnalyticsTopValues: {
+        parameters: {
+            query?: {
+                from?: string;
+                to?: string;
+                limit?: number;
+                list?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TopValue"][];
+                };
+            };
+            /** @description Missing, invalid or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Forbidden: the token lacks the scope this endpoint needs (`screen` for metered endpoints, `dashboard` for /account) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Service unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
                 };
             };
         };
@@ -2515,6 +3924,15 @@ export interface operations {
             };
             /** @description Missing, invalid or revoked credentials */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Forbidden: the token lacks the scope this endpoint needs (`screen` for metered endpoints, `dashboard` for /account) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2564,6 +3982,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorDetail"];
                 };
             };
+            /** @description Forbidden: the token lacks the scope this endpoint needs (`screen` for metered endpoints, `dashboard` for /account) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
             /** @description Validation Error */
             422: {
                 headers: {
@@ -2597,6 +4024,15 @@ export interface operations {
             };
             /** @description Missing, invalid or revoked credentials */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Forbidden: the token lacks the scope this endpoint needs (`screen` for metered endpoints, `dashboard` for /account) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2651,6 +4087,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorDetail"];
                 };
             };
+            /** @description Forbidden: the token lacks the scope this endpoint needs (`screen` for metered endpoints, `dashboard` for /account) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
         };
     };
     accountWebhooksCreate: {
@@ -2685,6 +4130,15 @@ export interface operations {
             };
             /** @description Missing, invalid or revoked credentials */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Forbidden: the token lacks the scope this endpoint needs (`screen` for metered endpoints, `dashboard` for /account) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2732,6 +4186,15 @@ export interface operations {
             };
             /** @description Missing, invalid or revoked credentials */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Forbidden: the token lacks the scope this endpoint needs (`screen` for metered endpoints, `dashboard` for /account) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2788,6 +4251,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorDetail"];
                 };
             };
+            /** @description Forbidden: the token lacks the scope this endpoint needs (`screen` for metered endpoints, `dashboard` for /account) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
             /** @description Not found */
             404: {
                 headers: {
@@ -2837,6 +4309,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorDetail"];
                 };
             };
+            /** @description Forbidden: the token lacks the scope this endpoint needs (`screen` for metered endpoints, `dashboard` for /account) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
             /** @description Not found */
             404: {
                 headers: {
@@ -2879,6 +4360,15 @@ export interface operations {
             };
             /** @description Missing, invalid or revoked credentials */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Forbidden: the token lacks the scope this endpoint needs (`screen` for metered endpoints, `dashboard` for /account) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2948,6 +4438,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorDetail"];
                 };
             };
+            /** @description Forbidden: the token lacks the scope this endpoint needs (`screen` for metered endpoints, `dashboard` for /account) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
             /** @description Not found */
             404: {
                 headers: {
@@ -2964,6 +4463,263 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    adminAnalyticsDaily: {
+        parameters: {
+            query?: {
+                from?: string;
+                to?: string;
+                customer_id?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DailyActivity"][];
+                };
+            };
+            /** @description Missing, invalid or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Service unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+        };
+    };
+    adminAnalyticsEndpoints: {
+        parameters: {
+            query?: {
+                from?: string;
+                to?: string;
+                customer_id?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EndpointActivity"][];
+                };
+            };
+            /** @description Missing, invalid or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Service unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+        };
+    };
+    adminAnalyticsLists: {
+        parameters: {
+            query?: {
+                from?: string;
+                to?: string;
+                customer_id?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListActivity"][];
+                };
+            };
+            /** @description Missing, invalid or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Service unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+        };
+    };
+    adminAnalyticsTopValues: {
+        parameters: {
+            query?: {
+                from?: string;
+                to?: string;
+                limit?: number;
+                list?: string;
+                customer_id?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TopValue"][];
+                };
+            };
+            /** @description Missing, invalid or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Service unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+        };
+    };
+    adminAnalyticsCustomers: {
+        parameters: {
+            query?: {
+                from?: string;
+                to?: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CustomerActivity"][];
+                };
+            };
+            /** @description Missing, invalid or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Service unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
                 };
             };
         };
@@ -2986,7 +4742,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Customer"][];
+                    "application/json": components["schemas"]["CustomerDetail"][];
                 };
             };
             /** @description Missing, invalid or revoked credentials */
@@ -3371,7 +5127,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description A label for the token. */
                     name?: string;
+                    /** @description What the token may do; default both scopes. A token for a server usually needs only `screen`. */
+                    scopes?: components["schemas"]["TokenScope"][];
                 };
             };
         };
@@ -3459,6 +5218,364 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    adminSessionCreate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OperatorSession"];
+                };
+            };
+            /** @description Missing, invalid or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Forbidden: the token lacks the scope this endpoint needs (`screen` for metered endpoints, `dashboard` for /account) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+        };
+    };
+    adminSessionDelete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OperatorSignOut"];
+                };
+            };
+            /** @description Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Missing, invalid or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+        };
+    };
+    adminPlanRequestsList: {
+        parameters: {
+            query?: {
+                status?: "pending" | "approved" | "declined" | "cancelled";
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminPlanChangeRequest"][];
+                };
+            };
+            /** @description Missing, invalid or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    adminPlanRequestsApprove: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                request_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Shown to the customer. */
+                    note?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminPlanChangeRequest"];
+                };
+            };
+            /** @description Missing, invalid or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    adminPlanRequestsDecline: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                request_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Shown to the customer. */
+                    note?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminPlanChangeRequest"];
+                };
+            };
+            /** @description Missing, invalid or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    adminListsStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListStatusEntry"][];
+                };
+            };
+            /** @description Missing, invalid or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+        };
+    };
+    adminListsRefresh: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListRefreshOutcome"];
+                };
+            };
+            /** @description Missing, invalid or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    adminHealth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceHealth"];
+                };
+            };
+            /** @description Missing, invalid or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
                 };
             };
         };
