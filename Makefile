@@ -6,7 +6,7 @@ SHARED_DATA := $(abspath ../shared/data)
 # service fetches every list from its official URL.
 RUN_SOURCE_DIR ?= $(if $(wildcard $(SHARED_DATA)/README.md),$(SHARED_DATA),)
 
-.PHONY: install build run test test-fast typecheck bench cli pg-start pg-stop clean
+.PHONY: install build dashboard chromium run test test-fast typecheck bench cli pg-start pg-stop clean
 
 install: $(NODE_MODULES_STAMP)
 
@@ -18,6 +18,17 @@ $(NODE_MODULES_STAMP): package.json package-lock.json
 
 build: install
 	node scripts/build.mjs
+	node scripts/build-dashboard.mjs
+
+# The dashboard alone (src/dashboard → dist/dashboard); skipped when its sources did not change.
+dashboard: install
+	node scripts/build-dashboard.mjs
+
+# The browser tests drive Debian's Chromium, installed here when missing (CI runs as root).
+chromium:
+	@test -x /usr/bin/chromium || { echo "installing Debian's chromium for the browser tests"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; } || \
+	  { echo "could not install chromium (needs root: apt-get install chromium)"; exit 1; }
 
 # The service runs compiled (dist/, see scripts/build.mjs), with the V8 flags of src/node-flags.json:
 # a 64 MiB young generation lets a 10,000-item batch die young instead of being promoted
@@ -28,16 +39,18 @@ run: build
 
 typecheck: install
 	npx tsc --noEmit -p tsconfig.json
+	npx tsc --noEmit -p src/dashboard/tsconfig.json
 
-# The control-plane suite also runs against a real PostgreSQL server (Debian package, loopback port).
-test: install typecheck
+# The control-plane suite also runs against a real PostgreSQL server (Debian package, loopback port);
+# the dashboard's tests run in Chromium against the built dashboard.
+test: install typecheck dashboard chromium
 	@TEST_DATABASE_URL="$$(bash scripts/pg-test-server.sh start)" || { echo "could not start PostgreSQL for the tests"; exit 1; }; \
 	export TEST_DATABASE_URL; \
 	node scripts/run-tests.mjs $(TESTS); status=$$?; \
 	bash scripts/pg-test-server.sh stop >/dev/null 2>&1 || true; \
 	exit $$status
 
-test-fast: install
+test-fast: install dashboard chromium
 	node scripts/run-tests.mjs $(TESTS)
 
 bench: build
