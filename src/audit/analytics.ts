@@ -62,7 +62,8 @@ export interface CustomerActivity {
 /** A query stopped by its bounds (the caller narrows the range). */
 export class AnalyticsBoundExceeded extends Error {}
 
-const DAY = 86_400_000;
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
 const iso = (ms: number) => new Date(ms).toISOString();
 
 /** Every UTC day of a half-open, day-aligned range. */
@@ -97,10 +98,11 @@ export class AnalyticsQueries {
     return { sql: parts.join(' AND '), params };
   }
 
-  private async rows<T>(query: string, params: Record<string, unknown>): Promise<T[]> {
+  /** A bounded query; `fromRows`: one that reads the table itself, not a projection. */
+  private async rows<T>(query: string, params: Record<string, unknown>, fromRows = false): Promise<T[]> {
     const settings =
       `SETTINGS max_execution_time = ${this.bounds.maxSeconds}, timeout_overflow_mode = 'throw', max_rows_to_read = ${this.bounds.maxRows}, read_overflow_mode = 'throw'` +
-      (this.bounds.requireProjections ? ', force_optimize_projection = 1' : '');
+      (this.bounds.requireProjections && !fromRows ? ', force_optimize_projection = 1' : '');
     try {
       const rs = await this.client.query({ query: `${query}\n${settings}`, query_params: params, format: 'JSONEachRow' });
       return await rs.json<T>();
@@ -179,22 +181,58 @@ export class AnalyticsQueries {
     return rows.map((x) => ({ list: x.list, matches: Number(x.matches), last_match_at: iso(Number(x.last_ms)) }));
   }
 
-  /** The listed values matched most often (optionally on one list). */
-  async topValues(scope: Scope, r: DateRange, opts: { limit: number; list?: string }): Promise<TopValue[]> {
+  /**
+   * The listed values matched most often. Ranked on the `values_by_day` projection by the hash of
+   * (list, value) alone, without reading any text; then the kept values are read from the rows of
+   * the last hour with matches (where frequent values nearly all are), and any not seen there
+   * from the rows of the day it was last matched.
+   */
+  async topValues(scope: Scope, r: DateRange, limit: number): Promise<TopValue[]> {
     const w = this.where(scope, r);
-    const params: Record<string, unknown> = { ...w.params, limit: opts.limit };
-    let sql = w.sql;
-    if (opts.list) {
-      sql += ' AND list = {list:String}';
-      params.list = opts.list;
-    }
-    const rows = await this.rows<{ matched_value: string; list: string; matches: number; last_ms: number }>(
-      `SELECT matched_value, list, toUInt64(count()) AS matches, toUnixTimestamp64Milli(max(time)) AS last_ms
-         FROM ${this.t('audit_matches')} WHERE ${sql}
-        GROUP BY list, matched_value ORDER BY matches DESC, list, matched_value LIMIT {limit:UInt32}`,
-      params,
+    const ranked = await this.rows<{ hash: string; matches: number }>(
+      `SELECT toString(h) AS hash, toUInt64(count()) AS matches FROM ${this.t('audit_matches')} WHERE ${w.sql}
+        GROUP BY cityHash64(list, matched_value) AS h ORDER BY matches DESC, h LIMIT {limit:UInt32}`,
+      { ...w.params, limit },
     );
-    return rows.map((x) => ({ matched_value: x.matched_value, list: x.list, matches: Number(x.matches), last_match_at: iso(Number(x.last_ms)) }));
+    if (ranked.length === 0) return [];
+    const [{ last }] = await this.rows<{ last: number }>(`SELECT toUnixTimestamp64Milli(max(time)) AS last FROM ${this.t('audit_matches')} WHERE ${w.sql}`, w.params);
+    const found = await this.valuesIn(scope, Number(last) - HOUR, Number(last) + 1, ranked.map((x) => x.hash));
+    const missing = ranked.filter((x) => !found.has(x.hash)).map((x) => x.hash);
+    if (missing.length > 0) {
+      const lastDays = await this.rows<{ hash: string; day: string }>(
+        `SELECT toString(h) AS hash, toString(toDate(max(time))) AS day FROM ${this.t('audit_matches')}
+          WHERE ${w.sql} AND cityHash64(list, matched_value) IN arrayMap(x -> toUInt64(x), {hashes:Array(String)})
+          GROUP BY cityHash64(list, matched_value) AS h`,
+        { ...w.params, hashes: missing },
+      );
+      for (const day of new Set(lastDays.map((x) => x.day))) {
+        const from = Date.parse(`${day}T00:00:00Z`);
+        const more = await this.valuesIn(scope, from, from + DAY, lastDays.filter((x) => x.day === day).map((x) => x.hash));
+        for (const [hash, v] of more) found.set(hash, v);
+      }
+    }
+    return ranked
+      .map((x) => {
+        const v = found.get(x.hash);
+        return { matched_value: v?.value ?? '', list: v?.list ?? '', matches: Number(x.matches), last_match_at: iso(Number(v?.last_ms ?? 0)) };
+      })
+      .sort((a, b) => b.matches - a.matches || a.list.localeCompare(b.list) || a.matched_value.localeCompare(b.matched_value));
+  }
+
+  /** The list, value and last match time of the values with these hashes in [from, to) ms (read from the rows). */
+  private async valuesIn(scope: Scope, from: number, to: number, hashes: string[]): Promise<Map<string, { list: string; value: string; last_ms: number }>> {
+    const params: Record<string, unknown> = { from, to, hashes, ...(scope.customerId === null ? {} : { customer: scope.customerId }) };
+    // Aliases other than the column names: ClickHouse would put an alias `list` into the WHERE.
+    const rows = await this.rows<{ hash: string; l: string; v: string; last_ms: number }>(
+      `SELECT toString(h) AS hash, any(list) AS l, any(matched_value) AS v, toUnixTimestamp64Milli(max(time)) AS last_ms
+         FROM ${this.t('audit_matches')}
+        WHERE ${scope.customerId === null ? '' : 'customer_id = {customer:UInt32} AND '}time >= fromUnixTimestamp64Milli({from:Int64}, 'UTC')
+          AND time < fromUnixTimestamp64Milli({to:Int64}, 'UTC') AND cityHash64(list, matched_value) IN arrayMap(x -> toUInt64(x), {hashes:Array(String)})
+        GROUP BY cityHash64(list, matched_value) AS h`,
+      params,
+      true,
+    );
+    return new Map(rows.map((x) => [x.hash, { list: x.l, value: x.v, last_ms: Number(x.last_ms) }]));
   }
 
   /** Requests and credits per customer, busiest first (`customer_id` 0: x402 payers without a token). */

@@ -68,6 +68,14 @@ export interface DelistedRow {
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+
+/**
+ * Spans searched back from the newest end of a range for its newest rows (then the whole range):
+ * see AuditQueries.windowStart.
+ */
+const WINDOWS = [HOUR, DAY, 7 * DAY];
 
 /** Read side of the audit tables: a customer's analytics and trail, and the delisting history. */
 export class AuditQueries {
@@ -85,13 +93,19 @@ export class AuditQueries {
     return rs.json<T>();
   }
 
-  private where(customerId: number, f: AuditFilter): { sql: string; params: Record<string, unknown> } {
+  /**
+   * The filter as SQL. A range of whole UTC days can be written on `toDate(time)` (`byDay`), which
+   * lets ClickHouse answer counts from the tables' aggregate projections (schema.ts).
+   */
+  private where(customerId: number, f: AuditFilter, byDay = false): { sql: string; params: Record<string, unknown> } {
+    const days = byDay && f.from % DAY === 0 && f.to % DAY === 0;
     const parts = [
       'customer_id = {customer:UInt32}',
-      "time >= fromUnixTimestamp64Milli({from:Int64}, 'UTC')",
-      "time < fromUnixTimestamp64Milli({to:Int64}, 'UTC')",
+      ...(days
+        ? ['toDate(time) >= {from:Date}', 'toDate(time) < {to:Date}']
+        : ["time >= fromUnixTimestamp64Milli({from:Int64}, 'UTC')", "time < fromUnixTimestamp64Milli({to:Int64}, 'UTC')"]),
     ];
-    const params: Record<string, unknown> = { customer: customerId, from: f.from, to: f.to };
+    const params: Record<string, unknown> = { customer: customerId, from: days ? iso(f.from).slice(0, 10) : f.from, to: days ? iso(f.to).slice(0, 10) : f.to };
     if (f.list) {
       parts.push('list = {list:String}');
       params.list = f.list;
@@ -112,7 +126,7 @@ export class AuditQueries {
   }
 
   async usageByDay(customerId: number, r: DateRange): Promise<UsageDay[]> {
-    const w = this.where(customerId, r);
+    const w = this.where(customerId, r, true);
     return this.rows<UsageDay>(
       `SELECT toString(toDate(time)) AS day, endpoint, toUInt32(count()) AS requests,
               toUInt32(sum(credits)) AS credits, toUInt32(countIf(method = 'x402')) AS paid_requests
@@ -130,6 +144,26 @@ export class AuditQueries {
         GROUP BY day, list ORDER BY day, list`,
       w.params,
     );
+  }
+
+  /**
+   * Where to start reading for the newest `n` rows before `upper` (exclusive, ms) that match
+   * `w`. ClickHouse cannot read audit_matches in time order (its sort key has `payer` before
+   * `time`), so `ORDER BY time DESC LIMIT n` sorts every matching row: seconds over millions of
+   * them. Counting the rows of the last hour, day and week back from `upper` is a cheap
+   * primary-key range each; the first span holding `n` rows holds the newest `n`.
+   */
+  private async windowStart(w: { sql: string; params: Record<string, unknown> }, from: number, upper: number, n: number): Promise<number> {
+    for (const span of WINDOWS) {
+      const start = upper - span;
+      if (start <= from) break;
+      const [c] = await this.rows<{ n: number }>(
+        `SELECT toUInt32(count()) AS n FROM ${this.t('audit_matches')} WHERE ${w.sql} AND time >= fromUnixTimestamp64Milli({w_start:Int64}, 'UTC')`,
+        { ...w.params, w_start: start },
+      );
+      if (Number(c.n) >= n) return start;
+    }
+    return from;
   }
 
   /**
@@ -151,16 +185,18 @@ export class AuditQueries {
         ' AND (request_id, list, matched_value) > ({c_request:String}, {c_list:String}, {c_value:String})))';
       Object.assign(params, { c_time: page.cursor.time, c_request: page.cursor.request_id, c_list: page.cursor.list, c_value: page.cursor.matched_value });
     }
-    const [[count], raw] = await Promise.all([
-      this.rows<{ total: number }>(`SELECT toUInt32(count()) AS total FROM ${this.t('audit_matches')} WHERE ${w.sql}`, w.params),
-      this.rows<Omit<AuditTrailItem, 'time'> & { ms: number }>(
-        `SELECT toUnixTimestamp64Milli(time) AS ms, request_id, endpoint, screened_value, matched_value, list, list_type, match
-           FROM ${this.t('audit_matches')} WHERE ${sql}
-          ORDER BY time DESC, request_id, list, matched_value
-          LIMIT {limit:UInt32} OFFSET {offset:UInt32}`,
-        params,
-      ),
+    const counted = this.where(customerId, f, true);
+    const [[count], start] = await Promise.all([
+      this.rows<{ total: number }>(`SELECT toUInt32(count()) AS total FROM ${this.t('audit_matches')} WHERE ${counted.sql}`, counted.params),
+      this.windowStart({ sql, params }, f.from, page.cursor ? page.cursor.time + 1 : f.to, page.offset + page.limit + 1),
     ]);
+    const raw = await this.rows<Omit<AuditTrailItem, 'time'> & { ms: number }>(
+      `SELECT toUnixTimestamp64Milli(time) AS ms, request_id, endpoint, screened_value, matched_value, list, list_type, match
+         FROM ${this.t('audit_matches')} WHERE ${sql} AND time >= fromUnixTimestamp64Milli({w_start:Int64}, 'UTC')
+        ORDER BY time DESC, request_id, list, matched_value
+        LIMIT {limit:UInt32} OFFSET {offset:UInt32}`,
+      { ...params, w_start: start },
+    );
     const more = raw.length > page.limit;
     const rows = more ? raw.slice(0, page.limit) : raw;
     const last = rows[rows.length - 1];
@@ -220,17 +256,18 @@ export class AuditQueries {
    */
   async auditCsv(customerId: number, f: AuditFilter, limit: number): Promise<string> {
     const w = this.where(customerId, f);
+    const start = await this.windowStart(w, f.from, f.to, limit);
     const inert = (c: string) => `if(match(${c}, '^[-=+@\\t\\r]'), concat('\\'', ${c}), ${c}) AS ${c}`;
     const rs = await this.client.query({
       // The inner query keeps the column `time` for the filter; the outer one renders it.
       query: `SELECT concat(replaceOne(toString(t), ' ', 'T'), 'Z') AS time, request_id, endpoint, ${inert('screened_value')},
                      ${inert('matched_value')}, list, list_type, match
                 FROM (SELECT time AS t, request_id, endpoint, screened_value, matched_value, list, list_type, match
-                        FROM ${this.t('audit_matches')} WHERE ${w.sql}
+                        FROM ${this.t('audit_matches')} WHERE ${w.sql} AND time >= fromUnixTimestamp64Milli({w_start:Int64}, 'UTC')
                        ORDER BY time DESC, request_id, list, matched_value
                        LIMIT {limit:UInt32})
                ORDER BY t DESC, request_id, list, matched_value`,
-      query_params: { ...w.params, limit },
+      query_params: { ...w.params, limit, w_start: start },
       format: 'CSVWithNames',
     });
     return rs.text();

@@ -99,8 +99,12 @@ describe('analytics', () => {
       ],
     );
     assert.deepEqual(
-      ((await get<{ matched_value: string }[]>(`/account/analytics/top-values?${RANGE}&list=ofac_sdn&limit=1`, a.token)).body).map((v) => v.matched_value),
-      ['0xaaa'],
+      (await get<{ matched_value: string; last_match_at: string }[]>(`/account/analytics/top-values?${RANGE}&limit=2`, a.token)).body.map((v) => [v.matched_value, v.last_match_at]),
+      [
+        ['evil.com', '2025-03-12T10:00:00.005Z'],
+        ['0xaaa', '2025-03-10T10:00:00.002Z'],
+      ],
+      'the last match of a value absent from the range’s last day comes from the whole range',
     );
     assert.deepEqual((await get(`/admin/analytics/customers?${RANGE}`, TEST_ADMIN_KEY)).body, [
       { customer_id: a.customerId, name: 'Analytics A', requests: 5, credits: 14, paid_requests: 1 },

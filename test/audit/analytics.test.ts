@@ -35,14 +35,14 @@ describe('analytics queries', () => {
     assert.deepEqual((await q.daily(scope, range)).map((d) => [d.requests, d.matches]), [[1, 1], [1, 1], [1, 1]]);
     assert.equal((await q.endpoints(scope, range))[0].matches, 3);
     assert.equal((await q.lists({ customerId: null }, range))[0].matches, 3);
-    assert.deepEqual((await q.topValues(scope, range, { limit: 5, list: 'disposable_email' })).map((v) => [v.matched_value, v.matches]), [['y.io', 3]]);
+    assert.deepEqual((await q.topValues(scope, range, 5)).map((v) => [v.matched_value, v.list, v.matches, v.last_match_at]), [['y.io', 'disposable_email', 3, '2025-02-03T00:00:01.000Z']]);
     assert.equal((await q.customers(range, 5))[0].requests, 3);
   });
 
   test('a query over its row bound stops with AnalyticsBoundExceeded', async () => {
     const q = new AnalyticsQueries(store.client, 'screening', { maxSeconds: 10, maxRows: 1 });
     await assert.rejects(q.daily({ customerId: 5 }, range), AnalyticsBoundExceeded);
-    await assert.rejects(q.topValues({ customerId: null }, range, { limit: 1 }), /narrow the date range/);
+    await assert.rejects(q.topValues({ customerId: null }, range, 1), /narrow the date range/);
   });
 });
 

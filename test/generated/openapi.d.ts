@@ -3849,7 +3849,6 @@ export interface operations {
                 from?: string;
                 to?: string;
                 limit?: number;
-                list?: string;
             };
             header?: never;
             path?: never;
@@ -4626,7 +4625,6 @@ export interface operations {
                 from?: string;
                 to?: string;
                 limit?: number;
-                list?: string;
                 customer_id?: number;
             };
             header?: never;

@@ -123,7 +123,7 @@ export function analyticsEndpoints(deps: AnalyticsDeps): AnyEndpoint[] {
           errors: [503],
           input: topInput,
           output: z.array(TopValue),
-          handler: (i: z.output<typeof AdminTopValuesInput>, ctx) => bounded(analytics.topValues(scope(i, ctx.caller), range(i, ctx.now()), { limit: i.limit, list: i.list })),
+          handler: (i: z.output<typeof AdminTopValuesInput>, ctx) => bounded(analytics.topValues(scope(i, ctx.caller), range(i, ctx.now()), i.limit)),
         }),
       ];
     }),

@@ -10,10 +10,7 @@ export const AdminAnalyticsInput = DateRangeInput.extend({
   customer_id: z.number().int().min(1).optional().meta({ description: 'One customer; default: every customer.' }),
 }).strict();
 
-export const TopValuesInput = DateRangeInput.extend({
-  limit: z.number().int().min(1).max(100).default(10),
-  list: z.string().min(1).max(100).optional().meta({ description: 'Only matches on this list (slug).' }),
-}).strict();
+export const TopValuesInput = DateRangeInput.extend({ limit: z.number().int().min(1).max(100).default(10) }).strict();
 
 export const AdminTopValuesInput = TopValuesInput.extend({ customer_id: AdminAnalyticsInput.shape.customer_id }).strict();
 
