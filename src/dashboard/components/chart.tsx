@@ -29,6 +29,8 @@ const bars = uPlot.paths.bars!({ size: [0.7, 48], gap: 1 });
  */
 export function Chart({ title, labels, series, axis, height = 220 }: ChartProps) {
   const box = useRef<HTMLDivElement>(null);
+  // The plot is rebuilt when the data changes, not each time the page re-renders with equal data.
+  const data = JSON.stringify([labels, series, axis, height]);
   useEffect(() => {
     const el = box.current!;
     const xs = axis === 'days' ? labels.map((d) => Date.parse(`${d}T00:00:00Z`) / 1000) : labels.map((_, i) => i);
@@ -63,7 +65,7 @@ export function Chart({ title, labels, series, axis, height = 220 }: ChartProps)
       resize.disconnect();
       plot.destroy();
     };
-  }, [labels, series, axis, height]);
+  }, [data]);
   const id = `chart-${title.replace(/\W+/g, '-').toLowerCase()}`;
   return (
     <figure class="chart" aria-labelledby={id}>

@@ -168,3 +168,59 @@ export function TableScroll({ label, children }: { label: string; children: Comp
     </div>
   );
 }
+
+export interface Column<T> {
+  header: string;
+  cell: (row: T) => ComponentChildren;
+  /** `num`: right-aligned figures; `value`: a value from the data (monospace); `actions`: buttons (the header is for screen readers). */
+  kind?: 'num' | 'value' | 'actions';
+}
+
+/**
+ * A table of rows, or `empty` when there are none. With `scroll` (its accessible name) the table
+ * scrolls sideways on small screens.
+ */
+export function DataTable<T>({
+  rows,
+  columns,
+  rowKey,
+  empty,
+  scroll,
+  compact,
+  testId,
+}: {
+  rows: T[];
+  columns: Column<T>[];
+  rowKey: (row: T) => string | number;
+  empty: string;
+  scroll?: string;
+  compact?: boolean;
+  testId?: string;
+}) {
+  if (rows.length === 0) return <Empty>{empty}</Empty>;
+  const table = (
+    <table class={compact ? 'table compact' : 'table'} data-testid={testId}>
+      <thead>
+        <tr>
+          {columns.map((c) => (
+            <th scope="col" key={c.header} class={c.kind === 'num' ? 'num' : undefined}>
+              {c.kind === 'actions' ? <span class="sr-only">{c.header}</span> : c.header}
+            </th>
+          ))}
+        </tr>
+      </thead>
+      <tbody>
+        {rows.map((r) => (
+          <tr key={rowKey(r)}>
+            {columns.map((c) => (
+              <td key={c.header} class={c.kind}>
+                {c.cell(r)}
+              </td>
+            ))}
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+  return scroll ? <TableScroll label={scroll}>{table}</TableScroll> : table;
+}

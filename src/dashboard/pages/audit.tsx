@@ -3,7 +3,7 @@ import { call, client } from '../lib/api';
 import { count, dateTime, lastDays } from '../lib/format';
 import { saveBlob } from '../lib/download';
 import { useApi } from '../lib/use-api';
-import { Alert, Async, DateRange, Dialog, Empty, Field, PageHeader, SourceLink, TableScroll, useAction } from '../components/ui';
+import { Alert, Async, DataTable, DateRange, Dialog, Empty, Field, PageHeader, SourceLink, useAction } from '../components/ui';
 
 const PAGE = 50;
 
@@ -26,8 +26,8 @@ function query(f: Filter) {
 }
 
 /** One request's matches with the listing's metadata. */
-function MatchDetail({ requestId, onClose }: { requestId: string; onClose: () => void }) {
-  const detail = useApi(() => call(client.GET('/api/v1/account/audit/requests/{request_id}', { params: { path: { request_id: requestId } } })), [requestId]);
+function MatchDetail({ requestId, day, onClose }: { requestId: string; day: string; onClose: () => void }) {
+  const detail = useApi(() => call(client.GET('/api/v1/account/audit/requests/{request_id}', { params: { path: { request_id: requestId }, query: { day } } })), [requestId, day]);
   return (
     <Dialog title="Match detail" onClose={onClose}>
       <Async state={detail}>
@@ -82,7 +82,7 @@ export default function Audit() {
   const lists = useApi(() => call(client.GET('/api/v1/screen/lists')), []);
   const endpoints = useApi(() => call(client.GET('/api/v1/account/analytics/endpoints', { params: { query: { from: filter.from, to: filter.to } } })), [filter.from, filter.to]);
   const page = useApi(() => call(client.GET('/api/v1/account/audit', { params: { query: { ...query(filter), limit: PAGE, cursor } } })), [filter, cursor]);
-  const [open, setOpen] = useState<string | null>(null);
+  const [open, setOpen] = useState<{ requestId: string; day: string } | null>(null);
   const exporting = useAction();
 
   const apply = (e: Event) => {
@@ -141,36 +141,27 @@ export default function Audit() {
                 <p class="muted small" data-testid="audit-total">
                   {count(p.total)} matches
                 </p>
-                <TableScroll label="Matches">
-                  <table class="table">
-                    <thead>
-                      <tr>
-                        <th scope="col">Time</th>
-                        <th scope="col">Endpoint</th>
-                        <th scope="col">Screened value</th>
-                        <th scope="col">Matched value</th>
-                        <th scope="col">List</th>
-                        <th scope="col">Match</th>
-                      </tr>
-                    </thead>
-                    <tbody>
-                      {p.items.map((m) => (
-                        <tr key={`${m.request_id}/${m.list}/${m.matched_value}`}>
-                          <td>
-                            <button type="button" class="row-button" onClick={() => setOpen(m.request_id)}>
-                              {dateTime(m.time)}
-                            </button>
-                          </td>
-                          <td>{m.endpoint}</td>
-                          <td class="value">{m.screened_value}</td>
-                          <td class="value">{m.matched_value}</td>
-                          <td>{m.list}</td>
-                          <td>{m.match}</td>
-                        </tr>
-                      ))}
-                    </tbody>
-                  </table>
-                </TableScroll>
+                <DataTable
+                  rows={p.items}
+                  rowKey={(m) => `${m.request_id}/${m.list}/${m.matched_value}`}
+                  empty="No matches for these filters."
+                  scroll="Matches"
+                  columns={[
+                    {
+                      header: 'Time',
+                      cell: (m) => (
+                        <button type="button" class="row-button" onClick={() => setOpen({ requestId: m.request_id, day: m.time.slice(0, 10) })}>
+                          {dateTime(m.time)}
+                        </button>
+                      ),
+                    },
+                    { header: 'Endpoint', cell: (m) => m.endpoint },
+                    { header: 'Screened value', kind: 'value', cell: (m) => m.screened_value },
+                    { header: 'Matched value', kind: 'value', cell: (m) => m.matched_value },
+                    { header: 'List', cell: (m) => m.list },
+                    { header: 'Match', cell: (m) => m.match },
+                  ]}
+                />
                 <nav class="pager" aria-label="Pages">
                   <button type="button" class="secondary" disabled={cursors.length === 1} onClick={() => setCursors(cursors.slice(0, -1))}>
                     Newer
@@ -185,7 +176,7 @@ export default function Audit() {
           }
         </Async>
       </section>
-      {open ? <MatchDetail requestId={open} onClose={() => setOpen(null)} /> : null}
+      {open ? <MatchDetail requestId={open.requestId} day={open.day} onClose={() => setOpen(null)} /> : null}
     </>
   );
 }

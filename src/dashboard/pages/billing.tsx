@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { call, client, type Schemas } from '../lib/api';
 import { count, dateTime } from '../lib/format';
 import { useApi } from '../lib/use-api';
-import { Alert, Async, Dialog, Empty, Field, PageHeader, useAction } from '../components/ui';
+import { Alert, Async, DataTable, Dialog, Field, PageHeader, useAction } from '../components/ui';
 import { QuotaCards } from '../components/quota';
 import { RequestStatus } from '../components/plan-request';
 
@@ -42,88 +42,57 @@ export default function Billing() {
         <h2 id="plans-title">Plans</h2>
         {pending ? <Alert kind="info">Your request for the {pending.plan} plan is waiting for the operator’s decision.</Alert> : null}
         <Async state={plans}>
-          {(list) =>
-            list.length === 0 ? (
-              <Empty>The operator offers no plans yet. Contact them to change your quota.</Empty>
-            ) : (
-              <table class="table">
-                <thead>
-                  <tr>
-                    <th scope="col">Plan</th>
-                    <th scope="col" class="num">Credits per month</th>
-                    <th scope="col">
-                      <span class="muted">Actions</span>
-                    </th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {list.map((p) => {
-                    const current = account.data?.plan === p.name;
-                    return (
-                      <tr key={p.id}>
-                        <td>
-                          {p.name} {current ? <span class="badge badge-success">current</span> : null}
-                        </td>
-                        <td class="num">{count(p.monthly_quota)}</td>
-                        <td class="actions">
-                          {current ? null : (
-                            <button type="button" class="secondary" disabled={Boolean(pending)} onClick={() => setAsking(p)}>
-                              Request this plan
-                            </button>
-                          )}
-                        </td>
-                      </tr>
-                    );
-                  })}
-                </tbody>
-              </table>
-            )
-          }
+          {(list) => (
+            <DataTable
+              rows={list}
+              rowKey={(p) => p.id}
+              empty="The operator offers no plans yet. Contact them to change your quota."
+              columns={[
+                { header: 'Plan', cell: (p) => (account.data?.plan === p.name ? <>{p.name} <span class="badge badge-success">current</span></> : p.name) },
+                { header: 'Credits per month', kind: 'num', cell: (p) => count(p.monthly_quota) },
+                {
+                  header: 'Actions',
+                  kind: 'actions',
+                  cell: (p) =>
+                    account.data?.plan === p.name ? null : (
+                      <button type="button" class="secondary" disabled={Boolean(pending)} onClick={() => setAsking(p)}>
+                        Request this plan
+                      </button>
+                    ),
+                },
+              ]}
+            />
+          )}
         </Async>
       </section>
       <section class="card" aria-labelledby="requests-title">
         <h2 id="requests-title">Your plan requests</h2>
         <Async state={requests}>
-          {(list) =>
-            list.length === 0 ? (
-              <Empty>No requests yet.</Empty>
-            ) : (
-              <table class="table" data-testid="plan-requests">
-                <thead>
-                  <tr>
-                    <th scope="col">Asked</th>
-                    <th scope="col">Plan</th>
-                    <th scope="col">Status</th>
-                    <th scope="col">Decided</th>
-                    <th scope="col">Operator’s note</th>
-                    <th scope="col">
-                      <span class="muted">Actions</span>
-                    </th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {list.map((r) => (
-                    <tr key={r.id}>
-                      <td>{dateTime(r.created_at)}</td>
-                      <td>{r.plan}</td>
-                      <td>
-                        <RequestStatus status={r.status} />
-                      </td>
-                      <td>{dateTime(r.decided_at)}</td>
-                      <td>{r.decision_note ?? '—'}</td>
-                      <td class="actions">
-                        {r.status === 'pending' ? (
-                          <button type="button" class="secondary" onClick={() => void cancel(r)}>
-                            Cancel request
-                          </button>
-                        ) : null}
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            )
-          }
+          {(list) => (
+            <DataTable
+              rows={list}
+              rowKey={(r) => r.id}
+              empty="No requests yet."
+              testId="plan-requests"
+              columns={[
+                { header: 'Asked', cell: (r) => dateTime(r.created_at) },
+                { header: 'Plan', cell: (r) => r.plan },
+                { header: 'Status', cell: (r) => <RequestStatus status={r.status} /> },
+                { header: 'Decided', cell: (r) => dateTime(r.decided_at) },
+                { header: 'Operator’s note', cell: (r) => r.decision_note ?? '—' },
+                {
+                  header: 'Actions',
+                  kind: 'actions',
+                  cell: (r) =>
+                    r.status === 'pending' ? (
+                      <button type="button" class="secondary" onClick={() => void cancel(r)}>
+                        Cancel request
+                      </button>
+                    ) : null,
+                },
+              ]}
+            />
+          )}
         </Async>
       </section>
       {asking ? (

@@ -1,7 +1,8 @@
 import { call, client } from '../lib/api';
 import { count, dateTime } from '../lib/format';
 import { useApi } from '../lib/use-api';
-import { Async, Empty, PageHeader, TableScroll } from '../components/ui';
+import { Async, DataTable, PageHeader } from '../components/ui';
+import { LastError, ListName } from '../components/list-cells';
 
 /**
  * The lists screened against (what /screen/lists and /stats give) and the delisted feed. Further
@@ -40,72 +41,40 @@ export default function Lists() {
         <h2 id="lists-title">Source lists</h2>
         <Async state={lists}>
           {(rows) => (
-            <TableScroll label="Source lists">
-              <table class="table">
-                <thead>
-                  <tr>
-                    <th scope="col">List</th>
-                    <th scope="col">Type</th>
-                    <th scope="col">Updates</th>
-                    <th scope="col" class="num">Entities</th>
-                    <th scope="col">Last update</th>
-                    <th scope="col">Last error</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {rows.map((l) => {
-                    const source = stats.data?.sources[l.slug];
-                    return (
-                      <tr key={l.slug}>
-                        <td>
-                          {l.display_name} <span class="muted small">{l.slug}</span>
-                          {l.enabled ? null : <span class="badge"> disabled</span>}
-                        </td>
-                        <td>{l.list_type}</td>
-                        <td>{l.cadence}</td>
-                        <td class="num">{count(l.total)}</td>
-                        <td>{dateTime(l.last_updated)}</td>
-                        <td>{source?.last_error ? <span class="badge badge-danger">{source.last_error}</span> : '—'}</td>
-                      </tr>
-                    );
-                  })}
-                </tbody>
-              </table>
-            </TableScroll>
+            <DataTable
+              rows={rows}
+              rowKey={(l) => l.slug}
+              empty="No lists."
+              scroll="Source lists"
+              columns={[
+                { header: 'List', cell: (l) => <ListName name={l.display_name} slug={l.slug} enabled={l.enabled} /> },
+                { header: 'Type', cell: (l) => l.list_type },
+                { header: 'Updates', cell: (l) => l.cadence },
+                { header: 'Entities', kind: 'num', cell: (l) => count(l.total) },
+                { header: 'Last update', cell: (l) => dateTime(l.last_updated) },
+                { header: 'Last error', cell: (l) => <LastError error={stats.data?.sources[l.slug]?.last_error} /> },
+              ]}
+            />
           )}
         </Async>
       </section>
       <section class="card" aria-labelledby="delisted-title">
         <h2 id="delisted-title">Recently delisted</h2>
         <Async state={delisted}>
-          {(rows) =>
-            rows.length === 0 ? (
-              <Empty>No delistings recorded.</Empty>
-            ) : (
-              <TableScroll label="Recently delisted">
-                <table class="table">
-                  <thead>
-                    <tr>
-                      <th scope="col">Removed</th>
-                      <th scope="col">List</th>
-                      <th scope="col">Kind</th>
-                      <th scope="col">Value</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {rows.map((d) => (
-                      <tr key={`${d.list}/${d.entity_type}/${d.value}`}>
-                        <td>{dateTime(d.removed_at)}</td>
-                        <td>{d.list}</td>
-                        <td>{d.entity_type}</td>
-                        <td class="value">{d.value}</td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </TableScroll>
-            )
-          }
+          {(rows) => (
+            <DataTable
+              rows={rows}
+              rowKey={(d) => `${d.list}/${d.entity_type}/${d.value}`}
+              empty="No delistings recorded."
+              scroll="Recently delisted"
+              columns={[
+                { header: 'Removed', cell: (d) => dateTime(d.removed_at) },
+                { header: 'List', cell: (d) => d.list },
+                { header: 'Kind', cell: (d) => d.entity_type },
+                { header: 'Value', kind: 'value', cell: (d) => d.value },
+              ]}
+            />
+          )}
         </Async>
       </section>
     </>

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { ApiError, call, client, type Schemas } from '../lib/api';
 import { useApi } from '../lib/use-api';
-import { Alert, Empty, Field, PageHeader, useAction, TableScroll } from '../components/ui';
+import { Alert, DataTable, Field, PageHeader, useAction } from '../components/ui';
 
 type Envelope = Schemas['ScreenResponse'];
 
@@ -66,32 +66,18 @@ function Result({ result }: { result: Envelope }) {
         {result.flagged ? <span class="badge badge-warning">flagged</span> : <span class="badge badge-success">no match</span>}
       </p>
       <p class="muted small">Lists checked: {result.lists_checked.join(', ') || 'none'}</p>
-      {result.matches.length === 0 ? (
-        <Empty>Not found on the lists checked.</Empty>
-      ) : (
-        <TableScroll label="Matches">
-          <table class="table">
-            <thead>
-              <tr>
-                <th scope="col">List</th>
-                <th scope="col">Type</th>
-                <th scope="col">Match</th>
-                <th scope="col">Listed value</th>
-              </tr>
-            </thead>
-            <tbody>
-              {result.matches.map((m) => (
-                <tr key={`${m.list}/${m.value}`}>
-                  <td>{m.list_name}</td>
-                  <td>{m.list_type}</td>
-                  <td>{m.match}</td>
-                  <td class="value">{m.value}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableScroll>
-      )}
+      <DataTable
+        rows={result.matches}
+        rowKey={(m) => `${m.list}/${m.value}`}
+        empty="Not found on the lists checked."
+        scroll="Matches"
+        columns={[
+          { header: 'List', cell: (m) => m.list_name },
+          { header: 'Type', cell: (m) => m.list_type },
+          { header: 'Match', cell: (m) => m.match },
+          { header: 'Listed value', kind: 'value', cell: (m) => m.value },
+        ]}
+      />
       <details>
         <summary>Response envelope (JSON)</summary>
         <pre class="json">{JSON.stringify(result, null, 2)}</pre>

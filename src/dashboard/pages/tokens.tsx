@@ -1,8 +1,8 @@
 import { useState } from 'preact/hooks';
 import { call, client, type Schemas } from '../lib/api';
-import { dateTime } from '../lib/format';
 import { useApi } from '../lib/use-api';
-import { Alert, Async, Dialog, Empty, Field, PageHeader, SecretOnce, useAction, TableScroll } from '../components/ui';
+import { Alert, Async, DataTable, Dialog, Field, PageHeader, SecretOnce, useAction } from '../components/ui';
+import { tokenColumns } from '../components/token-columns';
 
 type Scope = Schemas['ApiToken']['scopes'][number];
 const SCOPES: { scope: Scope; label: string }[] = [
@@ -77,53 +77,15 @@ export default function Tokens() {
         <h2 id="tokens-title">Your tokens</h2>
         {action.error ? <Alert kind="error">{action.error}</Alert> : null}
         <Async state={tokens}>
-          {(list) =>
-            list.length === 0 ? (
-              <Empty>No tokens.</Empty>
-            ) : (
-              <TableScroll label="Your tokens">
-                <table class="table">
-                  <thead>
-                    <tr>
-                      <th scope="col">Name</th>
-                      <th scope="col">Token</th>
-                      <th scope="col">Scopes</th>
-                      <th scope="col">Created</th>
-                      <th scope="col">Last used</th>
-                      <th scope="col">Status</th>
-                      <th scope="col">
-                        <span class="muted">Actions</span>
-                      </th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {list.map((t) => (
-                      <tr key={t.id} data-token-id={t.id}>
-                        <td>
-                          {t.name ?? <span class="muted">unnamed</span>}
-                          {t.id === current ? <span class="badge"> this session</span> : null}
-                        </td>
-                        <td>
-                          <code>{t.prefix}…</code>
-                        </td>
-                        <td>{t.scopes.join(', ')}</td>
-                        <td>{dateTime(t.created_at)}</td>
-                        <td>{dateTime(t.last_used_at)}</td>
-                        <td>{t.revoked_at ? <span class="badge badge-danger">revoked {t.revoked_at.slice(0, 10)}</span> : <span class="badge badge-success">active</span>}</td>
-                        <td class="actions">
-                          {t.revoked_at ? null : (
-                            <button type="button" class="danger" onClick={() => setRevoking(t)} aria-label={`Revoke ${t.name ?? t.prefix}`}>
-                              Revoke
-                            </button>
-                          )}
-                        </td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </TableScroll>
-            )
-          }
+          {(list) => (
+            <DataTable
+              rows={list}
+              rowKey={(t) => t.id}
+              empty="No tokens."
+              scroll="Your tokens"
+              columns={tokenColumns({ current, onRevoke: setRevoking })}
+            />
+          )}
         </Async>
       </section>
       {revoking ? (

@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { call, client } from '../lib/api';
 import { count, dateTime, lastDays, usd } from '../lib/format';
 import { useApi } from '../lib/use-api';
-import { Async, DateRange, Empty, PageHeader, TableScroll } from '../components/ui';
+import { Async, DataTable, DateRange, Empty, PageHeader } from '../components/ui';
 import { Chart } from '../components/chart';
 
 /** Requests and credits per day and per endpoint, and x402 payments. */
@@ -35,34 +35,20 @@ export default function Usage() {
       <section class="card" aria-labelledby="per-endpoint">
         <h2 id="per-endpoint">Per endpoint</h2>
         <Async state={endpoints}>
-          {(rows) =>
-            rows.length === 0 ? (
-              <Empty>No requests in this period.</Empty>
-            ) : (
-              <table class="table">
-                <thead>
-                  <tr>
-                    <th scope="col">Endpoint</th>
-                    <th scope="col" class="num">Requests</th>
-                    <th scope="col" class="num">Credits</th>
-                    <th scope="col" class="num">Paid with x402</th>
-                    <th scope="col" class="num">Matches</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {rows.map((r) => (
-                    <tr key={r.endpoint}>
-                      <td>{r.endpoint}</td>
-                      <td class="num">{count(r.requests)}</td>
-                      <td class="num">{count(r.credits)}</td>
-                      <td class="num">{count(r.paid_requests)}</td>
-                      <td class="num">{count(r.matches)}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            )
-          }
+          {(rows) => (
+            <DataTable
+              rows={rows}
+              rowKey={(r) => r.endpoint}
+              empty="No requests in this period."
+              columns={[
+                { header: 'Endpoint', cell: (r) => r.endpoint },
+                { header: 'Requests', kind: 'num', cell: (r) => count(r.requests) },
+                { header: 'Credits', kind: 'num', cell: (r) => count(r.credits) },
+                { header: 'Paid with x402', kind: 'num', cell: (r) => count(r.paid_requests) },
+                { header: 'Matches', kind: 'num', cell: (r) => count(r.matches) },
+              ]}
+            />
+          )}
         </Async>
       </section>
       <section class="card" aria-labelledby="per-day">
@@ -74,28 +60,19 @@ export default function Usage() {
             ) : (
               <details>
                 <summary>{count(rows.length)} rows</summary>
-                <table class="table compact">
-                  <thead>
-                    <tr>
-                      <th scope="col">Day</th>
-                      <th scope="col">Endpoint</th>
-                      <th scope="col" class="num">Requests</th>
-                      <th scope="col" class="num">Credits</th>
-                      <th scope="col" class="num">Paid with x402</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {rows.map((r) => (
-                      <tr key={`${r.day}/${r.endpoint}`}>
-                        <td>{r.day}</td>
-                        <td>{r.endpoint}</td>
-                        <td class="num">{count(r.requests)}</td>
-                        <td class="num">{count(r.credits)}</td>
-                        <td class="num">{count(r.paid_requests)}</td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
+                <DataTable
+                  rows={rows}
+                  rowKey={(r) => `${r.day}/${r.endpoint}`}
+                  empty="No requests in this period."
+                  compact
+                  columns={[
+                    { header: 'Day', cell: (r) => r.day },
+                    { header: 'Endpoint', cell: (r) => r.endpoint },
+                    { header: 'Requests', kind: 'num', cell: (r) => count(r.requests) },
+                    { header: 'Credits', kind: 'num', cell: (r) => count(r.credits) },
+                    { header: 'Paid with x402', kind: 'num', cell: (r) => count(r.paid_requests) },
+                  ]}
+                />
               </details>
             )
           }
@@ -104,36 +81,21 @@ export default function Usage() {
       <section class="card" aria-labelledby="payments">
         <h2 id="payments">x402 payments</h2>
         <Async state={payments}>
-          {(rows) =>
-            rows.length === 0 ? (
-              <Empty>No pay-per-request payments in this period.</Empty>
-            ) : (
-              <TableScroll label="x402 payments">
-                <table class="table">
-                  <thead>
-                    <tr>
-                      <th scope="col">Time</th>
-                      <th scope="col">Endpoint</th>
-                      <th scope="col" class="num">Amount</th>
-                      <th scope="col">Network</th>
-                      <th scope="col">Transaction</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {rows.map((p) => (
-                      <tr key={p.request_id}>
-                        <td>{dateTime(p.time)}</td>
-                        <td>{p.endpoint}</td>
-                        <td class="num">{usd(p.amount)}</td>
-                        <td>{p.network}</td>
-                        <td class="value">{p.tx_hash}</td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </TableScroll>
-            )
-          }
+          {(rows) => (
+            <DataTable
+              rows={rows}
+              rowKey={(p) => p.request_id}
+              empty="No pay-per-request payments in this period."
+              scroll="x402 payments"
+              columns={[
+                { header: 'Time', cell: (p) => dateTime(p.time) },
+                { header: 'Endpoint', cell: (p) => p.endpoint },
+                { header: 'Amount', kind: 'num', cell: (p) => usd(p.amount) },
+                { header: 'Network', cell: (p) => p.network },
+                { header: 'Transaction', kind: 'value', cell: (p) => p.tx_hash },
+              ]}
+            />
+          )}
         </Async>
       </section>
     </>

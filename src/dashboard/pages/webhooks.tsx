@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { call, client, type Schemas } from '../lib/api';
 import { count, dateTime } from '../lib/format';
 import { useApi } from '../lib/use-api';
-import { Alert, Async, Dialog, Empty, Field, PageHeader, SecretOnce, useAction, TableScroll } from '../components/ui';
+import { Alert, Async, DataTable, Dialog, Field, PageHeader, SecretOnce, useAction } from '../components/ui';
 
 type Endpoint = Schemas['WebhookEndpoint'];
 type MonitorType = Schemas['MonitoredEntityType'];
@@ -31,44 +31,37 @@ function Deliveries({ endpoint, onClose }: { endpoint: Endpoint; onClose: () => 
         </button>
       </div>
       <Async state={log}>
-        {(page) =>
-          page.items.length === 0 ? (
-            <Empty>No deliveries yet.</Empty>
-          ) : (
-            <TableScroll label="Delivery log">
-              <table class="table compact" data-testid="deliveries">
-                <thead>
-                  <tr>
-                    <th scope="col">Event</th>
-                    <th scope="col">Type</th>
-                    <th scope="col">Status</th>
-                    <th scope="col" class="num">Attempts</th>
-                    <th scope="col">Next retry</th>
-                    <th scope="col">Response</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {page.items.map((d) => (
-                    <tr key={d.id}>
-                      <td class="value">{d.event_id}</td>
-                      <td>{d.event_type}</td>
-                      <td>{statusBadge(d.status)}</td>
-                      <td class="num">{d.attempts}</td>
-                      <td>{d.status === 'pending' ? dateTime(d.next_attempt_at) : '—'}</td>
-                      <td>
-                        {d.last_status_code ?? '—'}
-                        {d.last_error ? <span class="muted small"> {d.last_error}</span> : null}
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-              <p class="muted small">
-                {count(page.total)} deliver{page.total === 1 ? 'y' : 'ies'}
-              </p>
-            </TableScroll>
-          )
-        }
+        {(page) => (
+          <>
+            <DataTable
+              rows={page.items}
+              rowKey={(d) => d.id}
+              empty="No deliveries yet."
+              scroll="Delivery log"
+              compact
+              testId="deliveries"
+              columns={[
+                { header: 'Event', kind: 'value', cell: (d) => d.event_id },
+                { header: 'Type', cell: (d) => d.event_type },
+                { header: 'Status', cell: (d) => statusBadge(d.status) },
+                { header: 'Attempts', kind: 'num', cell: (d) => d.attempts },
+                { header: 'Next retry', cell: (d) => (d.status === 'pending' ? dateTime(d.next_attempt_at) : '—') },
+                {
+                  header: 'Response',
+                  cell: (d) => (
+                    <>
+                      {d.last_status_code ?? '—'}
+                      {d.last_error ? <span class="muted small"> {d.last_error}</span> : null}
+                    </>
+                  ),
+                },
+              ]}
+            />
+            <p class="muted small">
+              {count(page.total)} deliver{page.total === 1 ? 'y' : 'ies'}
+            </p>
+          </>
+        )}
       </Async>
     </Dialog>
   );
@@ -134,56 +127,43 @@ function EndpointsCard() {
         </button>
       </form>
       <Async state={endpoints}>
-        {(list) =>
-          list.length === 0 ? (
-            <Empty>No webhook endpoints.</Empty>
-          ) : (
-            <TableScroll label="Endpoints">
-              <table class="table">
-                <thead>
-                  <tr>
-                    <th scope="col">URL</th>
-                    <th scope="col">Status</th>
-                    <th scope="col">Secret</th>
-                    <th scope="col">Secret rotated</th>
-                    <th scope="col">
-                      <span class="muted">Actions</span>
-                    </th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {list.map((e) => (
-                    <tr key={e.id}>
-                      <td class="value">{e.url}</td>
-                      <td>{e.enabled ? <span class="badge badge-success">enabled</span> : <span class="badge">disabled</span>}</td>
-                      <td>
-                        <code>{e.secret_prefix}…</code>
-                      </td>
-                      <td>{dateTime(e.secret_rotated_at)}</td>
-                      <td class="actions">
-                        <button type="button" class="secondary" onClick={() => setViewing(e)}>
-                          Deliveries
-                        </button>{' '}
-                        <button type="button" class="secondary" disabled={!e.enabled} onClick={() => void test(e)}>
-                          Send test
-                        </button>{' '}
-                        <button type="button" class="secondary" onClick={() => void rotate(e)}>
-                          Rotate secret
-                        </button>{' '}
-                        <button type="button" class="secondary" onClick={() => void toggle(e)}>
-                          {e.enabled ? 'Disable' : 'Enable'}
-                        </button>{' '}
-                        <button type="button" class="danger" onClick={() => setDeleting(e)}>
-                          Delete
-                        </button>
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </TableScroll>
-          )
-        }
+        {(list) => (
+          <DataTable
+            rows={list}
+            rowKey={(e) => e.id}
+            empty="No webhook endpoints."
+            scroll="Endpoints"
+            columns={[
+              { header: 'URL', kind: 'value', cell: (e) => e.url },
+              { header: 'Status', cell: (e) => (e.enabled ? <span class="badge badge-success">enabled</span> : <span class="badge">disabled</span>) },
+              { header: 'Secret', cell: (e) => <code>{e.secret_prefix}…</code> },
+              { header: 'Secret rotated', cell: (e) => dateTime(e.secret_rotated_at) },
+              {
+                header: 'Actions',
+                kind: 'actions',
+                cell: (e) => (
+                  <>
+                    <button type="button" class="secondary" onClick={() => setViewing(e)}>
+                      Deliveries
+                    </button>{' '}
+                    <button type="button" class="secondary" disabled={!e.enabled} onClick={() => void test(e)}>
+                      Send test
+                    </button>{' '}
+                    <button type="button" class="secondary" onClick={() => void rotate(e)}>
+                      Rotate secret
+                    </button>{' '}
+                    <button type="button" class="secondary" onClick={() => void toggle(e)}>
+                      {e.enabled ? 'Disable' : 'Enable'}
+                    </button>{' '}
+                    <button type="button" class="danger" onClick={() => setDeleting(e)}>
+                      Delete
+                    </button>
+                  </>
+                ),
+              },
+            ]}
+          />
+        )}
       </Async>
       {viewing ? <Deliveries endpoint={viewing} onClose={() => setViewing(null)} /> : null}
       {deleting ? (
@@ -268,42 +248,29 @@ function MonitorsCard() {
         </button>
       </form>
       <Async state={monitors}>
-        {(list) =>
-          list.length === 0 ? (
-            <Empty>No monitored values.</Empty>
-          ) : (
-            <TableScroll label="Monitored values">
-              <table class="table">
-                <thead>
-                  <tr>
-                    <th scope="col">Kind</th>
-                    <th scope="col">Value</th>
-                    <th scope="col">Label</th>
-                    <th scope="col">Status</th>
-                    <th scope="col">
-                      <span class="muted">Actions</span>
-                    </th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {list.map((m) => (
-                    <tr key={m.id}>
-                      <td>{MONITOR_TYPES.find((k) => k.type === m.entity_type)?.label ?? m.entity_type}</td>
-                      <td class="value">{m.value}</td>
-                      <td>{m.label ?? '—'}</td>
-                      <td>{monitorStatus(m)}</td>
-                      <td class="actions">
-                        <button type="button" class="danger" onClick={() => void remove(m.id)} aria-label={`Remove ${m.value}`}>
-                          Remove
-                        </button>
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </TableScroll>
-          )
-        }
+        {(list) => (
+          <DataTable
+            rows={list}
+            rowKey={(m) => m.id}
+            empty="No monitored values."
+            scroll="Monitored values"
+            columns={[
+              { header: 'Kind', cell: (m) => MONITOR_TYPES.find((k) => k.type === m.entity_type)?.label ?? m.entity_type },
+              { header: 'Value', kind: 'value', cell: (m) => m.value },
+              { header: 'Label', cell: (m) => m.label ?? '—' },
+              { header: 'Status', cell: monitorStatus },
+              {
+                header: 'Actions',
+                kind: 'actions',
+                cell: (m) => (
+                  <button type="button" class="danger" onClick={() => void remove(m.id)} aria-label={`Remove ${m.value}`}>
+                    Remove
+                  </button>
+                ),
+              },
+            ]}
+          />
+        )}
       </Async>
     </section>
   );

@@ -1,10 +1,11 @@
 import { useEffect, useState } from 'preact/hooks';
 import { call, client, type Schemas } from '../../lib/api';
-import { dateTime, lastDays } from '../../lib/format';
+import { lastDays } from '../../lib/format';
 import { useApi } from '../../lib/use-api';
-import { Alert, Async, Empty, Field, PageHeader, SecretOnce, useAction } from '../../components/ui';
+import { Alert, Async, DataTable, Field, PageHeader, SecretOnce, useAction } from '../../components/ui';
+import { tokenColumns } from '../../components/token-columns';
 import { QuotaCards } from '../../components/quota';
-import { Chart } from '../../components/chart';
+import { DailyCard } from '../../components/activity';
 import { AllowanceFields, allowanceBody, type Allowance } from '../../components/plan-select';
 
 function EditAllowance({ customer, plans, onSaved }: { customer: Schemas['CustomerDetail']; plans: Schemas['Plan'][]; onSaved: () => void }) {
@@ -70,46 +71,15 @@ function CustomerTokens({ customerId }: { customerId: number }) {
       </form>
       {action.error ? <Alert kind="error">{action.error}</Alert> : null}
       <Async state={tokens}>
-        {(list) =>
-          list.length === 0 ? (
-            <Empty>No tokens: create one and hand it to the customer to sign in.</Empty>
-          ) : (
-            <table class="table">
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Token</th>
-                  <th scope="col">Scopes</th>
-                  <th scope="col">Last used</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">
-                    <span class="muted">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {list.map((t) => (
-                  <tr key={t.id}>
-                    <td>{t.name ?? '—'}</td>
-                    <td>
-                      <code>{t.prefix}…</code>
-                    </td>
-                    <td>{t.scopes.join(', ')}</td>
-                    <td>{dateTime(t.last_used_at)}</td>
-                    <td>{t.revoked_at ? <span class="badge badge-danger">revoked</span> : <span class="badge badge-success">active</span>}</td>
-                    <td class="actions">
-                      {t.revoked_at ? null : (
-                        <button type="button" class="danger" onClick={() => void revoke(t.id)}>
-                          Revoke
-                        </button>
-                      )}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          )
-        }
+        {(list) => (
+          <DataTable
+            rows={list}
+            rowKey={(t) => t.id}
+            empty="No tokens: create one and hand it to the customer to sign in."
+            scroll="API tokens"
+            columns={tokenColumns({ onRevoke: (t) => void revoke(t.id) })}
+          />
+        )}
       </Async>
     </section>
   );
@@ -133,21 +103,7 @@ export default function Customer({ params }: { params: Record<string, string> })
           </PageHeader>
           <QuotaCards quota={c.quota} plan={c.plan} />
           <EditAllowance customer={c} plans={plans.data ?? []} onSaved={customer.reload} />
-          <section class="card" aria-label="Requests per day">
-            <Async state={daily}>
-              {(days) => (
-                <Chart
-                  title="Requests and matches per day (last 30 days)"
-                  axis="days"
-                  labels={days.map((d) => d.day)}
-                  series={[
-                    { label: 'Requests', values: days.map((d) => d.requests), color: 'primary' },
-                    { label: 'Matches', values: days.map((d) => d.matches), color: 'danger' },
-                  ]}
-                />
-              )}
-            </Async>
-          </section>
+          <DailyCard state={daily} title="Requests and matches per day (last 30 days)" />
           <CustomerTokens customerId={c.id} />
         </>
       )}

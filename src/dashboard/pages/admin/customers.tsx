@@ -3,7 +3,7 @@ import { call, client } from '../../lib/api';
 import { count } from '../../lib/format';
 import { navigate } from '../../lib/router';
 import { useApi } from '../../lib/use-api';
-import { Alert, Async, Empty, Field, PageHeader, useAction, TableScroll } from '../../components/ui';
+import { Alert, Async, DataTable, Field, PageHeader, useAction } from '../../components/ui';
 import { AllowanceFields, allowanceBody, type Allowance } from '../../components/plan-select';
 
 /** Every customer with this month's use; create a customer on a plan or with its own quota. */
@@ -42,41 +42,37 @@ export default function Customers() {
       <section class="card" aria-labelledby="all-customers">
         <h2 id="all-customers">All customers</h2>
         <Async state={customers}>
-          {(list) =>
-            list.length === 0 ? (
-              <Empty>No customers yet.</Empty>
-            ) : (
-              <TableScroll label="All customers">
-                <table class="table">
-                  <thead>
-                    <tr>
-                      <th scope="col">Customer</th>
-                      <th scope="col">Plan</th>
-                      <th scope="col" class="num">Monthly quota</th>
-                      <th scope="col" class="num">Used this month</th>
-                      <th scope="col" class="num">Left</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {list.map((c) => (
-                      <tr key={c.id}>
-                        <td>
-                          <a href={`/dashboard/admin/customers/${c.id}`}>{c.name}</a> <span class="muted small">#{c.id}</span>
-                        </td>
-                        <td>{c.plan ?? '—'}</td>
-                        <td class="num">
-                          {count(c.monthly_quota)}
-                          {c.quota_override !== null && c.plan ? <span class="muted small"> (own)</span> : null}
-                        </td>
-                        <td class="num">{count(c.quota.used)}</td>
-                        <td class="num">{count(c.quota.remaining)}</td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </TableScroll>
-            )
-          }
+          {(list) => (
+            <DataTable
+              rows={list}
+              rowKey={(c) => c.id}
+              empty="No customers yet."
+              scroll="All customers"
+              columns={[
+                {
+                  header: 'Customer',
+                  cell: (c) => (
+                    <>
+                      <a href={`/dashboard/admin/customers/${c.id}`}>{c.name}</a> <span class="muted small">#{c.id}</span>
+                    </>
+                  ),
+                },
+                { header: 'Plan', cell: (c) => c.plan ?? '—' },
+                {
+                  header: 'Monthly quota',
+                  kind: 'num',
+                  cell: (c) => (
+                    <>
+                      {count(c.monthly_quota)}
+                      {c.quota_override !== null && c.plan ? <span class="muted small"> (own)</span> : null}
+                    </>
+                  ),
+                },
+                { header: 'Used this month', kind: 'num', cell: (c) => count(c.quota.used) },
+                { header: 'Left', kind: 'num', cell: (c) => count(c.quota.remaining) },
+              ]}
+            />
+          )}
         </Async>
       </section>
     </>

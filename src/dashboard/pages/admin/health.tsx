@@ -2,7 +2,7 @@ import { useEffect } from 'preact/hooks';
 import { call, client } from '../../lib/api';
 import { count } from '../../lib/format';
 import { useApi } from '../../lib/use-api';
-import { Async, PageHeader, TableScroll } from '../../components/ui';
+import { Async, DataTable, PageHeader } from '../../components/ui';
 
 const REFRESH_MS = 5000;
 
@@ -61,34 +61,21 @@ export default function Health() {
             </section>
             <section class="card" aria-labelledby="routes-title">
               <h2 id="routes-title">Routes, last {h.window_seconds} s</h2>
-              <TableScroll label="Routes">
-                <table class="table">
-                  <thead>
-                    <tr>
-                      <th scope="col">Route</th>
-                      <th scope="col" class="num">Requests/s</th>
-                      <th scope="col" class="num">p50</th>
-                      <th scope="col" class="num">p95</th>
-                      <th scope="col" class="num">p99</th>
-                      <th scope="col" class="num">5xx</th>
-                      <th scope="col" class="num">Since start</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {h.routes.map((r) => (
-                      <tr key={`${r.method} ${r.route}`}>
-                        <td class="value">{r.route}</td>
-                        <td class="num">{r.requests_per_second.toFixed(2)}</td>
-                        <td class="num">{ms(r.latency_ms.p50)}</td>
-                        <td class="num">{ms(r.latency_ms.p95)}</td>
-                        <td class="num">{ms(r.latency_ms.p99)}</td>
-                        <td class="num">{count(r.errors)}</td>
-                        <td class="num">{count(r.total)}</td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </TableScroll>
+              <DataTable
+                rows={h.routes}
+                rowKey={(r) => `${r.method} ${r.route}`}
+                empty="No requests yet."
+                scroll="Routes"
+                columns={[
+                  { header: 'Route', kind: 'value', cell: (r) => r.route },
+                  { header: 'Requests/s', kind: 'num', cell: (r) => r.requests_per_second.toFixed(2) },
+                  { header: 'p50', kind: 'num', cell: (r) => ms(r.latency_ms.p50) },
+                  { header: 'p95', kind: 'num', cell: (r) => ms(r.latency_ms.p95) },
+                  { header: 'p99', kind: 'num', cell: (r) => ms(r.latency_ms.p99) },
+                  { header: '5xx', kind: 'num', cell: (r) => count(r.errors) },
+                  { header: 'Since start', kind: 'num', cell: (r) => count(r.total) },
+                ]}
+              />
             </section>
           </>
         )}

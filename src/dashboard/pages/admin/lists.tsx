@@ -2,7 +2,8 @@ import { useState } from 'preact/hooks';
 import { call, client, type Schemas } from '../../lib/api';
 import { count, dateTime } from '../../lib/format';
 import { useApi } from '../../lib/use-api';
-import { Alert, Async, PageHeader, useAction, TableScroll } from '../../components/ui';
+import { Alert, Async, DataTable, PageHeader, useAction } from '../../components/ui';
+import { LastError, ListName } from '../../components/list-cells';
 
 function outcomeText(o: Schemas['ListRefreshOutcome']): string {
   switch (o.result) {
@@ -47,47 +48,31 @@ export default function ListStatus() {
       <section class="card" aria-label="Lists">
         <Async state={lists}>
           {(rows) => (
-            <TableScroll label="Lists">
-              <table class="table">
-                <thead>
-                  <tr>
-                    <th scope="col">List</th>
-                    <th scope="col">Cadence</th>
-                    <th scope="col">Version</th>
-                    <th scope="col" class="num">Entities</th>
-                    <th scope="col">Last check</th>
-                    <th scope="col">Last change</th>
-                    <th scope="col">Last error</th>
-                    <th scope="col">
-                      <span class="muted">Actions</span>
-                    </th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {rows.map((l) => (
-                    <tr key={l.slug}>
-                      <td>
-                        {l.display_name} <span class="muted small">{l.slug}</span>
-                        {l.enabled ? null : <span class="badge"> disabled</span>}
-                      </td>
-                      <td>{l.cadence}</td>
-                      <td class="value">{l.version ?? '—'}</td>
-                      <td class="num">{count(l.total)}</td>
-                      <td>{dateTime(l.last_checked)}</td>
-                      <td>{dateTime(l.last_updated)}</td>
-                      <td>{l.last_error ? <span class="badge badge-danger">{l.last_error}</span> : '—'}</td>
-                      <td class="actions">
-                        {l.enabled ? (
-                          <button type="button" class="secondary" disabled={refreshing !== null} onClick={() => refresh(l.slug)}>
-                            {refreshing === l.slug ? 'Refreshing…' : 'Refresh'}
-                          </button>
-                        ) : null}
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </TableScroll>
+            <DataTable
+              rows={rows}
+              rowKey={(l) => l.slug}
+              empty="No lists."
+              scroll="Lists"
+              columns={[
+                { header: 'List', cell: (l) => <ListName name={l.display_name} slug={l.slug} enabled={l.enabled} /> },
+                { header: 'Cadence', cell: (l) => l.cadence },
+                { header: 'Version', kind: 'value', cell: (l) => l.version ?? '—' },
+                { header: 'Entities', kind: 'num', cell: (l) => count(l.total) },
+                { header: 'Last check', cell: (l) => dateTime(l.last_checked) },
+                { header: 'Last change', cell: (l) => dateTime(l.last_updated) },
+                { header: 'Last error', cell: (l) => <LastError error={l.last_error} /> },
+                {
+                  header: 'Actions',
+                  kind: 'actions',
+                  cell: (l) =>
+                    l.enabled ? (
+                      <button type="button" class="secondary" disabled={refreshing !== null} onClick={() => refresh(l.slug)}>
+                        {refreshing === l.slug ? 'Refreshing…' : 'Refresh'}
+                      </button>
+                    ) : null,
+                },
+              ]}
+            />
           )}
         </Async>
       </section>

@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { call, client, type Schemas } from '../../lib/api';
 import { count, dateTime } from '../../lib/format';
 import { useApi } from '../../lib/use-api';
-import { Alert, Async, Dialog, Empty, Field, PageHeader, useAction } from '../../components/ui';
+import { Alert, Async, DataTable, Dialog, Empty, Field, PageHeader, useAction } from '../../components/ui';
 import { RequestStatus } from '../../components/plan-request';
 
 function PlanRow({ plan, onSaved }: { plan: Schemas['Plan']; onSaved: () => void }) {
@@ -59,57 +59,38 @@ function Requests() {
         </Field>
       </header>
       <Async state={requests}>
-        {(list) =>
-          list.length === 0 ? (
-            <Empty>No requests.</Empty>
-          ) : (
-            <table class="table" data-testid="admin-plan-requests">
-              <thead>
-                <tr>
-                  <th scope="col">Asked</th>
-                  <th scope="col">Customer</th>
-                  <th scope="col">Current</th>
-                  <th scope="col">Asked for</th>
-                  <th scope="col">Note</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">
-                    <span class="muted">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {list.map((r) => (
-                  <tr key={r.id}>
-                    <td>{dateTime(r.created_at)}</td>
-                    <td>
-                      <a href={`/dashboard/admin/customers/${r.customer_id}`}>{r.customer_name}</a>
-                    </td>
-                    <td>{r.current_plan ?? 'own quota'}</td>
-                    <td>
-                      {r.plan} ({count(r.monthly_quota)}/month)
-                    </td>
-                    <td>{r.note ?? '—'}</td>
-                    <td>
-                      <RequestStatus status={r.status} />
-                    </td>
-                    <td class="actions">
-                      {r.status === 'pending' ? (
-                        <>
-                          <button type="button" onClick={() => setDeciding({ request: r, approve: true })}>
-                            Approve
-                          </button>{' '}
-                          <button type="button" class="danger" onClick={() => setDeciding({ request: r, approve: false })}>
-                            Decline
-                          </button>
-                        </>
-                      ) : null}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          )
-        }
+        {(list) => (
+          <DataTable
+            rows={list}
+            rowKey={(r) => r.id}
+            empty="No requests."
+            scroll="Plan change requests"
+            testId="admin-plan-requests"
+            columns={[
+              { header: 'Asked', cell: (r) => dateTime(r.created_at) },
+              { header: 'Customer', cell: (r) => <a href={`/dashboard/admin/customers/${r.customer_id}`}>{r.customer_name}</a> },
+              { header: 'Current', cell: (r) => r.current_plan ?? 'own quota' },
+              { header: 'Asked for', cell: (r) => `${r.plan} (${count(r.monthly_quota)}/month)` },
+              { header: 'Note', cell: (r) => r.note ?? '—' },
+              { header: 'Status', cell: (r) => <RequestStatus status={r.status} /> },
+              {
+                header: 'Actions',
+                kind: 'actions',
+                cell: (r) =>
+                  r.status === 'pending' ? (
+                    <>
+                      <button type="button" onClick={() => setDeciding({ request: r, approve: true })}>
+                        Approve
+                      </button>{' '}
+                      <button type="button" class="danger" onClick={() => setDeciding({ request: r, approve: false })}>
+                        Decline
+                      </button>
+                    </>
+                  ) : null,
+              },
+            ]}
+          />
+        )}
       </Async>
       {deciding ? (
         <Dialog title={`${deciding.approve ? 'Approve' : 'Decline'} ${deciding.request.customer_name}’s request for ${deciding.request.plan}`} onClose={() => setDeciding(null)}>
