@@ -100,8 +100,11 @@ export class AnalyticsQueries {
 
   /** A bounded query; `fromRows`: one that reads the table itself, not a projection. */
   private async rows<T>(query: string, params: Record<string, unknown>, fromRows = false): Promise<T[]> {
+    // One thread: the aggregations are small enough that merging two threads' hash tables cost
+    // more than it saved (ranking the top values: 55 against 64 ms of CPU, and less wall time on a
+    // busy machine), and an analytics query then never takes both cores from screening.
     const settings =
-      `SETTINGS max_execution_time = ${this.bounds.maxSeconds}, timeout_overflow_mode = 'throw', max_rows_to_read = ${this.bounds.maxRows}, read_overflow_mode = 'throw'` +
+      `SETTINGS max_threads = 1, max_execution_time = ${this.bounds.maxSeconds}, timeout_overflow_mode = 'throw', max_rows_to_read = ${this.bounds.maxRows}, read_overflow_mode = 'throw'` +
       (this.bounds.requireProjections && !fromRows ? ', force_optimize_projection = 1' : '');
     try {
       const rs = await this.client.query({ query: `${query}\n${settings}`, query_params: params, format: 'JSONEachRow' });

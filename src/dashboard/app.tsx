@@ -84,7 +84,7 @@ function Shell({ s, routes, current, children }: { s: Session; routes: Route[]; 
           <span class="who" data-testid="who">
             {s.name}
           </span>
-          <button type="button" class="secondary" onClick={out}>
+          <button type="button" class="secondary" onClick={() => void out()}>
             Sign out
           </button>
         </div>

@@ -21,11 +21,14 @@ export interface ChartProps {
 
 const COLORS: Record<ChartSeries['color'], string> = { primary: '#2563eb', danger: '#c2410c', neutral: '#64748b' };
 const bars = uPlot.paths.bars!({ size: [0.7, 48], gap: 1 });
+const integers = (_u: uPlot, splits: number[]) => splits.map((v) => (Number.isInteger(v) ? count(v) : ''));
+const fromZero = (_u: uPlot, _min: number, max: number): [number, number] => [0, Math.max(max, 1) * 1.1];
 
 /**
  * A uPlot chart (canvas) with a text alternative: the figure is labelled, and its numbers are in a
  * table under "Show data" for screen readers and keyboard users. The first series is drawn as
- * bars; further series on a day axis as lines with points.
+ * bars; a second series on a day axis as a line with points on its own scale, read on the right
+ * (matches are a small fraction of requests).
  */
 export function Chart({ title, labels, series, axis, height = 220 }: ChartProps) {
   const box = useRef<HTMLDivElement>(null);
@@ -39,17 +42,23 @@ export function Chart({ title, labels, series, axis, height = 220 }: ChartProps)
       height,
       legend: { show: false },
       cursor: { drag: { x: false, y: false } },
-      scales: { x: { time: axis === 'days', range: (_u, min, max) => [min - 0.6 * (axis === 'days' ? 86_400 : 1), max + 0.6 * (axis === 'days' ? 86_400 : 1)] } },
+      scales: {
+        x: { time: axis === 'days', range: (_u, min, max) => [min - 0.6 * (axis === 'days' ? 86_400 : 1), max + 0.6 * (axis === 'days' ? 86_400 : 1)] },
+        // Counts start at zero: a bar's height is its count.
+        ...Object.fromEntries(series.map((_s, i) => [i === 0 ? 'y' : `y${i}`, { range: fromZero }])),
+      },
       axes: [
         axis === 'days'
           ? { stroke: '#475569', grid: { show: false } }
-          : { stroke: '#475569', grid: { show: false }, splits: () => xs, values: (_u, splits) => splits.map((i) => labels[i] ?? '') },
-        { stroke: '#475569', grid: { stroke: '#e2e8f0' }, values: (_u, splits) => splits.map((v) => (Number.isInteger(v) ? count(v) : '')) },
+          : { stroke: '#475569', grid: { show: false }, splits: () => xs, values: (_u, splits) => splits.map((i) => labels[i] ?? ''), rotate: -30, size: 72 },
+        { stroke: COLORS[series[0].color], grid: { stroke: '#e2e8f0' }, values: integers },
+        ...series.slice(1).map((s, i) => ({ scale: `y${i + 1}`, side: 1 as const, stroke: COLORS[s.color], grid: { show: false }, values: integers })),
       ],
       series: [
         {},
         ...series.map((s, i) => ({
           label: s.label,
+          scale: i === 0 ? 'y' : `y${i}`,
           stroke: COLORS[s.color],
           fill: i === 0 ? `${COLORS[s.color]}cc` : undefined,
           width: i === 0 ? 0 : 2,
@@ -71,10 +80,11 @@ export function Chart({ title, labels, series, axis, height = 220 }: ChartProps)
     <figure class="chart" aria-labelledby={id}>
       <figcaption id={id}>{title}</figcaption>
       <ul class="legend">
-        {series.map((s) => (
+        {series.map((s, i) => (
           <li key={s.label}>
             <span class={`swatch swatch-${s.color}`} aria-hidden="true" />
             {s.label}
+            {i > 0 ? ' (right axis)' : ''}
           </li>
         ))}
       </ul>

@@ -54,7 +54,7 @@ export function CopyButton({ text, label = 'Copy' }: { text: string; label?: str
     }
   };
   return (
-    <button type="button" class="secondary" onClick={copy}>
+    <button type="button" class="secondary" onClick={() => void copy()}>
       {copied ? 'Copied' : label}
     </button>
   );

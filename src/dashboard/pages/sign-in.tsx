@@ -59,7 +59,7 @@ export function SignIn() {
       <h1>Sign in</h1>
       <p class="muted">Sanctions and risk screening: your usage, audit trail, tokens and webhooks.</p>
       {ended ? <Alert kind="info">{ended}</Alert> : null}
-      <form onSubmit={submit} class="card" noValidate>
+      <form onSubmit={(e) => void submit(e)} class="card" noValidate>
         <fieldset class="choice">
           <legend>Sign in as</legend>
           <label>
