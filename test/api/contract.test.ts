@@ -113,7 +113,7 @@ test('error components, security schemes and the error responses of each operati
   assert.deepEqual(doc.components.schemas.ValidationError.required, ['loc', 'msg', 'type']);
   assert.deepEqual(Object.keys(doc.components.securitySchemes).sort(), ['adminKey', 'bearer', 'x402', 'x402v1']);
   const crypto = doc.paths['/api/v1/screen/crypto/{address}'].get;
-  assert.deepEqual(Object.keys(crypto.responses).sort(), ['200', '400', '401', '402', '422', '503']);
+  assert.deepEqual(Object.keys(crypto.responses).sort(), ['200', '400', '401', '402', '403', '422', '503'], '403: a token without the screen scope');
   assert.deepEqual(crypto.security, [{ bearer: [] }, { x402: [] }, { x402v1: [] }]);
   const search = doc.paths['/api/v1/search'].get;
   assert.deepEqual(Object.keys(search.responses).sort(), ['200', '400', '422', '429']);

@@ -4624,8 +4624,8 @@ export interface operations {
             query?: {
                 from?: string;
                 to?: string;
-                limit?: number;
                 customer_id?: number;
+                limit?: number;
             };
             header?: never;
             path?: never;

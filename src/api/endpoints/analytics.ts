@@ -6,7 +6,6 @@ import type { DateRange } from '../../audit/queries.js';
 import type { CustomerService } from '../../billing/customers.js';
 import { dayRange } from '../../billing/views.js';
 import type { ListCatalog } from '../../lists/catalog.js';
-import { DateRangeInput } from '../schemas/billing.js';
 import {
   AdminAnalyticsInput,
   AdminTopValuesInput,
@@ -16,7 +15,6 @@ import {
   ListActivity,
   TopCustomersInput,
   TopValue,
-  TopValuesInput,
 } from '../schemas/analytics.js';
 import { customerOf } from './account.js';
 
@@ -64,69 +62,40 @@ export function analyticsEndpoints(deps: AnalyticsDeps): AnyEndpoint[] {
       matches: l.matches,
       last_match_at: l.last_match_at,
     }));
-  const admin = (input: { customer_id?: number }): Scope => ({ customerId: input.customer_id ?? null });
-  const both = [
-    { who: 'account', access: 'account' as const, input: DateRangeInput, topInput: TopValuesInput, whose: 'the customer’s' },
-    { who: 'admin', access: 'admin' as const, input: AdminAnalyticsInput, topInput: AdminTopValuesInput, whose: 'every customer’s (or one customer’s)' },
-  ];
+  /** One analytics endpoint for the customer (`/account/analytics/...`) or the operator (`/admin/analytics/...`). */
+  const define = <I extends typeof AdminAnalyticsInput | typeof AdminTopValuesInput, O extends z.ZodType>(
+    who: 'account' | 'admin',
+    name: string,
+    summary: string,
+    input: I,
+    output: O,
+    run: (scope: Scope, r: DateRange, input: z.output<I>) => Promise<z.output<O>>,
+  ) =>
+    endpoint({
+      id: `${who}.analytics.${name.replace(/-(\w)/g, (_, c: string) => c.toUpperCase())}`,
+      method: 'GET',
+      path: `/${who}/analytics/${name}`,
+      tags: TAGS,
+      summary: `${summary}: ${who === 'account' ? 'the customer’s' : 'every customer’s (or one customer’s)'}`,
+      description: `${RANGE} ${BOUND}`,
+      access: who,
+      errors: [503],
+      // The customer's endpoints take no customer_id: the scope is the caller.
+      input: (who === 'account' ? (input as z.ZodObject).omit({ customer_id: true }) : input) as I,
+      output,
+      handler: (i, ctx) => run(who === 'account' ? { customerId: customerOf(ctx.caller) } : { customerId: i.customer_id ?? null }, range(i, ctx.now()), i),
+    });
   return [
-    ...both.flatMap(({ who, access, input, topInput, whose }) => {
-      const scope = (i: { customer_id?: number }, caller: Parameters<typeof customerOf>[0]): Scope => (access === 'account' ? { customerId: customerOf(caller) } : admin(i));
-      return [
-        endpoint({
-          id: `${who}.analytics.daily`,
-          method: 'GET',
-          path: `/${who}/analytics/daily`,
-          tags: TAGS,
-          summary: `Requests, credits and matches per day: ${whose}`,
-          description: `${RANGE} ${BOUND}`,
-          access,
-          errors: [503],
-          input,
-          output: z.array(DailyActivity),
-          handler: (i: z.output<typeof AdminAnalyticsInput>, ctx) => bounded(analytics.daily(scope(i, ctx.caller), range(i, ctx.now()))),
-        }),
-        endpoint({
-          id: `${who}.analytics.endpoints`,
-          method: 'GET',
-          path: `/${who}/analytics/endpoints`,
-          tags: TAGS,
-          summary: `Requests, credits and matches per endpoint, busiest first: ${whose}`,
-          description: `${RANGE} ${BOUND}`,
-          access,
-          errors: [503],
-          input,
-          output: z.array(EndpointActivity),
-          handler: (i: z.output<typeof AdminAnalyticsInput>, ctx) => bounded(analytics.endpoints(scope(i, ctx.caller), range(i, ctx.now()))),
-        }),
-        endpoint({
-          id: `${who}.analytics.lists`,
-          method: 'GET',
-          path: `/${who}/analytics/lists`,
-          tags: TAGS,
-          summary: `Matches per list, most matched first: ${whose}`,
-          description: `${RANGE} ${BOUND}`,
-          access,
-          errors: [503],
-          input,
-          output: z.array(ListActivity),
-          handler: (i: z.output<typeof AdminAnalyticsInput>, ctx) => listView(scope(i, ctx.caller), range(i, ctx.now())),
-        }),
-        endpoint({
-          id: `${who}.analytics.topValues`,
-          method: 'GET',
-          path: `/${who}/analytics/top-values`,
-          tags: TAGS,
-          summary: `The listed values matched most often: ${whose}`,
-          description: `${RANGE} ${BOUND}`,
-          access,
-          errors: [503],
-          input: topInput,
-          output: z.array(TopValue),
-          handler: (i: z.output<typeof AdminTopValuesInput>, ctx) => bounded(analytics.topValues(scope(i, ctx.caller), range(i, ctx.now()), i.limit)),
-        }),
-      ];
-    }),
+    ...(['account', 'admin'] as const).flatMap((who) => [
+      define(who, 'daily', 'Requests, credits and matches per day', AdminAnalyticsInput, z.array(DailyActivity), (scope, r) => bounded(analytics.daily(scope, r))),
+      define(who, 'endpoints', 'Requests, credits and matches per endpoint, busiest first', AdminAnalyticsInput, z.array(EndpointActivity), (scope, r) =>
+        bounded(analytics.endpoints(scope, r)),
+      ),
+      define(who, 'lists', 'Matches per list, most matched first', AdminAnalyticsInput, z.array(ListActivity), listView),
+      define(who, 'top-values', 'The listed values matched most often', AdminTopValuesInput, z.array(TopValue), (scope, r, i) =>
+        bounded(analytics.topValues(scope, r, i.limit)),
+      ),
+    ]),
     endpoint({
       id: 'admin.analytics.customers',
       method: 'GET',

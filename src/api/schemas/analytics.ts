@@ -10,9 +10,7 @@ export const AdminAnalyticsInput = DateRangeInput.extend({
   customer_id: z.number().int().min(1).optional().meta({ description: 'One customer; default: every customer.' }),
 }).strict();
 
-export const TopValuesInput = DateRangeInput.extend({ limit: z.number().int().min(1).max(100).default(10) }).strict();
-
-export const AdminTopValuesInput = TopValuesInput.extend({ customer_id: AdminAnalyticsInput.shape.customer_id }).strict();
+export const AdminTopValuesInput = AdminAnalyticsInput.extend({ limit: z.number().int().min(1).max(100).default(10) }).strict();
 
 export const TopCustomersInput = DateRangeInput.extend({ limit: z.number().int().min(1).max(1000).default(20) }).strict();
 
