@@ -208,10 +208,13 @@ export function registerDashboard(app: TemplatedApp, opts: DashboardOptions): vo
     app.get(pattern, serve(false));
     app.head(pattern, serve(true));
   }
-  app.get('/', (res) => {
+  const redirect = (head: boolean) => (res: HttpResponse) => {
     res.cork(() => {
       res.writeStatus('302 Found').writeHeader('Location', PREFIX).writeHeader('Cache-Control', 'no-cache');
-      res.end();
+      if (head) res.endWithoutBody();
+      else res.end();
     });
-  });
+  };
+  app.get('/', redirect(false));
+  app.head('/', redirect(true));
 }

@@ -119,7 +119,7 @@ test('screen a listed address on the Screen page (metered), then find the match 
   await visited(p, 'overview');
 });
 
-test('audit trail: filter by value and list, open a match’s detail, export the filtered set as CSV', async () => {
+test('audit trail: filter by value and list, open a match’s detail, export the filtered set as CSV, page by keyset', async () => {
   for (const value of [LISTED_BTC, LISTED_BTC, 'someone@mailinator.com']) {
     assert.equal((await api(value.includes('@') ? `/screen/email/${value}` : `/screen/crypto/${value}`, customer.token)).status, 200);
   }
@@ -151,6 +151,27 @@ test('audit trail: filter by value and list, open a match’s detail, export the
   assert.equal(csv[0], '"time","request_id","endpoint","screened_value","matched_value","list","list_type","match"');
   assert.equal(csv.length, 1 + filtered, 'the header and the filtered matches');
   assert.ok(csv.slice(1).every((line) => line.includes(',"ofac_crypto",') && line.includes(LISTED_BTC)));
+
+  // Keyset pages of 50: older, then back to the newest.
+  for (let i = 0; i < 26; i++) assert.equal((await api(`/screen/crypto/${LISTED_BTC}`, customer.token)).status, 200);
+  const total = await count('');
+  assert.ok(total > 50 && total <= 100);
+  await p.reload();
+  await heading(p, 'Audit trail');
+  const pager = p.getByRole('navigation', { name: 'Audit trail pages' });
+  await pager.getByText('Page 1').waitFor();
+  const rows = p.getByRole('table').getByRole('row');
+  assert.equal(await rows.count(), 1 + 50);
+  const newest = await rows.nth(1).textContent();
+  await pager.getByRole('button', { name: 'Older' }).click();
+  await pager.getByText('Page 2').waitFor();
+  await pager.locator('button:disabled', { hasText: 'Older' }).waitFor();
+  assert.equal(await rows.count(), 1 + total - 50, 'the last page has the rest');
+  await pager.getByRole('button', { name: 'Newer' }).click();
+  await pager.getByText('Page 1').waitFor();
+  await pager.locator('button:enabled', { hasText: 'Older' }).waitFor();
+  assert.equal(await rows.count(), 1 + 50);
+  assert.equal(await rows.nth(1).textContent(), newest);
 });
 
 test('tokens: a new token is shown once; revoked, its next call is refused', async () => {
@@ -197,7 +218,19 @@ test('revoking the token you are signed in with signs you out', async () => {
   await p.getByText('Your session ended').waitFor();
 });
 
-test('webhooks: an endpoint on a loopback receiver (secret shown once), a test event, delivered in the log', async () => {
+test('a token revoked elsewhere (by the operator) signs the dashboard out at its next call', async () => {
+  const admin = { authorization: `Bearer ${TEST_ADMIN_KEY}`, 'content-type': 'application/json' };
+  const t = (await (await fetch(`${svc.url}/api/v1/admin/customers/${customer.customerId}/tokens`, { method: 'POST', headers: admin, body: '{"name":"kiosk"}' })).json()) as { id: number; token: string };
+  const p = await page();
+  await signIn(p, t.token);
+  assert.equal((await fetch(`${svc.url}/api/v1/admin/tokens/${t.id}`, { method: 'DELETE', headers: admin })).status, 200);
+  await p.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: 'Usage', exact: true }).click();
+  await heading(p, 'Sign in');
+  await p.getByText('Your session ended').waitFor();
+  assert.equal(await p.evaluate(() => (globalThis as unknown as { sessionStorage: { length: number } }).sessionStorage.length), 0);
+});
+
+test('webhooks: an endpoint on a loopback receiver (secret shown once), a test event delivered in the log, the secret rotated, disabled, deleted; a monitored value added and removed', async () => {
   const p = await page();
   await signIn(p);
   await go(p, 'Webhooks');
@@ -231,6 +264,30 @@ test('webhooks: an endpoint on a loopback receiver (secret shown once), a test e
   await p.getByRole('button', { name: 'Monitor' }).click();
   await p.getByRole('row', { name: /treasury wallet/ }).getByText('no change since added').waitFor();
   await visited(p, 'webhooks');
+
+  // The secret rotated: the new one is shown once and signs the next event.
+  const endpoint = p.getByRole('region', { name: 'Endpoints' }).getByRole('row').filter({ hasText: '/hook' });
+  await endpoint.getByRole('button', { name: 'Rotate secret' }).click();
+  const rotated = (await p.getByTestId('secret').textContent())!;
+  assert.match(rotated, /^whsec_/);
+  assert.notEqual(rotated, secret);
+  receiver.secrets.set('/hook', rotated);
+  await p.getByRole('button', { name: 'I have copied it' }).click();
+  await endpoint.getByRole('button', { name: 'Send test' }).click();
+  const second = /evt_test_[0-9a-f-]+/.exec((await p.getByRole('status').filter({ hasText: 'Test event' }).filter({ hasNotText: eventId }).textContent())!)![0];
+  for (let i = 0; i < 120 && !receiver.received.some((r) => r.body.id === second); i++) await p.waitForTimeout(250);
+  assert.ok(receiver.received.find((r) => r.body.id === second)?.verified, 'signed with the rotated secret');
+
+  await endpoint.getByRole('button', { name: 'Disable' }).click();
+  await endpoint.getByText('disabled', { exact: true }).waitFor();
+  assert.ok(await endpoint.getByRole('button', { name: 'Send test' }).isDisabled());
+  await endpoint.getByRole('button', { name: 'Delete' }).click();
+  await p.getByRole('dialog', { name: 'Delete this endpoint?' }).getByRole('button', { name: 'Delete endpoint' }).click();
+  await p.getByText('No webhook endpoints.').waitFor();
+  assert.deepEqual((await (await api('/account/webhooks', customer.token)).json()) as unknown[], []);
+
+  await p.getByRole('button', { name: `Remove ${LISTED_BTC}` }).click();
+  await p.getByText('No monitored values.').waitFor();
 });
 
 test('values with markup render as text, in the audit trail, token names and monitored labels', async () => {

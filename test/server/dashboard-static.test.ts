@@ -26,9 +26,11 @@ after(async () => {
 const get = (path: string, headers: Record<string, string> = {}, method = 'GET') => fetch(`${svc.url}${path}`, { method, headers, redirect: 'manual' });
 
 test('/ redirects to /dashboard; every page path answers index.html, revalidated, with the security headers', async () => {
-  const root = await get('/');
-  assert.equal(root.status, 302);
-  assert.equal(root.headers.get('location'), '/dashboard');
+  for (const method of ['GET', 'HEAD']) {
+    const root = await get('/', {}, method);
+    assert.equal(root.status, 302, method);
+    assert.equal(root.headers.get('location'), '/dashboard', method);
+  }
   const index = readFileSync(join(DIST, 'index.html'), 'utf8');
   for (const path of ['/dashboard', '/dashboard/', '/dashboard/overview', '/dashboard/admin/customers/12', '/dashboard/billing']) {
     const res = await get(path, { 'accept-encoding': 'identity' });

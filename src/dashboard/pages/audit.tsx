@@ -162,7 +162,7 @@ export default function Audit() {
                     { header: 'Match', cell: (m) => m.match },
                   ]}
                 />
-                <nav class="pager" aria-label="Pages">
+                <nav class="pager" aria-label="Audit trail pages">
                   <button type="button" class="secondary" disabled={cursors.length === 1} onClick={() => setCursors(cursors.slice(0, -1))}>
                     Newer
                   </button>
