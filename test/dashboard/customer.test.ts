@@ -290,7 +290,7 @@ test('webhooks: an endpoint on a loopback receiver (secret shown once), a test e
   await p.getByText('No monitored values.').waitFor();
 });
 
-test('values with markup render as text, in the audit trail, token names and monitored labels', async () => {
+test('values with markup render as text, in the audit trail and a match’s detail, token names and monitored labels', async () => {
   const markup = '<img src=x onerror=alert(1)>';
   await svc.service.audit.matches.write([
     {
@@ -317,8 +317,15 @@ test('values with markup render as text, in the audit trail, token names and mon
     assert.equal(await p.locator('img[src="x"]').count(), 0, `${title}: no element made of the value`);
   }
   await go(p, 'Audit trail');
-  await p.getByRole('cell', { name: '<script>alert(2)</script>' }).waitFor();
+  const row = p.getByRole('row', { name: /<script>alert\(2\)<\/script>/ });
+  await row.waitFor();
   assert.equal(await p.locator('main script').count(), 0);
+  await row.getByRole('button').click();
+  const dialog = p.getByRole('dialog', { name: 'Match detail' });
+  await dialog.getByText('<script>alert(2)</script>', { exact: true }).waitFor();
+  await dialog.getByText(markup, { exact: true }).waitFor();
+  assert.equal(await p.locator('dialog script, dialog img').count(), 0, 'the detail shows the values as text');
+  await dialog.getByRole('button', { name: 'Close' }).click();
   assert.deepEqual(problems, [], 'no alert(), page error or CSP violation');
 });
 
