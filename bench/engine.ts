@@ -1,5 +1,5 @@
 /**
- * Engine benchmarks on deterministic synthetic data (bench/synthetic.ts: the real lists' entity-type
+ * Engine benchmarks on deterministic synthetic data (harness/synthetic.ts: the real lists' entity-type
  * mix, valid address checksums).
  *   node --expose-gc --import tsx bench/engine.ts [sizes...] [--shards N] [--tokenize strict|forward]
  *        [--queries N] [--runs N]
@@ -22,7 +22,7 @@ import { cpus, loadavg, totalmem } from 'node:os';
 import { Engine, type ScreenHit } from '../engine/engine.js';
 import { canonicalKey } from '../engine/normalize/index.js';
 import type { EntityRecord } from '../engine/model.js';
-import { rng, Synth, syntheticRecords, SYNTHETIC_LISTS, typo } from './synthetic.js';
+import { rng, Synth, syntheticRecords, SYNTHETIC_LISTS, typo } from '../harness/synthetic.js';
 
 interface Args {
   sizes: number[];

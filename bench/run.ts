@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { cpus, loadavg, totalmem, platform, release } from 'node:os';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { COMPILED, REPO_ROOT } from '../test/support/paths.js';
+import { COMPILED, REPO_ROOT } from '../harness/paths.js';
 
 const argValue = (name: string) => {
   const i = process.argv.indexOf(`--${name}`);

@@ -3,8 +3,7 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import { once } from 'node:events';
-import type { Config } from '../src/config.js';
-import type { FetchedFiles, SourceFile } from './types.js';
+import type { FetchedFiles, LoaderSettings, SourceFile } from './types.js';
 
 /**
  * Downloads one source file into `DATA_DIR/sources/<slug>/`, or reads it from `SOURCE_DIR`.
@@ -61,7 +60,7 @@ export class FetchError extends Error {
   }
 }
 
-export function fetchOptionsFromConfig(config: Config): FetchOptions {
+export function fetchOptionsFromConfig(config: Pick<LoaderSettings, 'DATA_DIR' | 'SOURCE_DIR' | 'SOURCE_URLS' | 'SOURCE_FETCH_TIMEOUT_MS' | 'SOURCE_FETCH_RETRIES' | 'SOURCE_MAX_BYTES'>): FetchOptions {
   return {
     dataDir: config.DATA_DIR,
     sourceDir: config.SOURCE_DIR,

@@ -1,14 +1,13 @@
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { EntityRecord, ListSnapshotInfo } from '../engine/model.js';
-import type { Config } from '../src/config.js';
 import { mixerFromConfig, NotConfiguredError, type MixerRole, type MixerScanner } from './chain/mixer.js';
 import { diffVersion, type ChangeSink } from './diff.js';
 import { fetchOptionsFromConfig, fetchSourceFiles } from './fetch.js';
 import { LISTS } from './registry.js';
 import { isDue, nextCheckAt, PrimarySchedule, systemClock, type Clock } from './schedule.js';
 import { emptyState, ListStore, type ListStateFile } from './store.js';
-import type { ListDefinition, ParseContext } from './types.js';
+import type { ListDefinition, LoaderSettings, ParseContext } from './types.js';
 
 /**
  * Keeps every enabled list fresh and the engine fed.
@@ -57,7 +56,7 @@ export interface RefreshOutcome {
 export type ProgressEvent = { slug: string; phase: 'download' | 'parse'; file?: string; done: number; total?: number };
 
 export interface ListManagerOptions {
-  config: Config;
+  config: LoaderSettings;
   /** Null for tools that only ingest (the CLI): snapshots are written, nothing is served. */
   engine: EngineLoader | null;
   sinks?: ChangeSink[];
@@ -79,7 +78,7 @@ const CHAIN_ROLES: Record<'depositor_relayer' | 'recipient', MixerRole[]> = {
 };
 
 export class ListManager {
-  private readonly config: Config;
+  private readonly config: LoaderSettings;
   private readonly engine: EngineLoader | null;
   private readonly sinks: ChangeSink[];
   private readonly log: Logger;

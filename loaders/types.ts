@@ -18,6 +18,25 @@ export const LIST_KINDS = [
 export type ListKind = (typeof LIST_KINDS)[number];
 
 /**
+ * The settings the loaders read, under the names of the service's environment variables: the
+ * service's configuration (src/config.ts) has every one of them and is passed as is.
+ */
+export interface LoaderSettings {
+  DATA_DIR: string;
+  SOURCE_DIR?: string;
+  /** `"<slug>.<file key>"` → URL. */
+  SOURCE_URLS: Record<string, string>;
+  SOURCE_FETCH_TIMEOUT_MS: number;
+  SOURCE_FETCH_RETRIES: number;
+  SOURCE_MAX_BYTES: number;
+  LIST_REFRESH_ENABLED: boolean;
+  PRIMARY_CHECK_MINUTES_UTC: number[];
+  MIXER_RPC_URL?: string;
+  MIXER_POOLS: string[];
+  MIXER_START_BLOCK: number;
+}
+
+/**
  * How often a list is checked for a new version. `scheduled` means fixed UTC minutes of each hour
  * (the primary list's `check_minutes_utc`); the others are intervals.
  */

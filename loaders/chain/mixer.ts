@@ -2,7 +2,7 @@ import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { createPublicClient, getAddress, http, parseAbi, zeroAddress, type Address, type Hash, type PublicClient } from 'viem';
 import type { EntityRecord } from '../../engine/model.js';
-import type { Config } from '../../src/config.js';
+import type { LoaderSettings } from '../types.js';
 
 /**
  * Mixer-pool lists from on-chain events (Tornado Cash pools' exact event signatures):
@@ -165,7 +165,7 @@ export class MixerScanner {
 }
 
 /** The scanner configured by MIXER_RPC_URL, MIXER_POOLS and MIXER_START_BLOCK, or why not. */
-export function mixerFromConfig(config: Config): MixerScanner | NotConfiguredError {
+export function mixerFromConfig(config: Pick<LoaderSettings, 'MIXER_RPC_URL' | 'MIXER_POOLS' | 'MIXER_START_BLOCK' | 'SOURCE_FETCH_TIMEOUT_MS' | 'DATA_DIR'>): MixerScanner | NotConfiguredError {
   if (!config.MIXER_RPC_URL || config.MIXER_POOLS.length === 0) {
     return new NotConfiguredError('not configured: set MIXER_RPC_URL and MIXER_POOLS to build the mixer-pool lists');
   }

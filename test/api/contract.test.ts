@@ -2,8 +2,8 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { startTestService, type TestService } from '../support/service.js';
-import { REPO_ROOT } from '../support/paths.js';
+import { startTestService, type TestService } from '../../harness/service.js';
+import { REPO_ROOT } from '../../harness/paths.js';
 import { join } from 'node:path';
 
 /**

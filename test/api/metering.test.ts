@@ -1,7 +1,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createTRPCClient, httpBatchLink, TRPCClientError } from '@trpc/client';
-import { startTestService, createCustomerToken, type TestService } from '../support/service.js';
+import { startTestService, createCustomerToken, type TestService } from '../../harness/service.js';
 
 /**
  * Metering on every transport: REST, /trpc (batched) and batch screening cost exactly their

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { once } from 'node:events';
 import type { ChildProcess } from 'node:child_process';
-import { prepareDataDir, spawnService, startTestService, testEnv, type TestService } from '../support/service.js';
+import { prepareDataDir, spawnService, startTestService, testEnv, type TestService } from '../../harness/service.js';
 import { OpenApiChecker } from '../support/openapi.js';
 
 /** The public endpoints on the real lists: shapes, limits, CSV, search modes and the burst limit. */

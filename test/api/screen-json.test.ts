@@ -1,6 +1,6 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestService, type TestService } from '../support/service.js';
+import { startTestService, type TestService } from '../../harness/service.js';
 import { LISTS } from '../../loaders/registry.js';
 import { ListCatalog } from '../../src/lists/catalog.js';
 import { envelope } from '../../src/api/endpoints/screen.js';

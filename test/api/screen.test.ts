@@ -1,9 +1,9 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { startTestService, createCustomerToken, type TestService } from '../support/service.js';
+import { startTestService, createCustomerToken, type TestService } from '../../harness/service.js';
 import { OpenApiChecker } from '../support/openapi.js';
-import { sharedData } from '../support/paths.js';
+import { sharedData } from '../../harness/paths.js';
 
 /**
  * The screening endpoints on the real lists: exact envelopes, match kinds, list filters and the

@@ -4,8 +4,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { getAddress, keccak256 as viemKeccak, toBytes } from 'viem';
 import { keccak256 } from '../../engine/normalize/keccak.js';
 import { assetFormats, canonicalKey, cryptoKey, normalizeCrypto } from '../../engine/normalize/index.js';
-import { sharedData } from '../support/paths.js';
-import { syntheticRecords } from '../../bench/synthetic.js';
+import { sharedData } from '../../harness/paths.js';
+import { syntheticRecords } from '../../harness/synthetic.js';
 
 const DIR = sharedData('crypto', 'by-chain-2024');
 

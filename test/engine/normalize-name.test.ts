@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { parse } from 'csv-parse/sync';
 import { canonicalKey, nameTokens, normalizeGovernmentId, normalizeName } from '../../engine/normalize/index.js';
-import { sharedData } from '../support/paths.js';
+import { sharedData } from '../../harness/paths.js';
 
 describe('normalizeName', () => {
   test('case, accents and compatibility forms fold', () => {

@@ -2,7 +2,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Engine } from '../../engine/engine.js';
 import type { EntityRecord } from '../../engine/model.js';
-import { syntheticRecords, SYNTHETIC_LISTS } from '../../bench/synthetic.js';
+import { syntheticRecords, SYNTHETIC_LISTS } from '../../harness/synthetic.js';
 
 const ADDRESS = '0x7f367cc41522ce07553e823bf3be79a889debe1b';
 const ALL = SYNTHETIC_LISTS.map((l) => l.slug);

@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import { parse } from 'csv-parse/sync';
 import { FUZZY_ID_THRESHOLD, idSimilarity, nameSimilarity, prepareName, preparedSimilarity } from '../../engine/similarity.js';
 import { normalizeGovernmentId } from '../../engine/normalize/index.js';
-import { FIXTURES, REPO_ROOT, sharedData } from '../support/paths.js';
+import { FIXTURES, REPO_ROOT, sharedData } from '../../harness/paths.js';
 
 const run = promisify(execFile);
 

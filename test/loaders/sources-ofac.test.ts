@@ -7,7 +7,7 @@ import { parseListFromDir, parseOfacSdn } from '../../loaders/registry.js';
 import { ofacCsvParser } from '../../loaders/sources/ofac-csv.js';
 import { ofacXmlParser } from '../../loaders/sources/ofac-xml.js';
 import { OFAC_DOCUMENT_TYPES } from '../../loaders/sources/ofac-features.js';
-import { FIXTURES, SHARED_DATA, sharedData } from '../support/paths.js';
+import { FIXTURES, SHARED_DATA, sharedData } from '../../harness/paths.js';
 
 async function collect(it: AsyncIterable<EntityRecord>): Promise<EntityRecord[]> {
   const out: EntityRecord[] = [];

@@ -6,7 +6,7 @@ import { Engine } from '../../engine/engine.js';
 import { nameSimilarity } from '../../engine/similarity.js';
 import { parseListFromDir } from '../../loaders/registry.js';
 import type { EntityRecord } from '../../engine/model.js';
-import { SHARED_DATA, sharedData } from '../support/paths.js';
+import { SHARED_DATA, sharedData } from '../../harness/paths.js';
 
 /**
  * The UN list through the loader and the engine, against OpenSanctions' name-matching cases:

@@ -5,7 +5,7 @@ import type { Hex } from 'viem';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402/core/http';
-import { startTestService, type TestService } from '../support/service.js';
+import { startTestService, type TestService } from '../../harness/service.js';
 import { httpClient } from './support.js';
 import { pay, startPaymentChain, PRICE, type PaymentChain } from '../support/payments.js';
 import { TOOL_SPECS } from '../../src/mcp/index.js';

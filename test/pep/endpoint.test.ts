@@ -9,7 +9,7 @@ import { PepScreenResponse } from '../../src/pep/schema.js';
 import type { AnyEndpoint, RequestContext } from '../../src/core/endpoint.js';
 import { parseInput } from '../../src/core/validation.js';
 import { ValidationFailed } from '../../src/core/errors.js';
-import { SHARED_DATA } from '../support/paths.js';
+import { SHARED_DATA } from '../../harness/paths.js';
 
 const log = pino({ level: 'silent' });
 

@@ -7,7 +7,7 @@ import { loadConfig } from '../../src/config.js';
 import { createPepProvider, LocalPepIndex, localPepFile, type PepProvider } from '../../src/pep/index.js';
 import { datesAgree } from '../../src/pep/local.js';
 import { PepScreenResponse } from '../../src/pep/schema.js';
-import { FIXTURES, SHARED_DATA, sharedData } from '../support/paths.js';
+import { FIXTURES, SHARED_DATA, sharedData } from '../../harness/paths.js';
 
 const log = pino({ level: 'silent' });
 

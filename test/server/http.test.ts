@@ -1,7 +1,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
-import { startTestService, type TestService } from '../support/service.js';
+import { startTestService, type TestService } from '../../harness/service.js';
 
 let svc: TestService;
 before(async () => {

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { once } from 'node:events';
-import { prepareDataDir, spawnService, testEnv, TEST_ADMIN_KEY } from '../support/service.js';
+import { prepareDataDir, spawnService, testEnv, TEST_ADMIN_KEY } from '../../harness/service.js';
 import { loadConfig } from '../../src/config.js';
 import { openClickHouse } from '../../src/audit/clickhouse.js';
 

@@ -22,7 +22,7 @@ import {
   type WalletClient,
 } from 'viem';
 import { mnemonicToAccount, type HDAccount } from 'viem/accounts';
-import { REPO_ROOT } from './paths.js';
+import { REPO_ROOT } from '../../harness/paths.js';
 
 /**
  * A real local EVM chain for tests: a Hardhat 2 node on 127.0.0.1, contracts compiled with the

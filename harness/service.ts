@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
 import pino from 'pino';
-import { loadConfig, type Env } from '../../src/config.js';
-import { createService, type Service, type ServiceOverrides } from '../../src/service.js';
-import { ListManager } from '../../loaders/manager.js';
+import { loadConfig, type Env } from '../src/config.js';
+import { createService, type Service, type ServiceOverrides } from '../src/service.js';
+import { ListManager } from '../loaders/manager.js';
 import { COMPILED, REPO_ROOT, SHARED_DATA } from './paths.js';
 
 /** The V8 flags `make run` starts the service with. */
