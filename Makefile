@@ -6,7 +6,7 @@ SHARED_DATA := $(abspath ../shared/data)
 # service fetches every list from its official URL.
 RUN_SOURCE_DIR ?= $(if $(wildcard $(SHARED_DATA)/README.md),$(SHARED_DATA),)
 
-.PHONY: install build run test test-fast typecheck bench cli pg-start pg-stop clean
+.PHONY: install build run test test-fast typecheck lint format format-check bench cli pg-start pg-stop clean
 
 install: $(NODE_MODULES_STAMP)
 
@@ -29,8 +29,21 @@ run: build
 typecheck: install
 	npx tsc --noEmit -p tsconfig.json
 
+# Part of `make test`: ESLint (typescript-eslint, with the type-aware rules for unhandled promises
+# and `any`), the layer rules (.dependency-cruiser.cjs: no upward import, no loop between files or
+# folders) and knip (no unused file, export or dependency). The commands are package.json's scripts.
+lint: install
+	npm run -s lint
+
+# Prettier (.prettierrc.json); not part of `make test`.
+format: install
+	npm run -s format
+
+format-check: install
+	npm run -s format-check
+
 # The control-plane suite also runs against a real PostgreSQL server (Debian package, loopback port).
-test: install typecheck
+test: install typecheck lint
 	@TEST_DATABASE_URL="$$(bash scripts/pg-test-server.sh start)" || { echo "could not start PostgreSQL for the tests"; exit 1; }; \
 	export TEST_DATABASE_URL; \
 	node scripts/run-tests.mjs $(TESTS); status=$$?; \

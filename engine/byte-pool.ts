@@ -10,9 +10,9 @@ import { growableBuffer, growBuffer } from './growable.js';
 
 const INITIAL_BYTES = 1 << 16;
 /** Offsets are u32. */
-export const MAX_POOL_BYTES = 2 ** 32 - 1;
+const MAX_POOL_BYTES = 2 ** 32 - 1;
 
-export class BytePoolFullError extends Error {}
+class BytePoolFullError extends Error {}
 
 export class BytePool {
   /** Bytes written so far (by the owning thread; readers track ranges they were given). */

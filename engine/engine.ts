@@ -10,11 +10,9 @@ import { ShardPool } from './shards/pool.js';
 import type { QueryResult } from './shards/protocol.js';
 
 export type { EntityView } from './store.js';
-export type { EngineStats, ListStats } from './generation.js';
-export { EngineLoadError } from './build.js';
+export type { EngineStats } from './generation.js';
 
 export type ScreenKind = 'crypto' | 'email' | 'website' | 'id' | 'country';
-export const SCREEN_KINDS: readonly ScreenKind[] = ['crypto', 'email', 'website', 'id', 'country'];
 
 /** `similarity` is 1 for every rule-based match (exact, subdomain, domain, region, regex). */
 export interface ScreenHit {
@@ -62,9 +60,9 @@ export class EngineQueryError extends Error {}
  * letters in order with the query (one typo in a short name, a missing middle name), while
  * unrelated names sharing one token (`ACME TRADING LLC` vs `GLOBAL TRADING LLC`) fall below it.
  */
-export const SEARCH_MIN_SIMILARITY = 0.6;
+const SEARCH_MIN_SIMILARITY = 0.6;
 /** Regex budget when the caller gives none. */
-export const DEFAULT_REGEX_BUDGET_MS = 200;
+const DEFAULT_REGEX_BUDGET_MS = 200;
 /**
  * The term index ranks documents sharing more (and rarer) query terms first, a query token it
  * does not know standing for its one-edit neighbours; past the first dozen or so per shard the

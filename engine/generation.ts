@@ -13,7 +13,7 @@ export interface Hit {
   similarity: number;
 }
 
-export interface ListStats {
+interface ListStats {
   total: number;
   by_entity_type: Record<string, number>;
 }

@@ -71,11 +71,11 @@ export function fetchOptionsFromConfig(config: Pick<LoaderSettings, 'DATA_DIR' |
   };
 }
 
-export function sourceUrl(slug: string, file: SourceFile, opts: Pick<FetchOptions, 'urlOverrides'>): string {
+function sourceUrl(slug: string, file: SourceFile, opts: Pick<FetchOptions, 'urlOverrides'>): string {
   return opts.urlOverrides[`${slug}.${file.key}`] ?? file.url;
 }
 
-export function cachePaths(dataDir: string, slug: string, file: SourceFile): { file: string; meta: string } {
+function cachePaths(dataDir: string, slug: string, file: SourceFile): { file: string; meta: string } {
   const dir = join(dataDir, 'sources', slug);
   return { file: join(dir, `${file.key}${extname(file.sourceDirPath)}`), meta: join(dir, `${file.key}.meta.json`) };
 }

@@ -373,7 +373,7 @@ async function drain(records: AsyncIterable<EntityRecord>, slug: string): Promis
 }
 
 /** A version label: a checksum of the published content, so an identical re-publication is no new version. */
-export function contentVersion(records: EntityRecord[]): string {
+function contentVersion(records: EntityRecord[]): string {
   const h = createHash('sha256');
   for (const r of records) h.update(JSON.stringify([r.entity_type, r.value, r.metadata, r.source_url]) + '\n');
   return h.digest('hex').slice(0, 16);

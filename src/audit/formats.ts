@@ -63,7 +63,7 @@ interface MatchedText {
   text: string;
 }
 /** The matched entities' last columns, most recent first overwritten in turn (a request's matches are a few entities). */
-const matchedTexts: (MatchedText | null)[] = new Array(8).fill(null);
+const matchedTexts = new Array<MatchedText | null>(8).fill(null);
 let nextMatched = 0;
 
 /** A tab, then `matched_value`, `list`, `list_type` and `match`, and the newline. */

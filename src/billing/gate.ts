@@ -26,7 +26,7 @@ export interface GateDeps {
 const NO_HEADERS: CommitResult = { headers: {} };
 const BEARER = 'Bearer ';
 
-export function invalidTokenError(): HttpError {
+function invalidTokenError(): HttpError {
   return new HttpError(401, 'Invalid or revoked API token', { 'WWW-Authenticate': 'Bearer' });
 }
 

@@ -129,7 +129,8 @@ export class QuotaManager {
     for (;;) {
       if (s.local >= credits) return this.take(customerId, s, credits);
       if (s.exhaustedUntil > this.now()) return null;
-      if (!s.leasing) this.lease(customerId, s, Math.max(this.leaseSizeFor(s), credits - s.local));
+      // The lease is s.leasing, awaited (and its failure seen) on the next line.
+      if (!s.leasing) void this.lease(customerId, s, Math.max(this.leaseSizeFor(s), credits - s.local));
       await s.leasing;
     }
   }

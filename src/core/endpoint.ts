@@ -15,7 +15,7 @@ import type { MatchKind, ListType } from '../../engine/model.js';
  * - `account`: a customer's bearer token, not metered (dashboard API);
  * - `admin`: the operator's `ADMIN_KEY` as a bearer token.
  */
-export type Access = 'public' | 'metered' | 'account' | 'admin';
+type Access = 'public' | 'metered' | 'account' | 'admin';
 
 /** Who pays for / is attributed a request. */
 export type Caller =
@@ -97,5 +97,9 @@ export function endpoint<I extends z.ZodObject, O extends z.ZodType>(def: Endpoi
   return def;
 }
 
+/**
+ * Any endpoint, as the transports hold them: schemas typed as schemas, the input and output of
+ * the functions left open (each definition checked them against its own schemas).
+ */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type AnyEndpoint = EndpointDef<any, any>;
+export type AnyEndpoint = Omit<EndpointDef<any, any>, 'input' | 'output'> & { input: z.ZodObject; output: z.ZodType };

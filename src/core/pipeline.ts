@@ -58,7 +58,7 @@ class Context implements RequestContext {
 export function execute(endpoint: AnyEndpoint, input: unknown, meta: RequestMeta, deps: PipelineDeps): Outcome | Promise<Outcome> {
   try {
     if (endpoint.access === 'public') {
-      const result = endpoint.handler(input, new Context(meta, ANONYMOUS, deps));
+      const result: unknown = endpoint.handler(input, new Context(meta, ANONYMOUS, deps));
       if (result instanceof Promise) return result.then((r) => publicAnswer(endpoint, r, deps));
       return publicAnswer(endpoint, result, deps);
     }

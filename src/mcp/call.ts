@@ -12,11 +12,11 @@ import {
 import { WRAP_KEY, type McpTool } from './tools.js';
 
 /** `_meta` keys of the model-tool payment flow (x402's MCP transport, SPEC "Model-tool endpoint payments"). */
-export const META_PAYMENT = 'x402/payment';
-export const META_PAYMENT_RESPONSE = 'x402/payment-response';
-export const META_PAYMENT_REQUIRED = 'x402/payment-required';
+const META_PAYMENT = 'x402/payment';
+const META_PAYMENT_RESPONSE = 'x402/payment-response';
+const META_PAYMENT_REQUIRED = 'x402/payment-required';
 /** A bearer token per request, for transports without headers (stdio). */
-export const META_AUTHORIZATION = 'authorization';
+const META_AUTHORIZATION = 'authorization';
 
 /** What a tool call knows of the connection it arrived on. */
 export interface McpConnection {

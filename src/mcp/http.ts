@@ -13,7 +13,7 @@ import type { McpServerFactory } from './server.js';
  * then the SSE stream is relayed chunk by chunk. GET and DELETE are 405: there is no session to
  * end and nothing is ever pushed outside a request.
  */
-export const MCP_PATH = '/mcp';
+const MCP_PATH = '/mcp';
 
 /** Tool arguments are small; this bounds what a request may make the server buffer. */
 const MAX_BODY_BYTES = 1024 * 1024;
@@ -62,7 +62,7 @@ async function relay(res: HttpResponse, state: ResponseState, response: Response
   }
   const writer = new StreamWriter(res, state);
   writer.start(response.status, headers);
-  const reader = response.body!.getReader();
+  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
   const decoder = new TextDecoder();
   for (;;) {
     const { done, value } = await reader.read();

@@ -16,7 +16,7 @@ export interface McpServerOptions {
 /** Makes the MCP server of one connection (stdio) or one HTTP request (stateless Streamable HTTP). */
 export type McpServerFactory = (connection: McpConnection) => Server;
 
-export const SERVER_INFO = { name: 'sanctions-screening', version: '2.0.0' } as const;
+const SERVER_INFO = { name: 'sanctions-screening', version: '2.0.0' } as const;
 
 const INSTRUCTIONS =
   'Sanctions and risk screening. Screening, PEP, VPN and geolocation tools are metered: send an API token ' +

@@ -292,7 +292,7 @@ export function createHttpApp(opts: HttpAppOptions): HttpServer {
     };
     void run().catch((err: unknown) => {
       const outcome = errorOutcome(err, log, meta);
-      sendOutcome(res, state, outcome, meta.requestId);
+      void sendOutcome(res, state, outcome, meta.requestId);
       finish(outcome.status);
     });
   });

@@ -26,7 +26,7 @@ const STATUS_TEXT: Record<number, string> = {
   503: 'Service Unavailable',
 };
 
-export function statusLine(status: number): string {
+function statusLine(status: number): string {
   return `${status} ${STATUS_TEXT[status] ?? 'Status'}`;
 }
 
@@ -40,12 +40,12 @@ export class ResponseState {
  * CORS for browser clients and agents: any origin may call the API (credentials are explicit
  * headers, never cookies), and may read the payment and rate-limit headers.
  */
-export const CORS_HEADERS: Record<string, string> = {
+const CORS_HEADERS: Record<string, string> = {
   'Access-Control-Allow-Origin': '*',
   'Access-Control-Expose-Headers': 'PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-PAYMENT-RESPONSE, X-Request-Id, Retry-After, WWW-Authenticate, Content-Disposition, X-Total-Count',
 };
 /** Added to CORS_HEADERS (which every answer carries) on a preflight. */
-export const CORS_PREFLIGHT_HEADERS: Record<string, string> = {
+const CORS_PREFLIGHT_HEADERS: Record<string, string> = {
   'Access-Control-Allow-Methods': 'GET, POST, DELETE, OPTIONS',
   'Access-Control-Allow-Headers': 'Authorization, Content-Type, X-PAYMENT, PAYMENT-SIGNATURE, X-Request-Id, Accept, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-ID',
   'Access-Control-Max-Age': '86400',

@@ -49,7 +49,7 @@ export interface WebhookEndpointView {
   created_at: string;
 }
 
-export interface WebhookAttemptView {
+interface WebhookAttemptView {
   attempt: number;
   started_at: string;
   status_code: number | null;

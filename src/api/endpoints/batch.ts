@@ -13,7 +13,7 @@ import { EnsResolver } from '../../ens/resolver.js';
  * is refused whole when fewer credits remain.
  */
 
-export const BATCH_MAX_ITEMS = 10_000;
+const BATCH_MAX_ITEMS = 10_000;
 const BatchLine = z.union([ScreenResponse, HTTPValidationError]);
 export type BatchLineT = z.output<typeof BatchLine>;
 
@@ -87,7 +87,7 @@ export function batchEndpoint(deps: ScreeningDeps): AnyEndpoint {
     audit: (_input, out) => out.flatMap((line): AuditMatch[] => ('matches' in line ? auditRows(line as ScreenEnvelope) : [])),
     handler: async (input) => {
       const lists = deps.catalog.resolve(input.lists);
-      const out: BatchLineT[] = new Array(input.items.length);
+      const out = new Array<BatchLineT>(input.items.length);
       const items = parseItems(input.items);
       for (let i = 0; i < input.items.length; i++) {
         const parsed = items[i];

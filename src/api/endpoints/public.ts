@@ -8,7 +8,7 @@ import type { RateLimiter } from '../../core/rate-limit.js';
 
 /** Public endpoints: no credentials, never metered or audited. */
 
-export interface ListStatusView {
+interface ListStatusView {
   last_updated: string | null;
   last_error: string | null;
 }
@@ -24,7 +24,7 @@ export interface PublicDeps {
 }
 
 /** Columns of the CSV download, in order (documented in the README). */
-export const CSV_COLUMNS = ['entity_type', 'value', 'listed_at', 'source_url', 'metadata'] as const;
+const CSV_COLUMNS = ['entity_type', 'value', 'listed_at', 'source_url', 'metadata'] as const;
 
 function csvField(v: string): string {
   return /[",\r\n]/.test(v) || /^[=+\-@\t]/.test(v) ? `"${(/^[=+\-@\t]/.test(v) ? `'${v}` : v).replace(/"/g, '""')}"` : v;

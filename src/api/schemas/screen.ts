@@ -18,7 +18,7 @@ const matchKind = z.string().meta({
   examples: [...MATCH_KINDS],
 });
 
-export const ScreenMatch = z
+const ScreenMatch = z
   .object({
     list: z.string().meta({ description: 'List slug.' }),
     list_name: z.string(),
@@ -56,7 +56,7 @@ export const ListInfo = z
   .strict()
   .meta({ id: 'ListInfo' });
 
-export const ListedEntity = z
+const ListedEntity = z
   .object({
     entity_type: entityType,
     value: z.string(),
@@ -107,7 +107,7 @@ export const PublicSearchResult = z
   .strict()
   .meta({ id: 'PublicSearchResult' });
 
-export const SourceStats = z
+const SourceStats = z
   .object({
     list_type: listType,
     total: z.number().int(),

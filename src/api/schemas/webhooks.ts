@@ -7,7 +7,7 @@ import { EVENT_TYPES, MONITORED_ENTITY_TYPES } from '../../webhooks/events.js';
 const dateTime = z.string().meta({ description: 'ISO 8601 date-time, UTC.', examples: ['2025-06-01T08:00:00.000Z'] });
 const id = z.number().int().min(1);
 
-export const MonitoredEntityType = z.enum(MONITORED_ENTITY_TYPES).meta({
+const MonitoredEntityType = z.enum(MONITORED_ENTITY_TYPES).meta({
   id: 'MonitoredEntityType',
   description: '`onchain_address` is a crypto address on any chain or an ENS name (a dotted name, re-resolved on a schedule).',
 });
@@ -68,7 +68,7 @@ export const WebhookEndpointUpdateInput = z
 
 export const WebhookEndpointIdInput = z.object({ endpoint_id: id }).strict();
 
-export const WebhookListing = z
+const WebhookListing = z
   .object({
     list: z.string().meta({ description: 'Source list slug (as in `/screen/lists`).' }),
     list_name: z.string(),
@@ -80,7 +80,7 @@ export const WebhookListing = z
   .strict()
   .meta({ id: 'WebhookListing' });
 
-export const WebhookEvent = z
+const WebhookEvent = z
   .object({
     id: z.string().meta({ description: 'Stable across retries; deduplicate on it. Test events: `evt_test_<uuid>`.', examples: ['evt_3f9a0c1b2d4e5f60718293a4b5c6d7e8'] }),
     type: z.enum(EVENT_TYPES),
@@ -103,9 +103,9 @@ export const WebhookTestResult = z
   .strict()
   .meta({ id: 'WebhookTestResult' });
 
-export const DeliveryStatus = z.enum(['pending', 'delivered', 'failed']).meta({ id: 'WebhookDeliveryStatus' });
+const DeliveryStatus = z.enum(['pending', 'delivered', 'failed']).meta({ id: 'WebhookDeliveryStatus' });
 
-export const WebhookAttempt = z
+const WebhookAttempt = z
   .object({
     attempt: z.number().int().min(1),
     started_at: dateTime,
@@ -116,7 +116,7 @@ export const WebhookAttempt = z
   .strict()
   .meta({ id: 'WebhookAttempt' });
 
-export const WebhookDelivery = z
+const WebhookDelivery = z
   .object({
     id,
     event_id: z.string(),
