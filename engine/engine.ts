@@ -1,7 +1,8 @@
 import { availableParallelism } from 'node:os';
 import { RE2JS } from 're2js';
 import { ENTITY_TYPES, type EntityRecord, type EntityType, type ListSnapshotInfo, type MatchKind } from './model.js';
-import { cryptoKey, domainAncestors, normalizeCountry, normalizeEmail, normalizeGovernmentId, normalizeWebsite, regionsOf } from './normalize/index.js';
+import { normalizeGovernmentId } from './normalize/index.js';
+import { visitProbes, visitSearchProbes, type ProbeSink, type ScreenKind } from './probes.js';
 import { FUZZY_ID_THRESHOLD } from './similarity.js';
 import { Generation, type EngineStats, type Hit } from './generation.js';
 import type { EntityView } from './store.js';
@@ -10,17 +11,8 @@ import { ShardPool } from './shards/pool.js';
 import type { QueryResult } from './shards/protocol.js';
 
 export type { EntityView } from './store.js';
-export type { EngineStats } from './generation.js';
-
-export type ScreenKind = 'crypto' | 'email' | 'website' | 'id' | 'country';
-
-/** `similarity` is 1 for every rule-based match (exact, subdomain, domain, region, regex). */
-export interface ScreenHit {
-  entity: EntityView;
-  match: MatchKind;
-  similarity: number;
-}
-export type SearchHit = ScreenHit;
+export type { EngineStats, Hit } from './generation.js';
+export type { ScreenKind } from './probes.js';
 
 export interface EngineGeneration {
   lists: ListSnapshotInfo[];
@@ -81,6 +73,36 @@ function byRank(g: Generation) {
 }
 
 /**
+ * Collects the hits of a probe sequence on one generation. An engine reuses one: a screening is
+ * synchronous from the first probe to the last, so no other screening can interleave.
+ */
+class HitCollector implements ProbeSink {
+  private g: Generation | null = null;
+  private lists: string[] = [];
+  private includeDelisted = false;
+  private out: Hit[] = [];
+
+  begin(g: Generation, lists: string[], includeDelisted: boolean, out: Hit[]): this {
+    this.g = g;
+    this.lists = lists;
+    this.includeDelisted = includeDelisted;
+    this.out = out;
+    return this;
+  }
+
+  probe(type: EntityType, key: string, match: MatchKind): void {
+    this.g!.collect(T[type], key, match, this.lists, this.includeDelisted, this.out);
+  }
+
+  /** Lets go of the generation and the hits (a retired generation must not stay reachable). */
+  end(): void {
+    this.g = null;
+    this.lists = [];
+    this.out = [];
+  }
+}
+
+/**
  * The screening engine. Exact kinds (crypto, e-mail, website, country) are answered on the
  * calling thread from shard-built shared-memory tables; fuzzy government IDs, free search and
  * regex go to the shard workers. `load` builds a new generation beside the current one and swaps
@@ -90,6 +112,7 @@ export class Engine {
   private current!: Generation;
   private loads = 0;
   private loading: Promise<unknown> = Promise.resolve();
+  private readonly hits = new HitCollector();
 
   private constructor(
     private readonly pool: ShardPool,
@@ -141,46 +164,24 @@ export class Engine {
   }
 
   /** Synchronous answer for the exact-only kinds; null for `id`, which needs the shards. */
-  screenExact(q: ScreenQuery): ScreenHit[] | null {
-    const g = this.current;
-    const out: Hit[] = [];
-    switch (q.kind) {
-      case 'crypto': {
-        // The key alone: chain detection (base58 checksums) would cost 5-15 µs here for nothing.
-        const key = cryptoKey(q.value);
-        if (key) g.collect(T.crypto_address, key, 'exact', q.lists, false, out);
-        return out;
-      }
-      case 'email': {
-        const e = normalizeEmail(q.value);
-        if (!e) return out;
-        g.collect(T.email, e.key, 'exact', q.lists, false, out);
-        g.collect(T.email_domain, e.domain, 'domain', q.lists, false, out);
-        for (const d of domainAncestors(e.domain)) g.collect(T.email_domain, d, 'domain', q.lists, false, out);
-        return out;
-      }
-      case 'website': {
-        const host = normalizeWebsite(q.value);
-        if (!host) return out;
-        g.collect(T.website, host, 'exact', q.lists, false, out);
-        for (const d of domainAncestors(host)) g.collect(T.website, d, 'subdomain', q.lists, false, out);
-        return out;
-      }
-      case 'country': {
-        const c = normalizeCountry(q.value);
-        if (!c) return out;
-        g.collect(T.country, c.code, 'exact', q.lists, false, out);
-        for (const r of regionsOf(c.code)) g.collect(T.country, r.code, 'region', q.lists, false, out);
-        if (c.parent) g.collect(T.country, c.parent, 'region', q.lists, false, out);
-        return out;
-      }
-      case 'id':
-        return null;
+  screenExact(q: ScreenQuery): Hit[] | null {
+    if (q.kind === 'id') return null;
+    return this.probe(q.kind, q.value, q.lists, false, []);
+  }
+
+  /** The hits of the probes of a screening of `value` on the current generation, appended to `out`. */
+  private probe(kind: ScreenKind, value: string, lists: string[], includeDelisted: boolean, out: Hit[]): Hit[] {
+    const sink = this.hits.begin(this.current, lists, includeDelisted, out);
+    try {
+      visitProbes(kind, value, sink);
+    } finally {
+      sink.end();
     }
+    return out;
   }
 
   /** Exact kinds resolve without an async frame (the hot path); `id` consults the shards. */
-  screen(q: ScreenQuery): Promise<ScreenHit[]> {
+  screen(q: ScreenQuery): Promise<Hit[]> {
     try {
       const exact = this.screenExact(q);
       return exact ? Promise.resolve(exact) : this.screenId(q);
@@ -189,12 +190,11 @@ export class Engine {
     }
   }
 
-  private async screenId(q: ScreenQuery): Promise<ScreenHit[]> {
+  private async screenId(q: ScreenQuery): Promise<Hit[]> {
     const key = normalizeGovernmentId(q.value);
     if (!key) return [];
     const g = this.current;
-    const out: Hit[] = [];
-    g.collect(T.government_id, key, 'exact', q.lists, false, out);
+    const out = this.probe('id', q.value, q.lists, false, []);
     const lists = g.listIndices(q.lists);
     if (lists.length === 0) return out;
     const results = await this.fanOut(g, (gen) => ({ op: 'id', gen, key, lists, threshold: FUZZY_ID_THRESHOLD }));
@@ -208,7 +208,7 @@ export class Engine {
     return out.concat(fuzzy);
   }
 
-  async search(q: SearchQuery): Promise<SearchHit[]> {
+  async search(q: SearchQuery): Promise<Hit[]> {
     const g = this.current;
     const lists = g.listIndices(q.lists);
     if (q.mode === 'regex') return this.regex(g, q, lists);
@@ -220,19 +220,12 @@ export class Engine {
     };
     const exact: Hit[] = [];
     const raw = q.q;
-    const crypto = cryptoKey(raw);
-    if (crypto) g.collect(T.crypto_address, crypto, 'exact', q.lists, true, exact);
-    const email = normalizeEmail(raw);
-    if (email) g.collect(T.email, email.key, 'exact', q.lists, true, exact);
-    const host = normalizeWebsite(raw);
-    if (host) {
-      g.collect(T.website, host, 'exact', q.lists, true, exact);
-      g.collect(T.email_domain, host, 'exact', q.lists, true, exact);
+    const sink = this.hits.begin(g, q.lists, true, exact);
+    try {
+      visitSearchProbes(raw, sink);
+    } finally {
+      sink.end();
     }
-    const country = normalizeCountry(raw);
-    if (country) g.collect(T.country, country.code, 'exact', q.lists, true, exact);
-    const id = normalizeGovernmentId(raw);
-    if (id) g.collect(T.government_id, id, 'exact', q.lists, true, exact);
     exact.forEach(offer);
     const results = await this.fanOut(g, (gen) => ({ op: 'fuzzy', gen, q: raw, lists, limit: q.limit, minSimilarity: SEARCH_MIN_SIMILARITY }));
     for (const r of results) {
@@ -243,7 +236,7 @@ export class Engine {
     return [...best.values()].sort(byRank(g)).slice(0, q.limit);
   }
 
-  private async regex(g: Generation, q: SearchQuery, lists: number[]): Promise<SearchHit[]> {
+  private async regex(g: Generation, q: SearchQuery, lists: number[]): Promise<Hit[]> {
     try {
       RE2JS.compile(q.q, RE2JS.CASE_INSENSITIVE);
     } catch (e) {

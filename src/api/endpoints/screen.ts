@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Engine, ScreenHit, ScreenKind } from '../../../engine/engine.js';
+import type { Engine, Hit, ScreenKind } from '../../../engine/engine.js';
 import { endpoint, type AnyEndpoint, type AuditMatch } from '../../core/endpoint.js';
 import { ScreenResponse, listsParam } from '../schemas/screen.js';
 import type { ListCatalog } from '../../lists/catalog.js';
@@ -17,7 +17,7 @@ export interface ScreeningDeps {
 export type ScreenEnvelope = z.output<typeof ScreenResponse>;
 
 /** Builds the ScreenResponse for hits of one value. Shared by REST, batch and MCP. */
-export function envelope(value: string, lists: readonly string[], hits: readonly ScreenHit[], catalog: ListCatalog): ScreenEnvelope {
+export function envelope(value: string, lists: readonly string[], hits: readonly Hit[], catalog: ListCatalog): ScreenEnvelope {
   const matches = hits.map((h) => {
     const label = catalog.labels.get(h.entity.list);
     return {
