@@ -5,6 +5,7 @@ import { DelistedEntity, ListEntitiesResponse, ListInfo, PublicSearchResult, Sta
 import type { ListCatalog } from '../../lists/catalog.js';
 import { HttpError, valueError } from '../../core/errors.js';
 import type { RateLimiter } from '../../core/rate-limit.js';
+import { csvChunks } from '../csv.js';
 
 /** Public endpoints: no credentials, never metered or audited. */
 
@@ -26,20 +27,9 @@ export interface PublicDeps {
 /** Columns of the CSV download, in order (documented in the README). */
 const CSV_COLUMNS = ['entity_type', 'value', 'listed_at', 'source_url', 'metadata'] as const;
 
-function csvField(v: string): string {
-  return /[",\r\n]/.test(v) || /^[=+\-@\t]/.test(v) ? `"${(/^[=+\-@\t]/.test(v) ? `'${v}` : v).replace(/"/g, '""')}"` : v;
-}
-
-function* csvRows(entities: readonly EntityView[]): Iterable<string> {
-  yield CSV_COLUMNS.join(',') + '\r\n';
-  const BATCH = 500;
-  for (let i = 0; i < entities.length; i += BATCH) {
-    let chunk = '';
-    for (const e of entities.slice(i, i + BATCH)) {
-      chunk += [e.entity_type, e.value, e.listed_at ?? '', e.source_url ?? '', JSON.stringify(e.metadata)].map(csvField).join(',') + '\r\n';
-    }
-    yield chunk;
-  }
+/** The CSV rows of entities, in CSV_COLUMNS order. */
+function* csvRows(entities: readonly EntityView[]): Iterable<string[]> {
+  for (const e of entities) yield [e.entity_type, e.value, e.listed_at ?? '', e.source_url ?? '', JSON.stringify(e.metadata)];
 }
 
 function latest(values: Iterable<string | null>): string | null {
@@ -96,7 +86,7 @@ export function publicEndpoints(deps: PublicDeps): AnyEndpoint[] {
         if (!def || !def.enabled) throw new HttpError(404, `List not found: ${input.slug}`);
         const page = engine.entities(def.slug, { limit: input.limit });
         if (input.format === 'csv') {
-          return new RawResponse('text/csv; charset=utf-8', csvRows(page.entities), {
+          return new RawResponse('text/csv; charset=utf-8', csvChunks(CSV_COLUMNS, csvRows(page.entities)), {
             'Content-Disposition': `attachment; filename="${def.slug}.csv"`,
             'X-Total-Count': String(page.total),
           });
