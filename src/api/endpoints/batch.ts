@@ -17,13 +17,12 @@ const BATCH_MAX_ITEMS = 10_000;
 const BatchLine = z.union([ScreenResponse, HTTPValidationError]);
 export type BatchLineT = z.output<typeof BatchLine>;
 
-const BatchInput = z.object({
-  items: z.array(z.unknown()).min(1).max(BATCH_MAX_ITEMS).meta({ description: `1 to ${BATCH_MAX_ITEMS} items {type, value}; type is crypto, email, website, id or country.` }),
-  lists: listsParam,
-});
-
 type Item = z.output<typeof BatchItem>;
-type ItemError = z.ZodSafeParseError<unknown>;
+/** An item BatchItem refuses, with the value the client sent (for the validation line's `input`). */
+interface ItemError {
+  error: z.ZodError;
+  sent: unknown;
+}
 const ITEM_TYPES = new Set<string>(BatchItem.shape.type.options);
 
 /**
@@ -41,31 +40,27 @@ function plainItem(item: unknown): Item | null {
   return keys === 2 ? (item as Item) : null;
 }
 
-/** Each item validated once per request: the credit count (gate) and the handler both need it. */
-const parsedItems = new WeakMap<unknown[], (Item | ItemError)[]>();
-function parseItems(items: unknown[]): (Item | ItemError)[] {
-  let parsed = parsedItems.get(items);
-  if (!parsed) {
-    parsed = items.map((item) => {
-      const plain = plainItem(item);
-      if (plain) return plain;
-      const judged = BatchItem.safeParse(item);
-      return judged.success ? judged.data : judged;
-    });
-    parsedItems.set(items, parsed);
-  }
-  return parsed;
+/** Each item judged once, as the input is parsed: the credit count (gate) and the handler both read the result. */
+function parseItem(item: unknown): Item | ItemError {
+  const plain = plainItem(item);
+  if (plain) return plain;
+  const judged = BatchItem.safeParse(item);
+  return judged.success ? judged.data : { error: judged.error, sent: item };
 }
 
 function isError(entry: Item | ItemError): entry is ItemError {
   return 'error' in entry;
 }
 
-function validItems(items: unknown[]): number {
-  let n = 0;
-  for (const p of parseItems(items)) if (!isError(p)) n++;
-  return n;
-}
+const BatchInput = z.object({
+  items: z
+    .array(z.unknown())
+    .min(1)
+    .max(BATCH_MAX_ITEMS)
+    .meta({ description: `1 to ${BATCH_MAX_ITEMS} items {type, value}; type is crypto, email, website, id or country.` })
+    .transform((items) => items.map(parseItem)),
+  lists: listsParam,
+});
 
 export function batchEndpoint(deps: ScreeningDeps): AnyEndpoint {
   return endpoint({
@@ -83,18 +78,22 @@ export function batchEndpoint(deps: ScreeningDeps): AnyEndpoint {
     nativeRoute: true,
     input: BatchInput,
     output: z.array(BatchLine),
-    credits: (input) => validItems(input.items),
+    credits: (input) => {
+      let valid = 0;
+      for (const item of input.items) if (!isError(item)) valid++;
+      return valid;
+    },
     audit: (_input, out) => out.flatMap((line): AuditMatch[] => ('matches' in line ? auditRows(line as ScreenEnvelope) : [])),
     handler: async (input) => {
       const lists = deps.catalog.resolve(input.lists);
-      const out = new Array<BatchLineT>(input.items.length);
-      const items = parseItems(input.items);
-      for (let i = 0; i < input.items.length; i++) {
+      const items = input.items;
+      const out = new Array<BatchLineT>(items.length);
+      for (let i = 0; i < items.length; i++) {
         const parsed = items[i];
         if (isError(parsed)) {
           out[i] = {
             detail: parsed.error.issues.map((issue) =>
-              toPydanticIssue(issue, ['body', 'items', i, ...issue.path.map((p) => (typeof p === 'number' ? p : String(p)))], valueAt(input.items[i], issue.path)),
+              toPydanticIssue(issue, ['body', 'items', i, ...issue.path.map((p) => (typeof p === 'number' ? p : String(p)))], valueAt(parsed.sent, issue.path)),
             ),
           };
           continue;
