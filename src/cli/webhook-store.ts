@@ -1,5 +1,5 @@
-import { join } from 'node:path';
-import { COMMON_HELP, runCommand, UsageError, type CommandOutput, type Parsed } from './support.js';
+import { join, resolve } from 'node:path';
+import { COMMON_HELP, newDatabaseNote, runCommand, UsageError, type CommandOutput, type Parsed } from './support.js';
 import { loadConfig, type Config } from '../config.js';
 import { EnsResolver } from '../ens/resolver.js';
 import { openDb } from '../store/open.js';
@@ -43,9 +43,11 @@ export function withStore(parsed: Parsed, usage: string, fn: (store: WebhookStor
         const holder = pgliteHolder(join(cfg.DATA_DIR, 'pglite'));
         if (holder !== null) throw new Error(`the server (pid ${holder}) holds the embedded database in ${cfg.DATA_DIR}: stop it, use DATABASE_URL, or use the dashboard API (/api/v1/account/...)`);
       }
+      const note = newDatabaseNote(cfg);
       const db = await openDb(cfg);
       await migrate(db);
-      return { resource: storeFor(cfg, db), close: () => db.close() };
+      const using = db.kind === 'pglite' ? `the embedded database in ${resolve(cfg.DATA_DIR, 'pglite')}${note}` : 'the PostgreSQL database of DATABASE_URL';
+      return { resource: storeFor(cfg, db), close: () => db.close(), using };
     },
     (store) => fn(store, customer),
   );
