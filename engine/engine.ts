@@ -1,8 +1,8 @@
 import { availableParallelism } from 'node:os';
 import { RE2JS } from 're2js';
-import { ENTITY_TYPES, type EntityRecord, type EntityType, type ListSnapshotInfo, type MatchKind } from './model.js';
+import { TYPE_INDEX as T, type EntityRecord, type EntityType, type ListSnapshotInfo } from './model.js';
 import { normalizeGovernmentId } from './normalize/index.js';
-import { visitProbes, visitSearchProbes, type ProbeSink, type ScreenKind } from './probes.js';
+import { ProbeList, type ScreenKind } from './probes.js';
 import { FUZZY_ID_THRESHOLD } from './similarity.js';
 import { Generation, type EngineStats, type Hit } from './generation.js';
 import type { EntityView } from './store.js';
@@ -58,48 +58,22 @@ const DEFAULT_REGEX_BUDGET_MS = 200;
 /**
  * The term index ranks documents sharing more (and rarer) query terms first, a query token it
  * does not know standing for its one-edit neighbours; past the first dozen or so per shard the
- * verification (our similarity) costs more than it finds (measured on synthetic typo queries over
- * 36 k to 1.8 M names a shard: 16 candidates find within 0.3 points of what 32 find).
+ * verification (our similarity) costs more than it finds (docs/performance.md).
  */
 const DEFAULT_CANDIDATES = 16;
 /** Government IDs verified per shard and query: a screening must not miss a near match. */
 const ID_CANDIDATES = 32;
 
-const T = Object.fromEntries(ENTITY_TYPES.map((t, i) => [t, i])) as Record<EntityType, number>;
 
 function byRank(g: Generation) {
   return (a: Hit, b: Hit) =>
     Number(g.isDelisted(a.entity.id)) - Number(g.isDelisted(b.entity.id)) || b.similarity - a.similarity || a.entity.id - b.entity.id;
 }
 
-/**
- * Collects the hits of a probe sequence on one generation. An engine reuses one: a screening is
- * synchronous from the first probe to the last, so no other screening can interleave.
- */
-class HitCollector implements ProbeSink {
-  private g: Generation | null = null;
-  private lists: string[] = [];
-  private includeDelisted = false;
-  private out: Hit[] = [];
-
-  begin(g: Generation, lists: string[], includeDelisted: boolean, out: Hit[]): this {
-    this.g = g;
-    this.lists = lists;
-    this.includeDelisted = includeDelisted;
-    this.out = out;
-    return this;
-  }
-
-  probe(type: EntityType, key: string, match: MatchKind): void {
-    this.g!.collect(T[type], key, match, this.lists, this.includeDelisted, this.out);
-  }
-
-  /** Lets go of the generation and the hits (a retired generation must not stay reachable). */
-  end(): void {
-    this.g = null;
-    this.lists = [];
-    this.out = [];
-  }
+/** The hits of `probes` on generation `g`, appended to `out`. */
+function collect(g: Generation, probes: ProbeList, lists: string[], includeDelisted: boolean, out: Hit[]): Hit[] {
+  for (let i = 0; i < probes.length; i++) g.collect(probes.types[i], probes.keys[i], probes.matches[i], lists, includeDelisted, out);
+  return out;
 }
 
 /**
@@ -112,7 +86,8 @@ export class Engine {
   private current!: Generation;
   private loads = 0;
   private loading: Promise<unknown> = Promise.resolve();
-  private readonly hits = new HitCollector();
+  /** Reused by every screening: one runs from its first probe to its last without yielding. */
+  private readonly probes = new ProbeList();
 
   private constructor(
     private readonly pool: ShardPool,
@@ -166,18 +141,7 @@ export class Engine {
   /** Synchronous answer for the exact-only kinds; null for `id`, which needs the shards. */
   screenExact(q: ScreenQuery): Hit[] | null {
     if (q.kind === 'id') return null;
-    return this.probe(q.kind, q.value, q.lists, false, []);
-  }
-
-  /** The hits of the probes of a screening of `value` on the current generation, appended to `out`. */
-  private probe(kind: ScreenKind, value: string, lists: string[], includeDelisted: boolean, out: Hit[]): Hit[] {
-    const sink = this.hits.begin(this.current, lists, includeDelisted, out);
-    try {
-      visitProbes(kind, value, sink);
-    } finally {
-      sink.end();
-    }
-    return out;
+    return collect(this.current, this.probes.screening(q.kind, q.value), q.lists, false, []);
   }
 
   /** Exact kinds resolve without an async frame (the hot path); `id` consults the shards. */
@@ -194,7 +158,7 @@ export class Engine {
     const key = normalizeGovernmentId(q.value);
     if (!key) return [];
     const g = this.current;
-    const out = this.probe('id', q.value, q.lists, false, []);
+    const out = collect(g, this.probes.screening('id', q.value), q.lists, false, []);
     const lists = g.listIndices(q.lists);
     if (lists.length === 0) return out;
     const results = await this.fanOut(g, (gen) => ({ op: 'id', gen, key, lists, threshold: FUZZY_ID_THRESHOLD }));
@@ -218,15 +182,8 @@ export class Engine {
       const prev = best.get(h.entity.id);
       if (!prev || h.similarity > prev.similarity) best.set(h.entity.id, h);
     };
-    const exact: Hit[] = [];
     const raw = q.q;
-    const sink = this.hits.begin(g, q.lists, true, exact);
-    try {
-      visitSearchProbes(raw, sink);
-    } finally {
-      sink.end();
-    }
-    exact.forEach(offer);
+    collect(g, this.probes.search(raw), q.lists, true, []).forEach(offer);
     const results = await this.fanOut(g, (gen) => ({ op: 'fuzzy', gen, q: raw, lists, limit: q.limit, minSimilarity: SEARCH_MIN_SIMILARITY }));
     for (const r of results) {
       r.ids.forEach((id, i) => {

@@ -8,9 +8,9 @@
  * match kind) — so a caller holding many values can index them by those keys and confirm each
  * candidate with `matchOne`. Fuzzy government IDs have no key to probe: they need a scan.
  */
-import type { EntityRecord, EntityType, MatchKind } from './model.js';
+import { ENTITY_TYPES, type EntityRecord, type EntityType, type MatchKind } from './model.js';
 import { canonicalKey, normalizeGovernmentId } from './normalize/index.js';
-import { visitProbes, type ScreenKind } from './probes.js';
+import { ProbeList, type ScreenKind } from './probes.js';
 import { FUZZY_ID_THRESHOLD, idSimilarity } from './similarity.js';
 
 export interface Probe {
@@ -27,9 +27,8 @@ export interface OneMatch {
 
 /** The exact-index probes of a screening of `value` (probes.ts), in the engine's order; empty when it cannot be normalized. */
 export function screenProbes(kind: ScreenKind, value: string): Probe[] {
-  const out: Probe[] = [];
-  visitProbes(kind, value, { probe: (entity_type, key, match) => out.push({ entity_type, key, match }) });
-  return out;
+  const probes = new ProbeList().screening(kind, value);
+  return Array.from({ length: probes.length }, (_, i): Probe => ({ entity_type: ENTITY_TYPES[probes.types[i]], key: probes.keys[i], match: probes.matches[i] }));
 }
 
 /** How a screening of `value` (of `kind`) matches `record`, or null when it does not. */

@@ -1,72 +1,90 @@
 /**
  * How each kind of screened value is probed in the exact indexes: the one table of screening
  * rules. The engine's screening (`Engine.screenExact`, and the exact part of a government-ID
- * screening) and the matching of one record (match-one.ts: webhook monitoring) both read it, so
- * they cannot drift apart; test/engine/probes.test.ts holds them equal for every entity type.
+ * screening), its free-text search and the matching of one record (match-one.ts: webhook
+ * monitoring) all read it, so they cannot drift apart; test/engine/probes.test.ts holds screening
+ * and monitoring equal for every entity type.
  */
-import { ENTITY_TYPES, type EntityType, type MatchKind } from './model.js';
+import { ENTITY_TYPES, TYPE_INDEX as T, type MatchKind } from './model.js';
 import { canonicalKey, cryptoKey, domainAncestors, normalizeCountry, normalizeEmail, normalizeGovernmentId, normalizeWebsite, regionsOf } from './normalize/index.js';
 
 export type ScreenKind = 'crypto' | 'email' | 'website' | 'id' | 'country';
 
-/** Receives the probes of a screening: an entity type's exact index, the key, how a hit matches. */
-export interface ProbeSink {
-  probe(type: EntityType, key: string, match: MatchKind): void;
-}
-
 /**
- * Gives `sink` the exact-index probes of a screening of `value`, in order; none when the value
- * cannot be normalized. A crypto address is keyed by `cryptoKey` (the key alone: the chain
- * detection of `normalizeCrypto` costs 5-15 µs of base58 checksums for the same key).
+ * Probes as parallel arrays, the first `length` entries valid: an entity type's exact index (its
+ * TYPE_INDEX), the key, how a hit matches. Screening is the hot path: a list is reused from one
+ * screening to the next, and its entries are plain numbers and strings.
  */
-export function visitProbes(kind: ScreenKind, value: string, sink: ProbeSink): void {
-  switch (kind) {
-    case 'crypto': {
-      const key = cryptoKey(value);
-      if (key) sink.probe('crypto_address', key, 'exact');
-      return;
+export class ProbeList {
+  length = 0;
+  readonly types: number[] = [];
+  readonly keys: string[] = [];
+  readonly matches: MatchKind[] = [];
+
+  private add(type: number, key: string, match: MatchKind): void {
+    const i = this.length++;
+    this.types[i] = type;
+    this.keys[i] = key;
+    this.matches[i] = match;
+  }
+
+  /**
+   * The exact-index probes of a screening of `value`, in order; none when the value cannot be
+   * normalized. A crypto address is keyed by `cryptoKey` (the key alone: the chain detection of
+   * `normalizeCrypto` costs base58 checksums for the same key).
+   */
+  screening(kind: ScreenKind, value: string): this {
+    this.length = 0;
+    switch (kind) {
+      case 'crypto': {
+        const key = cryptoKey(value);
+        if (key) this.add(T.crypto_address, key, 'exact');
+        return this;
+      }
+      case 'email': {
+        const e = normalizeEmail(value);
+        if (!e) return this;
+        this.add(T.email, e.key, 'exact');
+        this.add(T.email_domain, e.domain, 'domain');
+        for (const d of domainAncestors(e.domain)) this.add(T.email_domain, d, 'domain');
+        return this;
+      }
+      case 'website': {
+        const host = normalizeWebsite(value);
+        if (!host) return this;
+        this.add(T.website, host, 'exact');
+        for (const d of domainAncestors(host)) this.add(T.website, d, 'subdomain');
+        return this;
+      }
+      case 'id': {
+        const key = normalizeGovernmentId(value);
+        if (key) this.add(T.government_id, key, 'exact');
+        return this;
+      }
+      case 'country': {
+        const c = normalizeCountry(value);
+        if (!c) return this;
+        this.add(T.country, c.code, 'exact');
+        for (const r of regionsOf(c.code)) this.add(T.country, r.code, 'region');
+        if (c.parent) this.add(T.country, c.parent, 'region');
+        return this;
+      }
     }
-    case 'email': {
-      const e = normalizeEmail(value);
-      if (!e) return;
-      sink.probe('email', e.key, 'exact');
-      sink.probe('email_domain', e.domain, 'domain');
-      for (const d of domainAncestors(e.domain)) sink.probe('email_domain', d, 'domain');
-      return;
+  }
+
+  /**
+   * The exact-index probes of a free-text search: the query as a value of each entity type, keyed
+   * as the indexes key that type (`canonicalKey`), every hit `exact`.
+   */
+  search(query: string): this {
+    this.length = 0;
+    for (const type of SEARCHED_TYPES) {
+      const key = canonicalKey(type, query);
+      if (key !== null) this.add(T[type], key, 'exact');
     }
-    case 'website': {
-      const host = normalizeWebsite(value);
-      if (!host) return;
-      sink.probe('website', host, 'exact');
-      for (const d of domainAncestors(host)) sink.probe('website', d, 'subdomain');
-      return;
-    }
-    case 'id': {
-      const key = normalizeGovernmentId(value);
-      if (key) sink.probe('government_id', key, 'exact');
-      return;
-    }
-    case 'country': {
-      const c = normalizeCountry(value);
-      if (!c) return;
-      sink.probe('country', c.code, 'exact');
-      for (const r of regionsOf(c.code)) sink.probe('country', r.code, 'region');
-      if (c.parent) sink.probe('country', c.parent, 'region');
-      return;
-    }
+    return this;
   }
 }
 
 /** Entity types a free-text search looks up exactly (names are searched by similarity). */
 const SEARCHED_TYPES = ENTITY_TYPES.filter((t) => t !== 'name');
-
-/**
- * The exact-index probes of a free-text search: the query as a value of each entity type, keyed
- * as the indexes key that type (`canonicalKey`), every hit `exact`.
- */
-export function visitSearchProbes(query: string, sink: ProbeSink): void {
-  for (const type of SEARCHED_TYPES) {
-    const key = canonicalKey(type, query);
-    if (key !== null) sink.probe(type, key, 'exact');
-  }
-}

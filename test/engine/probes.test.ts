@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { Engine } from '../../engine/engine.js';
 import { matchOne } from '../../engine/match-one.js';
 import { ENTITY_TYPES, type EntityRecord, type EntityType } from '../../engine/model.js';
-import { visitProbes, type ScreenKind } from '../../engine/probes.js';
+import { ProbeList, type ScreenKind } from '../../engine/probes.js';
 import { syntheticRecords, SYNTHETIC_LISTS } from '../../harness/synthetic.js';
 
 /**
@@ -72,7 +72,11 @@ describe('screening and monitoring read one probe table', () => {
 
   test('no screening kind probes names (names are only searched)', () => {
     const probed = new Set<EntityType>();
-    for (const [, kind, value] of screens()) visitProbes(kind, value, { probe: (t) => probed.add(t) });
+    const probes = new ProbeList();
+    for (const [, kind, value] of screens()) {
+      probes.screening(kind, value);
+      for (let i = 0; i < probes.length; i++) probed.add(ENTITY_TYPES[probes.types[i]]);
+    }
     assert.equal(probed.has('name'), false);
     assert.deepEqual([...probed].sort(), ENTITY_TYPES.filter((t) => t !== 'name').sort());
   });
