@@ -22,7 +22,8 @@ import { cpus, loadavg, totalmem } from 'node:os';
 import { Engine, type Hit } from '../engine/engine.js';
 import { canonicalKey } from '../engine/normalize/index.js';
 import type { EntityRecord } from '../engine/model.js';
-import { rng, Synth, syntheticRecords, SYNTHETIC_LISTS, typo } from '../harness/synthetic.js';
+import { rng } from '../harness/random.js';
+import { Synth, syntheticRecords, SYNTHETIC_LISTS, typo } from '../harness/synthetic.js';
 
 interface Args {
   sizes: number[];

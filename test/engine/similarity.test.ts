@@ -8,22 +8,12 @@ import { parse } from 'csv-parse/sync';
 import { FUZZY_ID_THRESHOLD, idSimilarity, nameSimilarity, prepareName, preparedSimilarity } from '../../engine/similarity.js';
 import { normalizeGovernmentId } from '../../engine/normalize/index.js';
 import { FIXTURES, REPO_ROOT, sharedData } from '../../harness/paths.js';
+import { rng } from '../../harness/random.js';
 
 const run = promisify(execFile);
 
 function round(x: number): number {
   return Math.round(x * 10000) / 10000;
-}
-
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 function names(file: string): string[] {
@@ -181,7 +171,7 @@ describe('idSimilarity', () => {
     // Keyed once: idSimilarity normalizes both sides, and canonical keys skip the Unicode work.
     const ids = realIds().map(normalizeGovernmentId);
     assert.equal(ids.length, 446);
-    const rand = mulberry32(20240901);
+    const rand = rng(20240901);
     const letter = () => String.fromCharCode(65 + Math.floor(rand() * 26));
     const digits = (n: number) => Array.from({ length: n }, () => Math.floor(rand() * 10)).join('');
     const shapes = [
