@@ -64,7 +64,6 @@ const DEFAULT_CANDIDATES = 16;
 /** Government IDs verified per shard and query: a screening must not miss a near match. */
 const ID_CANDIDATES = 32;
 
-
 function byRank(g: Generation) {
   return (a: Hit, b: Hit) =>
     Number(g.isDelisted(a.entity.id)) - Number(g.isDelisted(b.entity.id)) || b.similarity - a.similarity || a.entity.id - b.entity.id;
