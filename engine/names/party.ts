@@ -16,7 +16,7 @@
  *   (sanctions: no change, people move and lists are incomplete; PEP screening lowers it).
  */
 import { normalizeCountry } from '../normalize/country.js';
-import { F_INITIAL, prepareName, type PartyType, type PreparedName } from './prepare.js';
+import { F_NUMBER, F_TITLE, prepareName, type PartyType, type PreparedName } from './prepare.js';
 import { nameScore } from './score.js';
 
 /** Default threshold of a match. */
@@ -141,7 +141,7 @@ export function prepareParty(p: Party): PreparedParty {
   const type = p.party_type ?? null;
   const names = p.names.map((n) => {
     const prepared = prepareName(n.value, { type });
-    const oneToken = !prepared.organization && prepared.latin.informative + countInitials(prepared) <= 1;
+    const oneToken = !prepared.organization && namedTokens(prepared) <= 1;
     return { value: n.value, prepared, weak: n.weak === true || oneToken };
   });
   const countries = new Set<string>();
@@ -153,9 +153,10 @@ export function prepareParty(p: Party): PreparedParty {
   return { names, birth_dates, countries, party_type: type };
 }
 
-function countInitials(p: PreparedName): number {
+/** Tokens other than titles and numbers (`ABU RUSDAN` has two). */
+function namedTokens(p: PreparedName): number {
   let n = 0;
-  for (let i = 0; i < p.latin.flags.length; i++) if (p.latin.flags[i] & F_INITIAL) n++;
+  for (let i = 0; i < p.latin.flags.length; i++) if (!(p.latin.flags[i] & (F_TITLE | F_NUMBER))) n++;
   return n;
 }
 

@@ -53,6 +53,11 @@ export interface TokenForm {
   weights: Float64Array;
   /** Number of patronymic markers (`BIN`) before each token. */
   segments: Uint8Array;
+  /**
+   * Tokens that name the family (bit set): the last one that is not a particle, title or number,
+   * and each one right after a patronymic marker (the father's name in `X BIN Y`).
+   */
+  family: number;
   /** Nickname groups of each token (shared empty array when none). */
   groups: (readonly number[])[];
   /** Romanization keys (Chinese and Korean syllables), or null when the name does not read as such. */
@@ -64,8 +69,11 @@ export interface TokenForm {
   last: number;
   /** Tokens other than particles, titles, numbers and initials. */
   informative: number;
-  /** Whether the name has a patronymic marker. */
-  patronymic: boolean;
+  /**
+   * Number of patronymic markers between two names (`X BIN Y BIN Z` has two); 0 when a marker
+   * stands at either end of the name (its chain is not readable).
+   */
+  patronymic: number;
 }
 
 export interface TokenRun {
@@ -265,13 +273,14 @@ function buildForm(tokens: string[], organization: boolean, sparse: boolean, lat
     flags: new Uint8Array(n),
     weights: new Float64Array(n),
     segments: new Uint8Array(n),
+    family: 0,
     groups: new Array<readonly number[]>(n),
     romanized: null,
     runs: [],
     first: -1,
     last: -1,
     informative: 0,
-    patronymic: false,
+    patronymic: 0,
   };
   let segment = 0;
   for (let i = 0; i < n; i++) {
@@ -312,8 +321,9 @@ function buildForm(tokens: string[], organization: boolean, sparse: boolean, lat
     out.groups[i] = latin ? nicknameGroups(t) : NONE;
     if (flags & F_PARTICLE && PATRONYMIC_MARKERS.has(t)) {
       segment++;
-      out.patronymic = true;
+      out.patronymic = i > 0 && i < n - 1 && out.patronymic === segment - 1 ? segment : -n;
       out.segments[i] = segment;
+      if (i + 1 < n) out.family |= bit(i + 1);
     } else out.segments[i] = segment;
     if (!(flags & (F_PARTICLE | F_TITLE | F_NUMBER))) {
       if (out.first < 0) out.first = i;
@@ -321,7 +331,14 @@ function buildForm(tokens: string[], organization: boolean, sparse: boolean, lat
       if (!(flags & F_INITIAL)) out.informative++;
     }
   }
+  if (out.last >= 0) out.family |= bit(out.last);
+  if (out.patronymic < 0) out.patronymic = 0;
   return out;
+}
+
+/** The bit of token position `i` in a bit set of positions. */
+function bit(i: number): number {
+  return 1 << i;
 }
 
 const MAX_RUN = 3;

@@ -33,7 +33,8 @@ const CODAS: [string, string][] = [
   ['', ''],
 ];
 
-const MAX_SYLLABLES = 4;
+/** Chinese and Korean given names have one or two syllables, written as one token at most. */
+const MAX_SYLLABLES = 2;
 
 function parse(t: string, at: number, count: number, out: string[]): boolean {
   if (at === t.length) return count > 0;
@@ -57,7 +58,7 @@ function parse(t: string, at: number, count: number, out: string[]): boolean {
 }
 
 /**
- * The romanization key of a token that splits into at most four Chinese or Korean syllables, or
+ * The romanization key of a token that splits into one or two Chinese or Korean syllables, or
  * null: `TSETUNG` and `ZEDONG` both give `ZETONG`, `JEONG` and `CHONG` give `CONG`.
  */
 export function romanizationKey(token: string): string | null {

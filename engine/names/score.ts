@@ -44,8 +44,10 @@ import {
 export const SCORE = {
   /** Token pairs scoring below this do not pair: different words do not partly match. */
   tokenFloor: 0.5,
+  /** Two adjacent letters swapped, the commonest slip of typing (other edits cost 1, vowels less). */
+  transposition: 1,
   /** Edit penalty: a token pair scores 1 − editWeight · edits / √(longer length). */
-  editWeight: 0.6,
+  editWeight: 0.65,
   foldedEqual: 0.95,
   initial: 0.9,
   nickname: 0.88,
@@ -61,13 +63,22 @@ export const SCORE = {
   sure: 0.75,
   /** Two different numbers (`Fund IV` / `Fund V`, `Snow Storm 1` / `2`): a sister entity, close. */
   numbers: 0.75,
+  /** Cost of an uncertain pair of family names at the floor, per unit of weight. */
+  uncertain: 1,
+  /** The same for other parts (given and middle names). */
+  uncertainGiven: 0.25,
   /** Cost of a token left over on both sides (replaced), per unit of weight. */
   conflict: 2,
   /** The same when the replaced tokens are both names' surname-role (last) tokens. */
   surnameConflict: 3,
   /** Cost of a token left over on one side only, per unit of weight. */
-  extraPerson: 0.3,
+  extraPerson: 0.5,
   extraOrganization: 0.6,
+  /**
+   * The same between Chinese or Korean names: every syllable of those belongs to the surname or
+   * the given name (there are no middle names to leave out).
+   */
+  extraSyllable: 1,
   /** Both names keep their parts but the surname-role token is paired with another part. */
   roleSwap: 0.9,
   /** Legal forms of different kinds. */
@@ -125,7 +136,7 @@ export function editDistance(a: string, b: string, limit: number, vowel = 0.5): 
       const ins = cur[j - 1] + (bVowel ? vowel : 1);
       if (ins < v) v = ins;
       if (j > 1 && ca === b.charCodeAt(j - 2) && pa === cb) {
-        const t = prev2[j - 2] + 1;
+        const t = prev2[j - 2] + SCORE.transposition;
         if (t < v) v = t;
       }
       cur[j] = v;
@@ -325,11 +336,12 @@ function role(form: TokenForm, i: number): number {
 }
 
 /**
- * Whether a pairing of these tokens is allowed by their roles: not across a patronymic marker;
- * an initial only for a part in the same role (`Abubakar K. Ahmed`'s `K` is not `Kjersti`).
+ * Whether a pairing of these tokens is allowed by their roles: not across a patronymic marker
+ * (when both names are chains of as many links); an initial only for a part in the same role
+ * (`Abubakar K. Ahmed`'s `K` is not `Kjersti`).
  */
 function rolesAllow(A: TokenForm, i: number, B: TokenForm, j: number): boolean {
-  if (A.patronymic && B.patronymic && A.segments[i] !== B.segments[j]) return false;
+  if (A.patronymic > 0 && A.patronymic === B.patronymic && A.segments[i] !== B.segments[j]) return false;
   if ((A.flags[i] | B.flags[j]) & F_INITIAL && role(A, i) !== role(B, j)) return false;
   return true;
 }
@@ -474,7 +486,12 @@ function formScore(A: TokenForm, B: TokenForm, a: PreparedName, b: PreparedName,
     const s = candSim[c];
     matched += s * w;
     pairWeight += w;
-    if (s < SCORE.sure) uncertain += (w * (SCORE.sure - s)) / (SCORE.sure - SCORE.tokenFloor);
+    // A near spelling of another surname is a different family; a given or middle name so near
+    // costs less.
+    if (s < SCORE.sure) {
+      const cost = candA[c] & A.family || candB[c] & B.family ? SCORE.uncertain : SCORE.uncertainGiven;
+      uncertain += (cost * w * (SCORE.sure - s)) / (SCORE.sure - SCORE.tokenFloor);
+    }
     coveredA |= candA[c];
     coveredB |= candB[c];
   }
@@ -502,32 +519,41 @@ function formScore(A: TokenForm, B: TokenForm, a: PreparedName, b: PreparedName,
     conflict = conflictB;
     extra = (restA * (conflictA - conflictB)) / conflictA;
   }
-  const extraCost = organization ? SCORE.extraOrganization : SCORE.extraPerson;
-  let penalty = SCORE.conflict * (conflict + uncertain) + extraCost * extra;
+  const extraCost = organization ? SCORE.extraOrganization : romanized ? SCORE.extraSyllable : SCORE.extraPerson;
+  let penalty = SCORE.conflict * conflict + uncertain + extraCost * extra;
   if (!organization && A.last >= 0 && B.last >= 0 && !((coveredA >>> A.last) & 1) && !((coveredB >>> B.last) & 1)) {
     penalty += (SCORE.surnameConflict - SCORE.conflict) * Math.min(A.weights[A.last], B.weights[B.last]);
   }
   let score = matched / (pairWeight + penalty);
-  if (!organization && roleSwapped(A, B)) score *= SCORE.roleSwap;
+  if (!organization && rolesDisagree(A, B)) score *= SCORE.roleSwap;
   return score > 1 ? 1 : score;
 }
 
 /**
- * Both surname-role (last) tokens are paired, but not with each other: `Friedrich Hans` /
- * `Hans Friedrich`. (A last token left over is a replaced or added name, costed as such.)
+ * The roles of the two names' parts disagree: both surname-role (last) tokens are paired, but not
+ * with each other (`Friedrich Hans` / `Hans Friedrich`), or the shorter name lines up with
+ * neither end of the longer (`Ali Mohammed` inside `Isam Ali Mohamed Alouche`). A last token
+ * left over otherwise is a replaced or added name, costed as such.
  */
-function roleSwapped(A: TokenForm, B: TokenForm): boolean {
+function rolesDisagree(A: TokenForm, B: TokenForm): boolean {
   if (A.informative < 2 || B.informative < 2 || A.last < 0 || B.last < 0) return false;
+  const firstA = 1 << A.first;
+  const firstB = 1 << B.first;
   const lastA = 1 << A.last;
   const lastB = 1 << B.last;
-  let pairedA = -1;
-  let pairedB = -1;
+  let pairedLastA = -1;
+  let pairedLastB = -1;
+  let firstsMeet = false;
+  let lastsMeet = false;
   for (let k = 0; k < chosenCount; k++) {
     const c = chosen[k];
-    if (candA[c] & lastA) pairedA = c;
-    if (candB[c] & lastB) pairedB = c;
+    if (candA[c] & lastA) pairedLastA = c;
+    if (candB[c] & lastB) pairedLastB = c;
+    if (candA[c] & firstA && candB[c] & firstB) firstsMeet = true;
+    if (candA[c] & lastA && candB[c] & lastB) lastsMeet = true;
   }
-  return pairedA >= 0 && pairedB >= 0 && pairedA !== pairedB;
+  if (pairedLastA >= 0 && pairedLastB >= 0 && pairedLastA !== pairedLastB) return true;
+  return !firstsMeet && !lastsMeet && chosenCount > 0;
 }
 
 /**

@@ -28,16 +28,15 @@ export const PARTICLES = new Map<string, string>([
 export const PATRONYMIC_MARKERS = new Set(['BIN', 'BINT', 'OULD']);
 
 /**
- * Titles, honorifics and forms of address. A leading one is dropped by the normaliser; elsewhere
- * (`SADUDDIN MULLAH SAYYED`) it weighs as little as a particle.
+ * Titles, honorifics and forms of address that are not also family names (`King`, `Prince` and
+ * `Major` are). A leading one is dropped by the normaliser; elsewhere (`SADUDDIN MULLAH SAYYED`)
+ * it weighs as little as a particle.
  */
 export const TITLES = new Set([
-  'MR', 'MRS', 'MS', 'MISS', 'MX', 'DR', 'PROF', 'PROFESSOR', 'SIR', 'DAME', 'LORD', 'LADY', 'REV', 'REVEREND', 'HON',
-  'HONORABLE', 'HONOURABLE', 'MME', 'MLLE', 'HERR', 'FRAU', 'MESSRS', 'DOCTOR', 'MADAME', 'MONSIEUR', 'SENOR', 'SENORA',
-  'SHEIKH', 'SHAIKH', 'SHEIK', 'SHAYKH', 'SHEKH', 'MULLAH', 'MULLA', 'MAULAVI', 'MAWLAWI', 'MAULVI', 'MOLVI', 'HAJI', 'HAJJI',
-  'HAJ', 'QARI', 'MUFTI', 'IMAM', 'AYATOLLAH', 'HOJATOLESLAM', 'PRINCE',
-  'PRINCESS', 'KING', 'QUEEN', 'PRESIDENT', 'GENERAL', 'GEN', 'COLONEL', 'COL', 'MAJOR', 'MAJ', 'CAPTAIN', 'CAPT', 'LIEUTENANT',
-  'LT', 'SGT', 'SERGEANT', 'ADMIRAL', 'ADM', 'BRIGADIER', 'MARSHAL', 'COMMANDER', 'CMDR',
+  'MR', 'MRS', 'MS', 'MISS', 'MX', 'DR', 'PROF', 'PROFESSOR', 'SIR', 'DAME', 'REV', 'REVEREND', 'HON', 'HONORABLE',
+  'HONOURABLE', 'MME', 'MLLE', 'HERR', 'FRAU', 'MESSRS', 'DOCTOR', 'MADAME', 'MONSIEUR', 'SENOR', 'SENORA', 'SHEIKH',
+  'SHAIKH', 'SHEIK', 'SHAYKH', 'SHEKH', 'MULLAH', 'MULLA', 'MAULAVI', 'MAWLAWI', 'MAULVI', 'MOLVI', 'HAJI', 'HAJJI', 'QARI',
+  'MUFTI', 'AYATOLLAH', 'HOJATOLESLAM', 'GEN', 'COL', 'CAPT', 'LT', 'SGT', 'ADM', 'CMDR',
 ]);
 
 /** Titles the normaliser drops at the start of a name (forms of address, never a given name). */

@@ -15,6 +15,7 @@
 import { readFileSync } from 'node:fs';
 import { parse } from 'csv-parse/sync';
 import { parseListFromDir } from '../../loaders/registry.js';
+import { indexTerms, nameScore, prepareName, prepareParty, prepareQuery, scoreParty, type PartyType } from '../../engine/names/index.js';
 import { SHARED_DATA, sharedData } from './paths.js';
 import { xorshift32 } from './random.js';
 
@@ -304,3 +305,42 @@ export function deletionIndex(termsOf: (party: number) => string[], parties: num
     return found;
   };
 }
+
+const SCHEMA_TYPES: Record<string, PartyType> = {
+  Person: 'person',
+  Company: 'organization',
+  Organization: 'organization',
+  Vessel: 'vessel',
+  Airplane: 'aircraft',
+};
+
+/**
+ * The project's name matcher under test: pairs by `nameScore` (the dev set's schema as the party
+ * type; `LegalEntity` says nothing), screening by `scoreParty` over a `deletionIndex` of
+ * `indexTerms`.
+ */
+export function projectMatcher(): MatcherUnderTest {
+  return {
+    pair(a, b, schema) {
+      const type = (schema && SCHEMA_TYPES[schema]) || null;
+      return nameScore(prepareName(a, { type }), prepareName(b, { type }));
+    },
+    screener(parties) {
+      const prepared = parties.map((p) => prepareParty({ names: p.names, party_type: p.party_type }));
+      const candidates = deletionIndex((i) => prepared[i].names.flatMap((n) => indexTerms(n.prepared)), prepared.length);
+      return (name, limit) => {
+        const q = prepareQuery({ name });
+        const out: RankedParty[] = [];
+        for (const i of candidates(indexTerms(q.name))) {
+          const { score } = scoreParty(q, prepared[i]);
+          if (score > 0) out.push({ id: parties[i].id, score });
+        }
+        out.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+        return out.slice(0, limit);
+      };
+    },
+  };
+}
+
+/** The issue's targets. */
+export const TARGETS = { f1: 0.85, crossScript: 0.75, top1: 0.98, top10: 0.995, negatives: 0.005 };
