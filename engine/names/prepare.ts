@@ -262,7 +262,12 @@ const DIGITS = /^[0-9]+$/;
 const LETTERS = /^[A-Z]+$/;
 const NONE: readonly number[] = [];
 
-function buildForm(tokens: string[], organization: boolean, sparse: boolean, latin: boolean): TokenForm {
+/**
+ * `latin`: transliterated tokens (particles, titles, numbers and generic words are told apart);
+ * `syllabic`: transliterated from Chinese or Korean syllables, where `BIN` is a syllable, not a
+ * particle.
+ */
+function buildForm(tokens: string[], organization: boolean, sparse: boolean, latin: boolean, syllabic = false): TokenForm {
   const n = Math.min(tokens.length, MAX_TOKENS);
   const out: TokenForm = {
     tokens: new Array<string>(n),
@@ -288,7 +293,7 @@ function buildForm(tokens: string[], organization: boolean, sparse: boolean, lat
     let flags = 0;
     let weight = 1;
     if (latin) {
-      const particle = PARTICLES.get(t);
+      const particle = syllabic ? undefined : PARTICLES.get(t);
       if (DIGITS.test(t)) {
         flags |= F_NUMBER;
         weight = W_NUMBER;
@@ -299,7 +304,7 @@ function buildForm(tokens: string[], organization: boolean, sparse: boolean, lat
         t = particle;
         flags |= F_PARTICLE;
         weight = W_PARTICLE;
-      } else if (TITLES.has(t) && n > 1) {
+      } else if (!syllabic && TITLES.has(t) && n > 1) {
         flags |= F_TITLE;
         weight = W_TITLE;
       } else if (organization && GENERIC_ORG_WORDS.has(t)) {
@@ -429,7 +434,7 @@ export function prepareName(value: string, opts: PrepareOptions = {}): PreparedN
     type === 'organization' || type === 'vessel' || type === 'aircraft' || (type === null && (kinds !== 0 || rest.some((t) => ORG_INDICATORS.has(t))));
   const tokens = numberTokens(rest, organization);
   const kind: ScriptKind = reading.kind;
-  const latin = buildForm(tokens, organization, kind === 'abjad' || kind === 'abugida', true);
+  const latin = buildForm(tokens, organization, kind === 'abjad' || kind === 'abugida', true, kind === 'syllabic');
   latin.romanized = organization ? null : romanize(latin, kind === 'syllabic');
   latin.runs = buildRuns(latin);
   const original = reading.original ? buildForm(reading.original, organization, false, false) : null;

@@ -8,6 +8,8 @@
  * mapping from the structure of these systems, not a table of names.
  */
 
+import { recentMemo } from '../normalize/recent-memo.js';
+
 /** Initials, longest first, → their class. */
 const INITIALS: [string, string][] = [
   ['TTS', 'Z'], ['TCH', 'C'],
@@ -57,12 +59,15 @@ function parse(t: string, at: number, count: number, out: string[]): boolean {
   return false;
 }
 
-/**
- * The romanization key of a token that splits into one or two Chinese or Korean syllables, or
- * null: `TSETUNG` and `ZEDONG` both give `ZETONG`, `JEONG` and `CHONG` give `CONG`.
- */
-export function romanizationKey(token: string): string | null {
-  if (token.length > 16) return null;
+function computeKey(token: string): string | null {
+  if (token.length > 12) return null;
   const out: string[] = [];
   return parse(token, 0, 0, out) ? out.join('') : null;
 }
+
+/**
+ * The romanization key of a token that splits into one or two Chinese or Korean syllables, or
+ * null: `TSETUNG` and `ZEDONG` both give `ZETONG`, `JEONG` and `CHONG` give `CONG`. Tokens repeat
+ * across a list's names (the parse tries many spellings): the last keys are remembered.
+ */
+export const romanizationKey = recentMemo(computeKey, 16384, 12);

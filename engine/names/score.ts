@@ -45,7 +45,7 @@ export const SCORE = {
   /** Token pairs scoring below this do not pair: different words do not partly match. */
   tokenFloor: 0.5,
   /** Two adjacent letters swapped, the commonest slip of typing (other edits cost 1, vowels less). */
-  transposition: 1,
+  transposition: 0.75,
   /** Edit penalty: a token pair scores 1 − editWeight · edits / √(longer length). */
   editWeight: 0.65,
   foldedEqual: 0.95,
@@ -268,7 +268,10 @@ function sparseSimilarity(sp: string, full: string): number {
   if (firmLetters(sp, charMaskOf(full)) > limit) return 0;
   const c = sparseCost(sp, full, limit);
   if (c > limit) return 0;
-  return SCORE.sparseVowels - (SCORE.editWeight * c) / root;
+  const s = SCORE.sparseVowels - (SCORE.editWeight * c) / root;
+  // One letter (and a final `H`) is too little to tell a name by (`LLH` is `LI`, `LEE`, `LOU`).
+  const letters = sp.charCodeAt(sp.length - 1) === H ? sp.length - 1 : sp.length;
+  return letters < 2 && s > SCORE.sure ? SCORE.sure : s;
 }
 
 function groupsMeet(a: readonly number[], b: readonly number[]): boolean {
@@ -338,11 +341,15 @@ function role(form: TokenForm, i: number): number {
 /**
  * Whether a pairing of these tokens is allowed by their roles: not across a patronymic marker
  * (when both names are chains of as many links); an initial only for a part in the same role
- * (`Abubakar K. Ahmed`'s `K` is not `Kjersti`).
+ * (`Abubakar K. Ahmed`'s `K` is not `Kjersti`), between two people's or two organisations' names.
  */
-function rolesAllow(A: TokenForm, i: number, B: TokenForm, j: number): boolean {
+function rolesAllow(A: TokenForm, i: number, B: TokenForm, j: number, kindsDiffer: boolean): boolean {
   if (A.patronymic > 0 && A.patronymic === B.patronymic && A.segments[i] !== B.segments[j]) return false;
-  if ((A.flags[i] | B.flags[j]) & F_INITIAL && role(A, i) !== role(B, j)) return false;
+  if ((A.flags[i] | B.flags[j]) & F_INITIAL) {
+    // An organisation's single letters spell an acronym out (`R D I S.A.`), and a name of
+    // initials only says too little: neither stands for a person's names.
+    if (kindsDiffer || A.informative === 0 || B.informative === 0 || role(A, i) !== role(B, j)) return false;
+  }
   return true;
 }
 
@@ -459,10 +466,11 @@ function formScore(A: TokenForm, B: TokenForm, a: PreparedName, b: PreparedName,
   candCount = 0;
   let usedA = 0;
   let usedB = 0;
+  const kindsDiffer = a.organization !== b.organization;
   for (let i = 0; i < na; i++) {
     for (let j = 0; j < nb; j++) {
       const s = tokenSimilarity(A, i, B, j, romanized);
-      if (s > 0 && rolesAllow(A, i, B, j)) {
+      if (s > 0 && rolesAllow(A, i, B, j, kindsDiffer)) {
         addCandidate(1 << i, 1 << j, s);
         usedA |= 1 << i;
         usedB |= 1 << j;
