@@ -2,26 +2,28 @@
  * The name score (0..1) of two prepared names.
  *
  * Tokens are paired, best pair first: equal tokens score 1, equal spelling folds 0.95, a nickname
- * or romanization variant about 0.9, an initial its full name 0.9, a token from an abjad or
- * abugida (Arabic, Hebrew, Thai) its Latin spelling when the consonants agree 0.93, and other
- * spellings by an edit distance in which vowels cost half (`1 − 0.6 · edits / √length`, nothing
- * under 0.5). Where tokens are left over, runs of consecutive tokens are also tried against one
- * token (`Patr ushev`, `SergeiLavrov`, `ABD AL RAHMAN`) and acronyms against the initials of a run
- * (`PLA`, `JC`).
+ * 0.88, a Chinese or Korean romanization variant 0.9, an initial its full name 0.9, a token from
+ * an abjad or abugida (Arabic, Hebrew, Thai) its Latin spelling when the consonants agree 0.93,
+ * and other spellings by an edit distance in which vowels cost half and a swap of neighbours 0.75
+ * (`1 − 0.65 · edits / √length`, nothing under 0.5). Where tokens are left over, runs of
+ * consecutive tokens are also tried against one token (`Patr ushev`, `SergeiLavrov`,
+ * `ABD AL RAHMAN`) and acronyms against the initials of a run (`PLA`, `JC`).
  *
  * The score is the weighted share of what matched: matched weight over matched weight plus what
- * is left over. A token left over on both sides is a replaced name and costs twice its weight (a
- * replaced surname costs more than its share: `Raúl Castillo` / `Raúl Castro`); one left over on
- * one side only is a missing middle name or qualifier and costs 0.3 of its weight in a person's
- * name, 0.6 in an organisation's. Tokens weigh by what they say: particles and titles 0.25,
- * generic organisation words 0.35 (but a generic word replaced by another costs in full: `Gas` /
- * `Oil`), initials and numbers 0.5, other tokens 1.
+ * is left over. A token left over on both sides is a replaced name and costs twice its weight
+ * (three times when both are surnames: `Raúl Castillo` / `Raúl Castro`); a pair under 0.75 costs a
+ * share of that too (in full for family names, a quarter for given names); a token left over on
+ * one side only is a missing middle name or qualifier and costs 0.5 of its weight in a person's
+ * name, 0.6 in an organisation's, all of it between Chinese or Korean names. Tokens weigh by what
+ * they say: particles and titles 0.25, generic organisation words 0.35 (but a generic word
+ * replaced by another costs in full: `Gas` / `Oil`), initials and numbers 0.5, other tokens 1.
  *
  * Roles: tokens on different sides of a patronymic marker do not pair (`SALMAN BIN MUHAMMAD` /
- * `MUHAMMAD BIN SALMAN`); an initial does not stand in for the other name's surname; when both
- * names keep all their parts but the surname-role (last) token is paired with another part
- * (`Friedrich Hans` / `Hans Friedrich`) the score is multiplied by 0.9. Legal forms of different
- * kinds multiply it by 0.7.
+ * `MUHAMMAD BIN SALMAN`); an initial pairs only with a part in the same role; when the
+ * surname-role (last) tokens are paired with other parts (`Friedrich Hans` / `Hans Friedrich`) or
+ * the shorter name lines up with neither end of the longer, the score is multiplied by 0.9. Legal
+ * forms of different kinds multiply it by 0.65. The constants are in `SCORE`, tuned on two thirds
+ * of name-bench-dev.csv (test/support/name-quality.ts).
  *
  * Hot path: no allocation per pair; module scratch buffers (one scorer per thread).
  */
@@ -108,10 +110,11 @@ function ensureRows(n: number): void {
 
 /**
  * Optimal-string-alignment distance in which vowels inserted, deleted or replaced by vowels cost
- * `vowel` (half an edit, except in tokens of three letters or fewer, where every letter counts);
- * `limit + 1` as soon as it is known to exceed `limit`.
+ * `vowel` (half an edit in names, except in tokens of three letters or fewer, where every letter
+ * counts) and a swap of neighbours `transposition`; `limit + 1` as soon as it is known to exceed
+ * `limit`. With both at 1 it is the plain distance government IDs are compared by.
  */
-export function editDistance(a: string, b: string, limit: number, vowel = 0.5): number {
+export function editDistance(a: string, b: string, limit: number, vowel: number, transposition: number): number {
   const m = a.length;
   const n = b.length;
   ensureRows(n);
@@ -136,7 +139,7 @@ export function editDistance(a: string, b: string, limit: number, vowel = 0.5): 
       const ins = cur[j - 1] + (bVowel ? vowel : 1);
       if (ins < v) v = ins;
       if (j > 1 && ca === b.charCodeAt(j - 2) && pa === cb) {
-        const t = prev2[j - 2] + SCORE.transposition;
+        const t = prev2[j - 2] + transposition;
         if (t < v) v = t;
       }
       cur[j] = v;
@@ -194,7 +197,7 @@ function editSimilarity(a: string, maskA: number, b: string, maskB: number, vowe
   if ((la > lb ? la - lb : lb - la) * vowel > limit) return 0;
   if (maskCost(maskA, maskB, vowel) > limit || maskCost(maskB, maskA, vowel) > limit) return 0;
   if (missingCost(a, maskB, vowel, limit) > limit || missingCost(b, maskA, vowel, limit) > limit) return 0;
-  const d = editDistance(a, b, limit, vowel);
+  const d = editDistance(a, b, limit, vowel, SCORE.transposition);
   if (d > limit) return 0;
   return 1 - (SCORE.editWeight * d) / root;
 }
@@ -458,6 +461,23 @@ function freeLegal(form: TokenForm, i: number, otherKinds: number): boolean {
   return (form.flags[i] & F_LEGAL) !== 0 && (legalKindBits(form.tokens[i]) & otherKinds & SPECIFIC_KINDS) !== 0;
 }
 
+let leftoverWeight = 0;
+let leftoverConflict = 0;
+
+/**
+ * Weight of the tokens of `form` not in `covered` (into `leftoverWeight`), and what they cost if
+ * they were replaced (`leftoverConflict`: a generic word in full).
+ */
+function leftovers(form: TokenForm, covered: number, otherKinds: number): void {
+  leftoverWeight = 0;
+  leftoverConflict = 0;
+  for (let i = 0; i < form.tokens.length; i++) {
+    if ((covered >>> i) & 1 || freeLegal(form, i, otherKinds)) continue;
+    leftoverWeight += form.weights[i];
+    leftoverConflict += form.flags[i] & F_GENERIC ? 1 : form.weights[i];
+  }
+}
+
 function formScore(A: TokenForm, B: TokenForm, a: PreparedName, b: PreparedName, romanized: boolean): number {
   const organization = a.organization || b.organization;
   const na = A.tokens.length;
@@ -504,20 +524,12 @@ function formScore(A: TokenForm, B: TokenForm, a: PreparedName, b: PreparedName,
     coveredB |= candB[c];
   }
   if (matched === 0) return 0;
-  let restA = 0;
-  let conflictA = 0;
-  for (let i = 0; i < na; i++) {
-    if ((coveredA >>> i) & 1 || freeLegal(A, i, b.legalKinds)) continue;
-    restA += A.weights[i];
-    conflictA += A.flags[i] & F_GENERIC ? 1 : A.weights[i];
-  }
-  let restB = 0;
-  let conflictB = 0;
-  for (let j = 0; j < nb; j++) {
-    if ((coveredB >>> j) & 1 || freeLegal(B, j, a.legalKinds)) continue;
-    restB += B.weights[j];
-    conflictB += B.flags[j] & F_GENERIC ? 1 : B.weights[j];
-  }
+  leftovers(A, coveredA, b.legalKinds);
+  const restA = leftoverWeight;
+  const conflictA = leftoverConflict;
+  leftovers(B, coveredB, a.legalKinds);
+  const restB = leftoverWeight;
+  const conflictB = leftoverConflict;
   let conflict: number;
   let extra: number;
   if (conflictA <= conflictB) {

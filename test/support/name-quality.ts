@@ -317,9 +317,9 @@ const SCHEMA_TYPES: Record<string, PartyType> = {
 /**
  * The project's name matcher under test: pairs by `nameScore` (the dev set's schema as the party
  * type; `LegalEntity` says nothing), screening by `scoreParty` over a `deletionIndex` of
- * `indexTerms`.
+ * `indexTerms`, or over every party (`exhaustive`: slower, and what the index must not miss).
  */
-export function projectMatcher(): MatcherUnderTest {
+export function projectMatcher(exhaustive = false): MatcherUnderTest {
   return {
     pair(a, b, schema) {
       const type = (schema && SCHEMA_TYPES[schema]) || null;
@@ -327,7 +327,8 @@ export function projectMatcher(): MatcherUnderTest {
     },
     screener(parties) {
       const prepared = parties.map((p) => prepareParty({ names: p.names, party_type: p.party_type }));
-      const candidates = deletionIndex((i) => prepared[i].names.flatMap((n) => indexTerms(n.prepared)), prepared.length);
+      const everyParty = prepared.map((_, i) => i);
+      const candidates = exhaustive ? () => everyParty : deletionIndex((i) => prepared[i].names.flatMap((n) => indexTerms(n.prepared)), prepared.length);
       return (name, limit) => {
         const q = prepareQuery({ name });
         const out: RankedParty[] = [];
