@@ -15,7 +15,7 @@ export { normalizeEmail } from './email.js';
 export { normalizeWebsite, asciiHost, domainAncestors } from './website.js';
 export { normalizeGovernmentId } from './government-id.js';
 export { normalizeCountry, regionsOf, allCountryRefs } from './country.js';
-export { normalizeName, nameTokens, LEGAL_FORMS } from './name.js';
+export { normalizeName, nameTokens } from './name.js';
 
 /**
  * The exact-index key of a value of the given entity type; null when the value cannot be
