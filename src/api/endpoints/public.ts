@@ -84,7 +84,7 @@ export function publicEndpoints(deps: PublicDeps): AnyEndpoint[] {
       summary: 'The full dataset of one list (JSON or CSV)',
       description: `Active entities in a stable order. \`format=csv\` streams a CSV download with the columns ${CSV_COLUMNS.join(', ')} (metadata as JSON).`,
       access: 'public',
-      errors: [404],
+      errors: [404, 503],
       input: z.object({
         slug: z.string(),
         format: z.string().regex(/^(json|csv)$/).default('json'),
@@ -92,8 +92,7 @@ export function publicEndpoints(deps: PublicDeps): AnyEndpoint[] {
       }),
       output: ListEntitiesResponse,
       handler: (input) => {
-        const def = catalog.get(input.slug);
-        if (!def || !def.enabled) throw new HttpError(404, `List not found: ${input.slug}`);
+        const def = catalog.requireLoaded(input.slug);
         const page = engine.entities(def.slug, { limit: input.limit });
         if (input.format === 'csv') {
           return new RawResponse('text/csv; charset=utf-8', csvRows(page.entities), {
@@ -156,7 +155,7 @@ export function publicEndpoints(deps: PublicDeps): AnyEndpoint[] {
       tags: ['lists'],
       summary: 'Recently removed (delisted) entities, newest removal first',
       access: 'public',
-      errors: [400],
+      errors: [400, 503],
       input: z.object({ limit: z.number().int().min(1).max(500).default(100), lists: listsParam }),
       output: z.array(DelistedEntity),
       handler: (input) => {
@@ -181,7 +180,7 @@ export function publicEndpoints(deps: PublicDeps): AnyEndpoint[] {
         'Names, companies and identifiers including crypto addresses, e-mails, websites and countries. Delisted rows are included, ranked last, with `removed_at`. ' +
         '`regex` mode takes a case-insensitive POSIX-style regular expression run by a linear-time engine. Never metered, audited or logged; burst-limited per client IP (429 with Retry-After).',
       access: 'public',
-      errors: [400, 429],
+      errors: [400, 429, 503],
       input: z.object({
         q: z.string().min(3).max(100).meta({ description: 'Name, company or identifier, including crypto addresses.' }),
         lists: listsParam,
