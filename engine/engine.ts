@@ -57,14 +57,21 @@ export interface SearchQuery {
 /** A query the engine cannot run as given (an invalid regular expression). */
 export class EngineQueryError extends Error {}
 
+/** A regular expression whose scan needs more CPU time than the budget allows. */
+export class RegexTooCostly extends EngineQueryError {
+  constructor(readonly budgetMs: number) {
+    super(`the regular expression needs more than the ${budgetMs} ms of scanning allowed per search; anchor it or make it more specific`);
+  }
+}
+
 /**
  * Fuzzy search results below this similarity are dropped: at 0.6 a name still shares most of its
  * letters in order with the query (one typo in a short name, a missing middle name), while
  * unrelated names sharing one token (`ACME TRADING LLC` vs `GLOBAL TRADING LLC`) fall below it.
  */
 export const SEARCH_MIN_SIMILARITY = 0.6;
-/** Regex budget when the caller gives none. */
-export const DEFAULT_REGEX_BUDGET_MS = 200;
+/** Regex budget (CPU time of each shard's scan) when the caller gives none. */
+export const DEFAULT_REGEX_BUDGET_MS = 250;
 /**
  * The term index ranks documents sharing more (and rarer) query terms first, a query token it
  * does not know standing for its one-edit neighbours; past the first dozen or so per shard the
@@ -252,8 +259,10 @@ export class Engine {
       throw new EngineQueryError(`invalid regular expression: ${(e as Error).message}`);
     }
     if (lists.length === 0 || q.limit <= 0) return [];
-    const deadline = Date.now() + (q.budgetMs ?? DEFAULT_REGEX_BUDGET_MS);
-    const results = await this.fanOut(g, (gen) => ({ op: 'regex', gen, pattern: q.q, lists, limit: q.limit, deadline }));
+    const budgetMs = q.budgetMs ?? DEFAULT_REGEX_BUDGET_MS;
+    const results = await this.fanOut(g, (gen) => ({ op: 'regex', gen, pattern: q.q, lists, limit: q.limit, budgetMs }));
+    // A scan cut short would be a silent partial answer: refused whole instead.
+    if (results.some((r) => r.timedOut)) throw new RegexTooCostly(budgetMs);
     const hits: Hit[] = [];
     for (const r of results) for (const id of r.ids) hits.push({ entity: g.store.view(id), match: 'regex', similarity: 1 });
     return hits.sort(byRank(g)).slice(0, q.limit);

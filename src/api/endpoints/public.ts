@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { EngineQueryError, type Engine, type EntityView } from '../../../engine/engine.js';
+import { EngineQueryError, RegexTooCostly, type Engine, type EntityView } from '../../../engine/engine.js';
 import { endpoint, RawResponse, type AnyEndpoint } from '../../core/endpoint.js';
 import { DelistedEntity, ListEntitiesResponse, ListInfo, PublicSearchResult, StatsResponse, listsParam } from '../schemas/screen.js';
 import type { ListCatalog } from '../../lists/catalog.js';
-import { HttpError, valueError } from '../../core/errors.js';
+import { HttpError, ValidationFailed, valueError } from '../../core/errors.js';
 import type { RateLimiter } from '../../core/rate-limit.js';
 
 /** Public endpoints: no credentials, never metered or audited. */
@@ -178,7 +178,8 @@ export function publicEndpoints(deps: PublicDeps): AnyEndpoint[] {
       summary: 'Free fuzzy or regex search over every list',
       description:
         'Names, companies and identifiers including crypto addresses, e-mails, websites and countries. Delisted rows are included, ranked last, with `removed_at`. ' +
-        '`regex` mode takes a case-insensitive POSIX-style regular expression run by a linear-time engine. Never metered, audited or logged; burst-limited per client IP (429 with Retry-After).',
+        '`regex` mode takes a case-insensitive POSIX-style regular expression run by a linear-time engine; the answer is always complete: a pattern whose scan needs more CPU time than the budget (`SEARCH_REGEX_BUDGET_MS`) is refused whole with a 422 of type `regex_too_costly`, never answered in part. ' +
+        'Never metered, audited or logged; burst-limited per client IP (429 with Retry-After).',
       access: 'public',
       errors: [400, 429, 503],
       input: z.object({
@@ -196,6 +197,9 @@ export function publicEndpoints(deps: PublicDeps): AnyEndpoint[] {
         try {
           hits = await engine.search({ q: input.q, mode: input.mode, lists, limit: input.limit, budgetMs: deps.regexBudgetMs });
         } catch (err) {
+          if (err instanceof RegexTooCostly) {
+            throw new ValidationFailed([{ type: 'regex_too_costly', loc: ['query', 'q'], msg: `Value error, ${err.message}`, input: input.q, ctx: { budget_ms: err.budgetMs } }]);
+          }
           if (err instanceof EngineQueryError) throw valueError(['query', 'q'], err.message, input.q);
           throw err;
         }
