@@ -3,6 +3,8 @@ import { RE2JS } from 're2js';
 import { ENTITY_TYPES, type EntityRecord, type EntityType, type ListSnapshotInfo, type MatchKind } from './model.js';
 import { cryptoKey, domainAncestors, normalizeCountry, normalizeEmail, normalizeGovernmentId, normalizeWebsite, regionsOf } from './normalize/index.js';
 import { FUZZY_ID_THRESHOLD } from './similarity.js';
+import { prepareValue, ValueProblem, type PreparedValue, type ValueKind } from './normalize/validate.js';
+import type { CountryRef } from './normalize/country.js';
 import { Generation, type EngineStats, type Hit } from './generation.js';
 import type { EntityView } from './store.js';
 import { buildGeneration } from './build.js';
@@ -13,8 +15,8 @@ export type { EntityView } from './store.js';
 export type { EngineStats, ListStats } from './generation.js';
 export { EngineLoadError } from './build.js';
 
-export type ScreenKind = 'crypto' | 'email' | 'website' | 'id' | 'country';
-export const SCREEN_KINDS: readonly ScreenKind[] = ['crypto', 'email', 'website', 'id', 'country'];
+/** The kinds of screened values (one validator each, normalize/validate.ts). */
+export type ScreenKind = ValueKind;
 
 /** `similarity` is 1 for every rule-based match (exact, subdomain, domain, region, regex). */
 export interface ScreenHit {
@@ -149,38 +151,43 @@ export class Engine {
     return this.current.id;
   }
 
-  /** Synchronous answer for the exact-only kinds; null for `id`, which needs the shards. */
+  /**
+   * Synchronous answer for the exact-only kinds; null for `id`, which needs the shards. A value
+   * that is not of its kind (see normalize/validate.ts) matches nothing.
+   */
   screenExact(q: ScreenQuery): ScreenHit[] | null {
+    if (q.kind === 'id') return null;
+    const prepared = prepareValue(q.kind, q.value);
+    return prepared instanceof ValueProblem ? [] : this.screenPrepared(q.kind, prepared, q.lists);
+  }
+
+  /** `screenExact` of a value of `kind` already validated and normalized (`prepareValue`). */
+  screenPrepared(kind: ScreenKind, p: PreparedValue, lists: string[]): ScreenHit[] | null {
     const g = this.current;
     const out: Hit[] = [];
-    switch (q.kind) {
-      case 'crypto': {
+    switch (kind) {
+      case 'crypto':
         // The key alone: chain detection (base58 checksums) would cost 5-15 µs here for nothing.
-        const key = cryptoKey(q.value);
-        if (key) g.collect(T.crypto_address, key, 'exact', q.lists, false, out);
+        g.collect(T.crypto_address, p as string, 'exact', lists, false, out);
         return out;
-      }
       case 'email': {
-        const e = normalizeEmail(q.value);
-        if (!e) return out;
-        g.collect(T.email, e.key, 'exact', q.lists, false, out);
-        g.collect(T.email_domain, e.domain, 'domain', q.lists, false, out);
-        for (const d of domainAncestors(e.domain)) g.collect(T.email_domain, d, 'domain', q.lists, false, out);
+        const e = p as { key: string; domain: string };
+        g.collect(T.email, e.key, 'exact', lists, false, out);
+        g.collect(T.email_domain, e.domain, 'domain', lists, false, out);
+        for (const d of domainAncestors(e.domain)) g.collect(T.email_domain, d, 'domain', lists, false, out);
         return out;
       }
       case 'website': {
-        const host = normalizeWebsite(q.value);
-        if (!host) return out;
-        g.collect(T.website, host, 'exact', q.lists, false, out);
-        for (const d of domainAncestors(host)) g.collect(T.website, d, 'subdomain', q.lists, false, out);
+        const host = p as string;
+        g.collect(T.website, host, 'exact', lists, false, out);
+        for (const d of domainAncestors(host)) g.collect(T.website, d, 'subdomain', lists, false, out);
         return out;
       }
       case 'country': {
-        const c = normalizeCountry(q.value);
-        if (!c) return out;
-        g.collect(T.country, c.code, 'exact', q.lists, false, out);
-        for (const r of regionsOf(c.code)) g.collect(T.country, r.code, 'region', q.lists, false, out);
-        if (c.parent) g.collect(T.country, c.parent, 'region', q.lists, false, out);
+        const c = p as CountryRef;
+        g.collect(T.country, c.code, 'exact', lists, false, out);
+        for (const r of regionsOf(c.code)) g.collect(T.country, r.code, 'region', lists, false, out);
+        if (c.parent) g.collect(T.country, c.parent, 'region', lists, false, out);
         return out;
       }
       case 'id':

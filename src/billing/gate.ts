@@ -227,6 +227,11 @@ export function createGate(deps: GateDeps): Gate {
     return free({ kind: 'customer', customerId: id.customerId, tokenId: id.tokenId });
   }
 
+  function uncharged(id: TokenIdentity | null | undefined): Charge {
+    if (id === null) throw invalidTokenError();
+    return id ? free({ kind: 'customer', customerId: id.customerId, tokenId: id.tokenId }) : anonymous;
+  }
+
   function metered(endpoint: AnyEndpoint, meta: RequestMeta, credits: number, id: TokenIdentity | null | undefined): Charge | Promise<Charge> {
     if (id === null) throw invalidTokenError();
     if (id) {
@@ -261,6 +266,8 @@ export function createGate(deps: GateDeps): Gate {
       case 'metered': {
         const credits = endpoint.credits?.(input) ?? 1;
         const id = identify(meta);
+        // Nothing to charge (a batch of invalid items only): no quota, no payment, no challenge.
+        if (credits === 0) return id instanceof Promise ? id.then(uncharged) : uncharged(id);
         return id instanceof Promise ? id.then((i) => metered(endpoint, meta, credits, i)) : metered(endpoint, meta, credits, id);
       }
     }

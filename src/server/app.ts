@@ -7,7 +7,7 @@ import type { AnyRouter } from '@trpc/server';
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
 import type { AnyEndpoint, RequestMeta } from '../core/endpoint.js';
 import { execute, errorOutcome, type Outcome, type PipelineDeps } from '../core/pipeline.js';
-import { parseInput, parseJsonBody, type RawInput } from '../core/validation.js';
+import { checkJsonDepth, parseInput, parseJsonBody, type RawInput } from '../core/validation.js';
 import { ClientIpResolver } from './client-ip.js';
 import { UwsRequestMeta } from './request-meta.js';
 import { JSON_TYPE, preflight, readText, ResponseState, sendBody, StreamWriter, writeBody, writeHead } from './uws-io.js';
@@ -177,6 +177,12 @@ export function createHttpApp(opts: HttpAppOptions): HttpServer {
           await sendOutcome(res, begun.state, outcome, meta.requestId, ep.serialize);
           begun.finish(outcome.status);
           logged(meta, outcome.status, ip);
+        })
+        .catch((err: unknown) => {
+          // Sending failed (an answer that cannot be serialized): a logged 500, never a crash.
+          const failed = errorOutcome(err, log, meta);
+          sendOutcome(res, begun.state, failed, meta.requestId);
+          begun.finish(failed.status);
         });
     };
     const handler = (res: HttpResponse, req: HttpRequest) => {
@@ -270,6 +276,7 @@ export function createHttpApp(opts: HttpAppOptions): HttpServer {
     const method = meta.method;
     const run = async () => {
       const body = method === 'GET' || method === 'HEAD' ? undefined : await readText(res, state, MAX_BODY_BYTES);
+      if (body !== undefined) checkJsonDepth(body);
       const headers = new Headers();
       for (const [k, v] of Object.entries(meta.headers)) if (v !== undefined) headers.set(k, v);
       const request = new Request(meta.url.replace(/^[^/]*\/\/[^/]*/, 'http://localhost'), { method, headers, body });

@@ -45,7 +45,7 @@ export function registerBatchRoute(app: TemplatedApp, helpers: RouteHelpers, ep:
       let status = 200;
       try {
         const text = await helpers.readText(res, state);
-        const body = parseJsonBody(text);
+        const body = parseJsonBody(text, 'items');
         const queryParams = Object.fromEntries(new URLSearchParams(query));
         const input = parseInput(ep.input, { path: {}, query: queryParams, body });
         const outcome = await execute(ep, input, meta, helpers.pipeline);

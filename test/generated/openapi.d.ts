@@ -303,7 +303,7 @@ export interface paths {
         };
         /**
          * Free fuzzy or regex search over every list
-         * @description Names, companies and identifiers including crypto addresses, e-mails, websites and countries. Delisted rows are included, ranked last, with `removed_at`. `regex` mode takes a case-insensitive POSIX-style regular expression run by a linear-time engine. Never metered, audited or logged; burst-limited per client IP (429 with Retry-After).
+         * @description Names, companies and identifiers including crypto addresses, e-mails, websites and countries. Delisted rows are included, ranked last, with `removed_at`. `regex` mode takes a case-insensitive POSIX-style regular expression run by a linear-time engine; the answer is always complete: a pattern whose scan needs more CPU time than the budget (`SEARCH_REGEX_BUDGET_MS`) is refused whole with a 422 of type `regex_too_costly`, never answered in part. Never metered, audited or logged; burst-limited per client IP (429 with Retry-After).
          */
         get: operations["search"];
         put?: never;
@@ -1251,7 +1251,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description An address on any chain, or an ENS name (anything with a dot). */
+                /** @description An address on any chain, or an ENS name (anything with a dot). See "Accepted values" in the README for the shapes accepted. */
                 address: string;
             };
             cookie?: never;
@@ -1327,7 +1327,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description An e-mail address. */
+                /** @description An e-mail address. See "Accepted values" in the README for the shapes accepted. */
                 email: string;
             };
             cookie?: never;
@@ -1399,7 +1399,7 @@ export interface operations {
     screenWebsite: {
         parameters: {
             query: {
-                /** @description Website address (URL) or web domain. */
+                /** @description Website address (URL) or web domain. See "Accepted values" in the README for the shapes accepted. */
                 address: string;
                 lists?: string;
             };
@@ -1478,7 +1478,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The identifier as written on the document. */
+                /** @description The identifier as written on the document. See "Accepted values" in the README for the shapes accepted. */
                 government_id: string;
             };
             cookie?: never;
@@ -1554,7 +1554,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description Country or region. */
+                /** @description Country or region. See "Accepted values" in the README for the shapes accepted. */
                 country: string;
             };
             cookie?: never;
@@ -2563,7 +2563,7 @@ export interface operations {
                 "application/json": {
                     entity_type: components["schemas"]["MonitoredEntityType"];
                     /**
-                     * @description The value, in any form screening accepts.
+                     * @description The value, in any form screening accepts (the same validator as screening its kind).
                      * @example vitalik.eth
                      */
                     value: string;

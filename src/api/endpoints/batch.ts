@@ -1,9 +1,10 @@
 import { z } from 'zod';
 import { endpoint, type AnyEndpoint, type AuditMatch } from '../../core/endpoint.js';
 import { BatchItem, ScreenResponse, listsParam } from '../schemas/screen.js';
+import { prepareValue, ValueProblem, type PreparedValue } from '../../../engine/normalize/validate.js';
 import { HTTPValidationError } from '../schemas/errors.js';
-import { auditRows, screenValue, screenValueNow, type ScreenEnvelope, type ScreeningDeps } from './screen.js';
-import { toPydanticIssue, valueAt } from '../../core/validation.js';
+import { auditRows, screenPreparedNow, screenValue, type ScreenEnvelope, type ScreeningDeps } from './screen.js';
+import { checkBodyRules, toPydanticIssue, valueAt } from '../../core/validation.js';
 import { EnsResolver } from '../../ens/resolver.js';
 
 /**
@@ -24,46 +25,62 @@ const BatchInput = z.object({
 
 type Item = z.output<typeof BatchItem>;
 type ItemError = z.ZodSafeParseError<unknown>;
+/** An ENS name: a valid crypto value that batches do not resolve, so answered (and free) like an invalid one. */
+const ENS_NAME = Symbol('ENS name');
+/** A valid item's value normalized once, for both its validation and its screening. */
+type Entry = PreparedValue | ItemError | typeof ENS_NAME;
 const ITEM_TYPES = new Set<string>(BatchItem.shape.type.options);
 
 /**
  * An item as BatchItem would accept it, checked without zod's result objects (10,000 items a
- * request); `null` when zod must judge it, which also yields the exact validation issues. The
- * check is conservative: zod counts a string's length in code points, so a value of more than
- * 512 UTF-16 units may still be valid, and zod decides.
+ * request), its value checked (and normalized) by its kind's validator; `null` when zod must
+ * judge it, which also yields the exact validation issues. The check is conservative: zod counts
+ * a string's length in code points, so a value of more than 512 UTF-16 units may still be valid,
+ * and zod decides.
  */
-function plainItem(item: unknown): Item | null {
+function plainItem(item: unknown): PreparedValue | null {
   if (typeof item !== 'object' || item === null || Array.isArray(item)) return null;
   const { type, value } = item as Record<string, unknown>;
   if (typeof type !== 'string' || !ITEM_TYPES.has(type) || typeof value !== 'string' || value.length < 1 || value.length > 512) return null;
   let keys = 0;
   for (const _ in item) keys++;
-  return keys === 2 ? (item as Item) : null;
+  if (keys !== 2) return null;
+  const prepared = prepareValue(type as Item['type'], value);
+  return prepared instanceof ValueProblem ? null : prepared;
+}
+
+function entry(item: unknown, index: number): Entry {
+  let prepared = plainItem(item);
+  if (!prepared) {
+    // The body's depth bound, for the items the body's own check leaves to the endpoint (a plain item is flat).
+    checkBodyRules(item, false, ['items', index]);
+    const judged = BatchItem.safeParse(item);
+    if (!judged.success) return judged;
+    // The schema's validator prepared this value last: found again without normalizing.
+    prepared = prepareValue(judged.data.type, judged.data.value) as PreparedValue;
+  }
+  const { type, value } = item as Item;
+  return type === 'crypto' && EnsResolver.isName(value) ? ENS_NAME : prepared;
 }
 
 /** Each item validated once per request: the credit count (gate) and the handler both need it. */
-const parsedItems = new WeakMap<unknown[], (Item | ItemError)[]>();
-function parseItems(items: unknown[]): (Item | ItemError)[] {
+const parsedItems = new WeakMap<unknown[], Entry[]>();
+function parseItems(items: unknown[]): Entry[] {
   let parsed = parsedItems.get(items);
   if (!parsed) {
-    parsed = items.map((item) => {
-      const plain = plainItem(item);
-      if (plain) return plain;
-      const judged = BatchItem.safeParse(item);
-      return judged.success ? judged.data : judged;
-    });
+    parsed = items.map(entry);
     parsedItems.set(items, parsed);
   }
   return parsed;
 }
 
-function isError(entry: Item | ItemError): entry is ItemError {
-  return 'error' in entry;
+function isValid(e: Entry): e is PreparedValue {
+  return typeof e === 'string' || (typeof e === 'object' && !('error' in e));
 }
 
 function validItems(items: unknown[]): number {
   let n = 0;
-  for (const p of parseItems(items)) if (!isError(p)) n++;
+  for (const p of parseItems(items)) if (isValid(p)) n++;
   return n;
 }
 
@@ -91,7 +108,12 @@ export function batchEndpoint(deps: ScreeningDeps): AnyEndpoint {
       const items = parseItems(input.items);
       for (let i = 0; i < input.items.length; i++) {
         const parsed = items[i];
-        if (isError(parsed)) {
+        if (parsed === ENS_NAME) {
+          const value = (input.items[i] as Item).value;
+          out[i] = { detail: [{ type: 'value_error', loc: ['body', 'items', i, 'value'], msg: 'Value error, ENS names are not resolved in batches', input: value, ctx: { error: 'ENS names are not resolved in batches' } }] };
+          continue;
+        }
+        if (!isValid(parsed)) {
           out[i] = {
             detail: parsed.error.issues.map((issue) =>
               toPydanticIssue(issue, ['body', 'items', i, ...issue.path.map((p) => (typeof p === 'number' ? p : String(p)))], valueAt(input.items[i], issue.path)),
@@ -99,13 +121,9 @@ export function batchEndpoint(deps: ScreeningDeps): AnyEndpoint {
           };
           continue;
         }
-        const { type, value } = parsed;
-        if (type === 'crypto' && EnsResolver.isName(value)) {
-          out[i] = { detail: [{ type: 'value_error', loc: ['body', 'items', i, 'value'], msg: 'Value error, ENS names are not resolved in batches', input: value, ctx: { error: 'ENS names are not resolved in batches' } }] };
-          continue;
-        }
         // Exact kinds answer synchronously: no promise per item.
-        out[i] = screenValueNow(deps, type, value, lists) ?? (await screenValue(deps, type, value, lists));
+        const { type, value } = input.items[i] as Item;
+        out[i] = screenPreparedNow(deps, type, parsed, value, lists) ?? (await screenValue(deps, type, value, lists));
       }
       return out;
     },
