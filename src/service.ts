@@ -202,7 +202,7 @@ export async function createService(config: Config, overrides: ServiceOverrides 
     async close() {
       if (closed) return;
       closed = true;
-      await http.drain(10_000);
+      await http.drain(config.SHUTDOWN_TIMEOUT_MS);
       await leadership.close();
       await roleChange;
       await lists.stop();

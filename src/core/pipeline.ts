@@ -107,6 +107,57 @@ function commit(endpoint: AnyEndpoint, input: unknown, deps: PipelineDeps, charg
 
 const NO_HEADERS: Record<string, string> = {};
 
+/** A streamed answer under way: its outcome, and `delivered` to call once the transport knows how much of it went out. */
+export interface Streamed {
+  outcome: Outcome;
+  /**
+   * Records usage and audit rows for the first `count` elements of the answer (all of them when
+   * the charge was settled before the answer). Resolves once recorded; with AUDIT_STRICT, a
+   * failure rejects, and the transport must not complete the answer.
+   */
+  delivered(count: number): Promise<void>;
+}
+
+/**
+ * The pipeline for an endpoint whose answer is an array streamed element by element (batch
+ * screening): validate → authorize → handler, then the charge waits until the transport knows
+ * how many elements it delivered, so an answer cut off (client gone, shutdown deadline) is
+ * charged and audited only for what was sent. A charge settled before the answer (x402, whose
+ * receipt is a header) is committed up front, for the whole answer.
+ */
+export async function executeStreamed(endpoint: AnyEndpoint, input: unknown, meta: RequestMeta, deps: PipelineDeps): Promise<Streamed> {
+  if (endpoint.access === 'public' || !endpoint.deliveredCredits) {
+    const outcome = await execute(endpoint, input, meta, deps);
+    return { outcome, delivered: () => Promise.resolve() };
+  }
+  const charge = await deps.gate.authorize(endpoint, input, meta);
+  let result: unknown;
+  try {
+    result = await endpoint.handler(input, new Context(meta, charge.caller, deps));
+    checkOutput(endpoint, result, deps);
+  } catch (err) {
+    charge.release({ status: err instanceof HttpError ? err.status : 500 });
+    throw err;
+  }
+  if (charge.settlesBeforeAnswer) {
+    const outcome = await commit(endpoint, input, deps, charge, result);
+    return { outcome, delivered: () => Promise.resolve() };
+  }
+  const all = result as unknown[];
+  return {
+    outcome: answer(result, NO_HEADERS, charge.caller),
+    async delivered(count) {
+      const sent = count >= all.length ? all : all.slice(0, count);
+      const credits = endpoint.deliveredCredits!(sent);
+      if (credits === 0) {
+        charge.release({ status: 200 });
+        return;
+      }
+      await charge.commit({ status: 200, audit: endpoint.audit ? endpoint.audit(input, sent) : [], credits });
+    },
+  };
+}
+
 function answer(result: unknown, headers: Record<string, string>, caller: Caller): Outcome {
   if (result instanceof RawResponse) return { status: 200, raw: result, headers: { ...result.headers, ...headers }, caller };
   return { status: 200, body: result, headers, caller };

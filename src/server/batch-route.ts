@@ -1,7 +1,7 @@
 import type { TemplatedApp } from 'uWebSockets.js';
 import type { AnyEndpoint } from '../core/endpoint.js';
 import { parseInput, parseJsonBody } from '../core/validation.js';
-import { execute, errorOutcome } from '../core/pipeline.js';
+import { executeStreamed, errorOutcome } from '../core/pipeline.js';
 import type { ScreenEnvelope } from '../api/endpoints/screen.js';
 import type { BatchLineT } from '../api/endpoints/batch.js';
 import { screenResponseJson, writeScreenResponseLine } from '../api/screen-json.js';
@@ -48,7 +48,8 @@ export function registerBatchRoute(app: TemplatedApp, helpers: RouteHelpers, ep:
         const body = parseJsonBody(text, 'items');
         const queryParams = Object.fromEntries(new URLSearchParams(query));
         const input = parseInput(ep.input, { path: {}, query: queryParams, body });
-        const outcome = await execute(ep, input, meta, helpers.pipeline);
+        const streamed = await executeStreamed(ep, input, meta, helpers.pipeline);
+        const { outcome } = streamed;
         const lines = outcome.body as BatchLineT[];
         const writer = new StreamWriter(res, state);
         writer.start(200, { ...outcome.headers, 'Content-Type': 'application/x-ndjson', 'X-Request-Id': meta.requestId });
@@ -56,19 +57,34 @@ export function registerBatchRoute(app: TemplatedApp, helpers: RouteHelpers, ep:
         // strings first made every chunk a large string to flatten, each a large-object allocation.
         const out = lineBytes;
         let used = 0;
+        // Lines handed to uWS: what the batch is charged and audited for when it is cut off.
+        let sent = 0;
         for (let i = 0; i < lines.length && !state.aborted; i++) {
           const line = lines[i];
           let end = putLine(line, out, used);
           if (end < 0 && used > 0) {
             await writer.write(out.subarray(0, used));
+            if (!state.aborted) sent = i;
             used = 0;
             end = putLine(line, out, 0);
           }
           if (end >= 0) used = end;
-          else await writer.write(lineText(line));
+          else {
+            await writer.write(lineText(line));
+            if (!state.aborted) sent = i + 1;
+          }
         }
         if (used > 0 && !state.aborted) await writer.write(out.subarray(0, used));
-        writer.end();
+        if (!state.aborted) sent = lines.length;
+        try {
+          await streamed.delivered(sent);
+        } catch (err) {
+          // AUDIT_STRICT and the rows could not be stored: the answer is not completed.
+          helpers.log.error({ err, reqId: meta.requestId }, 'batch rows not stored; answer left incomplete');
+          if (!state.aborted) res.cork(() => res.close());
+          status = 503;
+        }
+        if (status === 200) writer.end();
       } catch (err) {
         const outcome = errorOutcome(err, helpers.log, meta);
         status = outcome.status;

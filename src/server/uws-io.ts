@@ -34,6 +34,22 @@ export function statusLine(status: number): string {
 export class ResponseState {
   aborted = false;
   done = false;
+  private onAbort: (() => void)[] | null = null;
+
+  /** The connection is gone (the client left, or shutdown closed it): wakes whatever waits on it. */
+  abort(): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    const listeners = this.onAbort;
+    this.onAbort = null;
+    if (listeners) for (const l of listeners) l();
+  }
+
+  /** Calls `listener` once the connection is gone (at once when it is already). */
+  whenAborted(listener: () => void): void {
+    if (this.aborted) listener();
+    else (this.onAbort ??= []).push(listener);
+  }
 }
 
 /**
@@ -167,7 +183,13 @@ export class StreamWriter {
     this.res.cork(() => {
       ok = this.res.write(chunk);
     });
-    if (!ok && !this.state.aborted) await new Promise<void>((r) => (this.waiting = r));
+    if (!ok && !this.state.aborted) {
+      // Woken when the socket drained, or when the connection is gone (no drain will come).
+      await new Promise<void>((r) => {
+        this.waiting = r;
+        this.state.whenAborted(r);
+      });
+    }
   }
 
   end(): void {

@@ -101,6 +101,8 @@ export function batchEndpoint(deps: ScreeningDeps): AnyEndpoint {
     input: BatchInput,
     output: z.array(BatchLine),
     credits: (input) => validItems(input.items),
+    // Each screened item is a ScreenResponse line; an invalid item's line is free.
+    deliveredCredits: (lines) => lines.reduce((n, line) => n + ('matches' in line ? 1 : 0), 0),
     audit: (_input, out) => out.flatMap((line): AuditMatch[] => ('matches' in line ? auditRows(line as ScreenEnvelope) : [])),
     handler: async (input) => {
       const lists = deps.catalog.resolve(input.lists);
