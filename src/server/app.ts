@@ -10,7 +10,7 @@ import { execute, errorOutcome, type Outcome, type PipelineDeps } from '../core/
 import { checkJsonDepth, parseInput, parseJsonBody, type RawInput } from '../core/validation.js';
 import { ClientIpResolver } from './client-ip.js';
 import { UwsRequestMeta } from './request-meta.js';
-import { JSON_TYPE, preflight, readText, ResponseState, sendBody, StreamWriter, writeBody, writeHead } from './uws-io.js';
+import { JSON_TYPE, preflight, readText, refuseUnread, ResponseState, sendBody, StreamWriter, writeBody, writeHead } from './uws-io.js';
 import type { Metrics, RouteStats } from './metrics.js';
 import type { TrpcContext } from '../api/trpc.js';
 
@@ -359,12 +359,10 @@ export function createHttpApp(opts: HttpAppOptions): HttpServer {
     const allow = [...methods].join(', ');
     app.any(pattern, (res, req) => {
       if (req.getMethod() === 'options') return preflight(res);
-      res.cork(() => res.writeStatus('405 Method Not Allowed').writeHeader('Allow', allow).writeHeader('Content-Type', 'application/json').end('{"detail":"Method Not Allowed"}'));
+      refuseUnread(res, req, 405, '{"detail":"Method Not Allowed"}', { Allow: allow });
     });
   }
-  app.any('/*', (res) => {
-    res.cork(() => res.writeStatus('404 Not Found').writeHeader('Content-Type', 'application/json').end('{"detail":"Not Found"}'));
-  });
+  app.any('/*', (res, req) => refuseUnread(res, req, 404, '{"detail":"Not Found"}'));
 
   /** Resolves true once no request is running, false after `ms`. */
   const settled = (ms: number): Promise<boolean> =>

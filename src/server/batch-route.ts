@@ -6,7 +6,7 @@ import type { ScreenEnvelope } from '../api/endpoints/screen.js';
 import type { BatchLineT } from '../api/endpoints/batch.js';
 import { screenResponseJson, writeScreenResponseLine } from '../api/screen-json.js';
 import type { RouteHelpers } from './app.js';
-import { StreamWriter } from './uws-io.js';
+import { refuseUnread, StreamWriter } from './uws-io.js';
 
 /**
  * The REST route of batch screening (`screen.batch`): the answer is streamed as NDJSON with
@@ -93,7 +93,5 @@ export function registerBatchRoute(app: TemplatedApp, helpers: RouteHelpers, ep:
       finish(status);
     })();
   });
-  app.any('/api/v1/screen/batch', (res) => {
-    res.cork(() => res.writeStatus('405 Method Not Allowed').writeHeader('Allow', 'POST').writeHeader('Content-Type', 'application/json').end('{"detail":"Method Not Allowed"}'));
-  });
+  app.any('/api/v1/screen/batch', (res, req) => refuseUnread(res, req, 405, '{"detail":"Method Not Allowed"}', { Allow: 'POST' }));
 }

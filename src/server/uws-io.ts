@@ -1,4 +1,4 @@
-import type { HttpResponse } from 'uWebSockets.js';
+import type { HttpRequest, HttpResponse } from 'uWebSockets.js';
 import { StringDecoder } from 'node:string_decoder';
 import { HttpError } from '../core/errors.js';
 
@@ -197,4 +197,14 @@ export class StreamWriter {
     this.state.done = true;
     this.res.cork(() => this.res.end());
   }
+}
+
+/** An error answer given without reading the request (404, 405): a HEAD answer has no body. */
+export function refuseUnread(res: HttpResponse, req: HttpRequest, status: number, body: string, headers: Record<string, string> = {}): void {
+  const head = req.getMethod() === 'head';
+  res.cork(() => {
+    writeHead(res, status, { 'Content-Type': 'application/json', ...headers });
+    if (head) res.endWithoutBody(0);
+    else res.end(body);
+  });
 }
