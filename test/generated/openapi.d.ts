@@ -1251,7 +1251,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description An address on any chain, or an ENS name (anything with a dot). See "Accepted values" in the README for the shapes accepted. */
+                /** @description An address on any chain, or an ENS name (anything with a dot). */
                 address: string;
             };
             cookie?: never;
@@ -1327,7 +1327,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description An e-mail address. See "Accepted values" in the README for the shapes accepted. */
+                /** @description An e-mail address. */
                 email: string;
             };
             cookie?: never;
@@ -1399,7 +1399,7 @@ export interface operations {
     screenWebsite: {
         parameters: {
             query: {
-                /** @description Website address (URL) or web domain. See "Accepted values" in the README for the shapes accepted. */
+                /** @description Website address (URL) or web domain. */
                 address: string;
                 lists?: string;
             };
@@ -1478,7 +1478,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The identifier as written on the document. See "Accepted values" in the README for the shapes accepted. */
+                /** @description The identifier as written on the document. */
                 government_id: string;
             };
             cookie?: never;
@@ -1554,7 +1554,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description Country or region. See "Accepted values" in the README for the shapes accepted. */
+                /** @description Country or region. */
                 country: string;
             };
             cookie?: never;

@@ -161,7 +161,7 @@ export function screenedValue(kind: ValueKind, description: string) {
     .min(1)
     .max(VALUE_MAX)
     .superRefine((v, ctx) => checkValue(kind, v, ctx))
-    .meta({ description: `${description} See "Accepted values" in the README for the shapes accepted.` });
+    .meta({ description });
 }
 
 export const BatchItem = z
