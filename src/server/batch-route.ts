@@ -50,6 +50,12 @@ export function registerBatchRoute(app: TemplatedApp, helpers: RouteHelpers, ep:
         const input = parseInput(ep.input, { path: {}, query: queryParams, body });
         const streamed = await executeStreamed(ep, input, meta, helpers.pipeline);
         const { outcome } = streamed;
+        if (outcome.raw) {
+          // A replay (Idempotency-Key): the answer as it was first sent.
+          await helpers.sendOutcome(res, state, outcome, meta.requestId);
+          finish(200);
+          return;
+        }
         const lines = outcome.body as BatchLineT[];
         const writer = new StreamWriter(res, state);
         writer.start(200, { ...outcome.headers, 'Content-Type': 'application/x-ndjson', 'X-Request-Id': meta.requestId });
@@ -77,7 +83,7 @@ export function registerBatchRoute(app: TemplatedApp, helpers: RouteHelpers, ep:
         if (used > 0 && !state.aborted) await writer.write(out.subarray(0, used));
         if (!state.aborted) sent = lines.length;
         try {
-          await streamed.delivered(sent);
+          await streamed.delivered(sent, () => lines.map(lineText).join(''));
         } catch (err) {
           // AUDIT_STRICT and the rows could not be stored: the answer is not completed.
           helpers.log.error({ err, reqId: meta.requestId }, 'batch rows not stored; answer left incomplete');

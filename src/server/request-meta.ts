@@ -4,7 +4,7 @@ import type { RequestMeta } from '../core/endpoint.js';
 import { normalizeIp, type ClientIpResolver } from './client-ip.js';
 
 /** The request headers the pipeline reads; the others are not copied out of uWS. */
-const HEADERS_KEPT = new Set(['authorization', 'x-payment', 'payment-signature', 'x-forwarded-for', 'forwarded', 'host', 'x-forwarded-proto', 'x-request-id', 'accept', 'content-type', 'mcp-session-id', 'mcp-protocol-version', 'last-event-id']);
+const HEADERS_KEPT = new Set(['authorization', 'x-payment', 'payment-signature', 'idempotency-key', 'x-forwarded-for', 'forwarded', 'host', 'x-forwarded-proto', 'x-request-id', 'accept', 'content-type', 'mcp-session-id', 'mcp-protocol-version', 'last-event-id']);
 const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,64}$/;
 
 /** Where `keep` stores headers: uWS calls back once per header, and one shared callback spares a closure per request. */

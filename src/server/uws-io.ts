@@ -59,12 +59,12 @@ export class ResponseState {
  */
 export const CORS_HEADERS: Record<string, string> = {
   'Access-Control-Allow-Origin': '*',
-  'Access-Control-Expose-Headers': 'PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-PAYMENT-RESPONSE, X-Request-Id, Retry-After, WWW-Authenticate, Content-Disposition, X-Total-Count',
+  'Access-Control-Expose-Headers': 'PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-PAYMENT-RESPONSE, X-Request-Id, Retry-After, WWW-Authenticate, Content-Disposition, X-Total-Count, Idempotency-Replayed',
 };
 /** Added to CORS_HEADERS (which every answer carries) on a preflight. */
 export const CORS_PREFLIGHT_HEADERS: Record<string, string> = {
   'Access-Control-Allow-Methods': 'GET, POST, DELETE, OPTIONS',
-  'Access-Control-Allow-Headers': 'Authorization, Content-Type, X-PAYMENT, PAYMENT-SIGNATURE, X-Request-Id, Accept, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-ID',
+  'Access-Control-Allow-Headers': 'Authorization, Content-Type, X-PAYMENT, PAYMENT-SIGNATURE, Idempotency-Key, X-Request-Id, Accept, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-ID',
   'Access-Control-Max-Age': '86400',
 };
 
