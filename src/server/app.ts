@@ -72,7 +72,6 @@ export interface HttpAppOptions {
 
 export interface HttpServer {
   listen(host: string, port: number): Promise<number>;
-  /** Stops accepting connections, then resolves once in-flight requests finished (or timeout). */
   /**
    * Graceful stop: stops accepting connections; a request arriving afterwards on an open
    * connection is answered 503 with `Connection: close`; resolves once every request already

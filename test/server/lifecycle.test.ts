@@ -65,16 +65,20 @@ function load(url: string, token: string, concurrency: number) {
   };
 }
 
-async function countRows(dataDir: string, customerId: number): Promise<{ usage: number; audit: number }> {
+/** A customer's usage rows, credits charged and audit rows, read from the stopped process's embedded ClickHouse. */
+async function countRows(dataDir: string, customerId: number): Promise<{ usage: number; credits: number; audit: number }> {
   const client = openClickHouse(loadConfig(testEnv(dataDir)));
-  const one = async (table: string) =>
-    Number(((await (await client.query({ query: `SELECT count() AS n FROM screening.${table} WHERE customer_id = ${customerId}`, format: 'JSONEachRow' })).json()) as { n: number }[])[0].n);
-  const result = { usage: await one('usage'), audit: await one('audit_matches') };
+  const q = async (sql: string) => Number(((await (await client.query({ query: sql, format: 'JSONEachRow' })).json()) as { n: number }[])[0].n);
+  const result = {
+    usage: await q(`SELECT count() AS n FROM screening.usage WHERE customer_id = ${customerId}`),
+    credits: await q(`SELECT sum(credits) AS n FROM screening.usage WHERE customer_id = ${customerId}`),
+    audit: await q(`SELECT count() AS n FROM screening.audit_matches WHERE customer_id = ${customerId}`),
+  };
   await client.close();
   return result;
 }
 
-test('SIGTERM under keep-alive load: in-flight requests finish, later ones get 503 + Connection: close, never a 500; every 200 has its rows; exit 0', async () => {
+test('SIGTERM under keep-alive load: in-flight requests finish, later ones get 503 + Connection: close, never a 500; every 200 has its rows; exit 0', async (t) => {
   const dataDir = await prepareDataDir();
   try {
     const { child, port } = await spawnService(testEnv(dataDir, { AUDIT_FLUSH_MS: '60000', LOG_LEVEL: 'info' }));
@@ -85,9 +89,9 @@ test('SIGTERM under keep-alive load: in-flight requests finish, later ones get 5
     child.kill('SIGTERM');
     const [code] = await once(child, 'exit');
     const { ok, refused, errors } = await l.stop();
+    t.diagnostic(`${ok} answered, ${refused} refused with 503 after the stop`);
     assert.equal(code, 0);
     assert.deepEqual(errors, [], 'no answer >= 500 but the 503s that close their connection');
-    assert.ok(refused >= 0);
     const rows = await countRows(dataDir, id);
     assert.equal(rows.usage, ok, 'one usage row per answered request (flushed at shutdown, not at the 60 s timer)');
     assert.equal(rows.audit, ok, 'one audit row per answered request (one match each)');
@@ -116,17 +120,6 @@ test('SIGKILL under load with AUDIT_STRICT: no answered request is missing its r
     rmSync(dataDir, { recursive: true, force: true });
   }
 });
-
-async function usageOf(dataDir: string, customerId: number): Promise<{ credits: number; audit: number }> {
-  const client = openClickHouse(loadConfig(testEnv(dataDir)));
-  const q = async (sql: string) => Number(((await (await client.query({ query: sql, format: 'JSONEachRow' })).json()) as { n: number }[])[0].n);
-  const result = {
-    credits: await q(`SELECT sum(credits) AS n FROM screening.usage WHERE customer_id = ${customerId}`),
-    audit: await q(`SELECT count() AS n FROM screening.audit_matches WHERE customer_id = ${customerId}`),
-  };
-  await client.close();
-  return result;
-}
 
 test('SIGTERM while a batch streams to a client that stopped reading: cut off at the deadline, charged and audited for the lines sent only', async () => {
   const dataDir = await prepareDataDir();
@@ -159,7 +152,7 @@ test('SIGTERM while a batch streams to a client that stopped reading: cut off at
     const lines = received.split('\n').slice(0, -1);
     assert.ok(lines.length > 0 && lines.length < 10_000, `${lines.length} lines arrived: the batch was cut off`);
     for (const l of lines) assert.equal((JSON.parse(l) as { sanctioned: boolean }).sanctioned, true);
-    const charged = await usageOf(dataDir, id);
+    const charged = await countRows(dataDir, id);
     // Charged: the lines of the chunks the socket took whole. The chunk it took in part when
     // the connection closed may have brought the client a few lines more (one chunk: 64 KiB).
     assert.ok(charged.credits <= lines.length && charged.credits >= lines.length - 150, `credits ${charged.credits} for ${lines.length} lines delivered`);
