@@ -136,7 +136,7 @@ async function rawHead(path: string): Promise<string[]> {
 }
 
 test('answers on the wire: one well-formed line per header, the fixed ones written once each', async () => {
-  const cors = ['Access-Control-Allow-Origin: *', 'Access-Control-Expose-Headers: PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-PAYMENT-RESPONSE, X-Request-Id, Retry-After, WWW-Authenticate, Content-Disposition, X-Total-Count'];
+  const cors = ['Access-Control-Allow-Origin: *', 'Access-Control-Expose-Headers: PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-PAYMENT-RESPONSE, X-Request-Id, Retry-After, WWW-Authenticate, Content-Disposition, X-Total-Count, Idempotency-Replayed'];
   const cases: [string, string, string][] = [
     ['/api/v1/screen/lists', 'HTTP/1.1 200 OK', 'application/json'],
     ['/api/v1/screen/lists/no_such_list/entities', 'HTTP/1.1 404 Not Found', 'application/json'],

@@ -183,8 +183,8 @@ test('SIGKILL under load in the default mode: the rows lost are measured; none i
     // The loss depends on when the last insert finished, which a busy machine delays: measured and
     // reported (docs/audit.md quotes it), not bounded by a timing assertion.
     t.diagnostic(`answered ${ok}, usage rows ${rows.usage}, lost ${ok - rows.usage} (${((ok - rows.usage) / rate).toFixed(2)} s of traffic at ${rate.toFixed(0)} requests/s)`);
-    assert.ok(rows.usage <= ok, 'no row for a request that was not answered');
-    assert.equal(rows.audit, rows.usage, 'the audit and usage rows of a request are stored together');
+    assert.ok(rows.usage <= ok, 'no usage row for a request that was not answered');
+    assert.ok(rows.audit <= ok, 'no audit row for a request that was not answered (the two tables flush apart)');
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
   }
