@@ -4,6 +4,7 @@ import { TYPE_INDEX as T, type EntityRecord, type EntityType, type ListSnapshotI
 import { normalizeGovernmentId } from './normalize/index.js';
 import { ProbeList, type ScreenKind } from './probes.js';
 import { FUZZY_ID_THRESHOLD } from './similarity.js';
+import type { PreparedValue } from './normalize/validate.js';
 import { Generation, type EngineStats, type Hit } from './generation.js';
 import type { EntityView } from './store.js';
 import { buildGeneration } from './build.js';
@@ -47,14 +48,21 @@ export interface SearchQuery {
 /** A query the engine cannot run as given (an invalid regular expression). */
 export class EngineQueryError extends Error {}
 
+/** A regular expression whose scan needs more CPU time than the budget allows. */
+export class RegexTooCostly extends EngineQueryError {
+  constructor(readonly budgetMs: number) {
+    super(`the regular expression needs more than the ${budgetMs} ms of scanning allowed per search; anchor it or make it more specific`);
+  }
+}
+
 /**
  * Fuzzy search results below this similarity are dropped: at 0.6 a name still shares most of its
  * letters in order with the query (one typo in a short name, a missing middle name), while
  * unrelated names sharing one token (`ACME TRADING LLC` vs `GLOBAL TRADING LLC`) fall below it.
  */
 const SEARCH_MIN_SIMILARITY = 0.6;
-/** Regex budget when the caller gives none. */
-const DEFAULT_REGEX_BUDGET_MS = 200;
+/** Regex budget (CPU time of each shard's scan) when the caller gives none. */
+const DEFAULT_REGEX_BUDGET_MS = 250;
 /**
  * The term index ranks documents sharing more (and rarer) query terms first, a query token it
  * does not know standing for its one-edit neighbours; past the first dozen or so per shard the
@@ -137,10 +145,19 @@ export class Engine {
     return this.current.id;
   }
 
-  /** Synchronous answer for the exact-only kinds; null for `id`, which needs the shards. */
+  /**
+   * Synchronous answer for the exact-only kinds; null for `id`, which needs the shards. A value
+   * that is not of its kind (see normalize/validate.ts) matches nothing.
+   */
   screenExact(q: ScreenQuery): Hit[] | null {
     if (q.kind === 'id') return null;
     return collect(this.current, this.probes.screening(q.kind, q.value), q.lists, false, []);
+  }
+
+  /** `screenExact` of a value of `kind` already validated and normalized (`prepareValue`). */
+  screenPrepared(kind: ScreenKind, p: PreparedValue, lists: string[]): Hit[] | null {
+    if (kind === 'id') return null;
+    return collect(this.current, this.probes.prepared(kind, p), lists, false, []);
   }
 
   /** Exact kinds resolve without an async frame (the hot path); `id` consults the shards. */
@@ -199,8 +216,10 @@ export class Engine {
       throw new EngineQueryError(`invalid regular expression: ${(e as Error).message}`);
     }
     if (lists.length === 0 || q.limit <= 0) return [];
-    const deadline = Date.now() + (q.budgetMs ?? DEFAULT_REGEX_BUDGET_MS);
-    const results = await this.fanOut(g, (gen) => ({ op: 'regex', gen, pattern: q.q, lists, limit: q.limit, deadline }));
+    const budgetMs = q.budgetMs ?? DEFAULT_REGEX_BUDGET_MS;
+    const results = await this.fanOut(g, (gen) => ({ op: 'regex', gen, pattern: q.q, lists, limit: q.limit, budgetMs }));
+    // A scan cut short would be a silent partial answer: refused whole instead.
+    if (results.some((r) => r.timedOut)) throw new RegexTooCostly(budgetMs);
     const hits: Hit[] = [];
     for (const r of results) for (const id of r.ids) hits.push({ entity: g.store.view(id), match: 'regex', similarity: 1 });
     return hits.sort(byRank(g)).slice(0, q.limit);

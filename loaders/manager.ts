@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { EntityRecord, ListSnapshotInfo } from '../engine/model.js';
+import { cleanRecords } from './clean.js';
 import { mixerFromConfig, NotConfiguredError, type MixerRole, type MixerScanner } from './chain/mixer.js';
 import { diffVersion, type ChangeSink } from './diff.js';
 import { fetchOptionsFromConfig, fetchSourceFiles } from './fetch.js';
@@ -271,13 +272,17 @@ export class ListManager {
         state = await this.saveStatus({ ...state, last_checked: at, last_attempt: at, last_error: null });
         return { slug: def.slug, result: 'unchanged', version: state.version, changes: 0 };
       }
-      const version = contentVersion(fetched.records);
+      const { records, dropped } = cleanRecords(fetched.records);
+      if (dropped.length > 0) {
+        this.log.warn({ list: def.slug, dropped: dropped.length, examples: dropped.slice(0, 5).map((r) => `${r.entity_type}: ${r.value}`) }, 'published values that are not of their type left out');
+      }
+      const version = contentVersion(records);
       if (state.seq !== null && state.version === version) {
         state = await this.saveStatus({ ...state, last_checked: at, last_attempt: at, last_error: null, source_digest: fetched.digest });
         return { slug: def.slug, result: 'unchanged', version, changes: 0 };
       }
       const previous = state.seq === null ? null : await this.store.readListState(state);
-      const next = diffVersion({ list: def.slug, version, at, previous, next: fetched.records });
+      const next = diffVersion({ list: def.slug, version, at, previous, next: records });
       const info: ListSnapshotInfo = { slug: def.slug, list_type: def.list_type, version, last_updated: at };
       state = await this.store.commit(state, { info, state: next, changes: next.changes, checked_at: at, source_digest: fetched.digest });
       this.states.set(def.slug, state);

@@ -34,6 +34,11 @@ export interface RequestMeta {
   clientIp: string;
   /** Lower-case header names. Only the ones the pipeline needs are kept. */
   headers: Record<string, string | undefined>;
+  /**
+   * True once the answer can no longer be delivered (the client went away, or shutdown closed the
+   * connection at its deadline): a payment is then not settled. Set by transports that know.
+   */
+  gone?: () => boolean;
 }
 
 export interface RequestContext {
@@ -78,6 +83,12 @@ export interface EndpointDef<I extends z.ZodObject = z.ZodObject, O extends z.Zo
   errors?: number[];
   /** Credits a metered call costs (default 1). */
   credits?: (input: z.output<I>) => number;
+  /**
+   * A streamed answer (an array sent element by element): the credits of the elements actually
+   * delivered, so that an answer cut off is charged (and audited) for what was sent. See
+   * `executeStreamed` in pipeline.ts.
+   */
+  deliveredCredits?: (delivered: z.output<O>) => number;
   /** Audit rows of a metered call's successful result. */
   audit?: (input: z.output<I>, output: z.output<O>) => AuditMatch[];
   /** The REST route is registered by hand (streaming answers); the definition still feeds tRPC, OpenAPI and MCP. */

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { EngineQueryError, type Engine, type EntityView } from '../../../engine/engine.js';
+import { EngineQueryError, RegexTooCostly, type Engine, type EntityView } from '../../../engine/engine.js';
 import { endpoint, RawResponse, type AnyEndpoint } from '../../core/endpoint.js';
 import { DelistedEntity, ListEntitiesResponse, ListInfo, PublicSearchResult, StatsResponse, listsParam } from '../schemas/screen.js';
 import type { ListCatalog } from '../../lists/catalog.js';
-import { HttpError, valueError } from '../../core/errors.js';
+import { HttpError, ValidationFailed, valueError } from '../../core/errors.js';
 import type { RateLimiter } from '../../core/rate-limit.js';
 import { csvChunks } from '../csv.js';
 
@@ -74,7 +74,7 @@ export function publicEndpoints(deps: PublicDeps): AnyEndpoint[] {
       summary: 'The full dataset of one list (JSON or CSV)',
       description: `Active entities in a stable order. \`format=csv\` streams a CSV download with the columns ${CSV_COLUMNS.join(', ')} (metadata as JSON).`,
       access: 'public',
-      errors: [404],
+      errors: [404, 503],
       input: z.object({
         slug: z.string(),
         format: z.string().regex(/^(json|csv)$/).default('json'),
@@ -82,8 +82,7 @@ export function publicEndpoints(deps: PublicDeps): AnyEndpoint[] {
       }),
       output: ListEntitiesResponse,
       handler: (input) => {
-        const def = catalog.get(input.slug);
-        if (!def || !def.enabled) throw new HttpError(404, `List not found: ${input.slug}`);
+        const def = catalog.requireLoaded(input.slug);
         const page = engine.entities(def.slug, { limit: input.limit });
         if (input.format === 'csv') {
           return new RawResponse('text/csv; charset=utf-8', csvChunks(CSV_COLUMNS, csvRows(page.entities)), {
@@ -146,7 +145,7 @@ export function publicEndpoints(deps: PublicDeps): AnyEndpoint[] {
       tags: ['lists'],
       summary: 'Recently removed (delisted) entities, newest removal first',
       access: 'public',
-      errors: [400],
+      errors: [400, 503],
       input: z.object({ limit: z.number().int().min(1).max(500).default(100), lists: listsParam }),
       output: z.array(DelistedEntity),
       handler: (input) => {
@@ -169,9 +168,10 @@ export function publicEndpoints(deps: PublicDeps): AnyEndpoint[] {
       summary: 'Free fuzzy or regex search over every list',
       description:
         'Names, companies and identifiers including crypto addresses, e-mails, websites and countries. Delisted rows are included, ranked last, with `removed_at`. ' +
-        '`regex` mode takes a case-insensitive POSIX-style regular expression run by a linear-time engine. Never metered, audited or logged; burst-limited per client IP (429 with Retry-After).',
+        '`regex` mode takes a case-insensitive POSIX-style regular expression run by a linear-time engine; the answer is always complete: a pattern whose scan needs more CPU time than the budget (`SEARCH_REGEX_BUDGET_MS`) is refused whole with a 422 of type `regex_too_costly`, never answered in part. ' +
+        'Never metered, audited or logged; burst-limited per client IP (429 with Retry-After).',
       access: 'public',
-      errors: [400, 429],
+      errors: [400, 429, 503],
       input: z.object({
         q: z.string().min(3).max(100).meta({ description: 'Name, company or identifier, including crypto addresses.' }),
         lists: listsParam,
@@ -187,6 +187,9 @@ export function publicEndpoints(deps: PublicDeps): AnyEndpoint[] {
         try {
           hits = await engine.search({ q: input.q, mode: input.mode, lists, limit: input.limit, budgetMs: deps.regexBudgetMs });
         } catch (err) {
+          if (err instanceof RegexTooCostly) {
+            throw new ValidationFailed([{ type: 'regex_too_costly', loc: ['query', 'q'], msg: `Value error, ${err.message}`, input: input.q, ctx: { budget_ms: err.budgetMs } }]);
+          }
           if (err instanceof EngineQueryError) throw valueError(['query', 'q'], err.message, input.q);
           throw err;
         }

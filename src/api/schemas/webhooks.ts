@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { LIST_TYPES } from '../../../engine/model.js';
-import { EVENT_TYPES, MONITORED_ENTITY_TYPES } from '../../webhooks/events.js';
+import { EVENT_TYPES, MONITORED_ENTITY_TYPES, SCREEN_KIND } from '../../webhooks/events.js';
+import { valueProblem } from '../../../engine/normalize/validate.js';
 
 /** Schemas of the monitoring API (`/account/monitored-entities`, `/account/webhooks`) and of the webhook event. */
 
@@ -27,10 +28,14 @@ export const MonitoredEntity = z
 export const MonitoredEntityCreateInput = z
   .object({
     entity_type: MonitoredEntityType,
-    value: z.string().min(1).max(512).meta({ description: 'The value, in any form screening accepts.', examples: ['vitalik.eth'] }),
+    value: z.string().min(1).max(512).meta({ description: 'The value, in any form screening accepts (the same validator as screening its kind).', examples: ['vitalik.eth'] }),
     label: z.string().min(1).max(200).optional().meta({ description: 'Your label, repeated in events.' }),
   })
-  .strict();
+  .strict()
+  .superRefine((input, ctx) => {
+    const problem = valueProblem(SCREEN_KIND[input.entity_type], input.value);
+    if (problem !== null) ctx.addIssue({ code: 'custom', path: ['value'], message: problem, input: input.value });
+  });
 
 export const MonitoredEntityIdInput = z.object({ monitored_entity_id: id }).strict();
 
