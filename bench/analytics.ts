@@ -21,7 +21,7 @@ import { join } from 'node:path';
 import { availableParallelism, cpus, loadavg } from 'node:os';
 import { loadConfig } from '../src/config.js';
 import { openAuditStore } from '../src/audit/store.js';
-import { prepareDataDir, spawnService, testEnv, TEST_ADMIN_KEY } from '../test/support/service.js';
+import { prepareDataDir, spawnService, testEnv, TEST_ADMIN_KEY } from '../harness/service.js';
 import { median } from './wrk.js';
 import { processTicks, TICK_US } from './proc-cpu.js';
 

@@ -1,5 +1,5 @@
 /**
- * Engine benchmarks on deterministic synthetic data (bench/synthetic.ts: the real lists' entity-type
+ * Engine benchmarks on deterministic synthetic data (harness/synthetic.ts: the real lists' entity-type
  * mix, valid address checksums).
  *   node --expose-gc --import tsx bench/engine.ts [sizes...] [--shards N] [--tokenize strict|forward]
  *        [--queries N] [--runs N]
@@ -19,10 +19,11 @@
  * shard workers are threads of it): its growth over an idle engine, per entity, and the peak.
  */
 import { cpus, loadavg, totalmem } from 'node:os';
-import { Engine, type ScreenHit } from '../engine/engine.js';
+import { Engine, type Hit } from '../engine/engine.js';
 import { canonicalKey } from '../engine/normalize/index.js';
 import type { EntityRecord } from '../engine/model.js';
-import { rng, Synth, syntheticRecords, SYNTHETIC_LISTS, typo } from './synthetic.js';
+import { rng } from '../harness/random.js';
+import { Synth, syntheticRecords, SYNTHETIC_LISTS, typo } from '../harness/synthetic.js';
 
 interface Args {
   sizes: number[];
@@ -185,7 +186,7 @@ async function run(size: number, args: Args): Promise<Row[]> {
   for (let r = 0; r < args.runs; r++) {
     t = performance.now();
     for (let i = 0; i < screenN; i += 1000) {
-      const batch: Promise<ScreenHit[]>[] = [];
+      const batch: Promise<Hit[]>[] = [];
       for (let j = i; j < i + 1000; j++) batch.push(engine.screen(q(crypto[j % crypto.length].value)));
       for (const hits of await Promise.all(batch)) sink += hits.length;
     }

@@ -13,8 +13,8 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { once } from 'node:events';
 import { availableParallelism } from 'node:os';
-import { prepareDataDir, spawnService, testEnv, TEST_ADMIN_KEY } from '../test/support/service.js';
-import { COMPILED, REPO_ROOT } from '../test/support/paths.js';
+import { prepareDataDir, spawnService, testEnv, TEST_ADMIN_KEY } from '../harness/service.js';
+import { COMPILED, REPO_ROOT } from '../harness/paths.js';
 import { hasWrk, median, wrk, type WrkResult } from './wrk.js';
 import { childrenTicks, machineTicks, processTicks, TICK_US } from './proc-cpu.js';
 

@@ -9,13 +9,13 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SHARED_DATA } from '../test/support/paths.js';
+import { SHARED_DATA } from '../harness/paths.js';
 import Benchmark from 'benchmark';
 import pino from 'pino';
 import { IpRangeSet, parseRangeList } from '../engine/ip-ranges.js';
 import { loadConfig } from '../src/config.js';
 import { createIpIntel } from '../src/ipintel/index.js';
-import { xorshift32 } from '../test/support/random.js';
+import { xorshift32 } from '../harness/random.js';
 
 const args = process.argv.slice(2);
 const probesAt = args.indexOf('--probes');

@@ -7,7 +7,7 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { SHARED_DATA } from '../test/support/paths.js';
+import { SHARED_DATA } from '../harness/paths.js';
 import type { EntityType } from '../engine/model.js';
 import { LISTS, parseListFromDir } from '../loaders/registry.js';
 

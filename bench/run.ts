@@ -1,7 +1,7 @@
 /**
  * `make bench`: runs every benchmark as its own process and writes bench/RESULTS.md with the
  * date, the machine, the Node version and the load average beside each result.
- *   node dist/bench/run.js [--only engine,loaders,audit,audit-paced,ipintel,analytics,http] [--engine-sizes 100000,1000000]
+ *   node dist/bench/run.js [--only engine,loaders,audit,audit-paced,ipintel,names,analytics,http] [--engine-sizes 100000,1000000]
  * (`make bench` builds dist/ first; every suite then runs compiled, as `make run` does. Under
  * `node --import tsx bench/run.ts` the suites run through tsx instead.)
  */
@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { cpus, loadavg, totalmem, platform, release } from 'node:os';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { COMPILED, REPO_ROOT } from '../test/support/paths.js';
+import { COMPILED, REPO_ROOT } from '../harness/paths.js';
 
 const argValue = (name: string) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -24,6 +24,7 @@ const suites: { name: string; title: string; args: string[]; node?: string[] }[]
   { name: 'audit', title: 'Audit inserts into embedded ClickHouse', args: ['bench/audit.ts'] },
   { name: 'audit-paced', title: "Audit inserts at the service's rate (75,000 rows/s for 10 s, CPU per row)", args: ['bench/audit.ts', 'paced'] },
   { name: 'ipintel', title: 'IP intelligence lookups', args: ['bench/ipintel.ts'] },
+  { name: 'names', title: 'Name matching: quality targets and speed (issue #21)', args: ['bench/names-quality.ts'] },
   { name: 'analytics', title: 'Dashboard analytics over 10M audit rows of one customer (embedded ClickHouse)', args: ['bench/analytics.ts'] },
   // The HTTP suite's own process is the batch client. It idles through minutes of wrk rounds,
   // after which V8's memory reducer left its heap so small that it spent a third of its time in

@@ -17,7 +17,7 @@ import type { EntityRecord } from '../engine/model.js';
  * All timestamps are the ingestion time `at` of the version, the only time we can vouch for.
  */
 
-export type ListChangeKind = 'listed' | 'delisted' | 'relisted';
+type ListChangeKind = 'listed' | 'delisted' | 'relisted';
 
 export type ListChange = {
   list: string;

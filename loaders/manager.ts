@@ -1,14 +1,14 @@
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { EntityRecord, ListSnapshotInfo } from '../engine/model.js';
-import type { Config } from '../src/config.js';
+import { cleanRecords } from './clean.js';
 import { mixerFromConfig, NotConfiguredError, type MixerRole, type MixerScanner } from './chain/mixer.js';
 import { diffVersion, type ChangeSink } from './diff.js';
 import { fetchOptionsFromConfig, fetchSourceFiles } from './fetch.js';
 import { LISTS } from './registry.js';
 import { isDue, nextCheckAt, PrimarySchedule, systemClock, type Clock } from './schedule.js';
 import { emptyState, ListStore, type ListStateFile } from './store.js';
-import type { ListDefinition, ParseContext } from './types.js';
+import type { ListDefinition, LoaderSettings, ParseContext } from './types.js';
 
 /**
  * Keeps every enabled list fresh and the engine fed.
@@ -57,7 +57,7 @@ export interface RefreshOutcome {
 export type ProgressEvent = { slug: string; phase: 'download' | 'parse'; file?: string; done: number; total?: number };
 
 export interface ListManagerOptions {
-  config: Config;
+  config: LoaderSettings;
   /** Null for tools that only ingest (the CLI): snapshots are written, nothing is served. */
   engine: EngineLoader | null;
   sinks?: ChangeSink[];
@@ -79,7 +79,7 @@ const CHAIN_ROLES: Record<'depositor_relayer' | 'recipient', MixerRole[]> = {
 };
 
 export class ListManager {
-  private readonly config: Config;
+  private readonly config: LoaderSettings;
   private readonly engine: EngineLoader | null;
   private readonly sinks: ChangeSink[];
   private readonly log: Logger;
@@ -272,13 +272,17 @@ export class ListManager {
         state = await this.saveStatus({ ...state, last_checked: at, last_attempt: at, last_error: null });
         return { slug: def.slug, result: 'unchanged', version: state.version, changes: 0 };
       }
-      const version = contentVersion(fetched.records);
+      const { records, dropped } = cleanRecords(fetched.records);
+      if (dropped.length > 0) {
+        this.log.warn({ list: def.slug, dropped: dropped.length, examples: dropped.slice(0, 5).map((r) => `${r.entity_type}: ${r.value}`) }, 'published values that are not of their type left out');
+      }
+      const version = contentVersion(records);
       if (state.seq !== null && state.version === version) {
         state = await this.saveStatus({ ...state, last_checked: at, last_attempt: at, last_error: null, source_digest: fetched.digest });
         return { slug: def.slug, result: 'unchanged', version, changes: 0 };
       }
       const previous = state.seq === null ? null : await this.store.readListState(state);
-      const next = diffVersion({ list: def.slug, version, at, previous, next: fetched.records });
+      const next = diffVersion({ list: def.slug, version, at, previous, next: records });
       const info: ListSnapshotInfo = { slug: def.slug, list_type: def.list_type, version, last_updated: at };
       state = await this.store.commit(state, { info, state: next, changes: next.changes, checked_at: at, source_digest: fetched.digest });
       this.states.set(def.slug, state);
@@ -374,7 +378,7 @@ async function drain(records: AsyncIterable<EntityRecord>, slug: string): Promis
 }
 
 /** A version label: a checksum of the published content, so an identical re-publication is no new version. */
-export function contentVersion(records: EntityRecord[]): string {
+function contentVersion(records: EntityRecord[]): string {
   const h = createHash('sha256');
   for (const r of records) h.update(JSON.stringify([r.entity_type, r.value, r.metadata, r.source_url]) + '\n');
   return h.digest('hex').slice(0, 16);

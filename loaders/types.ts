@@ -15,7 +15,26 @@ export const LIST_KINDS = [
   'disposable_email',
   'onchain_events',
 ] as const;
-export type ListKind = (typeof LIST_KINDS)[number];
+type ListKind = (typeof LIST_KINDS)[number];
+
+/**
+ * The settings the loaders read, under the names of the service's environment variables: the
+ * service's configuration (src/config.ts) has every one of them and is passed as is.
+ */
+export interface LoaderSettings {
+  DATA_DIR: string;
+  SOURCE_DIR?: string;
+  /** `"<slug>.<file key>"` → URL. */
+  SOURCE_URLS: Record<string, string>;
+  SOURCE_FETCH_TIMEOUT_MS: number;
+  SOURCE_FETCH_RETRIES: number;
+  SOURCE_MAX_BYTES: number;
+  LIST_REFRESH_ENABLED: boolean;
+  PRIMARY_CHECK_MINUTES_UTC: number[];
+  MIXER_RPC_URL?: string;
+  MIXER_POOLS: string[];
+  MIXER_START_BLOCK: number;
+}
 
 /**
  * How often a list is checked for a new version. `scheduled` means fixed UTC minutes of each hour
@@ -51,10 +70,10 @@ export type FileSource = {
 };
 
 /** Lists derived from chain events (mixer pools); read through viem, see loaders/chain/. */
-export type ChainSource = { type: 'chain'; role: 'depositor_relayer' | 'recipient' };
+type ChainSource = { type: 'chain'; role: 'depositor_relayer' | 'recipient' };
 
 /** Lists whose data ship inside an npm package or the repository itself. */
-export type BundledSource = {
+type BundledSource = {
   type: 'bundled';
   /** Human-readable origin for ListInfo/source_url. */
   url: string;

@@ -5,7 +5,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import openapiTS, { astToString } from 'openapi-typescript';
-import { startTestService } from '../test/support/service.js';
+import { startTestService } from '../harness/service.js';
 
 export async function generateClientTypes(docUrl: string): Promise<string> {
   const doc = (await (await fetch(docUrl)).json()) as Parameters<typeof openapiTS>[0];

@@ -23,6 +23,7 @@ import { migrate } from './store/migrate.js';
 import { acquireLeadership, soleLeader, type Leadership } from './store/leader.js';
 import { openAuditStore, type AuditStore } from './audit/store.js';
 import { TokenService } from './billing/tokens.js';
+import { IdempotencyStore } from './billing/idempotency.js';
 import { QuotaManager } from './billing/quota.js';
 import { CustomerService } from './billing/customers.js';
 import { OperatorSessions } from './billing/operator-sessions.js';
@@ -183,7 +184,9 @@ export async function createService(config: Config, overrides: ServiceOverrides 
     }),
   ];
 
-  const pipeline: PipelineDeps = { gate, log, now, validateOutput: overrides.validateResponses ?? false };
+  const idempotency = new IdempotencyStore(db, log.child({ component: 'idempotency' }));
+  idempotency.start();
+  const pipeline: PipelineDeps = { gate, log, now, validateOutput: overrides.validateResponses ?? false, idempotency };
   const trpcRouter = buildTrpcRouter(endpoints, pipeline);
   const mcp = createMcpServer({ endpoints, pipeline, log: log.child({ component: 'mcp' }) });
   let document: unknown = null;
@@ -219,7 +222,7 @@ export async function createService(config: Config, overrides: ServiceOverrides 
     async close() {
       if (closed) return;
       closed = true;
-      await http.drain(10_000);
+      await http.drain(config.SHUTDOWN_TIMEOUT_MS);
       recentTraffic.stop();
       await leadership.close();
       await roleChange;
@@ -227,6 +230,7 @@ export async function createService(config: Config, overrides: ServiceOverrides 
       await ensMonitor.stop();
       await delivery.stop();
       ipintel.close();
+      idempotency.close();
       await quota.close();
       await tokens.close();
       await audit.close();

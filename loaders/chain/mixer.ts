@@ -2,7 +2,7 @@ import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { createPublicClient, getAddress, http, parseAbi, zeroAddress, type Address, type Hash, type PublicClient } from 'viem';
 import type { EntityRecord } from '../../engine/model.js';
-import type { Config } from '../../src/config.js';
+import type { LoaderSettings } from '../types.js';
 
 /**
  * Mixer-pool lists from on-chain events (Tornado Cash pools' exact event signatures):
@@ -17,14 +17,14 @@ import type { Config } from '../../src/config.js';
  * address from a transaction that did not stay on chain.
  */
 
-export const MIXER_EVENTS = parseAbi([
+const MIXER_EVENTS = parseAbi([
   'event Deposit(bytes32 indexed commitment, uint32 leafIndex, uint256 timestamp)',
   'event Withdrawal(address to, bytes32 nullifierHash, address indexed relayer, uint256 fee)',
 ]);
 
 export type MixerRole = 'depositor' | 'relayer' | 'recipient';
 
-export interface MixerEntry {
+interface MixerEntry {
   role: MixerRole;
   address: Address;
   pool: Address;
@@ -143,7 +143,7 @@ export class MixerScanner {
   private async load(): Promise<ScanState> {
     if (this.state) return this.state;
     const fresh: ScanState = { pools: this.pools, start_block: this.startBlock, last_block: null, entries: [] };
-    let stored: ScanState | null = null;
+    let stored: ScanState | null;
     try {
       stored = JSON.parse(await readFile(this.opts.statePath, 'utf8')) as ScanState;
     } catch {
@@ -165,7 +165,7 @@ export class MixerScanner {
 }
 
 /** The scanner configured by MIXER_RPC_URL, MIXER_POOLS and MIXER_START_BLOCK, or why not. */
-export function mixerFromConfig(config: Config): MixerScanner | NotConfiguredError {
+export function mixerFromConfig(config: Pick<LoaderSettings, 'MIXER_RPC_URL' | 'MIXER_POOLS' | 'MIXER_START_BLOCK' | 'SOURCE_FETCH_TIMEOUT_MS' | 'DATA_DIR'>): MixerScanner | NotConfiguredError {
   if (!config.MIXER_RPC_URL || config.MIXER_POOLS.length === 0) {
     return new NotConfiguredError('not configured: set MIXER_RPC_URL and MIXER_POOLS to build the mixer-pool lists');
   }

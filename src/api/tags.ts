@@ -13,8 +13,6 @@ export const TAGS = {
   admin: 'The operator (ADMIN_KEY or an operator session): customers, plans, tokens, plan requests, lists, health.',
 } as const;
 
-export type Tag = keyof typeof TAGS;
-
 /** The document's `tags` list, in the order above. */
 export function openApiTags(): { name: string; description: string }[] {
   return Object.entries(TAGS).map(([name, description]) => ({ name, description }));

@@ -67,7 +67,7 @@ const DAY = 24 * HOUR;
 const iso = (ms: number) => new Date(ms).toISOString();
 
 /** Every UTC day of a half-open, day-aligned range. */
-export function daysOf(r: DateRange): string[] {
+function daysOf(r: DateRange): string[] {
   const out: string[] = [];
   for (let t = r.from; t < r.to; t += DAY) out.push(iso(t).slice(0, 10));
   return out;

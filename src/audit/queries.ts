@@ -77,6 +77,9 @@ const DAY = 24 * HOUR;
  */
 const WINDOWS = [HOUR, DAY, 7 * DAY];
 
+/** The columns of `auditExport`'s rows, in order. */
+export const AUDIT_EXPORT_COLUMNS = ['time', 'request_id', 'endpoint', 'screened_value', 'matched_value', 'list', 'list_type', 'match'] as const;
+
 /** Read side of the audit tables: a customer's analytics and trail, and the delisting history. */
 export class AuditQueries {
   constructor(
@@ -249,28 +252,23 @@ export class AuditQueries {
     return raw.map(({ ms, ...rest }) => ({ time: iso(Number(ms)), ...rest, x402_version: Number(rest.x402_version) }));
   }
 
-  /**
-   * The trail as CSV with a header line, newest first, at most `limit` rows. A screened or
-   * matched value starting with `= + - @`, a tab or a carriage return gets a leading `'`, so a
-   * spreadsheet does not run it as a formula (as in the lists' CSV download).
-   */
-  async auditCsv(customerId: number, f: AuditFilter, limit: number): Promise<string> {
+  /** The trail for an export, newest first, at most `limit` rows: each row's AUDIT_EXPORT_COLUMNS, as text. */
+  async auditExport(customerId: number, f: AuditFilter, limit: number): Promise<string[][]> {
     const w = this.where(customerId, f);
     const start = await this.windowStart(w, f.from, f.to, limit);
-    const inert = (c: string) => `if(match(${c}, '^[-=+@\\t\\r]'), concat('\\'', ${c}), ${c}) AS ${c}`;
     const rs = await this.client.query({
       // The inner query keeps the column `time` for the filter; the outer one renders it.
-      query: `SELECT concat(replaceOne(toString(t), ' ', 'T'), 'Z') AS time, request_id, endpoint, ${inert('screened_value')},
-                     ${inert('matched_value')}, list, list_type, match
+      query: `SELECT concat(replaceOne(toString(t), ' ', 'T'), 'Z') AS time, request_id, endpoint, screened_value,
+                     matched_value, list, list_type, match
                 FROM (SELECT time AS t, request_id, endpoint, screened_value, matched_value, list, list_type, match
                         FROM ${this.t('audit_matches')} WHERE ${w.sql} AND time >= fromUnixTimestamp64Milli({w_start:Int64}, 'UTC')
                        ORDER BY time DESC, request_id, list, matched_value
                        LIMIT {limit:UInt32})
                ORDER BY t DESC, request_id, list, matched_value`,
       query_params: { ...w.params, limit, w_start: start },
-      format: 'CSVWithNames',
+      format: 'JSONCompactEachRow',
     });
-    return rs.text();
+    return rs.json<string[]>();
   }
 
   /**

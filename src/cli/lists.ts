@@ -6,7 +6,9 @@
  */
 import cliProgress from 'cli-progress';
 import pino from 'pino';
+import { resolve } from 'node:path';
 import { loadConfig, type Config } from '../config.js';
+import { announce } from './support.js';
 import { ListManager, type ProgressEvent, type RefreshOutcome } from '../../loaders/manager.js';
 
 export const summary = 'fetch or import list sources into DATA_DIR, and show the stored lists';
@@ -62,6 +64,7 @@ function logger() {
 }
 
 async function ingest(config: Config, slug: string | undefined, json: boolean): Promise<number> {
+  announce(`DATA_DIR ${resolve(config.DATA_DIR)}, sources from ${config.SOURCE_DIR ? `SOURCE_DIR ${resolve(config.SOURCE_DIR)}` : 'their official URLs'}`);
   const bars = !json && process.stdout.isTTY ? new Bars() : null;
   const manager = new ListManager({ config, engine: null, log: logger(), progress: bars ? (e) => bars.update(e) : undefined });
   let outcomes: RefreshOutcome[];
@@ -80,6 +83,7 @@ async function ingest(config: Config, slug: string | undefined, json: boolean): 
 }
 
 async function show(config: Config, json: boolean): Promise<number> {
+  announce(`DATA_DIR ${resolve(config.DATA_DIR)}`);
   const manager = new ListManager({ config, engine: null, log: logger() });
   await manager.open();
   const status = manager.status();

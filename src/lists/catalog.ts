@@ -83,7 +83,24 @@ export class ListCatalog {
       throw new HttpError(400, `${parts.join('; ')} (see /api/v1/screen/lists)`);
     }
     const missing = wanted.filter((s) => !this.loadedSet.has(s));
-    if (missing.length > 0) throw new HttpError(503, `list${missing.length > 1 ? 's' : ''} not loaded yet: ${missing.join(', ')} (see /api/v1/stats)`, { 'Retry-After': '60' });
+    if (missing.length > 0) throw notLoaded(missing);
     return wanted;
   }
+
+  /**
+   * An enabled list's definition for an endpoint that serves the list itself: 404 when unknown or
+   * disabled, 503 while it has no data (an empty page would read as "this list is empty").
+   */
+  requireLoaded(slug: string): ListDefinition {
+    const def = this.bySlug.get(slug);
+    if (!def || !def.enabled) throw new HttpError(404, `List not found: ${slug}`);
+    this.refreshLoaded();
+    if (!this.loadedSet.has(slug)) throw notLoaded([slug]);
+    return def;
+  }
+}
+
+/** The one answer for lists that have no data yet, whichever endpoint names them. */
+function notLoaded(slugs: string[]): HttpError {
+  return new HttpError(503, `list${slugs.length > 1 ? 's' : ''} not loaded yet: ${slugs.join(', ')} (see /api/v1/stats)`, { 'Retry-After': '60' });
 }

@@ -64,7 +64,7 @@ interface Variant {
   etag: string;
 }
 
-export interface StaticFile {
+interface StaticFile {
   type: string;
   cacheControl: string;
   identity: Variant;
@@ -74,7 +74,7 @@ export interface StaticFile {
 }
 
 /** dist/dashboard, seen from src/server (tsx) or from dist/src/server (compiled). */
-export function defaultDashboardDir(): string {
+function defaultDashboardDir(): string {
   const up = fileURLToPath(new URL('../..', import.meta.url));
   return basename(up) === 'dist' ? join(up, 'dashboard') : join(up, 'dist', 'dashboard');
 }
@@ -93,7 +93,7 @@ function variant(body: Buffer, suffix: string): Variant {
 }
 
 /** The built files by URL path, with their compressed copies; null when the dashboard is not built. */
-export function loadDashboardFiles(dir: string): Map<string, StaticFile> | null {
+function loadDashboardFiles(dir: string): Map<string, StaticFile> | null {
   if (!existsSync(join(dir, 'index.html'))) return null;
   const files = new Map<string, StaticFile>();
   for (const path of walk(dir)) {

@@ -131,13 +131,13 @@ interface RouteSnapshot {
   buckets: Float64Array;
 }
 
-export interface LatencyQuantiles {
+interface LatencyQuantiles {
   p50: number | null;
   p95: number | null;
   p99: number | null;
 }
 
-export interface RouteRates {
+interface RouteRates {
   route: string;
   method: string;
   total: number;

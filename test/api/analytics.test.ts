@@ -1,6 +1,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createCustomerToken, startTestService, TEST_ADMIN_KEY, type TestService } from '../support/service.js';
+import { createCustomerToken, startTestService, TEST_ADMIN_KEY, type TestService } from '../../harness/service.js';
 import type { AuditMatchRow, UsageRow } from '../../src/audit/rows.js';
 
 /**
@@ -165,8 +165,8 @@ describe('audit trail', () => {
     const csv = (await get<string>(`/account/audit/export?${range}&endpoint=screen.website`, token)).body;
     assert.equal(
       csv,
-      '"time","request_id","endpoint","screened_value","matched_value","list","list_type","match"\n' +
-        '"2025-05-02T10:00:00.002Z","f2","screen.website","\'=HYPERLINK(""http://evil.com"")","evil.com","cryptoscamdb","sanctions","exact"\n',
+      'time,request_id,endpoint,screened_value,matched_value,list,list_type,match\r\n' +
+        '2025-05-02T10:00:00.002Z,f2,screen.website,"\'=HYPERLINK(""http://evil.com"")",evil.com,cryptoscamdb,sanctions,exact\r\n',
     );
   });
 

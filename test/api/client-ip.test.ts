@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { once } from 'node:events';
 import type { ChildProcess } from 'node:child_process';
-import { createCustomerToken, prepareDataDir, spawnService, startTestService, testEnv, type TestService } from '../support/service.js';
+import { createCustomerToken, prepareDataDir, spawnService, startTestService, testEnv, type TestService } from '../../harness/service.js';
 
 /**
  * The client IP over real HTTP: `/geo` and `/vpn` without `ip_address` evaluate the caller.

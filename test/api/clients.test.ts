@@ -2,7 +2,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import createClient from 'openapi-fetch';
-import { startTestService, createCustomerToken, type TestService } from '../support/service.js';
+import { startTestService, createCustomerToken, type TestService } from '../../harness/service.js';
 import { generateClientTypes } from '../../scripts/gen-client.js';
 import type { paths } from '../generated/openapi.js';
 

@@ -1,6 +1,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createCustomerToken, startTestService, TEST_ADMIN_KEY, type TestService } from '../support/service.js';
+import { createCustomerToken, startTestService, TEST_ADMIN_KEY, type TestService } from '../../harness/service.js';
 import { TAGS } from '../../src/api/tags.js';
 
 /**

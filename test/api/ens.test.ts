@@ -4,8 +4,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { namehash, type Address } from 'viem';
 import { startChain, type Deployed, type LocalChain } from '../support/chain.js';
-import { startTestService, createCustomerToken, type TestService } from '../support/service.js';
-import { FIXTURES } from '../support/paths.js';
+import { startTestService, createCustomerToken, type TestService } from '../../harness/service.js';
+import { FIXTURES } from '../../harness/paths.js';
 
 /**
  * ENS names on /screen/crypto against a real local chain with a test Universal Resolver: the

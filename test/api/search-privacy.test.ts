@@ -4,7 +4,7 @@ import { readdirSync, readFileSync, rmSync, statSync, mkdtempSync } from 'node:f
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import pino from 'pino';
-import { startTestService, createCustomerToken } from '../support/service.js';
+import { startTestService, createCustomerToken } from '../../harness/service.js';
 import { createLogger } from '../../src/server/log.js';
 
 /**

@@ -1,6 +1,6 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestService, createCustomerToken, type TestService } from '../support/service.js';
+import { startTestService, createCustomerToken, type TestService } from '../../harness/service.js';
 import { startReceiver, type Receiver } from '../webhooks/receiver.js';
 
 /**

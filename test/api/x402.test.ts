@@ -2,7 +2,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { wrapFetchWithPayment } from '@x402/fetch';
 import { decodePaymentResponseHeader } from '@x402/core/http';
-import { startTestService, createCustomerToken, type TestService } from '../support/service.js';
+import { startTestService, createCustomerToken, type TestService } from '../../harness/service.js';
 import { pay, payerClient, startPaymentChain, PRICE, type PaymentChain } from '../support/payments.js';
 
 /**

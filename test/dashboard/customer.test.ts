@@ -2,7 +2,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
-import { createCustomerToken, startTestService, TEST_ADMIN_KEY, type TestService } from '../support/service.js';
+import { createCustomerToken, startTestService, TEST_ADMIN_KEY, type TestService } from '../../harness/service.js';
 import { go, heading, launchBrowser, openPage, visited, type DashboardPage } from '../support/browser.js';
 import { startReceiver, type Receiver } from '../webhooks/receiver.js';
 
@@ -147,10 +147,10 @@ test('audit trail: filter by value and list, open a match’s detail, export the
   await dialog.getByRole('button', { name: 'Close' }).click();
 
   const [download] = await Promise.all([p.waitForEvent('download'), p.getByRole('button', { name: 'Export CSV' }).click()]);
-  const csv = readFileSync((await download.path())!, 'utf8').trim().split('\n');
-  assert.equal(csv[0], '"time","request_id","endpoint","screened_value","matched_value","list","list_type","match"');
+  const csv = readFileSync((await download.path())!, 'utf8').trim().split('\r\n');
+  assert.equal(csv[0], 'time,request_id,endpoint,screened_value,matched_value,list,list_type,match');
   assert.equal(csv.length, 1 + filtered, 'the header and the filtered matches');
-  assert.ok(csv.slice(1).every((line) => line.includes(',"ofac_crypto",') && line.includes(LISTED_BTC)));
+  assert.ok(csv.slice(1).every((line) => line.includes(',ofac_crypto,') && line.includes(LISTED_BTC)));
 
   // Keyset pages of 50: older, then back to the newest.
   for (let i = 0; i < 26; i++) assert.equal((await api(`/screen/crypto/${LISTED_BTC}`, customer.token)).status, 200);

@@ -1,7 +1,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
-import { startTestService, TEST_ADMIN_KEY, type TestService } from '../support/service.js';
+import { startTestService, TEST_ADMIN_KEY, type TestService } from '../../harness/service.js';
 import { go, heading, launchBrowser, openPage, visited, type DashboardPage } from '../support/browser.js';
 
 /**

@@ -2,7 +2,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { canonicalKey, normalizeEmail } from '../../engine/normalize/index.js';
-import { sharedData } from '../support/paths.js';
+import { sharedData } from '../../harness/paths.js';
 
 describe('normalizeEmail', () => {
   test('trimmed and lower-cased, the domain separate', () => {

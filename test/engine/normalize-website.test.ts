@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { canonicalKey, domainAncestors, normalizeWebsite } from '../../engine/normalize/index.js';
-import { sharedData } from '../support/paths.js';
+import { sharedData } from '../../harness/paths.js';
 
 describe('normalizeWebsite', () => {
   test('full URLs of any scheme give the host', () => {

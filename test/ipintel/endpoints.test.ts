@@ -12,7 +12,7 @@ import type { AnyEndpoint, RequestContext } from '../../src/core/endpoint.js';
 import { parseInput, type RawInput } from '../../src/core/validation.js';
 import { ValidationFailed } from '../../src/core/errors.js';
 import { ClientIpResolver } from '../../src/server/client-ip.js';
-import { SHARED_DATA } from '../support/paths.js';
+import { SHARED_DATA } from '../../harness/paths.js';
 
 const log = pino({ level: 'silent' });
 

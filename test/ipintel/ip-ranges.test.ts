@@ -2,7 +2,7 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { BlockList, isIP } from 'node:net';
 import { IpRangeSet, parseIPv4, parseIPv6, parseRange, parseRangeList } from '../../engine/ip-ranges.js';
-import { xorshift32 } from '../support/random.js';
+import { xorshift32 } from '../../harness/random.js';
 
 function words(ip: string): number[] {
   const w = new Uint32Array(4);

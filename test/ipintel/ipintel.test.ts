@@ -7,7 +7,7 @@ import pino from 'pino';
 import { loadConfig } from '../../src/config.js';
 import { createIpIntel, type IpIntel, type IsSanctionedPlace } from '../../src/ipintel/index.js';
 import { regionCode } from '../../src/ipintel/regions.js';
-import { FIXTURES, SHARED_DATA } from '../support/paths.js';
+import { FIXTURES, SHARED_DATA } from '../../harness/paths.js';
 
 const log = pino({ level: 'silent' });
 

@@ -11,7 +11,7 @@ import { MixerScanner } from '../../loaders/chain/mixer.js';
 import { ListManager } from '../../loaders/manager.js';
 import type { ListDefinition } from '../../loaders/types.js';
 import { startChain, type Deployed, type LocalChain } from '../support/chain.js';
-import { FIXTURES } from '../support/paths.js';
+import { FIXTURES } from '../../harness/paths.js';
 
 let chain: LocalChain;
 let dataDir = '';

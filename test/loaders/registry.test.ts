@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { CADENCES, LIST_KINDS } from '../../loaders/types.js';
 import { LIST_TYPES } from '../../engine/model.js';
 import { defaultListSlugs, enabledListSlugs, filesUnder, getList, LISTS, parseListFromDir, PRIMARY_LIST } from '../../loaders/registry.js';
-import { SHARED_DATA } from '../support/paths.js';
+import { SHARED_DATA } from '../../harness/paths.js';
 
 describe('list registry', () => {
   test('slugs are unique and well-formed', () => {

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { EntityRecord } from '../../engine/model.js';
 import { parseListFromDir } from '../../loaders/registry.js';
-import { sharedData } from '../support/paths.js';
+import { sharedData } from '../../harness/paths.js';
 
 /** Damaged copies of real source files: every one must be rejected with its file and line. */
 

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type { EntityRecord } from '../../engine/model.js';
 import { euXmlParser } from '../../loaders/sources/eu-xml.js';
 import { ukCsvParser } from '../../loaders/sources/uk-csv.js';
-import { FIXTURES } from '../support/paths.js';
+import { FIXTURES } from '../../harness/paths.js';
 
 async function collect(it: AsyncIterable<EntityRecord>): Promise<EntityRecord[]> {
   const out: EntityRecord[] = [];

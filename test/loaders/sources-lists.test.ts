@@ -6,7 +6,7 @@ import { parse as parseYaml } from 'yaml';
 import type { EntityRecord } from '../../engine/model.js';
 import { canonicalKey } from '../../engine/normalize/index.js';
 import { OFAC_CRYPTO_ASSETS, parseListFromDir } from '../../loaders/registry.js';
-import { SHARED_DATA, sharedData } from '../support/paths.js';
+import { SHARED_DATA, sharedData } from '../../harness/paths.js';
 
 async function collect(it: AsyncIterable<EntityRecord>): Promise<EntityRecord[]> {
   const out: EntityRecord[] = [];

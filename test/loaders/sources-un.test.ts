@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import type { EntityRecord } from '../../engine/model.js';
 import { parseListFromDir } from '../../loaders/registry.js';
-import { SHARED_DATA, sharedData } from '../support/paths.js';
+import { SHARED_DATA, sharedData } from '../../harness/paths.js';
 
 async function collect(it: AsyncIterable<EntityRecord>): Promise<EntityRecord[]> {
   const out: EntityRecord[] = [];

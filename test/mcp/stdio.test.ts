@@ -12,8 +12,8 @@ import { migrate } from '../../src/store/migrate.js';
 import { CustomerService } from '../../src/billing/customers.js';
 import { TokenService } from '../../src/billing/tokens.js';
 import { openAuditStore } from '../../src/audit/store.js';
-import { prepareDataDir, testEnv } from '../support/service.js';
-import { REPO_ROOT } from '../support/paths.js';
+import { prepareDataDir, testEnv } from '../../harness/service.js';
+import { REPO_ROOT } from '../../harness/paths.js';
 import { pay, startPaymentChain, PRICE, type PaymentChain } from '../support/payments.js';
 
 // `npx tsx src/cli.ts mcp` spawned by the SDK's own StdioClientTransport: the whole service without

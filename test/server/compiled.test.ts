@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { createCustomerToken, prepareDataDir, spawnService, testEnv } from '../support/service.js';
-import { REPO_ROOT } from '../support/paths.js';
+import { createCustomerToken, prepareDataDir, spawnService, testEnv } from '../../harness/service.js';
+import { REPO_ROOT } from '../../harness/paths.js';
 
 /**
  * `make run` serves the compiled build (dist/): it must start with the files it reads beside its

@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import assert from 'node:assert/strict';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { REPO_ROOT } from './paths.js';
+import { REPO_ROOT } from '../../harness/paths.js';
 
 /**
  * The dashboard's browser tests: Debian's Chromium (`make test` installs it) driven by
@@ -11,8 +11,8 @@ import { REPO_ROOT } from './paths.js';
  * Content-Security-Policy stays enforced; axe-core is evaluated through the DevTools protocol,
  * which the policy does not apply to. Screenshots go to .tmp/screenshots (not committed).
  */
-export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-export const SCREENSHOTS = join(REPO_ROOT, '.tmp', 'screenshots');
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const SCREENSHOTS = join(REPO_ROOT, '.tmp', 'screenshots');
 
 // Flags that work on this kind of machine: no sandbox as root, no GPU, and none of Chromium's
 // background connections (the network is closed: they fail, many at a time).
@@ -26,7 +26,8 @@ const FLAGS = [
   '--disable-sync',
 ];
 
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+const require = createRequire(import.meta.url);
+const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 
 export function dashboardBuilt(): void {
   assert.ok(existsSync(join(REPO_ROOT, 'dist', 'dashboard', 'index.html')), 'the dashboard is not built: run `make dashboard` (make test does)');
@@ -68,7 +69,7 @@ export async function openPage(browser: Browser, baseUrl: string): Promise<Dashb
 }
 
 /** Runs axe-core on the page: no serious or critical violation. */
-export async function assertAccessible(page: Page, name: string): Promise<void> {
+async function assertAccessible(page: Page, name: string): Promise<void> {
   const loaded = await page.evaluate(() => typeof (globalThis as { axe?: unknown }).axe !== 'undefined');
   if (!loaded) await page.evaluate(AXE_SOURCE);
   const violations = await page.evaluate(async () => {
@@ -81,7 +82,7 @@ export async function assertAccessible(page: Page, name: string): Promise<void> 
   assert.deepEqual(serious, [], `accessibility violations on ${name}`);
 }
 
-export async function screenshot(page: Page, name: string): Promise<void> {
+async function screenshot(page: Page, name: string): Promise<void> {
   mkdirSync(SCREENSHOTS, { recursive: true });
   await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
 }

@@ -19,7 +19,7 @@ import { createEnsMonitor, ensNameResolver } from '../../src/webhooks/ens.js';
 import { createWebhookSink } from '../../src/webhooks/sink.js';
 import { WebhookStore } from '../../src/webhooks/store.js';
 import { startChain, type LocalChain } from '../support/chain.js';
-import { FIXTURES } from '../support/paths.js';
+import { FIXTURES } from '../../harness/paths.js';
 import { startReceiver, type Receiver } from './receiver.js';
 
 /**

@@ -3,7 +3,8 @@ import type { ScreenKind } from '../../../engine/engine.js';
 import { endpoint, RawResponse, type AnyEndpoint, type Caller } from '../../core/endpoint.js';
 import { HttpError, valueError } from '../../core/errors.js';
 import type { AuditStore } from '../../audit/store.js';
-import type { AuditCursor, AuditTrailItem } from '../../audit/queries.js';
+import { AUDIT_EXPORT_COLUMNS, type AuditCursor, type AuditTrailItem } from '../../audit/queries.js';
+import { csvChunks } from '../csv.js';
 import { NotFound, type CustomerService } from '../../billing/customers.js';
 import { PlanRequestConflict, type PlanRequests } from '../../billing/plan-requests.js';
 import type { QuotaManager } from '../../billing/quota.js';
@@ -221,14 +222,14 @@ export function accountEndpoints(deps: AccountDeps): AnyEndpoint[] {
       path: '/account/audit/export',
       tags: TAGS,
       summary: 'The audit trail as a CSV download',
-      description: 'The same filters as /account/audit. Columns: time, request_id, endpoint, screened_value, matched_value, list, list_type, match. Newest first.',
+      description: `The same filters as /account/audit. Columns: ${AUDIT_EXPORT_COLUMNS.join(', ')}. Newest first.`,
       access: 'account',
       input: AuditCsvInput,
       output: CsvText,
       handler: async (input, ctx) => {
         const filter = { ...dayRange(input, ctx.now()), list: input.list, endpoint: input.endpoint, value: input.value, valueContains: input.value_contains };
-        const csv = await audit.queries.auditCsv(customerOf(ctx.caller), filter, input.limit);
-        return new RawResponse('text/csv; charset=utf-8', csv, { 'Content-Disposition': 'attachment; filename="audit.csv"' });
+        const rows = await audit.queries.auditExport(customerOf(ctx.caller), filter, input.limit);
+        return new RawResponse('text/csv; charset=utf-8', csvChunks(AUDIT_EXPORT_COLUMNS, rows), { 'Content-Disposition': 'attachment; filename="audit.csv"' });
       },
     }),
     endpoint({

@@ -7,7 +7,6 @@ import { PlanRequestConflict, type PlanRequests } from '../../billing/plan-reque
 import { adminPlanRequestView } from '../../billing/views.js';
 import type { ListCatalog } from '../../lists/catalog.js';
 import type { ListStatus, RefreshOutcome } from '../../../loaders/manager.js';
-import type { WindowSummary } from '../../server/metrics.js';
 import { AdminPlanChangeRequest, PlanDecisionInput, PlanRequestsInput } from '../schemas/billing.js';
 import { ListRefreshOutcome, ListSlugInput, ListStatusEntry, OperatorSession, OperatorSignOut, ServiceHealth } from '../schemas/operator.js';
 
@@ -22,7 +21,8 @@ export interface OperatorDeps {
   health: {
     ready(): boolean;
     leader(): boolean;
-    window(): WindowSummary;
+    /** The traffic of the last minute, from the metrics (src/server/metrics.ts). */
+    window(): Omit<z.infer<typeof ServiceHealth>, 'ready' | 'leader' | 'uptime_seconds'>;
   };
 }
 

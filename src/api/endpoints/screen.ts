@@ -1,10 +1,11 @@
 import { z } from 'zod';
-import type { Engine, ScreenHit, ScreenKind } from '../../../engine/engine.js';
+import type { Engine, Hit, ScreenKind } from '../../../engine/engine.js';
 import { endpoint, type AnyEndpoint, type AuditMatch } from '../../core/endpoint.js';
-import { ScreenResponse, listsParam } from '../schemas/screen.js';
+import { ScreenResponse, listsParam, screenedValue } from '../schemas/screen.js';
 import type { ListCatalog } from '../../lists/catalog.js';
 import { EnsResolver } from '../../ens/resolver.js';
 import { screenResponseBody } from '../screen-json.js';
+import type { PreparedValue } from '../../../engine/normalize/validate.js';
 
 /** The five screening endpoints: one envelope, one optional `lists` filter, metered. */
 
@@ -17,7 +18,7 @@ export interface ScreeningDeps {
 export type ScreenEnvelope = z.output<typeof ScreenResponse>;
 
 /** Builds the ScreenResponse for hits of one value. Shared by REST, batch and MCP. */
-export function envelope(value: string, lists: readonly string[], hits: readonly ScreenHit[], catalog: ListCatalog): ScreenEnvelope {
+export function envelope(value: string, lists: readonly string[], hits: readonly Hit[], catalog: ListCatalog): ScreenEnvelope {
   const matches = hits.map((h) => {
     const label = catalog.labels.get(h.entity.list);
     return {
@@ -49,8 +50,14 @@ export function screenValue(deps: ScreeningDeps, kind: ScreenKind, value: string
   return screenValueNow(deps, kind, value, lists) ?? deps.engine.screen({ kind, value, lists: lists as string[] }).then((hits) => envelope(value, lists, hits, deps.catalog));
 }
 
+/** `screenValueNow` of a batch item, validated and normalized before (see batch.ts). */
+export function screenPreparedNow(deps: ScreeningDeps, kind: ScreenKind, prepared: PreparedValue, value: string, lists: readonly string[]): ScreenEnvelope | null {
+  const hits = deps.engine.screenPrepared(kind, prepared, lists as string[]);
+  return hits && envelope(value, lists, hits, deps.catalog);
+}
+
 /** The answer when the engine's exact path alone decides it (on this thread, now); null when the shards must be asked (fuzzy kinds). */
-export function screenValueNow(deps: ScreeningDeps, kind: ScreenKind, value: string, lists: readonly string[]): ScreenEnvelope | null {
+function screenValueNow(deps: ScreeningDeps, kind: ScreenKind, value: string, lists: readonly string[]): ScreenEnvelope | null {
   const hits = deps.engine.screenExact({ kind, value, lists: lists as string[] });
   return hits && envelope(value, lists, hits, deps.catalog);
 }
@@ -73,7 +80,6 @@ const EXAMPLE: ScreenEnvelope = {
   ],
 };
 
-const value = (description: string) => z.string().trim().min(1).max(512).meta({ description });
 
 export function screeningEndpoints(deps: ScreeningDeps): AnyEndpoint[] {
   const common = {
@@ -94,7 +100,7 @@ export function screeningEndpoints(deps: ScreeningDeps): AnyEndpoint[] {
       path,
       summary,
       description,
-      input: z.object({ [param]: value(paramDescription), lists: listsParam }),
+      input: z.object({ [param]: screenedValue(kind, paramDescription), lists: listsParam }),
       handler: (input: Record<string, string | undefined>) => screenValue(deps, kind, input[param]!, deps.catalog.resolve(input.lists)),
     });
   return [
@@ -105,7 +111,7 @@ export function screeningEndpoints(deps: ScreeningDeps): AnyEndpoint[] {
       summary: 'Screen a crypto address (any chain) or an ENS name',
       description:
         'Checksum and case variants of an address are the same address. A dotted name is resolved through ENS and `value` is the resolved address; a name that does not resolve is a 422, an unreachable Ethereum RPC a 503.',
-      input: z.object({ address: value('An address on any chain, or an ENS name (anything with a dot).'), lists: listsParam }),
+      input: z.object({ address: screenedValue('crypto', 'An address on any chain, or an ENS name (anything with a dot).'), lists: listsParam }),
       handler: (input) => {
         const lists = deps.catalog.resolve(input.lists);
         if (!EnsResolver.isName(input.address)) return screenValue(deps, 'crypto', input.address, lists);

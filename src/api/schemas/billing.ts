@@ -6,7 +6,7 @@ import { TOKEN_SCOPES } from '../../billing/tokens.js';
 const dateTime = z.string().meta({ description: 'ISO 8601 date-time, UTC.', examples: ['2025-06-01T08:00:00.000Z'] });
 const id = z.number().int().min(1);
 
-export const TokenScope = z.enum(TOKEN_SCOPES).meta({
+const TokenScope = z.enum(TOKEN_SCOPES).meta({
   id: 'TokenScope',
   description: '`screen`: the metered endpoints (screening, PEP, IP). `dashboard`: the /account API (usage, audit trail, tokens, webhooks). A token without the scope an endpoint needs gets a 403.',
 });
@@ -44,7 +44,7 @@ export const TokenCreateInput = z
 
 export const TokenIdInput = z.object({ token_id: id }).strict();
 
-export const QuotaStatus = z
+const QuotaStatus = z
   .object({
     month: z.string().meta({ description: 'Calendar month in UTC, `YYYY-MM`.' }),
     monthly_quota: z.number().int(),
@@ -207,7 +207,7 @@ export const MatchesDay = z
   .strict()
   .meta({ id: 'MatchesDay' });
 
-export const AuditFilterInput = DateRangeInput.extend({
+const AuditFilterInput = DateRangeInput.extend({
   list: z.string().min(1).max(100).optional().meta({ description: 'Only matches on this list (slug).' }),
   endpoint: z.string().min(1).max(100).optional().meta({ description: 'Only matches of requests to this endpoint (procedure id, e.g. `screen.crypto`).' }),
   value: z.string().min(1).max(1000).optional().meta({ description: 'Only matches whose screened or matched value is exactly this.' }),
@@ -229,7 +229,7 @@ export const AuditCsvInput = AuditFilterInput.extend({
   limit: z.number().int().min(1).max(1_000_000).default(100_000),
 }).strict();
 
-export const AuditEntry = z
+const AuditEntry = z
   .object({
     time: dateTime,
     request_id: z.string(),
@@ -261,7 +261,7 @@ export const AuditRequestInput = z
   })
   .strict();
 
-export const AuditMatchDetail = z
+const AuditMatchDetail = z
   .object({
     screened_value: z.string(),
     matched_value: z.string(),

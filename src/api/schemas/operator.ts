@@ -56,7 +56,7 @@ const latency = z
   .strict()
   .meta({ description: 'Milliseconds, from the latency histogram (null without requests).' });
 
-export const RouteHealth = z
+const RouteHealth = z
   .object({
     route: z.string(),
     method: z.string(),

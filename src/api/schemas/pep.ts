@@ -30,5 +30,3 @@ export const PepInput = z
     limit: z.number().int().min(1).max(10).default(5).meta({ description: 'Maximum candidates returned.' }),
   })
   .strict();
-
-export type PepInputT = z.output<typeof PepInput>;

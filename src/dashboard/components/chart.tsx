@@ -3,7 +3,7 @@ import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import { count } from '../lib/format';
 
-export interface ChartSeries {
+interface ChartSeries {
   label: string;
   values: number[];
   /** A CSS class of the legend swatch and the stroke/fill colour (see styles.css `--series-*`). */

@@ -42,7 +42,7 @@ export function Async<T>({ state, children }: { state: Loaded<T>; children: (dat
   );
 }
 
-export function CopyButton({ text, label = 'Copy' }: { text: string; label?: string }) {
+function CopyButton({ text, label = 'Copy' }: { text: string; label?: string }) {
   const [copied, setCopied] = useState(false);
   const copy = async () => {
     try {
@@ -161,7 +161,7 @@ export function DateRange({ from, to, onChange }: { from: string; to: string; on
 }
 
 /** A wide table that scrolls sideways on small screens; focusable so that keyboard users can scroll it. */
-export function TableScroll({ label, children }: { label: string; children: ComponentChildren }) {
+function TableScroll({ label, children }: { label: string; children: ComponentChildren }) {
   return (
     <div class="table-wrap" tabIndex={0} role="region" aria-label={label}>
       {children}

@@ -13,7 +13,7 @@ export function dateTime(iso: string | null | undefined): string {
 const DAY = 86_400_000;
 
 /** `YYYY-MM-DD` of a time, UTC. */
-export function day(ms: number): string {
+function day(ms: number): string {
   return new Date(ms).toISOString().slice(0, 10);
 }
 

@@ -1,10 +1,10 @@
 import { useEffect, useState } from 'preact/hooks';
 
 /** A small history router over the paths under /dashboard (the server answers index.html for each). */
-export const BASE = '/dashboard';
+const BASE = '/dashboard';
 const listeners = new Set<() => void>();
 
-export function currentPath(): string {
+function currentPath(): string {
   const p = location.pathname.replace(/\/+$/, '');
   return p.startsWith(BASE) ? p.slice(BASE.length) || '/' : '/';
 }

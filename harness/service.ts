@@ -4,13 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
 import pino from 'pino';
-import { loadConfig, type Env } from '../../src/config.js';
-import { createService, type Service, type ServiceOverrides } from '../../src/service.js';
-import { ListManager } from '../../loaders/manager.js';
+import { loadConfig, type Env } from '../src/config.js';
+import { createService, type Service, type ServiceOverrides } from '../src/service.js';
+import { ListManager } from '../loaders/manager.js';
 import { COMPILED, REPO_ROOT, SHARED_DATA } from './paths.js';
 
 /** The V8 flags `make run` starts the service with. */
-const SERVICE_NODE_FLAGS: string[] = JSON.parse(readFileSync(join(REPO_ROOT, 'src', 'node-flags.json'), 'utf8'));
+const SERVICE_NODE_FLAGS = JSON.parse(readFileSync(join(REPO_ROOT, 'src', 'node-flags.json'), 'utf8')) as string[];
 
 /**
  * Ingesting every real list takes ~30 s, so the test suite ingests once into a cache under .tmp

@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { basename, dirname, join } from 'node:path';
 
 /** Repository root (also from the compiled copy under dist/) and the shared real data (../shared/data beside the clone). */
-const above = fileURLToPath(new URL('../..', import.meta.url));
+const above = fileURLToPath(new URL('..', import.meta.url));
 export const REPO_ROOT = basename(above) === 'dist' ? dirname(above) : above;
 export const SHARED_DATA = join(REPO_ROOT, '..', 'shared', 'data');
 export const FIXTURES = join(REPO_ROOT, 'test', 'fixtures');
