@@ -44,6 +44,11 @@ export interface ScreenQuery {
   kind: ScreenKind;
   value: string;
   lists: string[];
+  /**
+   * Screen against the lists as they stood at this time (ms since the epoch): every listing
+   * period is searched, and an entity matches when it was listed then and not yet removed.
+   */
+  asOf?: number;
 }
 
 export interface SearchQuery {
@@ -142,6 +147,11 @@ export class Engine {
     return this.current.id;
   }
 
+  /** The lists of the current generation with the versions it serves. */
+  served(): readonly ListSnapshotInfo[] {
+    return this.current.lists;
+  }
+
   /** Synchronous answer for the exact-only kinds; null for `id`, which needs the shards. */
   screenExact(q: ScreenQuery): ScreenHit[] | null {
     const g = this.current;
@@ -150,30 +160,30 @@ export class Engine {
       case 'crypto': {
         // The key alone: chain detection (base58 checksums) would cost 5-15 µs here for nothing.
         const key = cryptoKey(q.value);
-        if (key) g.collect(T.crypto_address, key, 'exact', q.lists, false, out);
+        if (key) g.collect(T.crypto_address, key, 'exact', q.lists, false, out, q.asOf);
         return out;
       }
       case 'email': {
         const e = normalizeEmail(q.value);
         if (!e) return out;
-        g.collect(T.email, e.key, 'exact', q.lists, false, out);
-        g.collect(T.email_domain, e.domain, 'domain', q.lists, false, out);
-        for (const d of domainAncestors(e.domain)) g.collect(T.email_domain, d, 'domain', q.lists, false, out);
+        g.collect(T.email, e.key, 'exact', q.lists, false, out, q.asOf);
+        g.collect(T.email_domain, e.domain, 'domain', q.lists, false, out, q.asOf);
+        for (const d of domainAncestors(e.domain)) g.collect(T.email_domain, d, 'domain', q.lists, false, out, q.asOf);
         return out;
       }
       case 'website': {
         const host = normalizeWebsite(q.value);
         if (!host) return out;
-        g.collect(T.website, host, 'exact', q.lists, false, out);
-        for (const d of domainAncestors(host)) g.collect(T.website, d, 'subdomain', q.lists, false, out);
+        g.collect(T.website, host, 'exact', q.lists, false, out, q.asOf);
+        for (const d of domainAncestors(host)) g.collect(T.website, d, 'subdomain', q.lists, false, out, q.asOf);
         return out;
       }
       case 'country': {
         const c = normalizeCountry(q.value);
         if (!c) return out;
-        g.collect(T.country, c.code, 'exact', q.lists, false, out);
-        for (const r of regionsOf(c.code)) g.collect(T.country, r.code, 'region', q.lists, false, out);
-        if (c.parent) g.collect(T.country, c.parent, 'region', q.lists, false, out);
+        g.collect(T.country, c.code, 'exact', q.lists, false, out, q.asOf);
+        for (const r of regionsOf(c.code)) g.collect(T.country, r.code, 'region', q.lists, false, out, q.asOf);
+        if (c.parent) g.collect(T.country, c.parent, 'region', q.lists, false, out, q.asOf);
         return out;
       }
       case 'id':
@@ -196,13 +206,16 @@ export class Engine {
     if (!key) return [];
     const g = this.current;
     const out: Hit[] = [];
-    g.collect(T.government_id, key, 'exact', q.lists, false, out);
+    const asOf = q.asOf;
+    g.collect(T.government_id, key, 'exact', q.lists, false, out, asOf);
     const lists = g.listIndices(q.lists);
     if (lists.length === 0) return out;
-    const results = await this.fanOut(g, (gen) => ({ op: 'id', gen, key, lists, threshold: FUZZY_ID_THRESHOLD }));
+    const history = asOf !== undefined;
+    const results = await this.fanOut(g, (gen) => ({ op: 'id', gen, key, lists, threshold: FUZZY_ID_THRESHOLD, history }));
     const fuzzy: Hit[] = [];
     for (const r of results) {
       r.ids.forEach((id, i) => {
+        if (history && !g.listedAt(id, asOf)) return;
         if (!out.some((h) => h.entity.id === id)) fuzzy.push({ entity: g.store.view(id), match: 'fuzzy', similarity: r.sims[i] });
       });
     }

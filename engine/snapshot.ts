@@ -1,5 +1,5 @@
-import { createReadStream, createWriteStream } from 'node:fs';
-import { rename, mkdir } from 'node:fs/promises';
+import { createReadStream, createWriteStream, type WriteStream } from 'node:fs';
+import { mkdir, open, rename, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { createInterface } from 'node:readline';
 import { once } from 'node:events';
@@ -10,6 +10,8 @@ import { ENTITY_TYPES, type EntityRecord, type ListSnapshotInfo } from './model.
  * Line-oriented JSON streams in and out without building giant arrays, survives partial reads
  * detectably (the header carries the record count) and parses at ~1M records/s with V8's JSON.
  * Files are written to a temporary name and renamed, so a crash never leaves a half snapshot.
+ * A record of a closed listing period (see loaders/diff.ts) has `removed_at`, and `superseded`
+ * when its key was listed again later.
  */
 export const SNAPSHOT_FORMAT = 'screening-snapshot';
 export const SNAPSHOT_VERSION = 1;
@@ -23,26 +25,84 @@ interface SnapshotHeader {
 
 export class SnapshotError extends Error {}
 
+/** Room left in the header for the record count, which is written when the last record is. */
+const COUNT_WIDTH = 16;
+
+/**
+ * Writes a snapshot record by record, so a version of any size streams to disk. The header goes
+ * first with blank room for the count (JSON allows the spaces), which `close` fills in once the
+ * last record is written, before the file is renamed into place.
+ */
+export class SnapshotWriter {
+  private readonly tmp: string;
+  private readonly out: WriteStream;
+  private countAt = 0;
+  private written = 0;
+  private failed: Error | null = null;
+
+  private constructor(
+    readonly path: string,
+    info: ListSnapshotInfo,
+  ) {
+    this.tmp = `${path}.tmp-${process.pid}`;
+    this.out = createWriteStream(this.tmp);
+    this.out.on('error', (err) => (this.failed = err));
+    const head = JSON.stringify({ format: SNAPSHOT_FORMAT, version: SNAPSHOT_VERSION, info });
+    const opening = `${head.slice(0, -1)},"count":`;
+    this.countAt = Buffer.byteLength(opening);
+    this.out.write(`${opening}${' '.repeat(COUNT_WIDTH)}}\n`);
+  }
+
+  static async open(path: string, info: ListSnapshotInfo): Promise<SnapshotWriter> {
+    await mkdir(dirname(path), { recursive: true });
+    return new SnapshotWriter(path, info);
+  }
+
+  get count(): number {
+    return this.written;
+  }
+
+  async write(r: EntityRecord): Promise<void> {
+    if (this.failed) throw this.failed;
+    this.written++;
+    if (!this.out.write(JSON.stringify(r) + '\n')) await once(this.out, 'drain');
+  }
+
+  /** Fills in the count and renames the file into place. */
+  async close(): Promise<{ count: number }> {
+    this.out.end();
+    await once(this.out, 'finish');
+    if (this.failed) throw this.failed;
+    const fd = await open(this.tmp, 'r+');
+    try {
+      await fd.write(String(this.written), this.countAt, 'utf8');
+    } finally {
+      await fd.close();
+    }
+    await rename(this.tmp, this.path);
+    return { count: this.written };
+  }
+
+  /** Gives up: the temporary file is removed and nothing is renamed. */
+  async abort(): Promise<void> {
+    this.out.destroy();
+    await rm(this.tmp, { force: true });
+  }
+}
+
 export async function writeSnapshot(
   path: string,
   info: ListSnapshotInfo,
   records: Iterable<EntityRecord> | AsyncIterable<EntityRecord>,
 ): Promise<{ count: number }> {
-  const all: EntityRecord[] = [];
-  for await (const r of records) all.push(r);
-  await mkdir(dirname(path), { recursive: true });
-  const tmp = `${path}.tmp-${process.pid}`;
-  const out = createWriteStream(tmp);
-  const header: SnapshotHeader = { format: SNAPSHOT_FORMAT, version: SNAPSHOT_VERSION, info, count: all.length };
-  const write = async (line: string) => {
-    if (!out.write(line + '\n')) await once(out, 'drain');
-  };
-  await write(JSON.stringify(header));
-  for (const r of all) await write(JSON.stringify(r));
-  out.end();
-  await once(out, 'finish');
-  await rename(tmp, path);
-  return { count: all.length };
+  const w = await SnapshotWriter.open(path, info);
+  try {
+    for await (const r of records) await w.write(r);
+  } catch (err) {
+    await w.abort();
+    throw err;
+  }
+  return w.close();
 }
 
 /** Reads the header, then streams the records; throws SnapshotError on any inconsistency. */

@@ -105,7 +105,7 @@ export function buildTrpcRouter(endpoints: readonly AnyEndpoint[], deps: Pipelin
 }
 
 type OpenApiDoc = ReturnType<typeof generateOpenApiDocument>;
-type Operation = { responses?: Record<string, unknown>; security?: unknown; parameters?: unknown[] };
+type Operation = { responses?: Record<string, unknown>; security?: unknown; parameters?: unknown[]; requestBody?: unknown };
 
 const SECURITY = {
   bearer: { type: 'http', scheme: 'bearer', description: 'API token from the dashboard: `Authorization: Bearer <token>`.' },
@@ -165,6 +165,22 @@ export function buildOpenApiDocument(router: AnyRouter, endpoints: readonly AnyE
         else responses[String(status)] = jsonResponse(ERROR_TEXT[status] ?? 'Error', 'ErrorDetail');
       }
       op.responses = responses;
+      if (ep.headers) {
+        const ok = responses['200'] as { headers?: Record<string, unknown> } | undefined;
+        if (ok) ok.headers = { ...(ok.headers ?? {}), ...Object.fromEntries(Object.entries(ep.headers).map(([k, d]) => [k, { description: d, schema: { type: 'string' } }])) };
+      }
+      if (ep.rawBody) {
+        // The body is the content itself; the other input fields are query parameters.
+        const bodyFields = Object.keys(ep.input.shape).filter((k) => !ep.path.includes(`{${k}}`));
+        op.parameters = [
+          ...(op.parameters ?? []),
+          ...bodyFields.map((name) => ({ name, in: 'query', required: false, schema: z.toJSONSchema(ep.input.shape[name], { io: 'input', unrepresentable: 'any' }) })),
+        ];
+        op.requestBody = {
+          required: true,
+          content: Object.fromEntries(Object.entries(ep.rawBody).map(([type, description]) => [type, { schema: { type: type === 'application/json' ? 'array' : 'string', description } }])),
+        };
+      }
       if (ep.access === 'metered') {
         op.security = [{ bearer: [] }, { x402: [] }, { x402v1: [] }];
         const ok = responses['200'] as { headers?: Record<string, unknown> } | undefined;

@@ -116,6 +116,7 @@ export function createHttpApp(opts: HttpAppOptions): HttpServer {
     };
     res.onAborted(() => {
       state.aborted = true;
+      state.onAbort?.();
       finish(499);
     });
     return { state, finish };

@@ -34,6 +34,8 @@ export function statusLine(status: number): string {
 export class ResponseState {
   aborted = false;
   done = false;
+  /** Called once when the client goes away (a request still reading its body stops then). */
+  onAbort: (() => void) | null = null;
 }
 
 /**

@@ -228,9 +228,9 @@ describe('engine semantics on a small generation', () => {
   test('stats: active totals by entity type, delisted and countries', () => {
     assert.deepEqual(engine.stats(), {
       lists: {
-        sdn: { total: 9, by_entity_type: { crypto_address: 1, email: 1, website: 1, government_id: 1, name: 2, country: 3 } },
-        scam: { total: 3, by_entity_type: { crypto_address: 1, website: 1, name: 1 } },
-        disposable: { total: 1, by_entity_type: { email_domain: 1 } },
+        sdn: { total: 9, by_entity_type: { crypto_address: 1, email: 1, website: 1, government_id: 1, name: 2, country: 3 }, delisted: 3 },
+        scam: { total: 3, by_entity_type: { crypto_address: 1, website: 1, name: 1 }, delisted: 0 },
+        disposable: { total: 1, by_entity_type: { email_domain: 1 }, delisted: 0 },
       },
       delisted: 3,
       countries: 3,

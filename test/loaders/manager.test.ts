@@ -8,7 +8,7 @@ import { Engine } from '../../engine/engine.js';
 import type { EntityRecord, EntityType } from '../../engine/model.js';
 import { loadConfig } from '../../src/config.js';
 import { ListManager } from '../../loaders/manager.js';
-import type { ChangeSink, ListChange } from '../../loaders/diff.js';
+import { changeId, entityKey, type ChangeSink, type ListChange } from '../../loaders/diff.js';
 import type { FetchedFiles, ListDefinition } from '../../loaders/types.js';
 
 /**
@@ -81,7 +81,7 @@ const sink: ChangeSink = {
 const writeSource = (lines: string[]) => writeFile(join(sourceDir, 'test', 't.csv'), lines.join('\n') + '\n');
 const config = (extra: Record<string, string> = {}) =>
   loadConfig({ DATA_DIR: dataDir, SOURCE_DIR: sourceDir, PRIMARY_CHECK_MINUTES_UTC: '5,35', ...extra });
-const manager = () => new ListManager({ config: config(), engine, sinks: [sink], log, now, lists: [csvList, mixerList, disabledList] });
+const manager = () => new ListManager({ config: config(), engine, sinks: [sink], log, now, lists: [csvList, mixerList, disabledList], redeliverMs: 20 });
 const values = (list: string) => engine.entities(list, { limit: 100 }).entities.map((e) => [e.value, e.listed_at]);
 const removed = (list: string) => engine.delisted([list], 100).map((e) => [e.value, e.removed_at]);
 
@@ -112,7 +112,7 @@ describe('ListManager', () => {
     await m.start();
     await m.idle();
     assert.deepEqual(m.status(), {
-      'test-csv': { loaded: true, version: m.status()['test-csv'].version, last_updated: T1, last_error: null, last_checked: T1, total: 3 },
+      'test-csv': { loaded: true, version: m.status()['test-csv'].version, last_updated: T1, last_error: null, last_checked: T1, total: 3, stale: false },
       'test-mixer': {
         loaded: false,
         version: null,
@@ -120,6 +120,7 @@ describe('ListManager', () => {
         last_error: 'not configured: set MIXER_RPC_URL and MIXER_POOLS to build the mixer-pool lists',
         last_checked: null,
         total: 0,
+        stale: false,
       },
     });
     assert.match(m.status()['test-csv'].version!, /^[0-9a-f]{16}$/);
@@ -138,8 +139,20 @@ describe('ListManager', () => {
     clock = new Date(T2);
     await writeSource([`crypto_address,${A},CYBER2`, 'name,Ivan Petrov,UKRAINE-EO13660', 'website,evil.example,CYBER2']);
     const r2 = await m.refresh('test-csv');
+    await m.idle();
     assert.equal(r2[0].result, 'new_version');
+    assert.deepEqual([r2[0].listed, r2[0].delisted, r2[0].relisted, r2[0].total], [1, 1, 0, 3]);
     const v2 = r2[0].version!;
+    const change = (seq: number, version: string, kind: ListChange['kind'], at: string, record: EntityRecord): ListChange => ({
+      seq,
+      change_id: changeId('test-csv', version, at, kind, entityKey(record)),
+      list: 'test-csv',
+      owner: 0,
+      version,
+      kind,
+      at,
+      record,
+    });
     const record = (value: string, type: EntityType, program: string, listed_at: string | null, removed_at: string | null): EntityRecord => ({
       list: 'test-csv',
       entity_type: type,
@@ -150,10 +163,7 @@ describe('ListManager', () => {
       removed_at,
     });
     assert.deepEqual(received, [
-      [
-        { list: 'test-csv', version: v2, kind: 'listed', at: T2, record: record('evil.example', 'website', 'CYBER2', T2, null) },
-        { list: 'test-csv', version: v2, kind: 'delisted', at: T2, record: record('bad@example.com', 'email', 'SDGT', T1, T2) },
-      ],
+      [change(1, v2, 'listed', T2, record('evil.example', 'website', 'CYBER2', T2, null)), change(2, v2, 'delisted', T2, record('bad@example.com', 'email', 'SDGT', T1, T2))],
     ]);
     assert.deepEqual(values('test-csv'), [
       [A, T1],
@@ -167,11 +177,12 @@ describe('ListManager', () => {
     await writeSource([`crypto_address,${A.toLowerCase()},CYBER2`, 'email,BAD@Example.com,SDGT', 'website,evil.example,CYBER2']);
     received.length = 0;
     const r3 = await m.refresh('test-csv');
+    await m.idle();
     const v3 = r3[0].version!;
     assert.deepEqual(received, [
       [
-        { list: 'test-csv', version: v3, kind: 'relisted', at: T3, record: record('BAD@Example.com', 'email', 'SDGT', T3, null) },
-        { list: 'test-csv', version: v3, kind: 'delisted', at: T3, record: record('Ivan Petrov', 'name', 'UKRAINE-EO13660', T1, T3) },
+        change(3, v3, 'relisted', T3, record('BAD@Example.com', 'email', 'SDGT', T3, null)),
+        change(4, v3, 'delisted', T3, record('Ivan Petrov', 'name', 'UKRAINE-EO13660', T1, T3)),
       ],
     ]);
     assert.deepEqual(values('test-csv'), [
@@ -189,7 +200,7 @@ describe('ListManager', () => {
     clock = new Date(T4);
     received.length = 0;
     const before = parses;
-    assert.deepEqual(await m.refresh('test-csv'), [{ slug: 'test-csv', result: 'unchanged', version: v3, changes: 0 }]);
+    assert.deepEqual(await m.refresh('test-csv'), [{ slug: 'test-csv', result: 'unchanged', version: v3, changes: 0, total: 3 }]);
     assert.equal(parses, before);
     assert.deepEqual(received, []);
     assert.equal(m.status()['test-csv'].last_checked, T4);
@@ -259,25 +270,28 @@ describe('ListManager', () => {
     }
   });
 
-  test('changes a sink could not take stay committed and are delivered at the next check', async () => {
+  test('changes a sink could not take stay committed and are delivered shortly after, without waiting for a check', async () => {
     clock = new Date('2026-03-06T10:00:00.000Z');
     await writeSource([`crypto_address,${A},CYBER2`, 'email,BAD@Example.com,SDGT']);
     received.length = 0;
     sinkFails = 1;
-    const [r] = await m.refresh('test-csv');
+    // A running manager (the one above was stopped): it retries the sinks on its own.
+    const running = manager();
+    await running.open();
+    const [r] = await running.refresh('test-csv');
     assert.equal(r.result, 'new_version');
-    assert.equal(m.status()['test-csv'].last_updated, '2026-03-06T10:00:00.000Z');
-    assert.equal(m.status()['test-csv'].last_error, null);
+    assert.equal(running.status()['test-csv'].last_updated, '2026-03-06T10:00:00.000Z');
+    assert.equal(running.status()['test-csv'].last_error, null);
     assert.deepEqual(values('test-csv'), [
       [A, T1],
       ['BAD@Example.com', T3],
     ]);
+    await running.idle();
     assert.deepEqual(received, []);
     const dir = join(dataDir, 'lists', 'test-csv');
-    assert.ok((await readdir(dir)).includes(`changes-5.ndjson`));
-    clock = new Date('2026-03-07T10:00:00.000Z');
-    const [r2] = await m.refresh('test-csv');
-    assert.equal(r2.result, 'unchanged');
+    assert.ok((await readdir(dir)).includes(`changes-6.ndjson`));
+    while (received.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    await running.idle();
     const delivered: ListChange[][] = received;
     assert.deepEqual(
       delivered.map((batch) => batch.map((c) => [c.kind, c.record.value, c.at])),
@@ -288,8 +302,9 @@ describe('ListManager', () => {
         ],
       ],
     );
-    assert.equal((await readdir(dir)).includes('changes-5.ndjson'), false);
+    assert.equal((await readdir(dir)).includes('changes-6.ndjson'), false);
     assert.equal(JSON.parse(await readFile(join(dir, 'state.json'), 'utf8')).pending_changes.length, 0);
+    await running.stop();
   });
 });
 

@@ -105,7 +105,7 @@ describe('monitored ENS names', () => {
     const manager = new ListManager({
       config: loadConfig({ DATA_DIR: join(dir, 'data'), SOURCE_DIR: join(dir, 'src') }),
       engine,
-      sinks: [createWebhookSink({ db, log, lists: [list] })],
+      sinks: [createWebhookSink({ db, log, list: (slug) => [list].find((d) => d.slug === slug) })],
       log,
       now: () => clock,
       lists: [list],

@@ -104,7 +104,7 @@ describe('listing events from real loader diffs', () => {
   let customerA = 0;
   let customerB = 0;
   const monitors: Record<string, number> = {};
-  const sink = () => createWebhookSink({ db, log, lists: [watchList], now: () => clock.getTime() });
+  const sink = () => createWebhookSink({ db, log, list: (slug) => [watchList].find((d) => d.slug === slug), now: () => clock.getTime() });
   /** Runs the worker until nothing is due (each run takes at most 4 deliveries per endpoint). */
   const deliverAll = async () => {
     const worker = createWebhookDelivery({ db, log, policy, timeoutMs: 2000 });

@@ -30,7 +30,7 @@ export interface AccountDeps {
 
 const TAGS = ['account'];
 
-function customerOf(caller: Caller): number {
+export function customerOf(caller: Caller): number {
   // The gate lets only a customer's token through to `account` endpoints.
   if (caller.kind !== 'customer') throw new HttpError(401, 'Not authenticated', { 'WWW-Authenticate': 'Bearer' });
   return caller.customerId;
@@ -145,7 +145,7 @@ export function accountEndpoints(deps: AccountDeps): AnyEndpoint[] {
       path: '/account/audit/export',
       tags: TAGS,
       summary: 'The audit trail as a CSV download',
-      description: 'Columns: time, request_id, endpoint, screened_value, matched_value, list, list_type, match. Newest first.',
+      description: 'Columns: time, request_id, endpoint, screened_value, matched_value, list, list_type, match, list_version, as_of. Newest first.',
       access: 'account',
       input: AuditCsvInput,
       output: CsvText,

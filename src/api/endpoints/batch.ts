@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { endpoint, type AnyEndpoint, type AuditMatch } from '../../core/endpoint.js';
-import { BatchItem, ScreenResponse, listsParam } from '../schemas/screen.js';
+import { BatchItem, ScreenResponse, asOfParam, listsParam } from '../schemas/screen.js';
 import { HTTPValidationError } from '../schemas/errors.js';
-import { auditRows, screenValue, screenValueNow, type ScreenEnvelope, type ScreeningDeps } from './screen.js';
+import { auditRows, screenValue, screenValueNow, screeningFor, SCREENING_HEADERS, type ScreenEnvelope, type ScreeningDeps } from './screen.js';
 import { toPydanticIssue, valueAt } from '../../core/validation.js';
 import { EnsResolver } from '../../ens/resolver.js';
 
@@ -20,6 +20,7 @@ export type BatchLineT = z.output<typeof BatchLine>;
 const BatchInput = z.object({
   items: z.array(z.unknown()).min(1).max(BATCH_MAX_ITEMS).meta({ description: `1 to ${BATCH_MAX_ITEMS} items {type, value}; type is crypto, email, website, id or country.` }),
   lists: listsParam,
+  as_of: asOfParam,
 });
 
 type Item = z.output<typeof BatchItem>;
@@ -83,10 +84,11 @@ export function batchEndpoint(deps: ScreeningDeps): AnyEndpoint {
     nativeRoute: true,
     input: BatchInput,
     output: z.array(BatchLine),
+    headers: SCREENING_HEADERS,
     credits: (input) => validItems(input.items),
-    audit: (_input, out) => out.flatMap((line): AuditMatch[] => ('matches' in line ? auditRows(line as ScreenEnvelope) : [])),
-    handler: async (input) => {
-      const lists = deps.catalog.resolve(input.lists);
+    audit: (_input, out, ctx) => out.flatMap((line): AuditMatch[] => ('matches' in line ? auditRows(line as ScreenEnvelope, ctx.basis) : [])),
+    handler: async (input, ctx) => {
+      const lists = screeningFor(deps, ctx, input.lists, input.as_of, ['body', 'as_of']);
       const out: BatchLineT[] = new Array(input.items.length);
       const items = parseItems(input.items);
       for (let i = 0; i < input.items.length; i++) {

@@ -5,12 +5,17 @@ import { DelistedEntity, ListEntitiesResponse, ListInfo, PublicSearchResult, Sta
 import type { ListCatalog } from '../../lists/catalog.js';
 import { HttpError, valueError } from '../../core/errors.js';
 import type { RateLimiter } from '../../core/rate-limit.js';
+import type { ListDefinition } from '../../../loaders/types.js';
 
-/** Public endpoints: no credentials, never metered or audited. */
+/**
+ * Public endpoints: no credentials, never metered or audited. They show the public lists only
+ * (the registry's and the operator's): a customer's private list never appears here.
+ */
 
 export interface ListStatusView {
   last_updated: string | null;
   last_error: string | null;
+  stale: boolean;
 }
 
 export interface PublicDeps {
@@ -26,7 +31,7 @@ export interface PublicDeps {
 /** Columns of the CSV download, in order (documented in the README). */
 export const CSV_COLUMNS = ['entity_type', 'value', 'listed_at', 'source_url', 'metadata'] as const;
 
-function csvField(v: string): string {
+export function csvField(v: string): string {
   return /[",\r\n]/.test(v) || /^[=+\-@\t]/.test(v) ? `"${(/^[=+\-@\t]/.test(v) ? `'${v}` : v).replace(/"/g, '""')}"` : v;
 }
 
@@ -40,6 +45,41 @@ function* csvRows(entities: readonly EntityView[]): Iterable<string> {
     }
     yield chunk;
   }
+}
+
+export const EntitiesInput = z.object({
+  slug: z.string(),
+  format: z.string().regex(/^(json|csv)$/).default('json'),
+  limit: z.number().int().min(1).max(100000).default(5000),
+});
+
+/** One list's active entities as JSON (ListEntitiesResponse) or a CSV download. */
+export function listEntities(
+  deps: Pick<PublicDeps, 'engine' | 'status'>,
+  def: Pick<ListDefinition, 'slug' | 'display_name' | 'list_type'>,
+  input: z.output<typeof EntitiesInput>,
+): z.output<typeof ListEntitiesResponse> | RawResponse {
+  const page = deps.engine.entities(def.slug, { limit: input.limit });
+  if (input.format === 'csv') {
+    return new RawResponse('text/csv; charset=utf-8', csvRows(page.entities), {
+      'Content-Disposition': `attachment; filename="${def.slug}.csv"`,
+      'X-Total-Count': String(page.total),
+    });
+  }
+  return {
+    list: def.slug,
+    list_name: def.display_name,
+    list_type: def.list_type,
+    total: page.total,
+    last_updated: deps.status()[def.slug]?.last_updated ?? null,
+    entities: page.entities.map((e) => ({
+      entity_type: e.entity_type,
+      value: e.value,
+      metadata: e.metadata,
+      source_url: e.source_url,
+      listed_at: e.listed_at,
+    })),
+  };
 }
 
 function latest(values: Iterable<string | null>): string | null {
@@ -64,7 +104,7 @@ export function publicEndpoints(deps: PublicDeps): AnyEndpoint[] {
       handler: () => {
         const stats = engine.stats().lists;
         const status = deps.status();
-        return catalog.definitions.map((d) => ({
+        return catalog.publicDefinitions().map((d) => ({
           slug: d.slug,
           display_name: d.display_name,
           list_type: d.list_type,
@@ -85,36 +125,12 @@ export function publicEndpoints(deps: PublicDeps): AnyEndpoint[] {
       description: `Active entities in a stable order. \`format=csv\` streams a CSV download with the columns ${CSV_COLUMNS.join(', ')} (metadata as JSON).`,
       access: 'public',
       errors: [404],
-      input: z.object({
-        slug: z.string(),
-        format: z.string().regex(/^(json|csv)$/).default('json'),
-        limit: z.number().int().min(1).max(100000).default(5000),
-      }),
+      input: EntitiesInput,
       output: ListEntitiesResponse,
       handler: (input) => {
         const def = catalog.get(input.slug);
         if (!def || !def.enabled) throw new HttpError(404, `List not found: ${input.slug}`);
-        const page = engine.entities(def.slug, { limit: input.limit });
-        if (input.format === 'csv') {
-          return new RawResponse('text/csv; charset=utf-8', csvRows(page.entities), {
-            'Content-Disposition': `attachment; filename="${def.slug}.csv"`,
-            'X-Total-Count': String(page.total),
-          });
-        }
-        return {
-          list: def.slug,
-          list_name: def.display_name,
-          list_type: def.list_type,
-          total: page.total,
-          last_updated: deps.status()[def.slug]?.last_updated ?? null,
-          entities: page.entities.map((e) => ({
-            entity_type: e.entity_type,
-            value: e.value,
-            metadata: e.metadata,
-            source_url: e.source_url,
-            listed_at: e.listed_at,
-          })),
-        };
+        return listEntities(deps, def, input);
       },
     }),
     endpoint({
@@ -130,20 +146,27 @@ export function publicEndpoints(deps: PublicDeps): AnyEndpoint[] {
         const stats = engine.stats();
         const status = deps.status();
         const sources: z.output<typeof StatsResponse>['sources'] = {};
+        let countries = 0;
+        let delisted = 0;
         for (const slug of catalog.enabledSlugs) {
           const def = catalog.get(slug)!;
+          const s = status[slug];
+          const counts = stats.lists[slug];
+          countries += counts?.by_entity_type.country ?? 0;
+          delisted += counts?.delisted ?? 0;
           sources[slug] = {
             list_type: def.list_type,
-            total: stats.lists[slug]?.total ?? 0,
-            by_entity_type: stats.lists[slug]?.by_entity_type ?? {},
-            last_updated: status[slug]?.last_updated ?? null,
-            last_error: status[slug]?.last_error ?? null,
+            total: counts?.total ?? 0,
+            by_entity_type: counts?.by_entity_type ?? {},
+            last_updated: s?.last_updated ?? null,
+            last_error: s?.last_error ?? null,
+            stale: s?.stale ?? false,
           };
         }
         return {
           sources,
-          countries: stats.countries,
-          delisted: stats.delisted,
+          countries,
+          delisted,
           last_updated: latest(catalog.enabledSlugs.map((s) => status[s]?.last_updated ?? null)),
           primary_refresh: deps.primaryRefresh(),
         };
@@ -161,7 +184,7 @@ export function publicEndpoints(deps: PublicDeps): AnyEndpoint[] {
       output: z.array(DelistedEntity),
       handler: (input) => {
         const lists = catalog.resolve(input.lists, 'enabled');
-        return engine.delisted(lists, input.limit).map((e) => ({
+        return engine.delisted(lists as string[], input.limit).map((e) => ({
           entity_type: e.entity_type,
           value: e.value,
           list: e.list,
@@ -195,7 +218,7 @@ export function publicEndpoints(deps: PublicDeps): AnyEndpoint[] {
         const lists = catalog.resolve(input.lists, 'enabled');
         let hits;
         try {
-          hits = await engine.search({ q: input.q, mode: input.mode, lists, limit: input.limit, budgetMs: deps.regexBudgetMs });
+          hits = await engine.search({ q: input.q, mode: input.mode, lists: lists as string[], limit: input.limit, budgetMs: deps.regexBudgetMs });
         } catch (err) {
           if (err instanceof EngineQueryError) throw valueError(['query', 'q'], err.message, input.q);
           throw err;

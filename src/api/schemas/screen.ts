@@ -114,6 +114,10 @@ export const SourceStats = z
     by_entity_type: z.record(z.string(), z.number().int()),
     last_updated: z.string().nullable(),
     last_error: z.string().nullable().optional().meta({ description: 'The last refresh failure of this source, if its last attempt failed (the last good version is still served).' }),
+    stale: z
+      .boolean()
+      .optional()
+      .meta({ description: 'The source has been failing for longer than its cadence allows: the version served is older than it should be (or there is none).' }),
   })
   .strict()
   .meta({ id: 'SourceStats' });
@@ -140,6 +144,16 @@ export const listsParam = z
   .max(2000)
   .meta({ description: 'Comma-separated list slugs; default: the enabled lists (for screening: those of the default set). An unknown or disabled slug gives 400.' })
   .optional();
+
+/** Screening as of a past date (every screening endpoint and the batch). */
+export const asOfParam = dateTime
+  .optional()
+  .meta({
+    description:
+      'Screen against the lists as they stood at this date-time (ISO 8601 with a zone): the values listed then and not yet removed. ' +
+      'The answer states it in the `X-As-Of` header; a time before the first version the service holds, or in the future, is a 422.',
+    examples: ['2026-01-31T00:00:00Z'],
+  });
 
 export const BatchItem = z
   .object({
