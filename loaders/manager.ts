@@ -16,8 +16,8 @@ import type { ListDefinition, LoaderSettings, ParseContext } from './types.js';
  * is checked, then a timer per list follows its cadence. A check fetches (conditional GET),
  * parses the whole version, and only then diffs it against the committed state and commits
  * snapshot + history (see store.ts), rebuilds the engine generation from all lists (active
- * records plus the listing history), which the engine swaps in atomically, and hands the changes
- * to the sinks. Any failure before the commit leaves the previous version live and is recorded as
+ * records plus the listing history), which the engine swaps in atomically, and then hands the
+ * changes to the sinks (the new version serves before its changes are delivered). Any failure before the commit leaves the previous version live and is recorded as
  * `last_error`; nothing half-parsed is ever served. Changes are part of the commit (a changes
  * file), so a sink failure or a crash only delays them: they are delivered in sequence order
  * across lists, retried every few seconds while a sink fails and at the next start, and sinks
@@ -277,7 +277,7 @@ export class ListManager {
       }
       const outcome = await this.commitVersion(def, state, upload, null);
       await this.rebuild();
-      void this.exclusive(() => this.deliverPending());
+      await this.deliverPending();
       return outcome;
     });
   }
@@ -298,7 +298,7 @@ export class ListManager {
       await this.store.writeDefinition({ ...stored, deleted_at: this.now().toISOString() });
       await this.readDefinitions();
       await this.rebuild();
-      void this.exclusive(() => this.deliverPending());
+      await this.deliverPending();
       return outcome;
     });
   }
@@ -438,7 +438,7 @@ export class ListManager {
     const out: RefreshOutcome[] = [];
     for (const d of defs) out.push(await this.refreshOne(d, sourceDir));
     if (this.engineStale || out.some((o) => o.result === 'new_version')) await this.rebuild();
-    if (out.some((o) => o.result === 'new_version')) void this.exclusive(() => this.deliverPending());
+    if (out.some((o) => o.result === 'new_version')) await this.deliverPending();
     return out;
   }
 

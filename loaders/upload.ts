@@ -331,30 +331,48 @@ class JsonArrayRows {
     }
   }
 
-  /** Reads element characters from `from`; returns the index of the first one not consumed. */
+  /**
+   * Reads element characters from `from`; returns the index of the first one not consumed. An
+   * element ends with the bracket or quote that closes it, or (a bare number or word) before a
+   * comma, bracket or white space.
+   */
   private scan(text: string, from: number): number {
     let i = from;
+    let complete = false;
     for (; i < text.length; i++) {
       const ch = text[i];
-      if (ch === '\n') this.line++;
       if (this.inString) {
+        if (ch === '\n') this.line++;
         if (this.escaped) this.escaped = false;
         else if (ch === '\\') this.escaped = true;
-        else if (ch === '"') this.inString = false;
-      } else if (ch === '"') {
-        this.inString = true;
-      } else if (ch === '{' || ch === '[') {
-        this.depth++;
-      } else if (ch === '}' || ch === ']') {
-        if (this.depth === 0) break;
-        this.depth--;
-      } else if (ch === ',' && this.depth === 0) {
+        else if (ch === '"') {
+          this.inString = false;
+          if (this.depth === 0) {
+            i++;
+            complete = true;
+            break;
+          }
+        }
+        continue;
+      }
+      if (this.depth === 0 && (ch === ',' || ch === ']' || ch === '}' || ch === ' ' || ch === '\n' || ch === '\r' || ch === '\t')) {
+        complete = true;
         break;
+      }
+      if (ch === '\n') this.line++;
+      if (ch === '"') this.inString = true;
+      else if (ch === '{' || ch === '[') this.depth++;
+      else if (ch === '}' || ch === ']') {
+        if (--this.depth === 0) {
+          i++;
+          complete = true;
+          break;
+        }
       }
     }
     if (this.buf.length + (i - from) > MAX_ROW_CHARS) throw new UploadRowError(this.elementLine, null, `row is longer than ${MAX_ROW_CHARS} characters`);
     this.buf += text.slice(from, i);
-    if (i < text.length) this.finishElement();
+    if (complete) this.finishElement();
     return i;
   }
 
@@ -373,6 +391,8 @@ class JsonArrayRows {
   }
 
   end(): void {
+    // A bare value at the very end of the input (no closing bracket follows).
+    if (this.state === 'element') this.finishElement();
     if (this.state === 'start') throw new UploadRowError(this.line, null, 'the upload is empty: a JSON array of rows is expected');
     if (this.state !== 'done') throw new UploadRowError(this.line, null, 'the JSON array is not closed');
   }

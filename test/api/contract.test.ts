@@ -73,8 +73,11 @@ function expectedTypes(specType: string): Set<string> {
 /** SPEC.md sections whose component carries a more telling name. */
 const COMPONENT_NAMES: Record<string, string> = { Payload: 'WebhookEvent' };
 
-/** Fields beyond SPEC.md, each documented (issue #4: the last refresh error per source in /stats). */
-const DOCUMENTED_EXTRAS: Record<string, string[]> = { SourceStats: ['last_error'] };
+/**
+ * Fields beyond SPEC.md, each documented: the last refresh error per source in /stats (issue #4),
+ * whether a source is stale, and the change a webhook event reports (issue #22).
+ */
+const DOCUMENTED_EXTRAS: Record<string, string[]> = { SourceStats: ['last_error', 'stale'], WebhookEvent: ['change_id'] };
 
 test('every resource of SPEC.md is a component with the same fields, types, nullability and required list', () => {
   const resources = specResources();
