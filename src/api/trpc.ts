@@ -169,6 +169,13 @@ export function buildOpenApiDocument(router: AnyRouter, endpoints: readonly AnyE
         const ok = responses['200'] as { headers?: Record<string, unknown> } | undefined;
         if (ok) ok.headers = { ...(ok.headers ?? {}), ...Object.fromEntries(Object.entries(ep.headers).map(([k, d]) => [k, { description: d, schema: { type: 'string' } }])) };
       }
+      if (ep.accepted && responses['200']) {
+        responses['202'] = {
+          ...(responses['200'] as object),
+          description: 'Accepted: the operation goes on; poll it at Location',
+          headers: { Location: { description: 'Where to poll the operation', schema: { type: 'string' } } },
+        };
+      }
       if (ep.rawBody) {
         // The body is the content itself; the other input fields are query parameters.
         const bodyFields = Object.keys(ep.input.shape).filter((k) => !ep.path.includes(`{${k}}`));
@@ -205,6 +212,8 @@ const ERROR_TEXT: Record<number, string> = {
   403: 'Forbidden',
   404: 'Not found',
   409: 'Conflict',
+  413: 'Payload too large',
+  415: 'Unsupported media type',
   502: 'Upstream failure',
   503: 'Service unavailable',
 };

@@ -120,6 +120,8 @@ export interface EndpointDef<I extends z.ZodObject = z.ZodObject, O extends z.Zo
    * text. A Buffer may be a view that the next call writes over: it is sent before anything else runs.
    */
   serialize?: (output: z.output<O>) => string | Buffer;
+  /** The answer may be a 202 (Accepted) with the same body: work that goes on, to poll at `Location`. */
+  accepted?: boolean;
   /** Headers of a successful answer, name → description (OpenAPI). */
   headers?: Record<string, string>;
   /** Example output for the x402 discovery block and the docs. */

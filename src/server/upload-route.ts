@@ -47,7 +47,7 @@ class BodyStream implements AsyncIterable<Uint8Array> {
     private readonly limit: number,
   ) {
     res.onData((ab, isLast) => {
-      if (this.failure || state.aborted) return;
+      if (this.failure || state.aborted || state.done) return;
       this.received += ab.byteLength;
       if (this.received > limit) {
         this.fail(new HttpError(413, `Request body too large: an upload holds at most ${limit} bytes (LIST_UPLOAD_MAX_BYTES)`));
@@ -92,7 +92,7 @@ class BodyStream implements AsyncIterable<Uint8Array> {
       const chunk = this.chunks.shift();
       if (chunk) {
         this.buffered -= chunk.byteLength;
-        if (this.paused && this.buffered < HIGH_WATER / 2 && !this.state.aborted) {
+        if (this.paused && this.buffered < HIGH_WATER / 2 && !this.state.aborted && !this.state.done) {
           this.paused = false;
           this.res.resume();
         }
@@ -140,9 +140,8 @@ export function registerUploadRoute(app: TemplatedApp, helpers: RouteHelpers, ep
         outcome = errorOutcome(err, helpers.log, meta);
       }
       if (state.aborted) return finish(499);
-      if (!body.complete) outcome = { ...outcome, headers: { ...outcome.headers, Connection: 'close' } };
+      state.closeAfter = !body.complete;
       await helpers.sendOutcome(res, state, outcome, meta.requestId);
-      if (!body.complete && !state.aborted) res.cork(() => res.close());
       finish(outcome.status);
     })();
   });

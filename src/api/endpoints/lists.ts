@@ -166,6 +166,7 @@ export function adminListEndpoints(deps: ListsDeps): AnyEndpoint[] {
     }),
     endpoint({
       id: 'admin.lists.create',
+      accepted: true,
       method: 'POST',
       path: '/admin/lists',
       tags: TAGS,
@@ -183,6 +184,7 @@ export function adminListEndpoints(deps: ListsDeps): AnyEndpoint[] {
     }),
     endpoint({
       id: 'admin.lists.upload',
+      accepted: true,
       method: 'POST',
       path: '/admin/lists/{slug}/upload',
       tags: TAGS,
@@ -198,6 +200,7 @@ export function adminListEndpoints(deps: ListsDeps): AnyEndpoint[] {
     }),
     endpoint({
       id: 'admin.lists.delete',
+      accepted: true,
       method: 'DELETE',
       path: '/admin/lists/{slug}',
       tags: TAGS,
@@ -214,6 +217,7 @@ export function adminListEndpoints(deps: ListsDeps): AnyEndpoint[] {
     }),
     endpoint({
       id: 'admin.lists.refresh',
+      accepted: true,
       method: 'POST',
       path: '/admin/lists/{slug}/refresh',
       tags: TAGS,
@@ -234,6 +238,7 @@ export function adminListEndpoints(deps: ListsDeps): AnyEndpoint[] {
     }),
     endpoint({
       id: 'admin.lists.refreshAll',
+      accepted: true,
       method: 'POST',
       path: '/admin/lists/refresh',
       tags: TAGS,
@@ -280,6 +285,7 @@ export function accountListEndpoints(deps: ListsDeps): AnyEndpoint[] {
     }),
     endpoint({
       id: 'account.lists.create',
+      accepted: true,
       method: 'POST',
       path: '/account/lists',
       tags: TAGS,
@@ -300,6 +306,7 @@ export function accountListEndpoints(deps: ListsDeps): AnyEndpoint[] {
     }),
     endpoint({
       id: 'account.lists.upload',
+      accepted: true,
       method: 'POST',
       path: '/account/lists/{slug}/upload',
       tags: TAGS,
@@ -315,6 +322,7 @@ export function accountListEndpoints(deps: ListsDeps): AnyEndpoint[] {
     }),
     endpoint({
       id: 'account.lists.delete',
+      accepted: true,
       method: 'DELETE',
       path: '/account/lists/{slug}',
       tags: TAGS,
