@@ -13,6 +13,7 @@ import {
   ListJob,
   OperatorListCreateInput,
   PrivateListCreateInput,
+  RESERVED_SLUGS,
   UploadedList,
   UPLOAD_CONTENT_TYPES,
   changesFilter,
@@ -38,9 +39,6 @@ export interface ListsDeps extends ChangesDeps, Pick<PublicDeps, 'engine' | 'sta
 }
 
 type ListJobT = z.output<typeof ListJob>;
-
-/** Slugs an operator list may not take (they name routes under /admin/lists). */
-const RESERVED_SLUGS = new Set(['jobs', 'refresh']);
 
 function resultView(o: RefreshOutcome): ListJobT['results'][number] {
   return {

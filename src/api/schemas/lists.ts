@@ -59,6 +59,8 @@ export const changesFilter = {
 
 /** Slug of an operator list: lower-case letters, digits and underscores, starting with a letter. */
 export const OPERATOR_SLUG = /^[a-z][a-z0-9_]{2,47}$/;
+/** Slugs an operator list may not take (they name routes under /admin/lists). */
+export const RESERVED_SLUGS: ReadonlySet<string> = new Set(['jobs', 'refresh']);
 /** Name of a private list within its customer's namespace (the slug is `c<customer>.<name>`). */
 export const PRIVATE_NAME = /^[a-z][a-z0-9_]{0,39}$/;
 
