@@ -27,6 +27,8 @@ export class SnapshotError extends Error {}
 
 /** Room left in the header for the record count, which is written when the last record is. */
 const COUNT_WIDTH = 16;
+/** Characters of lines gathered before one write to the file. */
+const FLUSH_CHARS = 1 << 20;
 
 /**
  * Writes a snapshot record by record, so a version of any size streams to disk. The header goes
@@ -39,6 +41,9 @@ export class SnapshotWriter {
   private countAt = 0;
   private written = 0;
   private failed: Error | null = null;
+  /** Lines not handed to the stream yet: one write per ~1 MB, not one per record. */
+  private pending: string[] = [];
+  private pendingChars = 0;
 
   private constructor(
     readonly path: string,
@@ -65,11 +70,23 @@ export class SnapshotWriter {
   async write(r: EntityRecord): Promise<void> {
     if (this.failed) throw this.failed;
     this.written++;
-    if (!this.out.write(JSON.stringify(r) + '\n')) await once(this.out, 'drain');
+    const line = JSON.stringify(r);
+    this.pending.push(line);
+    this.pendingChars += line.length + 1;
+    if (this.pendingChars >= FLUSH_CHARS) await this.flush();
+  }
+
+  private async flush(): Promise<void> {
+    if (this.pending.length === 0) return;
+    const text = this.pending.join('\n') + '\n';
+    this.pending = [];
+    this.pendingChars = 0;
+    if (!this.out.write(text)) await once(this.out, 'drain');
   }
 
   /** Fills in the count and renames the file into place. */
   async close(): Promise<{ count: number }> {
+    await this.flush();
     this.out.end();
     await once(this.out, 'finish');
     if (this.failed) throw this.failed;

@@ -209,20 +209,8 @@ export async function diffVersion(input: DiffInput): Promise<DiffResult> {
 }
 
 /** A version label: a checksum of the published content, so an identical re-publication is no new version. */
-export class ContentHash {
-  private readonly h = createHash('sha256');
-
-  add(r: EntityRecord): void {
-    this.h.update(JSON.stringify([r.entity_type, r.value, r.metadata, r.source_url]) + '\n');
-  }
-
-  digest(): string {
-    return this.h.digest('hex').slice(0, 16);
-  }
-}
-
 export function contentVersion(records: Iterable<EntityRecord>): string {
-  const h = new ContentHash();
-  for (const r of records) h.add(r);
-  return h.digest();
+  const h = createHash('sha256');
+  for (const r of records) h.update(JSON.stringify([r.entity_type, r.value, r.metadata, r.source_url]) + '\n');
+  return h.digest('hex').slice(0, 16);
 }

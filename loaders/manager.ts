@@ -479,6 +479,7 @@ export class ListManager {
   private async commitVersion(def: ListDefinition, state: ListStateFile, next: UploadedVersion, digest: string | null, started = this.now()): Promise<RefreshOutcome> {
     const at = started.toISOString();
     const info: ListSnapshotInfo = { slug: def.slug, list_type: def.list_type, version: next.version, last_updated: at };
+    const t0 = performance.now();
     const committed = await this.store.commit(state, {
       info,
       owner: def.owner ?? 0,
@@ -491,7 +492,7 @@ export class ListManager {
     this.states.set(def.slug, committed.state);
     const changes = committed.listed + committed.delisted + committed.relisted;
     this.log.info(
-      { list: def.slug, version: next.version, total: committed.total, periods: committed.periods, changes },
+      { list: def.slug, version: next.version, total: committed.total, periods: committed.periods, changes, ms: Math.round(performance.now() - t0) },
       'list version committed',
     );
     this.opts.committed?.(def.slug);
@@ -543,6 +544,8 @@ export class ListManager {
    */
   private async deliverPending(): Promise<void> {
     if (this.sinks.length === 0) return;
+    const t0 = performance.now();
+    let delivered = 0;
     const pending = [...this.states.values()]
       .flatMap((s) => s.pending_changes.map((file) => ({ slug: s.slug, file, seq: changeFileSeq(file) })))
       .sort((a, b) => a.seq - b.seq);
@@ -550,6 +553,7 @@ export class ListManager {
       try {
         for await (const batch of this.store.readChanges(p.slug, p.file, DELIVERY_BATCH)) {
           for (const sink of this.sinks) await sink.write(batch);
+          delivered += batch.length;
         }
         this.states.set(p.slug, await this.store.delivered(this.states.get(p.slug)!, p.file));
       } catch (err) {
@@ -558,6 +562,7 @@ export class ListManager {
         return;
       }
     }
+    if (delivered > 0) this.log.info({ changes: delivered, ms: Math.round(performance.now() - t0) }, 'list changes delivered');
   }
 
   private scheduleRedelivery(): void {

@@ -103,10 +103,12 @@ export interface CommitInput {
 
 export type CommitResult = { state: ListStateFile } & DiffResult;
 
-/** Appends lines to a file with backpressure; renamed into place on close. */
+/** Appends lines to a file with backpressure (one write per ~1 MB of lines); renamed into place on close. */
 class LineFile {
   private readonly out: WriteStream;
   private failed: Error | null = null;
+  private pending: string[] = [];
+  private pendingChars = 0;
   lines = 0;
 
   constructor(
@@ -120,10 +122,21 @@ class LineFile {
   async write(line: string): Promise<void> {
     if (this.failed) throw this.failed;
     this.lines++;
-    if (!this.out.write(line + '\n')) await once(this.out, 'drain');
+    this.pending.push(line);
+    this.pendingChars += line.length + 1;
+    if (this.pendingChars >= 1 << 20) await this.flush();
+  }
+
+  private async flush(): Promise<void> {
+    if (this.pending.length === 0) return;
+    const text = this.pending.join('\n') + '\n';
+    this.pending = [];
+    this.pendingChars = 0;
+    if (!this.out.write(text)) await once(this.out, 'drain');
   }
 
   async close(): Promise<void> {
+    await this.flush();
     this.out.end();
     await once(this.out, 'finish');
     if (this.failed) throw this.failed;

@@ -4,7 +4,7 @@ import { rm } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { ENTITY_TYPES, type EntityRecord, type EntityType, type Metadata } from '../engine/model.js';
 import { canonicalKey } from '../engine/normalize/index.js';
-import { ContentHash } from './diff.js';
+import { createHash } from 'node:crypto';
 
 /**
  * Uploads of an operator or private list: rows of `entity_type, value, metadata` as CSV (a header
@@ -21,7 +21,7 @@ export type UploadFormat = (typeof UPLOAD_FORMATS)[number];
 
 /** Longest value of a row, in characters (as the screening endpoints accept). */
 export const MAX_VALUE_LENGTH = 512;
-/** Largest row (a JSON element, an NDJSON or CSV line) in characters; its metadata's JSON text is bounded by it too. */
+/** Largest row (a JSON element, an NDJSON or CSV line) in characters: it bounds a row's metadata too. */
 export const MAX_ROW_CHARS = 64 * 1024;
 /** Deepest nesting of a row's metadata. */
 export const MAX_METADATA_DEPTH = 16;
@@ -43,20 +43,16 @@ export class UploadLimitError extends Error {}
 
 const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
 
-function depthOf(value: unknown): number {
-  let depth = 0;
-  let level: unknown[] = [value];
-  while (level.length > 0) {
-    const next: unknown[] = [];
-    for (const v of level) {
-      if (v !== null && typeof v === 'object') next.push(...(Array.isArray(v) ? v : Object.values(v)));
-    }
-    if (next.length === 0 && level.every((v) => v === null || typeof v !== 'object')) break;
-    depth++;
-    if (depth > MAX_METADATA_DEPTH) return depth;
-    level = next;
+/** Whether a JSON value nests objects or arrays more than `levels` deep (recursion bounded by it). */
+function deeperThan(value: unknown, levels: number): boolean {
+  if (value === null || typeof value !== 'object') return false;
+  if (levels === 0) return true;
+  if (Array.isArray(value)) {
+    for (const v of value) if (deeperThan(v, levels - 1)) return true;
+    return false;
   }
-  return depth;
+  for (const k in value) if (deeperThan((value as Record<string, unknown>)[k], levels - 1)) return true;
+  return false;
 }
 
 /** Checks one row and makes it a record of `list`; throws UploadRowError naming the line. */
@@ -102,8 +98,9 @@ export class RowChecker {
       }
     }
     if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new UploadRowError(line, 'metadata', 'metadata must be a JSON object');
-    if (depthOf(value) > MAX_METADATA_DEPTH) throw new UploadRowError(line, 'metadata', `metadata is nested deeper than ${MAX_METADATA_DEPTH} levels`);
-    if (JSON.stringify(value).length > MAX_ROW_CHARS) throw new UploadRowError(line, 'metadata', `metadata is larger than ${MAX_ROW_CHARS} characters`);
+    // Its size is bounded by the row's (MAX_ROW_CHARS); its depth is checked, so that writing it
+    // out again (JSON.stringify recurses) cannot exhaust the stack.
+    if (deeperThan(value, MAX_METADATA_DEPTH)) throw new UploadRowError(line, 'metadata', `metadata is nested deeper than ${MAX_METADATA_DEPTH} levels`);
     return value as Metadata;
   }
 }
@@ -438,7 +435,7 @@ export interface StageOptions {
  */
 export async function stageUpload(body: AsyncIterable<Uint8Array>, opts: StageOptions): Promise<StagedUpload> {
   const checker = new RowChecker(opts.list, opts.entityTypes);
-  const hash = new ContentHash();
+  const hash = createHash('sha256');
   const out = createWriteStream(opts.path);
   let failed: Error | null = null;
   out.on('error', (err) => (failed = err));
@@ -447,7 +444,6 @@ export async function stageUpload(body: AsyncIterable<Uint8Array>, opts: StageOp
   const parser = rowParser(opts.format, (line, row) => {
     const record = checker.check(line, row);
     if (++rows > opts.maxRows) throw new UploadLimitError(`the upload holds more than ${opts.maxRows} rows`);
-    hash.add(record);
     lines.push(JSON.stringify(record));
   });
   const decoder = new TextDecoder('utf-8', { fatal: true });
@@ -455,6 +451,8 @@ export async function stageUpload(body: AsyncIterable<Uint8Array>, opts: StageOp
     if (lines.length === 0) return;
     const text = lines.join('\n') + '\n';
     lines = [];
+    // The version is a checksum of the staged lines, taken a chunk at a time.
+    hash.update(text);
     if (!out.write(text)) await once(out, 'drain');
     if (failed) throw failed;
   };
@@ -485,7 +483,7 @@ export async function stageUpload(body: AsyncIterable<Uint8Array>, opts: StageOp
     await rm(opts.path, { force: true });
     throw err;
   }
-  return { path: opts.path, rows, version: hash.digest() };
+  return { path: opts.path, rows, version: hash.digest('hex').slice(0, 16) };
 }
 
 /** The records of a staged upload, in upload order. */

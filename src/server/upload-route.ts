@@ -10,9 +10,10 @@ import { ResponseState } from './uws-io.js';
 
 /**
  * The REST routes of list uploads (`admin.lists.upload`, `account.lists.upload`): the body is the
- * list's rows, streamed into the parser with backpressure (uWS pauses the socket while the staged
- * file catches up), never held whole. The caller is authenticated before a byte is read;
- * an answer given before the body was read in full closes the connection.
+ * list's rows, streamed to a spool file with backpressure (uWS pauses the socket while the file
+ * catches up: briefly, as a disk write never waits on parsing), never held whole. The caller is
+ * authenticated before a byte is written; an answer given before the body was read in full
+ * closes the connection.
  */
 
 const FORMATS: Record<string, UploadFormat> = {
