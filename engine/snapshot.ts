@@ -31,46 +31,26 @@ const COUNT_WIDTH = 16;
 const FLUSH_CHARS = 1 << 20;
 
 /**
- * Writes a snapshot record by record, so a version of any size streams to disk. The header goes
- * first with blank room for the count (JSON allows the spaces), which `close` fills in once the
- * last record is written, before the file is renamed into place.
+ * Lines appended to a temporary file with backpressure, one write per ~1 MB of lines rather than
+ * one per line, renamed into place on close (a crash never leaves a half file under the name).
  */
-export class SnapshotWriter {
-  private readonly tmp: string;
+export class LineFile {
+  readonly tmp: string;
   private readonly out: WriteStream;
-  private countAt = 0;
-  private written = 0;
   private failed: Error | null = null;
-  /** Lines not handed to the stream yet: one write per ~1 MB, not one per record. */
   private pending: string[] = [];
   private pendingChars = 0;
+  lines = 0;
 
-  private constructor(
-    readonly path: string,
-    info: ListSnapshotInfo,
-  ) {
+  constructor(readonly path: string) {
     this.tmp = `${path}.tmp-${process.pid}`;
     this.out = createWriteStream(this.tmp);
     this.out.on('error', (err) => (this.failed = err));
-    const head = JSON.stringify({ format: SNAPSHOT_FORMAT, version: SNAPSHOT_VERSION, info });
-    const opening = `${head.slice(0, -1)},"count":`;
-    this.countAt = Buffer.byteLength(opening);
-    this.out.write(`${opening}${' '.repeat(COUNT_WIDTH)}}\n`);
   }
 
-  static async open(path: string, info: ListSnapshotInfo): Promise<SnapshotWriter> {
-    await mkdir(dirname(path), { recursive: true });
-    return new SnapshotWriter(path, info);
-  }
-
-  get count(): number {
-    return this.written;
-  }
-
-  async write(r: EntityRecord): Promise<void> {
+  async write(line: string): Promise<void> {
     if (this.failed) throw this.failed;
-    this.written++;
-    const line = JSON.stringify(r);
+    this.lines++;
     this.pending.push(line);
     this.pendingChars += line.length + 1;
     if (this.pendingChars >= FLUSH_CHARS) await this.flush();
@@ -84,26 +64,69 @@ export class SnapshotWriter {
     if (!this.out.write(text)) await once(this.out, 'drain');
   }
 
-  /** Fills in the count and renames the file into place. */
-  async close(): Promise<{ count: number }> {
+  /** Writes what is left, runs `finish` on the complete temporary file, then renames it into place. */
+  async close(finish?: (tmp: string) => Promise<void>): Promise<void> {
     await this.flush();
     this.out.end();
     await once(this.out, 'finish');
     if (this.failed) throw this.failed;
-    const fd = await open(this.tmp, 'r+');
-    try {
-      await fd.write(String(this.written), this.countAt, 'utf8');
-    } finally {
-      await fd.close();
-    }
+    await finish?.(this.tmp);
     await rename(this.tmp, this.path);
-    return { count: this.written };
   }
 
   /** Gives up: the temporary file is removed and nothing is renamed. */
   async abort(): Promise<void> {
     this.out.destroy();
     await rm(this.tmp, { force: true });
+  }
+}
+
+/**
+ * Writes a snapshot record by record, so a version of any size streams to disk. The header goes
+ * first with blank room for the count (JSON allows the spaces), which `close` fills in once the
+ * last record is written, before the file is renamed into place.
+ */
+export class SnapshotWriter {
+  private readonly file: LineFile;
+  private readonly countAt: number;
+
+  private constructor(path: string, info: ListSnapshotInfo) {
+    this.file = new LineFile(path);
+    const head = JSON.stringify({ format: SNAPSHOT_FORMAT, version: SNAPSHOT_VERSION, info });
+    const opening = `${head.slice(0, -1)},"count":`;
+    this.countAt = Buffer.byteLength(opening);
+    void this.file.write(`${opening}${' '.repeat(COUNT_WIDTH)}}`);
+  }
+
+  static async open(path: string, info: ListSnapshotInfo): Promise<SnapshotWriter> {
+    await mkdir(dirname(path), { recursive: true });
+    return new SnapshotWriter(path, info);
+  }
+
+  get count(): number {
+    return this.file.lines - 1;
+  }
+
+  write(r: EntityRecord): Promise<void> {
+    return this.file.write(JSON.stringify(r));
+  }
+
+  /** Fills in the count and renames the file into place. */
+  async close(): Promise<{ count: number }> {
+    const count = this.count;
+    await this.file.close(async (tmp) => {
+      const fd = await open(tmp, 'r+');
+      try {
+        await fd.write(String(count), this.countAt, 'utf8');
+      } finally {
+        await fd.close();
+      }
+    });
+    return { count };
+  }
+
+  abort(): Promise<void> {
+    return this.file.abort();
   }
 }
 

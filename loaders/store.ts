@@ -1,9 +1,8 @@
-import { createReadStream, createWriteStream, type WriteStream } from 'node:fs';
+import { createReadStream } from 'node:fs';
 import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { once } from 'node:events';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { readSnapshot, SnapshotWriter } from '../engine/snapshot.js';
+import { LineFile, readSnapshot, SnapshotWriter } from '../engine/snapshot.js';
 import type { EntityRecord, ListSnapshotInfo } from '../engine/model.js';
 import { diffVersion, type DiffResult, type ListChange } from './diff.js';
 import type { ListDefinition } from './types.js';
@@ -102,52 +101,6 @@ export interface CommitInput {
 }
 
 export type CommitResult = { state: ListStateFile } & DiffResult;
-
-/** Appends lines to a file with backpressure (one write per ~1 MB of lines); renamed into place on close. */
-class LineFile {
-  private readonly out: WriteStream;
-  private failed: Error | null = null;
-  private pending: string[] = [];
-  private pendingChars = 0;
-  lines = 0;
-
-  constructor(
-    private readonly path: string,
-    private readonly tmp = `${path}.tmp-${process.pid}`,
-  ) {
-    this.out = createWriteStream(tmp);
-    this.out.on('error', (err) => (this.failed = err));
-  }
-
-  async write(line: string): Promise<void> {
-    if (this.failed) throw this.failed;
-    this.lines++;
-    this.pending.push(line);
-    this.pendingChars += line.length + 1;
-    if (this.pendingChars >= 1 << 20) await this.flush();
-  }
-
-  private async flush(): Promise<void> {
-    if (this.pending.length === 0) return;
-    const text = this.pending.join('\n') + '\n';
-    this.pending = [];
-    this.pendingChars = 0;
-    if (!this.out.write(text)) await once(this.out, 'drain');
-  }
-
-  async close(): Promise<void> {
-    await this.flush();
-    this.out.end();
-    await once(this.out, 'finish');
-    if (this.failed) throw this.failed;
-    await rename(this.tmp, this.path);
-  }
-
-  async abort(): Promise<void> {
-    this.out.destroy();
-    await rm(this.tmp, { force: true });
-  }
-}
 
 async function readJson<T>(path: string): Promise<T | null> {
   let text: string;

@@ -1345,12 +1345,13 @@ export interface components {
             kind: "sanctions_list" | "country_designations" | "phishing_domains" | "disposable_email" | "onchain_events" | "operator_list" | "private_list";
             /** @enum {string} */
             cadence: "scheduled" | "hourly" | "daily" | "weekly" | "static" | "manual";
+            /** @description Entity count (active entities). */
+            total: number;
+            last_updated: string | null;
             entity_types: ("crypto_address" | "email" | "email_domain" | "website" | "government_id" | "name" | "country")[];
             in_default_set: boolean;
-            /** @description Entities of the version served. */
-            total: number;
+            /** @description The version served. */
             version: string | null;
-            last_updated: string | null;
             created_at: string | null;
         };
         ListJob: {
@@ -3006,6 +3007,17 @@ export interface operations {
                     "application/json": components["schemas"]["ListJob"];
                 };
             };
+            /** @description Accepted: the operation goes on; poll it at Location */
+            202: {
+                headers: {
+                    /** @description Where to poll the operation */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListJob"];
+                };
+            };
             /** @description Missing, invalid or revoked credentials */
             401: {
                 headers: {
@@ -3072,6 +3084,17 @@ export interface operations {
                     "application/json": components["schemas"]["ListJob"];
                 };
             };
+            /** @description Accepted: the operation goes on; poll it at Location */
+            202: {
+                headers: {
+                    /** @description Where to poll the operation */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListJob"];
+                };
+            };
             /** @description Missing, invalid or revoked credentials */
             401: {
                 headers: {
@@ -3099,7 +3122,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorDetail"];
                 };
             };
-            /** @description Error */
+            /** @description Payload too large */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -3108,7 +3131,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorDetail"];
                 };
             };
-            /** @description Error */
+            /** @description Unsupported media type */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -3144,6 +3167,17 @@ export interface operations {
             /** @description Successful response */
             200: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListJob"];
+                };
+            };
+            /** @description Accepted: the operation goes on; poll it at Location */
+            202: {
+                headers: {
+                    /** @description Where to poll the operation */
+                    Location?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4385,6 +4419,17 @@ export interface operations {
                     "application/json": components["schemas"]["ListJob"];
                 };
             };
+            /** @description Accepted: the operation goes on; poll it at Location */
+            202: {
+                headers: {
+                    /** @description Where to poll the operation */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListJob"];
+                };
+            };
             /** @description Missing, invalid or revoked credentials */
             401: {
                 headers: {
@@ -4442,6 +4487,17 @@ export interface operations {
                     "application/json": components["schemas"]["ListJob"];
                 };
             };
+            /** @description Accepted: the operation goes on; poll it at Location */
+            202: {
+                headers: {
+                    /** @description Where to poll the operation */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListJob"];
+                };
+            };
             /** @description Missing, invalid or revoked credentials */
             401: {
                 headers: {
@@ -4469,7 +4525,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorDetail"];
                 };
             };
-            /** @description Error */
+            /** @description Payload too large */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -4478,7 +4534,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorDetail"];
                 };
             };
-            /** @description Error */
+            /** @description Unsupported media type */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -4514,6 +4570,17 @@ export interface operations {
             /** @description Successful response */
             200: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListJob"];
+                };
+            };
+            /** @description Accepted: the operation goes on; poll it at Location */
+            202: {
+                headers: {
+                    /** @description Where to poll the operation */
+                    Location?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4584,6 +4651,17 @@ export interface operations {
             /** @description Successful response */
             200: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListJob"];
+                };
+            };
+            /** @description Accepted: the operation goes on; poll it at Location */
+            202: {
+                headers: {
+                    /** @description Where to poll the operation */
+                    Location?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4661,6 +4739,17 @@ export interface operations {
             /** @description Successful response */
             200: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListJob"];
+                };
+            };
+            /** @description Accepted: the operation goes on; poll it at Location */
+            202: {
+                headers: {
+                    /** @description Where to poll the operation */
+                    Location?: string;
                     [name: string]: unknown;
                 };
                 content: {

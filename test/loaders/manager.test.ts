@@ -363,12 +363,17 @@ test('changes left undelivered when the service stopped are delivered at the nex
     // The next start: no check is due (LIST_REFRESH_ENABLED=false, the list has a version), the
     // changes go out at once.
     const got: ListChange[][] = [];
-    const after = f.make({ sinks: [{ write: async (c) => void got.push(c) }], engine: await Engine.create({ shards: 1 }) });
-    await after.start();
-    await after.idle();
-    assert.deepEqual(got.map((b) => b.map((c) => [c.kind, c.record.value])), [[['listed', 'pending@example.com']]]);
-    assert.deepEqual(JSON.parse(await readFile(join(f.dir, 'lists', 'test-csv', 'state.json'), 'utf8')).pending_changes, []);
-    await after.stop();
+    const engine = await Engine.create({ shards: 1 });
+    const after = f.make({ sinks: [{ write: async (c) => void got.push(c) }], engine });
+    try {
+      await after.start();
+      await after.idle();
+      assert.deepEqual(got.map((b) => b.map((c) => [c.kind, c.record.value])), [[['listed', 'pending@example.com']]]);
+      assert.deepEqual(JSON.parse(await readFile(join(f.dir, 'lists', 'test-csv', 'state.json'), 'utf8')).pending_changes, []);
+      await after.stop();
+    } finally {
+      await engine.close();
+    }
   } finally {
     await f.close();
   }

@@ -146,7 +146,9 @@ describe('metered tools with a bearer token', () => {
       assert.equal(result.isError, undefined, `${name}: ${JSON.stringify(result.structuredContent)}`);
       assert.deepEqual(result.structuredContent, expected, name);
       assert.deepEqual(JSON.parse((result.content[0] as { text: string }).text), expected, name);
-      assert.equal(result._meta, undefined, 'no receipt for a quota-funded call');
+      assert.equal(result._meta?.['x402/payment-response'], undefined, 'no receipt for a quota-funded call');
+      // A screening says which list versions it was screened against, as REST does in a header.
+      assert.equal(result._meta?.['screening/list-versions'], res.headers.get('x-list-versions') ?? undefined, name);
     }
     assert.equal((await call(c, 'vpn_check', {})).structuredContent?.ip, '127.0.0.1');
 
@@ -189,7 +191,7 @@ describe('metered tools with a bearer token', () => {
     const c = await client({ authorization: `Bearer ${token}`, 'payment-signature': encodePaymentSignatureHeader(payload) });
     const result = await call(c, 'screen_country', { country: 'CU' });
     assert.equal(result.isError, undefined);
-    assert.equal(result._meta, undefined);
+    assert.equal(result._meta?.['x402/payment-response'], undefined);
     assert.equal(await pc.balance(pc.payer.address), before);
   });
 });

@@ -1,12 +1,12 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createCustomerToken, prepareDataDir, spawnService, testEnv } from '../../harness/service.js';
-import { REPO_ROOT, SHARED_DATA } from '../../harness/paths.js';
+import { SHARED_DATA } from '../../harness/paths.js';
+import { cli } from '../support/cli.js';
 
 /**
  * Import while serving (issue #20 item 6): a bounded load runs while `lists import` brings a
@@ -17,14 +17,6 @@ import { REPO_ROOT, SHARED_DATA } from '../../harness/paths.js';
  */
 const scratch = mkdtempSync(join(tmpdir(), 'import-serving-'));
 after(() => rmSync(scratch, { recursive: true, force: true }));
-
-function cli(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { cwd: REPO_ROOT, env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'silent', ...env } }, (err, stdout, stderr) =>
-      resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-    );
-  });
-}
 
 const LISTED_ADDRESS = '0x8576acc5c05d6ce88f4e49bf65bdf0c62f91353c';
 const NEW_SITE = 'import-while-serving.example';

@@ -143,8 +143,26 @@ export function uploadHandler(deps: ListsDeps, access: 'admin' | 'account'): Upl
   };
 }
 
-function uploadOverTrpc(): never {
-  throw new HttpError(400, 'an upload streams its rows as the request body: POST them to the REST route');
+/** An upload endpoint: its REST route streams the body (src/server/upload-route.ts); over tRPC it is refused. */
+function uploadEndpoint(access: 'admin' | 'account', summary: string, description: string): AnyEndpoint {
+  return endpoint({
+    id: `${access}.lists.upload`,
+    accepted: true,
+    method: 'POST',
+    path: `/${access}/lists/{slug}/upload`,
+    tags: [access],
+    summary,
+    description,
+    access,
+    errors: [404, 409, 413, 415],
+    nativeRoute: true,
+    rawBody: UPLOAD_CONTENT_TYPES,
+    input: SlugWait,
+    output: ListJob,
+    handler: () => {
+      throw new HttpError(400, 'an upload streams its rows as the request body: POST them to the REST route');
+    },
+  });
 }
 
 export function adminListEndpoints(deps: ListsDeps): AnyEndpoint[] {
@@ -180,22 +198,7 @@ export function adminListEndpoints(deps: ListsDeps): AnyEndpoint[] {
         return jobAnswer(await deps.operations.submit('create', input.slug, undefined, def as unknown as Record<string, unknown>, waitMs(input)), JOBS);
       },
     }),
-    endpoint({
-      id: 'admin.lists.upload',
-      accepted: true,
-      method: 'POST',
-      path: '/admin/lists/{slug}/upload',
-      tags: TAGS,
-      summary: 'Replace an operator list’s content by upload',
-      description: UPLOAD_DESCRIPTION,
-      access: 'admin',
-      errors: [404, 409, 413, 415],
-      nativeRoute: true,
-      rawBody: UPLOAD_CONTENT_TYPES,
-      input: SlugWait,
-      output: ListJob,
-      handler: uploadOverTrpc,
-    }),
+    uploadEndpoint('admin', 'Replace an operator list’s content by upload', UPLOAD_DESCRIPTION),
     endpoint({
       id: 'admin.lists.delete',
       accepted: true,
@@ -302,22 +305,11 @@ export function accountListEndpoints(deps: ListsDeps): AnyEndpoint[] {
         return jobAnswer(await deps.operations.submit('create', slug, owner, def as unknown as Record<string, unknown>, waitMs(input)), JOBS);
       },
     }),
-    endpoint({
-      id: 'account.lists.upload',
-      accepted: true,
-      method: 'POST',
-      path: '/account/lists/{slug}/upload',
-      tags: TAGS,
-      summary: 'Replace a private list’s content by upload',
-      description: `${UPLOAD_DESCRIPTION} The rows across a customer’s private lists are limited (413 beyond). Webhook events of a private list go to its owner’s monitored values only.`,
-      access: 'account',
-      errors: [404, 409, 413, 415],
-      nativeRoute: true,
-      rawBody: UPLOAD_CONTENT_TYPES,
-      input: SlugWait,
-      output: ListJob,
-      handler: uploadOverTrpc,
-    }),
+    uploadEndpoint(
+      'account',
+      'Replace a private list’s content by upload',
+      `${UPLOAD_DESCRIPTION} The rows across a customer’s private lists are limited (413 beyond). Webhook events of a private list go to its owner’s monitored values only.`,
+    ),
     endpoint({
       id: 'account.lists.delete',
       accepted: true,

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ENTITY_TYPES, LIST_TYPES } from '../../../engine/model.js';
-import { CADENCES, LIST_KINDS } from '../../../loaders/types.js';
+import { ListInfo } from './screen.js';
 
 /**
  * Schemas of the list operations beyond SPEC.md: the changes feed, refresh on demand, uploaded
@@ -84,17 +84,11 @@ export const PrivateListCreateInput = z
   .object({ name: z.string().regex(PRIVATE_NAME).meta({ description: 'Name in your namespace (1-40 lower-case letters, digits or underscores): the slug is `c<customer id>.<name>`.' }), ...listFields })
   .strict();
 
-export const UploadedList = z
-  .object({
-    slug: z.string(),
-    display_name: z.string(),
-    list_type: listType,
-    kind: z.enum(LIST_KINDS),
-    cadence: z.enum(CADENCES),
+export const UploadedList = ListInfo.omit({ enabled: true })
+  .extend({
     entity_types: z.array(entityType),
     in_default_set: z.boolean(),
-    total: z.number().int().meta({ description: 'Entities of the version served.' }),
-    version: z.string().nullable(),
+    version: z.string().nullable().meta({ description: 'The version served.' }),
     last_updated: dateTime.nullable(),
     created_at: dateTime.nullable(),
   })
