@@ -267,7 +267,7 @@ describe('x402 payments', () => {
     const paid = await call(c, 'screen_country', { country: 'IR' }, { 'x402/payment': v2 });
     assert.equal(paid.isError, undefined, JSON.stringify(paid.structuredContent));
     const receipt = paid._meta!['x402/payment-response'] as { transaction: string };
-    assert.deepEqual(paid._meta, { 'x402/payment-response': { success: true, transaction: receipt.transaction, network: 'eip155:84532', payer: pc.payer.address } });
+    assert.deepEqual(paid._meta!['x402/payment-response'], { success: true, transaction: receipt.transaction, network: 'eip155:84532', payer: pc.payer.address });
     const replay = await call(c, 'screen_country', { country: 'IR' }, { 'x402/payment': v2 });
     assert.equal(replay.isError, true);
     assert.equal((replay.structuredContent as { error: string }).error, 'authorization already used, sign a fresh one');

@@ -31,8 +31,8 @@ export const PepInput = z
     as_of: z
       .string()
       .optional()
-      .refine((v) => v === undefined, 'as_of is not supported here: PEP screening asks a live dataset, which keeps no history')
-      .meta({ description: 'Not supported (a 422): the PEP dataset is asked live and keeps no history. The list screenings take `as_of`.' }),
+      // Declared (undescribed, to keep the x402 discovery block small) so that it is refused clearly.
+      .refine((v) => v === undefined, 'as_of is not supported here: PEP screening asks a live dataset, which keeps no history'),
   })
   .strict();
 

@@ -142,18 +142,23 @@ export const StatsResponse = z
 export const listsParam = z
   .string()
   .max(2000)
-  .meta({ description: 'Comma-separated list slugs; default: the enabled lists (for screening: those of the default set). An unknown or disabled slug gives 400.' })
+  .meta({ description: 'Comma-separated list slugs; default: all (screening: the default set); unknown: 400.' })
   .optional();
 
-/** Screening as of a past date (every screening endpoint and the batch). */
-export const asOfParam = dateTime
+/** An ISO 8601 date-time with a zone, as `as_of` takes it. */
+const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
+
+/**
+ * Screening as of a past date (every screening endpoint and the batch). Checked by a refinement
+ * rather than `z.iso.datetime()`, whose JSON schema carries a long pattern: the x402 discovery
+ * block of each metered endpoint describes its parameters, and v2 clients echo it in a header
+ * that must stay under uWS's 4 KB.
+ */
+export const asOfParam = z
+  .string()
+  .refine((s) => ISO_DATE_TIME.test(s) && !Number.isNaN(Date.parse(s)), 'Input should be a valid datetime (ISO 8601 with a zone)')
   .optional()
-  .meta({
-    description:
-      'Screen against the lists as they stood at this date-time (ISO 8601 with a zone): the values listed then and not yet removed. ' +
-      'The answer states it in the `X-As-Of` header; a time before the first version the service holds, or in the future, is a 422.',
-    examples: ['2026-01-31T00:00:00Z'],
-  });
+  .meta({ format: 'date-time', description: 'Screen as of this time.' });
 
 export const BatchItem = z
   .object({
