@@ -239,6 +239,9 @@ test('private lists: screened and seen by their owner only; another customer get
     const r = await get(path, bearer(B));
     assert.deepEqual([r.status, r.body], [400, unknown], path);
   }
+  const trpc = await fetch(`${svc.url}/trpc/screen.email?input=${encodeURIComponent(JSON.stringify({ email: 'mole@example.net', lists: slug }))}`, { headers: bearer(B) });
+  assert.equal(trpc.status, 400, 'the tRPC transport refuses it too');
+  assert.match(JSON.stringify(await trpc.json()), new RegExp(`unknown list: ${slug.replace('.', '\\.')}`));
   const batch = await fetch(url('/screen/batch'), { method: 'POST', headers: { ...bearer(B), 'content-type': 'application/json' }, body: JSON.stringify({ items: [{ type: 'email', value: 'mole@example.net' }], lists: slug }) });
   assert.deepEqual([batch.status, await batch.json()], [400, unknown]);
   for (const path of [`/search?q=mole@example.net&lists=${slug}`, `/delisted?lists=${slug}`, `/changes?lists=${slug}`]) {
@@ -275,6 +278,10 @@ test('private lists: screened and seen by their owner only; another customer get
   assert.equal((await get(`/screen/email/mole@example.net?lists=${slug}`, bearer(A))).status, 400);
   const after = await svc.service.db.query<{ customer_id: number; type: string }>("SELECT customer_id, type FROM webhook_events WHERE listing LIKE '%blocklist%' ORDER BY type");
   assert.deepEqual(after.rows.map((e) => [e.customer_id, e.type]), [[A.customerId, 'entity.delisted'], [A.customerId, 'entity.listed']]);
+  // Its delistings stay private too.
+  assert.equal(((await get('/delisted')).body as Obj[]).some((d) => d.value === 'mole@example.net' || String(d.list).includes('blocklist')), false);
+  assert.equal(((await get('/changes?limit=1000')).body as { changes: Obj[] }).changes.some((c) => String(c.list).includes('blocklist')), false);
+  assert.deepEqual(((await get(`/account/lists/${slug}/changes`, bearer(A))).body as { changes: Obj[] }).changes.map((c) => c.kind), ['listed', 'listed', 'delisted', 'delisted']);
 });
 
 test('refresh on demand: a list checked now from a directory, counts of the new version, a second refresh while one runs is a 409', async () => {
