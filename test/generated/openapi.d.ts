@@ -129,7 +129,7 @@ export interface paths {
         };
         /**
          * Screen a person against politically exposed persons
-         * @description Fuzzy name matching against a politically-exposed-persons dataset (OpenSanctions), sharpened by birth date and country. `pep` is true when a candidate reaches the 0.7 decision threshold. No `lists` filter.
+         * @description Fuzzy name matching against a politically-exposed-persons dataset (OpenSanctions), sharpened by birth date and country. `pep` is true when a candidate reaches the 0.7 decision threshold. No `lists` filter. `as_of` is refused (422): the dataset is asked live and keeps no history.
          */
         get: operations["screenPep"];
         put?: never;
@@ -2003,12 +2003,11 @@ export interface operations {
                 "application/json": {
                     /** @description 1 to 10000 items {type, value}; type is crypto, email, website, id or country. */
                     items: unknown[];
-                    /** @description Comma-separated list slugs; default: the enabled lists (for screening: those of the default set). An unknown or disabled slug gives 400. */
+                    /** @description Comma-separated list slugs; default: all (screening: the default set); unknown: 400. */
                     lists?: string;
                     /**
                      * Format: date-time
-                     * @description Screen against the lists as they stood at this date-time (ISO 8601 with a zone): the values listed then and not yet removed. The answer states it in the `X-As-Of` header; a time before the first version the service holds, or in the future, is a 422.
-                     * @example 2026-01-31T00:00:00Z
+                     * @description Screen as of this time.
                      */
                     as_of?: string;
                 };
