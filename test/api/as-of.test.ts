@@ -1,6 +1,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createCustomerToken, startTestService, TEST_ADMIN_KEY, type TestService } from '../../harness/service.js';
+import { settled } from '../../harness/list-jobs.js';
 import { OpenApiChecker } from '../support/openapi.js';
 
 /**
@@ -29,7 +30,7 @@ const screen = (path: string) => api.fetchJson(url(path), { headers: { authoriza
 
 /** Commits a version of the operator list and returns its ingestion time and version. */
 async function version(rows: { entity_type: string; value: string }[]): Promise<{ at: string; version: string }> {
-  const r = await api.fetchJson(url('/admin/lists/asof_watch/upload'), { method: 'POST', headers: { ...ADMIN, 'content-type': 'application/json' }, body: JSON.stringify(rows) });
+  const r = await settled(svc.url, await api.fetchJson(url('/admin/lists/asof_watch/upload'), { method: 'POST', headers: { ...ADMIN, 'content-type': 'application/json' }, body: JSON.stringify(rows) }), ADMIN);
   assert.equal(r.status, 200, JSON.stringify(r.body));
   const lists = (await api.fetchJson(url('/admin/lists'), { headers: ADMIN })).body as { slug: string; last_updated: string; version: string }[];
   const l = lists.find((x) => x.slug === 'asof_watch')!;
@@ -39,7 +40,7 @@ async function version(rows: { entity_type: string; value: string }[]): Promise<
 const before1ms = (iso: string) => new Date(Date.parse(iso) - 1).toISOString();
 
 test('as of a past date: values listed then and not yet removed, before and after a delisting and a relisting', async () => {
-  const created = await api.fetchJson(url('/admin/lists'), { method: 'POST', headers: ADMIN, body: JSON.stringify({ slug: 'asof_watch', display_name: 'As-of watch', list_type: 'sanctions', entity_types: ['crypto_address', 'government_id'] }) });
+  const created = await settled(svc.url, await api.fetchJson(url('/admin/lists'), { method: 'POST', headers: ADMIN, body: JSON.stringify({ slug: 'asof_watch', display_name: 'As-of watch', list_type: 'sanctions', entity_types: ['crypto_address', 'government_id'] }) }), ADMIN);
   assert.equal(created.status, 200);
   const v1 = await version([{ entity_type: 'crypto_address', value: ADDR }, { entity_type: 'government_id', value: ID }]);
   const v2 = await version([{ entity_type: 'government_id', value: ID }]);

@@ -1,6 +1,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestService, TEST_ADMIN_KEY, type TestService } from '../../harness/service.js';
+import { settled } from '../../harness/list-jobs.js';
 import { xorshift32 } from '../../harness/random.js';
 import { OpenApiChecker } from '../support/openapi.js';
 
@@ -16,7 +17,7 @@ before(async () => {
   svc = await startTestService({ SEARCH_BURST: '100000', SEARCH_RATE_PER_SECOND: '100000' });
   api = await OpenApiChecker.load(svc.url);
   for (const slug of ['feed_a', 'feed_b']) {
-    const r = await api.fetchJson(`${svc.url}/api/v1/admin/lists`, { method: 'POST', headers: ADMIN, body: JSON.stringify({ slug, display_name: slug, list_type: 'risk', entity_types: ['email', 'crypto_address'] }) });
+    const r = await settled(svc.url, await api.fetchJson(`${svc.url}/api/v1/admin/lists`, { method: 'POST', headers: ADMIN, body: JSON.stringify({ slug, display_name: slug, list_type: 'risk', entity_types: ['email', 'crypto_address'] }) }), ADMIN);
     assert.equal(r.status, 200);
   }
 });
@@ -49,8 +50,8 @@ test('pages read while versions are ingested: every change exactly once, in inge
   const producer = (async () => {
     for (let round = 0; round < 12; round++) {
       const slug = round % 2 === 0 ? 'feed_a' : 'feed_b';
-      const r = await fetch(`${svc.url}/api/v1/admin/lists/${slug}/upload`, { method: 'POST', headers: { ...ADMIN, 'content-type': 'application/json' }, body: JSON.stringify(versionRows(random, round)) });
-      assert.equal(r.status, 200, await r.text());
+      const r = await settled(svc.url, await api.fetchJson(`${svc.url}/api/v1/admin/lists/${slug}/upload`, { method: 'POST', headers: { ...ADMIN, 'content-type': 'application/json' }, body: JSON.stringify(versionRows(random, round)) }), ADMIN);
+      assert.equal(r.status, 200, JSON.stringify(r.body));
     }
     producing = false;
   })();
@@ -83,7 +84,7 @@ test('pages read while versions are ingested: every change exactly once, in inge
 
   // Polling from the last cursor returns nothing new; a new version is exactly what comes next.
   assert.deepEqual((await feed(`lists=feed_a,feed_b&cursor=${cursor}`)).changes, []);
-  await fetch(`${svc.url}/api/v1/admin/lists/feed_a/upload`, { method: 'POST', headers: { ...ADMIN, 'content-type': 'application/x-ndjson' }, body: '{"entity_type":"email","value":"late@example.org"}\n' });
+  await settled(svc.url, await api.fetchJson(`${svc.url}/api/v1/admin/lists/feed_a/upload`, { method: 'POST', headers: { ...ADMIN, 'content-type': 'application/x-ndjson' }, body: '{"entity_type":"email","value":"late@example.org"}\n' }), ADMIN);
   const late = await feed(`lists=feed_a,feed_b&cursor=${cursor}`);
   assert.ok(late.changes.some((c) => c.kind === 'listed' && c.value === 'late@example.org'));
   assert.ok(late.changes.every((c) => c.list === 'feed_a'));
