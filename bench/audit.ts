@@ -56,7 +56,7 @@ const lists = ['ofac_sdn', 'un_sc', 'eu_fsf', 'uk_hmt', 'crypto_scam'];
 const base = Date.now();
 // Values as the gate gets them: parsed from the request and read from the loaded lists (strings
 // that exist before the row does).
-const values: string[] = JSON.parse(JSON.stringify(Array.from({ length: 65_536 }, (_, i) => `0x${(i * 2_654_435_761).toString(16).padStart(40, '0')}`)));
+const values = JSON.parse(JSON.stringify(Array.from({ length: 65_536 }, (_, i) => `0x${(i * 2_654_435_761).toString(16).padStart(40, '0')}`))) as string[];
 
 let pushMs = 0;
 function request(r: number, time: number): void {

@@ -19,10 +19,11 @@
  * shard workers are threads of it): its growth over an idle engine, per entity, and the peak.
  */
 import { cpus, loadavg, totalmem } from 'node:os';
-import { Engine, type ScreenHit } from '../engine/engine.js';
+import { Engine, type Hit } from '../engine/engine.js';
 import { canonicalKey } from '../engine/normalize/index.js';
 import type { EntityRecord } from '../engine/model.js';
-import { rng, Synth, syntheticRecords, SYNTHETIC_LISTS, typo } from '../harness/synthetic.js';
+import { rng } from '../harness/random.js';
+import { Synth, syntheticRecords, SYNTHETIC_LISTS, typo } from '../harness/synthetic.js';
 
 interface Args {
   sizes: number[];
@@ -200,7 +201,7 @@ async function run(size: number, args: Args): Promise<Row[]> {
   for (let r = 0; r < args.runs; r++) {
     t = performance.now();
     for (let i = 0; i < screenN; i += 1000) {
-      const batch: Promise<ScreenHit[]>[] = [];
+      const batch: Promise<Hit[]>[] = [];
       for (let j = i; j < i + 1000; j++) batch.push(engine.screen(q(crypto[j % crypto.length].value)));
       for (const hits of await Promise.all(batch)) sink += hits.length;
     }

@@ -20,6 +20,7 @@ import { once } from 'node:events';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
+import type { EntityRecord } from '../engine/model.js';
 import { loadConfig } from '../src/config.js';
 import { openAuditStore } from '../src/audit/store.js';
 import type { ListChangeRow } from '../src/audit/rows.js';
@@ -121,7 +122,7 @@ async function upload(rows: number): Promise<void> {
       const other = syntheticRecords(rows, 2)[Symbol.iterator]();
       let i = 0;
       for (const r0 of syntheticRecords(rows, 1)) {
-        const r = replaced && i % 10 === 0 ? other.next().value! : r0;
+        const r = replaced && i % 10 === 0 ? (other.next().value as EntityRecord) : r0;
         // The probe is new in this version: a row of the first, or a replaced row of the second.
         if (r.entity_type === 'crypto_address' && (!replaced || i % 10 === 0)) probe = r.value;
         const line = JSON.stringify({ entity_type: r.entity_type, value: r.value, metadata: { uid: i } }) + '\n';

@@ -11,7 +11,7 @@ const BATCH = 4096;
 const IN_FLIGHT = 4;
 const PROGRESS_EVERY = 10_000;
 
-export class EngineLoadError extends Error {}
+class EngineLoadError extends Error {}
 
 /**
  * Streams records into a new generation. The calling thread only numbers them and appends them

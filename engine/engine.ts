@@ -1,8 +1,10 @@
 import { availableParallelism } from 'node:os';
 import { RE2JS } from 're2js';
-import { ENTITY_TYPES, type EntityRecord, type EntityType, type ListSnapshotInfo, type MatchKind } from './model.js';
-import { cryptoKey, domainAncestors, normalizeCountry, normalizeEmail, normalizeGovernmentId, normalizeWebsite, regionsOf } from './normalize/index.js';
+import { TYPE_INDEX as T, type EntityRecord, type EntityType, type ListSnapshotInfo } from './model.js';
+import { normalizeGovernmentId } from './normalize/index.js';
+import { ProbeList, type ScreenKind } from './probes.js';
 import { FUZZY_ID_THRESHOLD } from './similarity.js';
+import type { PreparedValue } from './normalize/validate.js';
 import { Generation, type EngineStats, type Hit } from './generation.js';
 import type { EntityView } from './store.js';
 import { buildGeneration } from './build.js';
@@ -10,19 +12,8 @@ import { ShardPool } from './shards/pool.js';
 import type { QueryResult } from './shards/protocol.js';
 
 export type { EntityView } from './store.js';
-export type { EngineStats, ListStats } from './generation.js';
-export { EngineLoadError } from './build.js';
-
-export type ScreenKind = 'crypto' | 'email' | 'website' | 'id' | 'country';
-export const SCREEN_KINDS: readonly ScreenKind[] = ['crypto', 'email', 'website', 'id', 'country'];
-
-/** `similarity` is 1 for every rule-based match (exact, subdomain, domain, region, regex). */
-export interface ScreenHit {
-  entity: EntityView;
-  match: MatchKind;
-  similarity: number;
-}
-export type SearchHit = ScreenHit;
+export type { EngineStats, Hit } from './generation.js';
+export type { ScreenKind } from './probes.js';
 
 export interface EngineGeneration {
   lists: ListSnapshotInfo[];
@@ -62,29 +53,39 @@ export interface SearchQuery {
 /** A query the engine cannot run as given (an invalid regular expression). */
 export class EngineQueryError extends Error {}
 
+/** A regular expression whose scan needs more CPU time than the budget allows. */
+export class RegexTooCostly extends EngineQueryError {
+  constructor(readonly budgetMs: number) {
+    super(`the regular expression needs more than the ${budgetMs} ms of scanning allowed per search; anchor it or make it more specific`);
+  }
+}
+
 /**
  * Fuzzy search results below this similarity are dropped: at 0.6 a name still shares most of its
  * letters in order with the query (one typo in a short name, a missing middle name), while
  * unrelated names sharing one token (`ACME TRADING LLC` vs `GLOBAL TRADING LLC`) fall below it.
  */
-export const SEARCH_MIN_SIMILARITY = 0.6;
-/** Regex budget when the caller gives none. */
-export const DEFAULT_REGEX_BUDGET_MS = 200;
+const SEARCH_MIN_SIMILARITY = 0.6;
+/** Regex budget (CPU time of each shard's scan) when the caller gives none. */
+const DEFAULT_REGEX_BUDGET_MS = 250;
 /**
  * The term index ranks documents sharing more (and rarer) query terms first, a query token it
  * does not know standing for its one-edit neighbours; past the first dozen or so per shard the
- * verification (our similarity) costs more than it finds (measured on synthetic typo queries over
- * 36 k to 1.8 M names a shard: 16 candidates find within 0.3 points of what 32 find).
+ * verification (our similarity) costs more than it finds (docs/performance.md).
  */
 const DEFAULT_CANDIDATES = 16;
 /** Government IDs verified per shard and query: a screening must not miss a near match. */
 const ID_CANDIDATES = 32;
 
-const T = Object.fromEntries(ENTITY_TYPES.map((t, i) => [t, i])) as Record<EntityType, number>;
-
 function byRank(g: Generation) {
   return (a: Hit, b: Hit) =>
     Number(g.isDelisted(a.entity.id)) - Number(g.isDelisted(b.entity.id)) || b.similarity - a.similarity || a.entity.id - b.entity.id;
+}
+
+/** The hits of `probes` on generation `g` (as of `asOf` when given), appended to `out`. */
+function collect(g: Generation, probes: ProbeList, lists: string[], includeDelisted: boolean, out: Hit[], asOf?: number): Hit[] {
+  for (let i = 0; i < probes.length; i++) g.collect(probes.types[i], probes.keys[i], probes.matches[i], lists, includeDelisted, out, asOf);
+  return out;
 }
 
 /**
@@ -97,6 +98,8 @@ export class Engine {
   private current!: Generation;
   private loads = 0;
   private loading: Promise<unknown> = Promise.resolve();
+  /** Reused by every screening: one runs from its first probe to its last without yielding. */
+  private readonly probes = new ProbeList();
 
   private constructor(
     private readonly pool: ShardPool,
@@ -152,47 +155,23 @@ export class Engine {
     return this.current.lists;
   }
 
-  /** Synchronous answer for the exact-only kinds; null for `id`, which needs the shards. */
-  screenExact(q: ScreenQuery): ScreenHit[] | null {
-    const g = this.current;
-    const out: Hit[] = [];
-    switch (q.kind) {
-      case 'crypto': {
-        // The key alone: chain detection (base58 checksums) would cost 5-15 µs here for nothing.
-        const key = cryptoKey(q.value);
-        if (key) g.collect(T.crypto_address, key, 'exact', q.lists, false, out, q.asOf);
-        return out;
-      }
-      case 'email': {
-        const e = normalizeEmail(q.value);
-        if (!e) return out;
-        g.collect(T.email, e.key, 'exact', q.lists, false, out, q.asOf);
-        g.collect(T.email_domain, e.domain, 'domain', q.lists, false, out, q.asOf);
-        for (const d of domainAncestors(e.domain)) g.collect(T.email_domain, d, 'domain', q.lists, false, out, q.asOf);
-        return out;
-      }
-      case 'website': {
-        const host = normalizeWebsite(q.value);
-        if (!host) return out;
-        g.collect(T.website, host, 'exact', q.lists, false, out, q.asOf);
-        for (const d of domainAncestors(host)) g.collect(T.website, d, 'subdomain', q.lists, false, out, q.asOf);
-        return out;
-      }
-      case 'country': {
-        const c = normalizeCountry(q.value);
-        if (!c) return out;
-        g.collect(T.country, c.code, 'exact', q.lists, false, out, q.asOf);
-        for (const r of regionsOf(c.code)) g.collect(T.country, r.code, 'region', q.lists, false, out, q.asOf);
-        if (c.parent) g.collect(T.country, c.parent, 'region', q.lists, false, out, q.asOf);
-        return out;
-      }
-      case 'id':
-        return null;
-    }
+  /**
+   * Synchronous answer for the exact-only kinds; null for `id`, which needs the shards. A value
+   * that is not of its kind (see normalize/validate.ts) matches nothing.
+   */
+  screenExact(q: ScreenQuery): Hit[] | null {
+    if (q.kind === 'id') return null;
+    return collect(this.current, this.probes.screening(q.kind, q.value), q.lists, false, [], q.asOf);
+  }
+
+  /** `screenExact` of a value of `kind` already validated and normalized (`prepareValue`), as of `asOf` when given. */
+  screenPrepared(kind: ScreenKind, p: PreparedValue, lists: string[], asOf?: number): Hit[] | null {
+    if (kind === 'id') return null;
+    return collect(this.current, this.probes.prepared(kind, p), lists, false, [], asOf);
   }
 
   /** Exact kinds resolve without an async frame (the hot path); `id` consults the shards. */
-  screen(q: ScreenQuery): Promise<ScreenHit[]> {
+  screen(q: ScreenQuery): Promise<Hit[]> {
     try {
       const exact = this.screenExact(q);
       return exact ? Promise.resolve(exact) : this.screenId(q);
@@ -201,13 +180,12 @@ export class Engine {
     }
   }
 
-  private async screenId(q: ScreenQuery): Promise<ScreenHit[]> {
+  private async screenId(q: ScreenQuery): Promise<Hit[]> {
     const key = normalizeGovernmentId(q.value);
     if (!key) return [];
     const g = this.current;
-    const out: Hit[] = [];
     const asOf = q.asOf;
-    g.collect(T.government_id, key, 'exact', q.lists, false, out, asOf);
+    const out = collect(g, this.probes.screening('id', q.value), q.lists, false, [], asOf);
     const lists = g.listIndices(q.lists);
     if (lists.length === 0) return out;
     const history = asOf !== undefined;
@@ -223,7 +201,7 @@ export class Engine {
     return out.concat(fuzzy);
   }
 
-  async search(q: SearchQuery): Promise<SearchHit[]> {
+  async search(q: SearchQuery): Promise<Hit[]> {
     const g = this.current;
     const lists = g.listIndices(q.lists);
     if (q.mode === 'regex') return this.regex(g, q, lists);
@@ -233,22 +211,8 @@ export class Engine {
       const prev = best.get(h.entity.id);
       if (!prev || h.similarity > prev.similarity) best.set(h.entity.id, h);
     };
-    const exact: Hit[] = [];
     const raw = q.q;
-    const crypto = cryptoKey(raw);
-    if (crypto) g.collect(T.crypto_address, crypto, 'exact', q.lists, true, exact);
-    const email = normalizeEmail(raw);
-    if (email) g.collect(T.email, email.key, 'exact', q.lists, true, exact);
-    const host = normalizeWebsite(raw);
-    if (host) {
-      g.collect(T.website, host, 'exact', q.lists, true, exact);
-      g.collect(T.email_domain, host, 'exact', q.lists, true, exact);
-    }
-    const country = normalizeCountry(raw);
-    if (country) g.collect(T.country, country.code, 'exact', q.lists, true, exact);
-    const id = normalizeGovernmentId(raw);
-    if (id) g.collect(T.government_id, id, 'exact', q.lists, true, exact);
-    exact.forEach(offer);
+    collect(g, this.probes.search(raw), q.lists, true, []).forEach(offer);
     const results = await this.fanOut(g, (gen) => ({ op: 'fuzzy', gen, q: raw, lists, limit: q.limit, minSimilarity: SEARCH_MIN_SIMILARITY }));
     for (const r of results) {
       r.ids.forEach((id, i) => {
@@ -258,15 +222,17 @@ export class Engine {
     return [...best.values()].sort(byRank(g)).slice(0, q.limit);
   }
 
-  private async regex(g: Generation, q: SearchQuery, lists: number[]): Promise<SearchHit[]> {
+  private async regex(g: Generation, q: SearchQuery, lists: number[]): Promise<Hit[]> {
     try {
       RE2JS.compile(q.q, RE2JS.CASE_INSENSITIVE);
     } catch (e) {
       throw new EngineQueryError(`invalid regular expression: ${(e as Error).message}`);
     }
     if (lists.length === 0 || q.limit <= 0) return [];
-    const deadline = Date.now() + (q.budgetMs ?? DEFAULT_REGEX_BUDGET_MS);
-    const results = await this.fanOut(g, (gen) => ({ op: 'regex', gen, pattern: q.q, lists, limit: q.limit, deadline }));
+    const budgetMs = q.budgetMs ?? DEFAULT_REGEX_BUDGET_MS;
+    const results = await this.fanOut(g, (gen) => ({ op: 'regex', gen, pattern: q.q, lists, limit: q.limit, budgetMs }));
+    // A scan cut short would be a silent partial answer: refused whole instead.
+    if (results.some((r) => r.timedOut)) throw new RegexTooCostly(budgetMs);
     const hits: Hit[] = [];
     for (const r of results) for (const id of r.ids) hits.push({ entity: g.store.view(id), match: 'regex', similarity: 1 });
     return hits.sort(byRank(g)).slice(0, q.limit);

@@ -17,9 +17,8 @@ import type { KeyBytes } from './key-bytes.js';
  * MULTI | start for a key of several, whose count is `postings[start]` followed by the ids
  * ascending. The slots come in blocks of `BLOCK`, each followed by room for the bytes of the keys
  * it holds (a key that does not fit goes to an overflow area), so a hit mostly reads its key on
- * its slot's memory page (~80% at 10 M entities): with the keys in the value pool, the second
- * page walk made hits ~10% slower. Blocks have one size per table, so a slot's address is
- * arithmetic, not another memory read. The tags are also kept in a dense array of their own (0
+ * its slot's memory page rather than walking to a second one. Blocks have one size per table, so
+ * a slot's address is arithmetic, not another memory read. The tags are also kept in a dense array of their own (0
  * for an empty slot), which a probe scans first: a miss, the usual answer to a screening, reads
  * one cache line of 16 tags instead of the slots. Keys are hashed and compared as UTF-8
  * (`KeyBytes`). A probe compares the tag, the type and the key bytes themselves, so a hash

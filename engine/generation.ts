@@ -7,13 +7,14 @@ import { KeyBytes } from './key-bytes.js';
 const { RoaringBitmap32 } = roaring;
 type Bitmap = InstanceType<typeof RoaringBitmap32>;
 
+/** A listed entity a screening or search met: how, and (1 for every rule-based match) how similar. */
 export interface Hit {
   entity: EntityView;
   match: MatchKind;
   similarity: number;
 }
 
-export interface ListStats {
+interface ListStats {
   total: number;
   by_entity_type: Record<string, number>;
   /** Values removed from the list and not listed again (current delistings). */

@@ -79,15 +79,11 @@ export function parseIPv6(s: string, out: Uint32Array): boolean {
       if (v4 < 0 || n > 6) return false;
       groups[n++] = v4 >>> 16;
       groups[n++] = v4 & 0xffff;
-      i = end;
       break;
     }
     if (j === i || j - i > 4 || n >= 8) return false;
     groups[n++] = v;
-    if (j === end) {
-      i = end;
-      break;
-    }
+    if (j === end) break;
     if (s.charCodeAt(j) !== 58) return false;
     if (j + 1 < end && s.charCodeAt(j + 1) === 58) {
       if (gap >= 0) return false;

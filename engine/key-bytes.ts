@@ -4,10 +4,9 @@
  *
  * A lookup runs on the calling thread for every screened value. An ASCII key (nearly all:
  * addresses, punycode domains) is packed into words and hashed in the same single pass of
- * `charCodeAt` (~1.4 ns per unit in V8 11); only other keys go through Buffer's native encoder,
- * whose call costs ~45 ns and, measured on a 1 M entity table, also makes the probe that follows
- * about twice as slow (the native code's own memory traffic). A lone surrogate encodes as U+FFFD,
- * as it does in the value pool.
+ * `charCodeAt`; only other keys go through Buffer's native encoder, whose call costs more than
+ * the whole pass and also slows the probe that follows (the native code's own memory traffic).
+ * A lone surrogate encodes as U+FFFD, as it does in the value pool.
  */
 export class KeyBytes {
   /** Bytes of the current key. */

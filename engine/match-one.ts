@@ -1,16 +1,16 @@
 /**
  * Screening of one value against one entity record, without an index: does a screening of value V
- * of kind K match record R, and how. The rules are the engine's (engine.ts `screenExact` and the
- * shards' fuzzy IDs), built on the same normalizers and canonical keys, so a monitored value is
- * reported for exactly the listings a screening of it would return.
+ * of kind K match record R, and how. The exact rules are the engine's own table (probes.ts) and
+ * the fuzzy one its government-ID similarity, so a monitored value is reported for exactly the
+ * listings a screening of it would return.
  *
  * `screenProbes` lists the exact-index probes a screening makes — (entity type, canonical key,
  * match kind) — so a caller holding many values can index them by those keys and confirm each
  * candidate with `matchOne`. Fuzzy government IDs have no key to probe: they need a scan.
  */
-import type { ScreenKind } from './engine.js';
-import type { EntityRecord, EntityType, MatchKind } from './model.js';
-import { canonicalKey, domainAncestors, normalizeCountry, normalizeCrypto, normalizeEmail, normalizeGovernmentId, normalizeWebsite, regionsOf } from './normalize/index.js';
+import { ENTITY_TYPES, type EntityRecord, type EntityType, type MatchKind } from './model.js';
+import { canonicalKey, normalizeGovernmentId } from './normalize/index.js';
+import { ProbeList, type ScreenKind } from './probes.js';
 import { FUZZY_ID_THRESHOLD, idSimilarity } from './similarity.js';
 
 export interface Probe {
@@ -25,43 +25,10 @@ export interface OneMatch {
   similarity: number;
 }
 
-/** The exact-index probes of a screening of `value`, in the engine's order; empty when it cannot be normalized. */
+/** The exact-index probes of a screening of `value` (probes.ts), in the engine's order; empty when it cannot be normalized. */
 export function screenProbes(kind: ScreenKind, value: string): Probe[] {
-  switch (kind) {
-    case 'crypto': {
-      const key = normalizeCrypto(value).key;
-      return key ? [{ entity_type: 'crypto_address', key, match: 'exact' }] : [];
-    }
-    case 'email': {
-      const e = normalizeEmail(value);
-      if (!e) return [];
-      return [
-        { entity_type: 'email', key: e.key, match: 'exact' },
-        { entity_type: 'email_domain', key: e.domain, match: 'domain' },
-        ...domainAncestors(e.domain).map((d): Probe => ({ entity_type: 'email_domain', key: d, match: 'domain' })),
-      ];
-    }
-    case 'website': {
-      const host = normalizeWebsite(value);
-      if (!host) return [];
-      return [
-        { entity_type: 'website', key: host, match: 'exact' },
-        ...domainAncestors(host).map((d): Probe => ({ entity_type: 'website', key: d, match: 'subdomain' })),
-      ];
-    }
-    case 'id': {
-      const key = normalizeGovernmentId(value);
-      return key ? [{ entity_type: 'government_id', key, match: 'exact' }] : [];
-    }
-    case 'country': {
-      const c = normalizeCountry(value);
-      if (!c) return [];
-      const out: Probe[] = [{ entity_type: 'country', key: c.code, match: 'exact' }];
-      for (const r of regionsOf(c.code)) out.push({ entity_type: 'country', key: r.code, match: 'region' });
-      if (c.parent) out.push({ entity_type: 'country', key: c.parent, match: 'region' });
-      return out;
-    }
-  }
+  const probes = new ProbeList().screening(kind, value);
+  return Array.from({ length: probes.length }, (_, i): Probe => ({ entity_type: ENTITY_TYPES[probes.types[i]], key: probes.keys[i], match: probes.matches[i] }));
 }
 
 /** How a screening of `value` (of `kind`) matches `record`, or null when it does not. */

@@ -13,8 +13,8 @@ import { ENTITY_TYPES, type EntityRecord, type ListSnapshotInfo } from './model.
  * A record of a closed listing period (see loaders/diff.ts) has `removed_at`, and `superseded`
  * when its key was listed again later.
  */
-export const SNAPSHOT_FORMAT = 'screening-snapshot';
-export const SNAPSHOT_VERSION = 1;
+const SNAPSHOT_FORMAT = 'screening-snapshot';
+const SNAPSHOT_VERSION = 1;
 
 interface SnapshotHeader {
   format: typeof SNAPSHOT_FORMAT;
@@ -23,7 +23,7 @@ interface SnapshotHeader {
   count: number;
 }
 
-export class SnapshotError extends Error {}
+class SnapshotError extends Error {}
 
 /** Room left in the header for the record count, which is written when the last record is. */
 const COUNT_WIDTH = 16;
@@ -130,21 +130,6 @@ export class SnapshotWriter {
   }
 }
 
-export async function writeSnapshot(
-  path: string,
-  info: ListSnapshotInfo,
-  records: Iterable<EntityRecord> | AsyncIterable<EntityRecord>,
-): Promise<{ count: number }> {
-  const w = await SnapshotWriter.open(path, info);
-  try {
-    for await (const r of records) await w.write(r);
-  } catch (err) {
-    await w.abort();
-    throw err;
-  }
-  return w.close();
-}
-
 /** Reads the header, then streams the records; throws SnapshotError on any inconsistency. */
 export async function readSnapshot(path: string): Promise<{ info: ListSnapshotInfo; count: number; records: AsyncIterable<EntityRecord> }> {
   const lines = createInterface({ input: createReadStream(path), crlfDelay: Infinity })[Symbol.asyncIterator]();
@@ -152,7 +137,7 @@ export async function readSnapshot(path: string): Promise<{ info: ListSnapshotIn
   if (first.done) throw new SnapshotError(`${path}: empty snapshot`);
   let header: SnapshotHeader;
   try {
-    header = JSON.parse(first.value);
+    header = JSON.parse(first.value) as SnapshotHeader;
   } catch {
     throw new SnapshotError(`${path}:1: not a snapshot header`);
   }
@@ -168,7 +153,7 @@ export async function readSnapshot(path: string): Promise<{ info: ListSnapshotIn
       n++;
       let r: EntityRecord;
       try {
-        r = JSON.parse(next.value);
+        r = JSON.parse(next.value) as EntityRecord;
       } catch {
         throw new SnapshotError(`${path}:${n + 1}: malformed record`);
       }

@@ -33,9 +33,9 @@ const LISTED = 2;
 const REMOVED = 3;
 
 /** Upper bound on entities per generation: the columns reserve address space for this many. */
-export const MAX_ENTITIES = 2 ** 28;
+const MAX_ENTITIES = 2 ** 28;
 /** List indices fit in 16 bits of the meta word. */
-export const MAX_LISTS = 2 ** 16;
+const MAX_LISTS = 2 ** 16;
 
 function growable(bytesPerEntity: number): SharedArrayBuffer {
   return growableBuffer(1024 * bytesPerEntity, MAX_ENTITIES * bytesPerEntity);

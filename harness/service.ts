@@ -10,7 +10,7 @@ import { ListManager } from '../loaders/manager.js';
 import { COMPILED, REPO_ROOT, SHARED_DATA } from './paths.js';
 
 /** The V8 flags `make run` starts the service with. */
-const SERVICE_NODE_FLAGS: string[] = JSON.parse(readFileSync(join(REPO_ROOT, 'src', 'node-flags.json'), 'utf8'));
+const SERVICE_NODE_FLAGS = JSON.parse(readFileSync(join(REPO_ROOT, 'src', 'node-flags.json'), 'utf8')) as string[];
 
 /**
  * Ingesting every real list takes ~30 s, so the test suite ingests once into a cache under .tmp

@@ -1,5 +1,6 @@
 import { hash } from 'node:crypto';
 import type { EntityRecord, EntityType, ListSnapshotInfo } from '../engine/model.js';
+import { rng } from './random.js';
 
 /**
  * Deterministic synthetic list data for engine tests and benchmarks. The entity-type mix follows
@@ -24,18 +25,6 @@ const MIX: [EntityType, number][] = [
   ['email', 0.069],
   ['country', 0.001],
 ];
-
-/** Small fast seeded generator (mulberry32). */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const ONSETS = ['b', 'ch', 'd', 'f', 'g', 'h', 'j', 'k', 'kh', 'l', 'm', 'n', 'p', 'r', 's', 'sh', 't', 'v', 'y', 'z', 'al', 'ab', 'o', 'i', 'e'];
 const NUCLEI = ['a', 'e', 'i', 'o', 'u', 'ai', 'ou', 'ia', 'ei', 'ar', 'an', 'in', 'or', 'ov', 'ev', 'im', 'ul'];

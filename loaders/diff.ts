@@ -28,7 +28,7 @@ import type { EntityRecord } from '../engine/model.js';
  * record.
  */
 
-export type ListChangeKind = 'listed' | 'delisted' | 'relisted';
+type ListChangeKind = 'listed' | 'delisted' | 'relisted';
 
 export type ListChange = {
   /**
@@ -67,11 +67,11 @@ export function changeId(list: string, version: string, at: string, kind: ListCh
   return `chg_${createHash('sha256').update(JSON.stringify([list, version, at, kind, key])).digest('hex').slice(0, 32)}`;
 }
 
-export interface RecordOut {
+interface RecordOut {
   write(r: EntityRecord): Promise<void>;
 }
 
-export interface ChangeOut {
+interface ChangeOut {
   write(c: ListChange): Promise<void>;
 }
 

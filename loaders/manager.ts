@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { EntityRecord, ListSnapshotInfo } from '../engine/model.js';
+import { cleanRecords } from './clean.js';
 import { mixerFromConfig, NotConfiguredError, type MixerRole, type MixerScanner } from './chain/mixer.js';
 import { contentVersion, type ChangeSink } from './diff.js';
 import { fetchOptionsFromConfig, fetchSourceFiles } from './fetch.js';
@@ -251,13 +252,10 @@ export class ListManager {
       await this.store.writeDefinition(stored);
       await this.readDefinitions();
       const full = this.defs.find((d) => d.slug === def.slug)!;
-      let state = (await this.store.readState(def.slug)) ?? emptyState(def.slug);
+      const state = (await this.store.readState(def.slug)) ?? emptyState(def.slug);
       this.states.set(def.slug, state);
       let outcome: RefreshOutcome = { slug: def.slug, result: 'unchanged', version: state.version, changes: 0, total: state.total };
-      if (state.seq === null) {
-        outcome = await this.commitVersion(full, state, { records: [], version: contentVersion([]) }, null);
-        state = this.states.get(def.slug)!;
-      }
+      if (state.seq === null) outcome = await this.commitVersion(full, state, { records: [], version: contentVersion([]) }, null);
       await this.rebuild();
       return outcome;
     });
@@ -458,12 +456,16 @@ export class ListManager {
         state = await this.saveStatus({ ...state, last_checked: at, last_attempt: at, last_error: null });
         return { slug: def.slug, result: 'unchanged', version: state.version, changes: 0, total: state.total };
       }
-      const version = contentVersion(fetched.records);
+      const { records, dropped } = cleanRecords(fetched.records);
+      if (dropped.length > 0) {
+        this.log.warn({ list: def.slug, dropped: dropped.length, examples: dropped.slice(0, 5).map((r) => `${r.entity_type}: ${r.value}`) }, 'published values that are not of their type left out');
+      }
+      const version = contentVersion(records);
       if (state.seq !== null && state.version === version) {
         state = await this.saveStatus({ ...state, last_checked: at, last_attempt: at, last_error: null, source_digest: fetched.digest });
         return { slug: def.slug, result: 'unchanged', version, changes: 0, total: state.total };
       }
-      return await this.commitVersion(def, state, { records: fetched.records, version }, fetched.digest, started);
+      return await this.commitVersion(def, state, { records, version }, fetched.digest, started);
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       const unconfigured = err instanceof NotConfiguredError;

@@ -11,7 +11,7 @@ export type Clock = () => Date;
 export const systemClock: Clock = () => new Date();
 
 const HOUR = 3_600_000;
-export const CADENCE_INTERVAL_MS: Record<Exclude<Cadence, 'scheduled' | 'static' | 'manual'>, number> = {
+const CADENCE_INTERVAL_MS: Record<Exclude<Cadence, 'scheduled' | 'static' | 'manual'>, number> = {
   hourly: HOUR,
   daily: 24 * HOUR,
   weekly: 7 * 24 * HOUR,

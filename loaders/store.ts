@@ -301,7 +301,7 @@ function latest(a: string | null, b: string | null): string | null {
 }
 
 /** Most versions a list's log keeps; older ones go, and the history's reach moves with them. */
-export const MAX_VERSIONS = 10_000;
+const MAX_VERSIONS = 10_000;
 
 /**
  * The versions as-of screening can still name: those current at or after `from` (the one current

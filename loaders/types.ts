@@ -19,7 +19,7 @@ export const LIST_KINDS = [
   'operator_list',
   'private_list',
 ] as const;
-export type ListKind = (typeof LIST_KINDS)[number];
+type ListKind = (typeof LIST_KINDS)[number];
 
 /**
  * The settings the loaders read, under the names of the service's environment variables: the
@@ -79,10 +79,10 @@ export type FileSource = {
 };
 
 /** Lists derived from chain events (mixer pools); read through viem, see loaders/chain/. */
-export type ChainSource = { type: 'chain'; role: 'depositor_relayer' | 'recipient' };
+type ChainSource = { type: 'chain'; role: 'depositor_relayer' | 'recipient' };
 
 /** Lists whose data ship inside an npm package or the repository itself. */
-export type BundledSource = {
+type BundledSource = {
   type: 'bundled';
   /** Human-readable origin for ListInfo/source_url. */
   url: string;
@@ -90,7 +90,7 @@ export type BundledSource = {
 };
 
 /** Lists whose versions are uploaded (operator and private lists): no source to check. */
-export type UploadSource = { type: 'upload' };
+type UploadSource = { type: 'upload' };
 
 export interface ListDefinition {
   slug: string;

@@ -20,11 +20,11 @@ export const UPLOAD_FORMATS = ['csv', 'json', 'ndjson'] as const;
 export type UploadFormat = (typeof UPLOAD_FORMATS)[number];
 
 /** Longest value of a row, in characters (as the screening endpoints accept). */
-export const MAX_VALUE_LENGTH = 512;
+const MAX_VALUE_LENGTH = 512;
 /** Largest row (a JSON element, an NDJSON or CSV line) in characters: it bounds a row's metadata too. */
-export const MAX_ROW_CHARS = 64 * 1024;
+const MAX_ROW_CHARS = 64 * 1024;
 /** Deepest nesting of a row's metadata. */
-export const MAX_METADATA_DEPTH = 16;
+const MAX_METADATA_DEPTH = 16;
 
 /** A row that cannot be taken: `line` (1-based) and the field at fault, if one is. */
 export class UploadRowError extends Error {
@@ -56,7 +56,7 @@ function deeperThan(value: unknown, levels: number): boolean {
 }
 
 /** Checks one row and makes it a record of `list`; throws UploadRowError naming the line. */
-export class RowChecker {
+class RowChecker {
   private readonly types: ReadonlySet<string>;
 
   constructor(

@@ -2,8 +2,7 @@
  * `make build`: compiles the service, engine, loaders and benchmarks to dist/ with tsc (which also
  * typechecks them) and copies the files they read beside their modules. The service and the
  * benchmarks run from dist/: under tsx every function expression costs an
- * `Object.defineProperty` (esbuild's keepNames) on each call, which measured about 18% of the
- * requests/s of a metered route.
+ * `Object.defineProperty` (esbuild's keepNames) on each call (docs/performance.md).
  */
 import { execFileSync } from 'node:child_process';
 import { cpSync } from 'node:fs';

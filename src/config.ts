@@ -69,6 +69,7 @@ const schema = z.object({
   ENS_UNIVERSAL_RESOLVER: address.optional(),
   ENS_CACHE_TTL_SECONDS: int(0, 86_400).default(300),
 
+  SHUTDOWN_TIMEOUT_MS: int(0, 600_000).default(10_000),
   TRUSTED_PROXIES: cidrList.default([]),
   SEARCH_REGEX_ENABLED: bool.default(true),
   SEARCH_BURST: int(1, 100_000).default(30),

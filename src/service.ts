@@ -24,6 +24,7 @@ import { migrate } from './store/migrate.js';
 import { acquireLeadership, soleLeader, type Leadership } from './store/leader.js';
 import { openAuditStore, type AuditStore } from './audit/store.js';
 import { TokenService } from './billing/tokens.js';
+import { IdempotencyStore } from './billing/idempotency.js';
 import { QuotaManager } from './billing/quota.js';
 import { CustomerService } from './billing/customers.js';
 import { createGate } from './billing/gate.js';
@@ -233,7 +234,9 @@ export async function createService(config: Config, overrides: ServiceOverrides 
     ...adminLists,
   ];
 
-  const pipeline: PipelineDeps = { gate, log, now, validateOutput: overrides.validateResponses ?? false };
+  const idempotency = new IdempotencyStore(db, log.child({ component: 'idempotency' }));
+  idempotency.start();
+  const pipeline: PipelineDeps = { gate, log, now, validateOutput: overrides.validateResponses ?? false, idempotency };
   const trpcRouter = buildTrpcRouter(endpoints, pipeline);
   const mcp = createMcpServer({ endpoints, pipeline, log: log.child({ component: 'mcp' }) });
   let document: unknown = null;
@@ -278,7 +281,7 @@ export async function createService(config: Config, overrides: ServiceOverrides 
       if (closed) return;
       closed = true;
       await advertised(false);
-      await http.drain(10_000);
+      await http.drain(config.SHUTDOWN_TIMEOUT_MS);
       await leadership.close();
       await roleChange;
       await operations.stop();
@@ -288,6 +291,7 @@ export async function createService(config: Config, overrides: ServiceOverrides 
       await ensMonitor.stop();
       await delivery.stop();
       ipintel.close();
+      idempotency.close();
       await quota.close();
       await tokens.close();
       await audit.close();

@@ -8,7 +8,8 @@
  * base58 is case-sensitive (keys keep their case; changing one letter's case is another address).
  */
 import { createHash } from 'node:crypto';
-import { keccak256 } from './keccak.js';
+import { keccak_256 } from '@noble/hashes/sha3';
+import { base58, base58xmr, base58xrp, bech32 as bech32Lib, bech32m, createBase58check, utils, type BytesCoder } from '@scure/base';
 
 export interface CryptoKey {
   key: string;
@@ -20,55 +21,18 @@ export interface CryptoKey {
   chain: string | null;
 }
 
-const BASE58_BTC = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
-const BASE58_XRP = 'rpshnaf39wBUDNEGHJKLM4PQRST7VWXYZ2bcdeCg65jkm8oFqi1tuvAxyz';
-const BECH32_CHARSET = 'qpzry9x8gf2tvdw0s3jn54khce6mua7l';
+const sha256 = (data: Uint8Array): Uint8Array => createHash('sha256').update(data).digest();
+/** Base58check: base58 with the first 4 bytes of a double SHA-256 appended (Bitcoin's alphabet, or Ripple's). */
+const BASE58CHECK = createBase58check(sha256);
+const BASE58CHECK_XRP = utils.chain(utils.checksum(4, (data) => sha256(sha256(data))), base58xrp);
 
-function alphabetMap(alphabet: string): Int8Array {
-  const map = new Int8Array(128).fill(-1);
-  for (let i = 0; i < alphabet.length; i++) map[alphabet.charCodeAt(i)] = i;
-  return map;
-}
-const B58_BTC_MAP = alphabetMap(BASE58_BTC);
-const B58_XRP_MAP = alphabetMap(BASE58_XRP);
-const BECH32_MAP = alphabetMap(BECH32_CHARSET);
-
-/** Big-endian base-58 decode; null when a character is outside the alphabet. */
-function base58Decode(s: string, map: Int8Array): Uint8Array | null {
-  const bytes: number[] = [];
-  let zeros = 0;
-  while (zeros < s.length && map[s.charCodeAt(zeros)] === 0) zeros++;
-  for (let i = zeros; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    let carry = c < 128 ? map[c] : -1;
-    if (carry < 0) return null;
-    for (let j = 0; j < bytes.length; j++) {
-      carry += bytes[j] * 58;
-      bytes[j] = carry & 0xff;
-      carry >>= 8;
-    }
-    while (carry > 0) {
-      bytes.push(carry & 0xff);
-      carry >>= 8;
-    }
+/** The bytes `coder` decodes `s` to, or null when `s` is not valid for it (alphabet, checksum, padding). */
+function decoded(coder: BytesCoder, s: string): Uint8Array | null {
+  try {
+    return coder.decode(s);
+  } catch {
+    return null;
   }
-  const out = new Uint8Array(zeros + bytes.length);
-  for (let i = 0; i < bytes.length; i++) out[zeros + i] = bytes[bytes.length - 1 - i];
-  return out;
-}
-
-function sha256d(data: Uint8Array): Buffer {
-  return createHash('sha256').update(createHash('sha256').update(data).digest()).digest();
-}
-
-/** The payload of a base58check string (checksum verified), or null. */
-function base58Check(s: string, map: Int8Array): Uint8Array | null {
-  const raw = base58Decode(s, map);
-  if (!raw || raw.length < 5) return null;
-  const payload = raw.subarray(0, raw.length - 4);
-  const sum = sha256d(payload);
-  for (let i = 0; i < 4; i++) if (sum[i] !== raw[raw.length - 4 + i]) return null;
-  return payload;
 }
 
 /** One-byte base58check versions of 20-byte hashes, by version byte. */
@@ -97,21 +61,6 @@ const BASE58_VERSIONS_2: Record<number, string> = {
   0x1cba: 'zcash-testnet',
 };
 
-/** One step of the BIP 173 checksum polynomial. */
-function polymodStep(chk: number, v: number): number {
-  const top = chk >>> 25;
-  chk = ((chk & 0x1ffffff) << 5) ^ v;
-  if (top & 1) chk ^= 0x3b6a57b2;
-  if (top & 2) chk ^= 0x26508e6d;
-  if (top & 4) chk ^= 0x1ea119fa;
-  if (top & 8) chk ^= 0x3d4233dd;
-  if (top & 16) chk ^= 0x2a1462b3;
-  return chk;
-}
-
-const BECH32_CONST = 1;
-const BECH32M_CONST = 0x2bc830a3;
-
 /** Chains by bech32 human-readable part. */
 const BECH32_HRPS: Record<string, string> = {
   bc: 'bitcoin',
@@ -126,29 +75,27 @@ const BECH32_HRPS: Record<string, string> = {
   ztestsapling: 'zcash-testnet',
 };
 
-/**
- * Lower-cased bech32/bech32m string with a known prefix and valid checksum, or null. It runs on
- * every screened address, so the checksum is computed in place, without building the value list.
- */
+/** Lower-cased bech32/bech32m string with a known prefix and valid checksum, or null. */
 function bech32(lower: string): { hrp: string; chain: string } | null {
   const sep = lower.lastIndexOf('1');
-  if (sep < 1 || lower.length - sep < 7) return null;
+  if (sep < 1) return null;
   const hrp = lower.slice(0, sep);
   const chain = Object.hasOwn(BECH32_HRPS, hrp) ? BECH32_HRPS[hrp] : undefined;
   if (!chain) return null;
-  let chk = 1;
-  for (let i = 0; i < sep; i++) chk = polymodStep(chk, lower.charCodeAt(i) >> 5);
-  chk = polymodStep(chk, 0);
-  for (let i = 0; i < sep; i++) chk = polymodStep(chk, lower.charCodeAt(i) & 31);
-  for (let i = sep + 1; i < lower.length; i++) {
-    const c = lower.charCodeAt(i);
-    const v = c < 128 ? BECH32_MAP[c] : -1;
-    if (v < 0) return null;
-    chk = polymodStep(chk, v);
-  }
-  const mod = chk >>> 0;
-  return mod === BECH32_CONST || mod === BECH32M_CONST ? { hrp, chain } : null;
+  // No length limit: Zcash unified addresses are longer than BIP 173's 90 characters.
+  return bech32Lib.decodeUnsafe(lower, false) || bech32m.decodeUnsafe(lower, false) ? { hrp, chain } : null;
 }
+
+/**
+ * CashAddr is written here: neither @scure/base nor @noble has a codec for it, and no maintained,
+ * audited package does. Its alphabet is bech32's.
+ */
+const CASHADDR_MAP = (() => {
+  const map = new Int8Array(128).fill(-1);
+  const alphabet = 'qpzry9x8gf2tvdw0s3jn54khce6mua7l';
+  for (let i = 0; i < alphabet.length; i++) map[alphabet.charCodeAt(i)] = i;
+  return map;
+})();
 
 /** CashAddr checksum (a 40-bit BCH code over the prefix's low 5 bits, a 0 and the payload). */
 function cashaddrPolymod(values: number[]): bigint {
@@ -177,7 +124,7 @@ function cashaddr(lower: string): { key: string; chain: string } | null {
   const data: number[] = [];
   for (let i = 0; i < payload.length; i++) {
     const c = payload.charCodeAt(i);
-    const v = c < 128 ? BECH32_MAP[c] : -1;
+    const v = c < 128 ? CASHADDR_MAP[c] : -1;
     if (v < 0) return null;
     data.push(v);
   }
@@ -192,47 +139,16 @@ function cashaddr(lower: string): { key: string; chain: string } | null {
   return null;
 }
 
-/** Monero's base58: 8-byte blocks encoded as 11 characters (a 5-byte tail as 7). */
-function moneroDecode(s: string): Uint8Array | null {
-  const FULL_BLOCK = 11;
-  const sizes: Record<number, number> = { 0: 0, 2: 1, 3: 2, 5: 3, 6: 4, 7: 5, 9: 6, 10: 7, 11: 8 };
-  const fullBlocks = Math.floor(s.length / FULL_BLOCK);
-  const tail = s.length % FULL_BLOCK;
-  const tailBytes = sizes[tail];
-  if (tailBytes === undefined) return null;
-  const out = new Uint8Array(fullBlocks * 8 + tailBytes);
-  let pos = 0;
-  for (let b = 0; b <= fullBlocks; b++) {
-    const chunk = s.slice(b * FULL_BLOCK, (b + 1) * FULL_BLOCK);
-    if (!chunk) break;
-    const size = sizes[chunk.length];
-    let n = 0n;
-    for (let i = 0; i < chunk.length; i++) {
-      const c = chunk.charCodeAt(i);
-      const v = c < 128 ? B58_BTC_MAP[c] : -1;
-      if (v < 0) return null;
-      n = n * 58n + BigInt(v);
-    }
-    if (n >> BigInt(size * 8) !== 0n) return null;
-    for (let i = size - 1; i >= 0; i--) {
-      out[pos + i] = Number(n & 0xffn);
-      n >>= 8n;
-    }
-    pos += size;
-  }
-  return out;
-}
-
 /** Monero network bytes (varint, all single-byte for mainnet/stagenet/testnet standard forms). */
 const MONERO_TAGS = new Set([0x12, 0x13, 0x2a, 0x18, 0x19, 0x24, 0x35, 0x36, 0x3f]);
 
 function isMonero(s: string): boolean {
   if ((s.length !== 95 && s.length !== 106) || !/^[4589AB]/.test(s)) return false;
-  const raw = moneroDecode(s);
+  const raw = decoded(base58xmr, s);
   // 1 tag byte + two 32-byte keys (+ 8-byte payment id for integrated addresses) + the first 4
   // bytes of the Keccak-256 of the rest.
   if (raw === null || (raw.length !== 69 && raw.length !== 77) || !MONERO_TAGS.has(raw[0])) return false;
-  const sum = keccak256(raw.subarray(0, raw.length - 4));
+  const sum = keccak_256(raw.subarray(0, raw.length - 4));
   for (let i = 0; i < 4; i++) if (sum[i] !== raw[raw.length - 4 + i]) return false;
   return true;
 }
@@ -253,13 +169,13 @@ function detect(v: string): CryptoKey {
     if (ca) return ca;
   }
   if (v.startsWith('r') && v.length >= 25 && v.length <= 35) {
-    const p = base58Check(v, B58_XRP_MAP);
+    const p = decoded(BASE58CHECK_XRP, v);
     if (p && p.length === 21 && p[0] === 0x00) return { key: v, chain: 'xrp' };
   }
   if (BASE58_RE.test(v)) {
     if (isMonero(v)) return { key: v, chain: 'monero' };
     if (v.length >= 25 && v.length <= 36) {
-      const p = base58Check(v, B58_BTC_MAP);
+      const p = decoded(BASE58CHECK, v);
       if (p && p.length === 21 && BASE58_VERSIONS[p[0]]) return { key: v, chain: BASE58_VERSIONS[p[0]] };
       if (p && p.length === 22) {
         const chain = BASE58_VERSIONS_2[(p[0] << 8) | p[1]];
@@ -267,7 +183,7 @@ function detect(v: string): CryptoKey {
       }
     }
     if (v.length >= 32 && v.length <= 44) {
-      const raw = base58Decode(v, B58_BTC_MAP);
+      const raw = decoded(base58, v);
       if (raw && raw.length === 32) return { key: v, chain: 'solana' };
     }
   }
@@ -279,13 +195,18 @@ function detect(v: string): CryptoKey {
 const LOWER = 1;
 const UPPER = 2;
 const NOT_HEX = 4;
-/** Per ASCII code: LOWER / UPPER for letters, NOT_HEX for anything but 0-9, a-f, A-F. */
+const NOT_ALNUM = 8;
+/** Per ASCII code: LOWER / UPPER for letters, NOT_HEX for anything but 0-9, a-f, A-F, NOT_ALNUM for anything but letters and digits. */
 const ASCII_CLASS = Uint8Array.from({ length: 128 }, (_, c) => {
   if (c >= 48 && c <= 57) return 0;
   if (c >= 97 && c <= 122) return LOWER | (c > 102 ? NOT_HEX : 0);
   if (c >= 65 && c <= 90) return UPPER | (c > 70 ? NOT_HEX : 0);
-  return NOT_HEX;
+  return NOT_HEX | NOT_ALNUM;
 });
+
+/** Lengths of the address shapes `addressKey` accepts (validate.ts documents them). */
+export const ADDRESS_MIN = 25;
+export const ADDRESS_MAX = 128;
 
 /**
  * The key alone, as `normalizeCrypto(value).key` gives it, without the checksum work that only
@@ -297,17 +218,30 @@ const ASCII_CLASS = Uint8Array.from({ length: 128 }, (_, c) => {
  * it is valid bech32 or CashAddr.
  */
 export function cryptoKey(value: string): string {
-  const v = value.trim();
+  return keyOf(value.trim(), false)!;
+}
+
+/**
+ * `cryptoKey` of a value with an address's shape — `0x` and 40 to 64 hex digits, or 25 to 128
+ * ASCII letters and digits — found in the same single pass; null for any other value.
+ */
+export function addressKey(value: string): string | null {
+  return keyOf(value.trim(), true);
+}
+
+function keyOf(v: string, shaped: boolean): string | null {
   const n = v.length;
+  if (shaped && (n < ADDRESS_MIN || n > ADDRESS_MAX)) return null;
   const prefixed = n >= 2 && v.charCodeAt(0) === 48 && v.charCodeAt(1) === 120; // `0x`
   // One table lookup per character, no branch on its class: hex digits and letters alternate at
   // random, which would mispredict a branch on every other character.
   let classes = prefixed ? LOWER : 0;
   for (let i = prefixed ? 2 : 0; i < n; i++) {
     const c = v.charCodeAt(i);
-    if (c >= 128) return nonAsciiKey(v);
+    if (c >= 128) return shaped ? null : nonAsciiKey(v);
     classes |= ASCII_CLASS[c];
   }
+  if (shaped && (prefixed ? (classes & NOT_HEX) !== 0 || n < 42 || n > 66 : (classes & NOT_ALNUM) !== 0)) return null;
   if ((classes & NOT_HEX) === 0 && (prefixed ? n === 42 || n === 66 : n === 64)) return classes & UPPER ? v.toLowerCase() : v;
   if ((classes & (LOWER | UPPER)) === (LOWER | UPPER)) return v;
   if ((classes & UPPER) === 0) return cashaddr(v)?.key ?? v;

@@ -10,12 +10,12 @@ import { normalizeGovernmentId } from './government-id.js';
 import { normalizeName } from './name.js';
 import { normalizeWebsite } from './website.js';
 
-export { normalizeCrypto, cryptoKey, assetFormats, type CryptoKey } from './crypto.js';
+export { normalizeCrypto, cryptoKey, assetFormats } from './crypto.js';
 export { normalizeEmail } from './email.js';
-export { normalizeWebsite, normalizeHost, asciiHost, domainAncestors } from './website.js';
+export { normalizeWebsite, asciiHost, domainAncestors } from './website.js';
 export { normalizeGovernmentId } from './government-id.js';
-export { normalizeCountry, regionsOf, allCountryRefs, type CountryRef } from './country.js';
-export { normalizeName, nameTokens, LEGAL_FORMS } from './name.js';
+export { normalizeCountry, regionsOf, allCountryRefs } from './country.js';
+export { normalizeName, nameTokens } from './name.js';
 
 /**
  * The exact-index key of a value of the given entity type; null when the value cannot be

@@ -53,7 +53,7 @@ function hostToAscii(hostname: string): string | null {
 }
 
 /** `asciiHost` without a leading `www.` label: the key of a website. */
-export function normalizeHost(hostname: string): string | null {
+function normalizeHost(hostname: string): string | null {
   const host = asciiHost(hostname);
   return host && host.startsWith('www.') && host.indexOf('.', 4) > 0 ? host.slice(4) : host;
 }

@@ -47,8 +47,8 @@ export interface RegexQuery {
   pattern: string;
   lists: number[];
   limit: number;
-  /** Wall-clock deadline (Date.now() scale: shared between threads, unlike performance.now()). */
-  deadline: number;
+  /** CPU time the shard may spend scanning (its own thread's, see thread-cpu.ts), in ms. */
+  budgetMs: number;
 }
 
 export type Query = FuzzyQuery | IdQuery | RegexQuery;
@@ -59,7 +59,7 @@ export interface QueryResult {
   ids: number[];
   sims: number[];
   kinds: number[];
-  /** The regex scan stopped at its deadline. */
+  /** The regex scan used up its budget before it finished: its ids are not the whole answer. */
   timedOut?: boolean;
   error?: string;
 }

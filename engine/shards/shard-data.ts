@@ -1,7 +1,8 @@
 import { RE2JS } from 're2js';
 import { ENTITY_TYPES, MATCH_KINDS, type EntityType } from '../model.js';
-import { canonicalKey, normalizeGovernmentId, normalizeName } from '../normalize/index.js';
-import { idSimilarity, prepareName, preparedSimilarity, prepareTokens } from '../similarity.js';
+import { canonicalKey, normalizeGovernmentId } from '../normalize/index.js';
+import { idSimilarity } from '../similarity.js';
+import { indexTerms, nameScore, prepareName } from '../names/index.js';
 import { buildExactTable, ExactKeyCollector, type ExactKeySet, type ExactTableData } from '../exact-table.js';
 import { BytePool } from '../byte-pool.js';
 import { KeyBytes } from '../key-bytes.js';
@@ -9,6 +10,7 @@ import { ColumnViews, ENTITY_WORDS, FLAG_DELISTED, FLAG_SUPERSEDED, type SharedC
 import { CandidateRanker, TermIndex, TermIndexBuilder } from './term-index.js';
 import { forEachEdit } from './edits.js';
 import type { FuzzyQuery, IdQuery, QueryResult, RegexQuery } from './protocol.js';
+import { threadCpuClock } from './thread-cpu.js';
 
 const T_NAME = ENTITY_TYPES.indexOf('name');
 const T_ID = ENTITY_TYPES.indexOf('government_id');
@@ -68,22 +70,24 @@ const MIN_EDITED_TOKEN = 3;
 /** Postings the one-edit neighbours of a query's unknown tokens may add to its candidates' scoring. */
 const EDITED_POSTINGS = 20_000;
 
-/** Index terms of a normalized name (tokens joined by single spaces): each token and its prefixes. */
-function nameTerms(text: string, forward: boolean, emit: Emit): void {
-  for (let start = 0; start < text.length; ) {
-    let end = text.indexOf(' ', start);
-    if (end < 0) end = text.length;
-    emit(text, start, end, SEED_TOKEN);
+/**
+ * Index terms of a name: the name matcher's terms (`indexTerms`: tokens, spelling folds,
+ * consonant skeletons, romanization keys, original-script tokens), and the prefixes of its
+ * tokens.
+ */
+function nameTerms(terms: string[], forward: boolean, emit: Emit): void {
+  for (const t of terms) {
+    emit(t, 0, t.length, SEED_TOKEN);
     if (forward) {
-      for (let l = start + 2; l <= end; l++) emit(text, start, l, SEED_PREFIX);
-    } else if (end - start >= NAME_PREFIX) {
-      emit(text, start, start + NAME_PREFIX, SEED_PREFIX);
+      for (let l = 2; l <= t.length; l++) emit(t, 0, l, SEED_PREFIX);
+    } else if (t.length >= NAME_PREFIX) {
+      emit(t, 0, NAME_PREFIX, SEED_PREFIX);
     }
-    start = end + 1;
   }
 }
 
-const REGEX_CLOCK_EVERY = 256;
+/** Values scanned between two reads of the CPU clock (~0.5-1 ms of matching). */
+const REGEX_CLOCK_EVERY = 1024;
 const PREFIX_SCAN_MAX = 64;
 
 function grow(a: Uint32Array, need: number): Uint32Array<ArrayBuffer> {
@@ -124,9 +128,10 @@ class KeyedDocs {
  * list, flags, published value) it reads from the calling thread's shared memory; it computes
  * their canonical keys, collects them by hash partition, builds its own partition's exact table
  * (the calling thread probes it) from every shard's keys of that partition, and keeps the term
- * indexes fuzzy search needs: name tokens and prefixes, government-ID trigrams, and key prefixes
- * of addresses, e-mails and domains, each with the normalized text its candidates are verified
- * against. Shard-local numbers index `ids` (engine ids).
+ * indexes fuzzy search needs: the name matcher's terms of names and their prefixes (with the name
+ * as listed, which the matcher verifies candidates against), government-ID trigrams and key
+ * prefixes of addresses, e-mails and domains (with the normalized text their candidates are
+ * verified against). Shard-local numbers index `ids` (engine ids).
  */
 export class ShardGeneration {
   private n = 0;
@@ -181,10 +186,10 @@ export class ShardGeneration {
       const end = offsets[id + 1];
       const value = values.text(start, end);
       if (type === T_NAME) {
-        const text = normalizeName(value);
-        if (!text) continue;
-        doc = this.names.add(local, text);
-        nameTerms(text, forward, nameTerm);
+        const terms = indexTerms(prepareName(value));
+        if (terms.length === 0) continue;
+        doc = this.names.add(local, value);
+        nameTerms(terms, forward, nameTerm);
         continue;
       }
       const key = canonicalKey(ENTITY_TYPES[type], value);
@@ -263,21 +268,22 @@ export class ShardGeneration {
   }
 
   /**
-   * Names sharing the most (and rarest) terms with the query, verified by the name similarity
-   * against their normalized text.
+   * Names sharing the most (and rarest) terms with the query, verified and ranked by the name
+   * matcher against the names as listed.
    */
   private nameMatches(raw: string, mask: Uint8Array, offer: (local: number, sim: number) => void): void {
     const index = this.nameIndex!;
     const query = prepareName(raw);
-    if (query.tokens.length === 0) return;
+    const queryTerms = indexTerms(query);
+    if (queryTerms.length === 0) return;
     const terms: number[] = [];
     const found: Emit = (text, start, end, seed) => {
       const t = index.term(text, start, end, seed);
       if (t >= 0) terms.push(t);
     };
-    nameTerms(query.tokens.join(' '), false, found);
+    nameTerms(queryTerms, false, found);
     // In a forward index, a query token may also be the start of a longer listed token.
-    if (this.opts.tokenize === 'forward') for (const token of query.tokens) found(token, 0, token.length, SEED_PREFIX);
+    if (this.opts.tokenize === 'forward') for (const term of queryTerms) found(term, 0, term.length, SEED_PREFIX);
     // A token no listed name has is most likely a typo: the listed tokens one edit away stand in
     // for it (a typo in its first letters also loses its prefix term). Rare ones first, within a
     // budget of postings: the neighbours of a short token include common words.
@@ -286,7 +292,7 @@ export class ShardGeneration {
       const t = index.termOfCodes(codes, n, SEED_TOKEN);
       if (t >= 0) variants.push(t);
     };
-    for (const token of query.tokens) {
+    for (const token of query.latin.tokens) {
       if (token.length >= MIN_EDITED_TOKEN && index.term(token, 0, token.length, SEED_TOKEN) < 0) forEachEdit(token, variant);
     }
     variants.sort((a, b) => index.frequency(a) - index.frequency(b));
@@ -299,7 +305,7 @@ export class ShardGeneration {
     if (terms.length === 0) return;
     const docs = this.names;
     const candidates = this.ranker.rank(index, terms, docs.size, this.opts.candidates, (doc) => this.eligible(docs.local(doc), mask));
-    for (const doc of candidates) offer(docs.local(doc), preparedSimilarity(query, prepareTokens(docs.text(doc).split(' '))));
+    for (const doc of candidates) offer(docs.local(doc), nameScore(query, prepareName(docs.text(doc))));
   }
 
   /**
@@ -373,8 +379,10 @@ export class ShardGeneration {
     const active: number[] = [];
     const delisted: number[] = [];
     let timedOut = false;
+    const cpu = threadCpuClock();
+    const stopAt = cpu() + q.budgetMs;
     for (let local = 0; local < this.n && active.length < q.limit; local++) {
-      if (local % REGEX_CLOCK_EVERY === 0 && Date.now() > q.deadline) {
+      if (local % REGEX_CLOCK_EVERY === 0 && local > 0 && cpu() > stopAt) {
         timedOut = true;
         break;
       }

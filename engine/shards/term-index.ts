@@ -6,21 +6,15 @@ import { hashCodes, hashRange } from '../hash.js';
  * laid out CSR-style). No term strings are kept: a query hashes its terms the same way, and a
  * 64-bit collision could only add a candidate, which the caller verifies anyway.
  *
- * It replaces FlexSearch for names and government IDs. Measured here on 300k synthetic names:
- * FlexSearch took ~700 B and ~20 µs per name to add with its leanest options (`resolution: 1`,
- * `fastupdate: false`, strict tokenizer with our encoder; `optimize`, `cache: false` and
- * `keystore` changed nothing), i.e. ~2.5 GB and ~70 CPU-seconds for the 3.6 M names of a 10 M
- * entity generation; on government-ID trigrams it fit in memory (~35-55 B per ID) but cost
- * 8-20 µs per ID to add. This index takes 4 bytes per (term, document) pair plus 28-52 bytes per
- * distinct term (slots at most half full).
+ * It replaces FlexSearch for names and government IDs, whose memory and time per name put a 10 M
+ * entity generation out of reach (docs/performance.md). This index takes 4 bytes per (term,
+ * document) pair plus 28-52 bytes per distinct term (slots at most half full).
  *
  * Adding a term only hashes it and appends (hash, document) to one of `BUCKETS` lists chosen by
  * the hash's top bits; `build` then numbers each bucket's distinct terms with a map the size of
- * that bucket, which stays in cache. Interning every occurrence into one table the size of the
- * whole index instead cost a cache miss per occurrence, and its rehashes as it grew, about half a
- * shard's load time at 10 M entities. The lists live in fixed-size pages cut from large slabs
- * (see `Pages`), not in arrays that double: the freed doubled arrays fragmented the workers'
- * malloc arenas, which kept ~220 MB more resident after loading 3 M entities (~1.07 GB, not 0.85).
+ * that bucket, which stays in cache (one table for the whole index cost a cache miss per
+ * occurrence). The lists live in fixed-size pages cut from large slabs (see `Pages`), not in
+ * arrays that double, whose freed copies fragmented the workers' malloc arenas.
  */
 export class TermIndexBuilder {
   private readonly pages = new Pages(BUCKETS);
@@ -331,7 +325,7 @@ const MAX_WEIGHT = 48;
  * the documents once and reused, so a query allocates nothing in proportion to the index. Scores
  * are bytes (weights quantized to half-bits of inverse document frequency, sums saturating):
  * accumulating them hits the posting lists' documents in random order, and a byte per document
- * keeps that scratch four times denser in cache than floats (at 1.8 M names a shard, 1.8 MB).
+ * keeps that scratch four times denser in cache than floats.
  */
 export class CandidateRanker {
   private scores = new Uint8Array(0);

@@ -17,14 +17,14 @@ import type { LoaderSettings } from '../types.js';
  * address from a transaction that did not stay on chain.
  */
 
-export const MIXER_EVENTS = parseAbi([
+const MIXER_EVENTS = parseAbi([
   'event Deposit(bytes32 indexed commitment, uint32 leafIndex, uint256 timestamp)',
   'event Withdrawal(address to, bytes32 nullifierHash, address indexed relayer, uint256 fee)',
 ]);
 
 export type MixerRole = 'depositor' | 'relayer' | 'recipient';
 
-export interface MixerEntry {
+interface MixerEntry {
   role: MixerRole;
   address: Address;
   pool: Address;
@@ -143,7 +143,7 @@ export class MixerScanner {
   private async load(): Promise<ScanState> {
     if (this.state) return this.state;
     const fresh: ScanState = { pools: this.pools, start_block: this.startBlock, last_block: null, entries: [] };
-    let stored: ScanState | null = null;
+    let stored: ScanState | null;
     try {
       stored = JSON.parse(await readFile(this.opts.statePath, 'utf8')) as ScanState;
     } catch {

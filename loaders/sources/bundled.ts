@@ -34,7 +34,7 @@ export function ethPhishingLoader(list: string, configPath = require.resolve('et
   };
 }
 
-export interface CountryDesignation {
+interface CountryDesignation {
   value: string;
   code: string;
   kind: 'country' | 'region';
@@ -52,9 +52,9 @@ export interface CountryProgramsFile {
   designations: CountryDesignation[];
 }
 
-export const COUNTRY_PROGRAMS_FILE = new URL('../data/ofac-country-programs.json', import.meta.url);
+const COUNTRY_PROGRAMS_FILE = new URL('../data/ofac-country-programs.json', import.meta.url);
 
-export async function readCountryPrograms(path: URL | string = COUNTRY_PROGRAMS_FILE): Promise<CountryProgramsFile> {
+async function readCountryPrograms(path: URL | string = COUNTRY_PROGRAMS_FILE): Promise<CountryProgramsFile> {
   const data = JSON.parse(await readFile(path, 'utf8')) as CountryProgramsFile;
   if (!Array.isArray(data.designations) || !data.as_of || !data.source_url) throw new Error(`${String(path)}: not a country programmes file`);
   return data;

@@ -19,7 +19,7 @@ import { networkOf } from './crypto-assets.js';
  * Repeated domains and addresses are published once (the first item's metadata wins).
  */
 
-export const CRYPTOSCAMDB_REPO = 'https://github.com/CryptoScamDB/blacklist';
+const CRYPTOSCAMDB_REPO = 'https://github.com/CryptoScamDB/blacklist';
 
 const BATCH = 256;
 

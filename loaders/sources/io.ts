@@ -13,7 +13,7 @@ import type { FetchedFiles, ParseContext } from '../types.js';
  */
 
 /** A file name fit for error messages (the local path of a fetched file may be a temp name). */
-export function fileLabel(path: string): string {
+function fileLabel(path: string): string {
   return basename(path);
 }
 

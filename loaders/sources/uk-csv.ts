@@ -14,7 +14,7 @@ import { Progress, readCsv, requireFile, sourceError, type CsvRow } from './io.j
  * National Identifier number, Passport number, Business registration number (s).
  */
 
-export const UK_LIST_PAGE = 'https://www.gov.uk/government/publications/the-uk-sanctions-list';
+const UK_LIST_PAGE = 'https://www.gov.uk/government/publications/the-uk-sanctions-list';
 
 const REQUIRED = ['Unique ID', 'Name 6', 'Name type'] as const;
 

@@ -9,7 +9,7 @@ import { children, childText, Progress, readXmlRecords, requireFile, sourceError
  * NAME_ORIGINAL_SCRIPT; `INDIVIDUAL_DOCUMENT` with a NUMBER gives a government ID.
  */
 
-export const UN_LIST_PAGE = 'https://main.un.org/securitycouncil/en/content/un-sc-consolidated-list';
+const UN_LIST_PAGE = 'https://main.un.org/securitycouncil/en/content/un-sc-consolidated-list';
 
 function partyName(node: XmlNode): string {
   return ['FIRST_NAME', 'SECOND_NAME', 'THIRD_NAME', 'FOURTH_NAME']

@@ -146,9 +146,9 @@ const BODY = Buffer.allocUnsafe(64 * 1024);
 /**
  * The JSON of `env` as the bytes of one REST answer: a view of a buffer that the next call writes
  * over, so it must be handed to uWS (which copies it) before anything else serializes. The bytes
- * come from the cached pieces, as for batch lines; a string answer cost uWS a flattening, a UTF-8
- * length pass, an allocation and a copy of the whole body (A/B on a matching /screen/crypto:
- * +0 to +5%, +2.6% on average over three runs). An answer larger than the buffer goes as text.
+ * come from the cached pieces, as for batch lines; a string answer costs uWS a flattening, a UTF-8
+ * length pass, an allocation and a copy of the whole body. An answer larger than the buffer goes
+ * as text.
  */
 export function screenResponseBody(env: Envelope): Buffer | string {
   const end = writeScreenResponseLine(env, BODY, 0);

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { RawResponse, type AnyEndpoint, type RequestMeta } from '../core/endpoint.js';
 import { HttpError } from '../core/errors.js';
 import { execute, type PipelineDeps } from '../core/pipeline.js';
-import { toPydanticIssue } from '../core/validation.js';
+import { checkBodyRules, toPydanticIssue } from '../core/validation.js';
 import { ErrorDetail, HTTPValidationError, PaymentRequired, ValidationError } from './schemas/errors.js';
 
 /**
@@ -21,14 +21,21 @@ const t = initTRPC
   .context<TrpcContext>()
   .meta<OpenApiMeta>()
   .create({
-    errorFormatter({ shape, error }) {
+    // Never a stack trace in an answer (tRPC adds one in development mode): the log has it.
+    isDev: false,
+    errorFormatter({ shape, error, ctx }) {
       const cause = error.cause;
+      const request_id = ctx?.meta.requestId;
+      if (error.code === 'INTERNAL_SERVER_ERROR') {
+        // An unexpected failure's own message may name internals; the client gets the request id to quote.
+        return { ...shape, message: 'Internal Server Error', data: { code: shape.data.code, httpStatus: shape.data.httpStatus, path: shape.data.path, detail: 'Internal Server Error', request_id } };
+      }
       let detail: unknown = shape.message;
       if (cause instanceof HttpError) detail = cause.toBody();
       else if (cause instanceof z.ZodError) {
         detail = { detail: cause.issues.map((i) => toPydanticIssue(i, ['body', ...i.path.map((p) => (typeof p === 'number' ? p : String(p)))], undefined)) };
       }
-      return { ...shape, data: { ...shape.data, detail } };
+      return { ...shape, data: { ...shape.data, detail, request_id } };
     },
   });
 
@@ -89,6 +96,7 @@ export function buildTrpcRouter(endpoints: readonly AnyEndpoint[], deps: Pipelin
     const base = t.procedure.meta(openApiMeta(ep)).input(ep.input).output(ep.output);
     const resolve = async ({ input, ctx }: { input: unknown; ctx: TrpcContext }) => {
       try {
+        checkBodyRules(input);
         const outcome = await execute(ep, input, ctx.meta, deps);
         if (outcome.raw instanceof RawResponse) {
           throw new HttpError(400, 'this format is only available over REST');

@@ -1,10 +1,10 @@
 import type { ChangeSink, ListChange } from '../../loaders/diff.js';
 import type { ListChangeRow, RowSink } from './rows.js';
 
-export type { ChangeSink, ListChange };
+export type { ChangeSink };
 
 /** A loader change as a `list_changes` row (metadata as JSON text). */
-export function toChangeRow(c: ListChange): ListChangeRow {
+function toChangeRow(c: ListChange): ListChangeRow {
   const at = Date.parse(c.at);
   if (!Number.isFinite(at)) throw new Error(`list change of ${c.list} has an invalid time: ${String(c.at)}`);
   return {

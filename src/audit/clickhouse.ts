@@ -43,8 +43,7 @@ export function connectClickHouse(cfg: ClickHouseConfig, log?: Logger): ClickHou
   const connection = createChdbConnection({ path });
   // The chDB connection implements @clickhouse/client-common's Connection; the cast bridges
   // two copies of that package's types.
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  const client = createClient({ connection: connection as any, clickhouse_settings: SETTINGS });
+  const client = createClient({ connection: connection as never, clickhouse_settings: SETTINGS });
   // Batches go through a staged file, not the client's insert (which decodes the body to a JS
   // string and builds it into the SQL text on the main thread) nor chDB's raw insert (five times
   // the parsing CPU): see stagedFileInsert.

@@ -25,10 +25,9 @@ const PENDING_CHARS = 16 * 1024;
  * how `dropOldest` finds row boundaries.
  *
  * Blocks are reused once inserted (`recycle`): each new off-heap block counts as external memory,
- * and at audit rates of tens of MB/s fresh blocks made V8 start a full collection about every
- * half second ("external memory pressure"). As many blocks as the last insert held are kept:
- * keeping a fixed 4 while a 50,000-row audit insert held 10 still allocated 6 MB per insert and
- * a full collection every few seconds under load (measured on /screen/crypto with two matches).
+ * and at audit rates fresh blocks made V8 start full collections ("external memory pressure").
+ * As many blocks as the last insert held are kept, since a fixed few still left a large insert
+ * allocating.
  */
 export class LineBuffer {
   private chunks: Chunk[] = [];
@@ -41,7 +40,7 @@ export class LineBuffer {
   private blockRows = 0;
   /**
    * Lines appended since the last write into a block. Small pushes are joined as text first: each
-   * write into a Buffer costs about 0.1 µs besides its bytes, which a request's one or two rows
+   * write into a Buffer has a fixed cost besides its bytes, which a request's one or two rows
    * paid every time.
    */
   private pendingText = '';

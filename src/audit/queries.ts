@@ -43,6 +43,9 @@ export interface DelistedRow {
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
+/** The columns of `auditExport`'s rows, in order. */
+export const AUDIT_EXPORT_COLUMNS = ['time', 'request_id', 'endpoint', 'screened_value', 'matched_value', 'list', 'list_type', 'match', 'list_version', 'as_of'] as const;
+
 /** Read side of the audit tables: a customer's analytics and trail, and the delisting history. */
 export class AuditQueries {
   constructor(
@@ -116,8 +119,8 @@ export class AuditQueries {
     };
   }
 
-  /** The trail as CSV with a header line, newest first, at most `limit` rows. */
-  async auditCsv(customerId: number, f: AuditFilter, limit: number): Promise<string> {
+  /** The trail for an export, newest first, at most `limit` rows: each row's AUDIT_EXPORT_COLUMNS, as text. */
+  async auditExport(customerId: number, f: AuditFilter, limit: number): Promise<string[][]> {
     const w = this.where(customerId, f);
     const rs = await this.client.query({
       // The inner query keeps the column `time` for the filter; the outer one renders it.
@@ -130,9 +133,9 @@ export class AuditQueries {
                        LIMIT {limit:UInt32})
                ORDER BY t DESC, request_id, list, matched_value`,
       query_params: { ...w.params, limit },
-      format: 'CSVWithNames',
+      format: 'JSONCompactEachRow',
     });
-    return rs.text();
+    return rs.json<string[]>();
   }
 
   /**

@@ -117,9 +117,9 @@ export const ident = (s: string) => `\`${s.replace(/`/g, '')}\``;
 
 /**
  * The column list of a text file holding `columns` of `table` (`db.table` or `table`), for
- * `file()`: the table's types, but `LowCardinality(T)` read as `T`. chDB parses a value into a
- * LowCardinality column at about 0.1 µs, several times what it costs to read the plain value and
- * convert the column when inserting it (docs/clickhouse.md).
+ * `file()`: the table's types, but `LowCardinality(T)` read as `T`: chDB parses a value into a
+ * LowCardinality column several times more slowly than it reads the plain value and converts the
+ * column when inserting it (docs/clickhouse.md).
  */
 export function fileStructure(table: string, columns: readonly string[]): string {
   const name = table.slice(table.lastIndexOf('.') + 1);

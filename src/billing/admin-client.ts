@@ -1,4 +1,4 @@
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { Config } from '../config.js';
 import { openDb } from '../store/open.js';
 import { migrate } from '../store/migrate.js';
@@ -18,6 +18,7 @@ type TokenView = ReturnType<typeof tokenView>;
  * server's admin API (same JSON either way).
  */
 export interface AdminClient {
+  /** What the client works on, as the CLI tells the operator. */
   readonly via: string;
   createCustomer(input: { name: string; plan_id?: number; monthly_quota?: number }): Promise<CustomerView>;
   listCustomers(): Promise<CustomerView[]>;
@@ -69,7 +70,7 @@ async function directClient(cfg: Config): Promise<AdminClient> {
     if (!(await customers.getCustomer(id))) throw new NotFound(`customer ${id} not found`);
   };
   return {
-    via: db.kind === 'pglite' ? `embedded database in ${cfg.DATA_DIR}` : 'DATABASE_URL',
+    via: db.kind === 'pglite' ? `the embedded database in ${resolve(cfg.DATA_DIR, 'pglite')}` : 'the PostgreSQL database of DATABASE_URL',
     createCustomer: async (i) => customerView(await customers.createCustomer({ name: i.name, planId: i.plan_id, monthlyQuota: i.monthly_quota })),
     listCustomers: async () => (await customers.listCustomers({ limit: 1_000_000 })).map(customerView),
     getCustomer: detail,
@@ -126,7 +127,7 @@ function httpClient(base: string, adminKey: string | undefined): AdminClient {
     return parsed as T;
   }
   return {
-    via: `admin API at ${base}`,
+    via: `the admin API of the server at ${base}`,
     createCustomer: (i) => call('POST', '/customers', i),
     listCustomers: async () => {
       const all: CustomerView[] = [];

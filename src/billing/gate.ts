@@ -28,7 +28,7 @@ export interface GateDeps {
 const NO_HEADERS: CommitResult = { headers: {} };
 const BEARER = 'Bearer ';
 
-export function invalidTokenError(): HttpError {
+function invalidTokenError(): HttpError {
   return new HttpError(401, 'Invalid or revoked API token', { 'WWW-Authenticate': 'Bearer' });
 }
 
@@ -92,14 +92,14 @@ export function createGate(deps: GateDeps): Gate {
 
   function quotaCharge(endpoint: AnyEndpoint, meta: RequestMeta, id: TokenIdentity, r: Reservation): Charge {
     let done = false;
-    const usageRow = (time: number, status: number): UsageRow => ({
+    const usageRow = (time: number, status: number, credits: number): UsageRow => ({
       time,
       customer_id: id.customerId,
       payer: '',
       request_id: meta.requestId,
       endpoint: endpoint.id,
       status,
-      credits: r.credits,
+      credits,
       method: 'quota',
       amount: '0',
       tx_hash: '',
@@ -107,15 +107,16 @@ export function createGate(deps: GateDeps): Gate {
     });
     return {
       caller: { kind: 'customer', customerId: id.customerId, tokenId: id.tokenId },
-      commit({ status, audit }) {
+      settlesBeforeAnswer: false,
+      commit({ status, audit, credits = r.credits }) {
         if (done) return NO_HEADERS;
         done = true;
         const time = now();
         if (strict) {
           // The response waits until its rows are stored; if they cannot be, it fails and costs nothing.
-          return Promise.all([deps.usage.write([usageRow(time, status)]), deps.audit.write(matchRows(endpoint, meta, time, id.customerId, '', audit))]).then(
+          return Promise.all([deps.usage.write([usageRow(time, status, credits)]), deps.audit.write(matchRows(endpoint, meta, time, id.customerId, '', audit))]).then(
             () => {
-              r.commit();
+              r.commit(credits);
               return NO_HEADERS;
             },
             (err: unknown) => {
@@ -128,13 +129,13 @@ export function createGate(deps: GateDeps): Gate {
           // The audit rows first: their values come from the lists, while the usage row is all
           // our own numbers, so a refused row leaves nothing buffered for a request that fails.
           deps.audit.push(matchRows(endpoint, meta, time, id.customerId, '', audit));
-          deps.usage.push([usageRow(time, status)]);
+          deps.usage.push([usageRow(time, status, credits)]);
         } catch (err) {
           // A row the writer refuses: the request fails and costs nothing.
           r.release();
           return Promise.reject(err);
         }
-        r.commit();
+        r.commit(credits);
         return NO_HEADERS;
       },
       release() {
@@ -152,9 +153,15 @@ export function createGate(deps: GateDeps): Gate {
     let done = false;
     return {
       caller,
+      settlesBeforeAnswer: true,
       async commit({ status, audit }) {
         if (done) return NO_HEADERS;
         done = true;
+        if (meta.gone?.()) {
+          // The answer can no longer be delivered: the authorization stays unsettled.
+          deps.payments.release(payment);
+          throw new HttpError(503, 'the answer could not be delivered; the payment was not settled');
+        }
         if (strict) {
           // The audit rows are stored before any money moves: if they cannot be, the request
           // fails unpaid.
@@ -219,7 +226,7 @@ export function createGate(deps: GateDeps): Gate {
   }
 
   function free(caller: Caller): Charge {
-    return { caller, commit: () => NO_HEADERS, release: () => undefined };
+    return { caller, settlesBeforeAnswer: false, commit: () => NO_HEADERS, release: () => undefined };
   }
 
   const anonymous = free({ kind: 'anonymous' });
@@ -229,6 +236,11 @@ export function createGate(deps: GateDeps): Gate {
     if (id === undefined) throw new HttpError(401, 'Not authenticated', { 'WWW-Authenticate': 'Bearer' });
     if (id === null) throw invalidTokenError();
     return free({ kind: 'customer', customerId: id.customerId, tokenId: id.tokenId });
+  }
+
+  function uncharged(id: TokenIdentity | null | undefined): Charge {
+    if (id === null) throw invalidTokenError();
+    return id ? free({ kind: 'customer', customerId: id.customerId, tokenId: id.tokenId }) : anonymous;
   }
 
   function metered(endpoint: AnyEndpoint, meta: RequestMeta, credits: number, id: TokenIdentity | null | undefined): Charge | Promise<Charge> {
@@ -269,6 +281,8 @@ export function createGate(deps: GateDeps): Gate {
       case 'metered': {
         const credits = endpoint.credits?.(input) ?? 1;
         const id = identify(meta);
+        // Nothing to charge (a batch of invalid items only): no quota, no payment, no challenge.
+        if (credits === 0) return id instanceof Promise ? id.then(uncharged) : uncharged(id);
         return id instanceof Promise ? id.then((i) => metered(endpoint, meta, credits, i)) : metered(endpoint, meta, credits, id);
       }
     }

@@ -9,7 +9,7 @@ const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz
 const BODY_LENGTH = 32;
 export const TOKEN_PATTERN = /^sk_[0-9A-Za-z]{32}$/;
 export const TOKEN_LENGTH = 3 + BODY_LENGTH;
-export const PREFIX_LENGTH = 8;
+const PREFIX_LENGTH = 8;
 
 export function generateToken(): string {
   let body = '';

@@ -46,7 +46,7 @@ const POLL_OVERLAP_SECONDS = 30;
  * invalid for `cacheSeconds`. `last_used_at` is written in batches.
  *
  * Verified tokens are cached by the token as presented: a hit costs one map lookup, where hashing
- * the token and checking its format cost about 0.25 µs and a 64-character string on every request
+ * the token and checking its format cost time and a 64-character string on every request
  * (docs/billing.md, "Tokens"). The plain tokens stay in this process's memory only; the
  * database holds their hashes.
  */

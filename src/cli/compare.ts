@@ -1,19 +1,23 @@
 /**
- * `compare`: similarity of two names, or of each `name1,name2` row of a CSV file, as the engine's
- * fuzzy matching scores it.
+ * `compare`: the name score of two names, or of each `name1,name2` row of a CSV file, as the
+ * project's name matcher (`engine/names`) scores it.
  */
 import { readFile } from 'node:fs/promises';
 import { parse } from 'csv-parse/sync';
-import { FUZZY_ID_THRESHOLD, idSimilarity, nameSimilarity } from '../../engine/similarity.js';
+import { NAME_THRESHOLD, nameScore, prepareName, type PartyType } from '../../engine/names/index.js';
+import { FUZZY_ID_THRESHOLD, idSimilarity } from '../../engine/similarity.js';
 
 export const summary = 'score the similarity (0..1) of two names, or of each row of a name1,name2 CSV file';
 
-const USAGE = `usage: cli compare "name one" "name two" [--id] [--json]
-       cli compare --pairs FILE.csv [--id] [--json]
+const TYPES: readonly PartyType[] = ['person', 'organization', 'vessel', 'aircraft'];
 
-Prints the name similarity (0..1, 4 decimals) the screening engine uses for fuzzy matches.
-With --pairs, FILE.csv has a header row with columns name1 and name2 (other columns are ignored,
-quoted fields are allowed); one score is printed per data row, in order.
+const USAGE = `usage: cli compare "name one" "name two" [--type T] [--id] [--json]
+       cli compare --pairs FILE.csv [--type T] [--id] [--json]
+
+Prints the name score (0..1, 4 decimals) of the screening's name matcher (a match needs
+${NAME_THRESHOLD}). With --pairs, FILE.csv has a header row with columns name1 and name2 (other
+columns are ignored, quoted fields are allowed); one score is printed per data row, in order.
+  --type T compare both as names of a ${TYPES.join(', ')} (default: told by the names)
   --id     compare government IDs instead of names (a fuzzy ID match needs ${FUZZY_ID_THRESHOLD})
   --json   print JSON instead ({"score": n}, or an array of {name1, name2, score})`;
 
@@ -44,8 +48,19 @@ export async function run(args: string[]): Promise<number> {
     return 0;
   }
   const json = args.includes('--json');
-  const similarity = args.includes('--id') ? idSimilarity : nameSimilarity;
-  const rest = args.filter((a) => a !== '--json' && a !== '--id');
+  let rest = args.filter((a) => a !== '--json' && a !== '--id');
+  let type: PartyType | null = null;
+  const typeAt = rest.indexOf('--type');
+  if (typeAt >= 0) {
+    const value = rest[typeAt + 1] as PartyType;
+    if (!TYPES.includes(value)) {
+      console.error(USAGE);
+      return 2;
+    }
+    type = value;
+    rest = rest.filter((_, i) => i !== typeAt && i !== typeAt + 1);
+  }
+  const similarity = args.includes('--id') ? idSimilarity : (a: string, b: string) => nameScore(prepareName(a, { type }), prepareName(b, { type }));
   const pairsAt = rest.indexOf('--pairs');
   if (pairsAt >= 0) {
     const file = rest[pairsAt + 1];

@@ -17,6 +17,7 @@ import { parseArgs } from 'node:util';
 import cliProgress from 'cli-progress';
 import pino from 'pino';
 import { ENTITY_TYPES, LIST_TYPES, type EntityType, type ListType } from '../../engine/model.js';
+import { announce } from './support.js';
 import { ListManager, type ProgressEvent, type RefreshOutcome } from '../../loaders/manager.js';
 import { stagedRecords, stageUpload, UPLOAD_FORMATS, UploadRowError, type UploadFormat } from '../../loaders/upload.js';
 import { loadConfig, type Config } from '../config.js';
@@ -161,7 +162,10 @@ async function open(config: Config, server: string | boolean | undefined): Promi
     return serviceTarget(server, config.ADMIN_KEY);
   }
   const running = runningService(config.DATA_DIR);
-  if (running) return serviceTarget(running.url, running.operator_key);
+  if (running) {
+    announce(`the service running on DATA_DIR ${resolve(config.DATA_DIR)} (${running.url})`);
+    return serviceTarget(running.url, running.operator_key);
+  }
   return directTarget(config);
 }
 
@@ -232,6 +236,7 @@ function logger() {
 }
 
 async function directTarget(config: Config): Promise<Target> {
+  announce(`DATA_DIR ${resolve(config.DATA_DIR)}, sources from ${config.SOURCE_DIR ? `SOURCE_DIR ${resolve(config.SOURCE_DIR)}` : 'their official URLs'}`);
   const log = logger();
   // Other nodes may ingest on a shared PostgreSQL: take their lock, or leave the work to them.
   const leadership = config.DATABASE_URL ? await acquireLeadership(config.DATABASE_URL, log) : null;
@@ -295,6 +300,7 @@ async function upload(config: Config, manager: ListManager, op: Extract<Operatio
 }
 
 async function show(config: Config, json: boolean): Promise<number> {
+  announce(`DATA_DIR ${resolve(config.DATA_DIR)}`);
   const manager = new ListManager({ config, engine: null, log: logger() });
   await manager.open();
   const status = manager.status();

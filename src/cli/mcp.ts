@@ -3,6 +3,7 @@
  * stores, gate, payments) without listening on any port and serves the same tools as
  * `{base_url}/mcp`. stdout carries only JSON-RPC; logs go to stderr.
  */
+import { resolve as resolvePath } from 'node:path';
 import pino from 'pino';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { ConfigError, loadConfig } from '../config.js';
@@ -57,7 +58,7 @@ export async function run(args: string[]): Promise<number> {
     nextRequestId: () => crypto.randomUUID(),
   });
   await server.connect(new StdioServerTransport());
-  log.info({ tools: TOOL_SPECS.length }, 'mcp stdio server ready');
+  log.info({ tools: TOOL_SPECS.length, data_dir: resolvePath(config.DATA_DIR), database: config.DATABASE_URL ? 'DATABASE_URL' : 'embedded' }, 'mcp stdio server ready');
 
   await new Promise<void>((resolve) => {
     process.stdin.once('end', resolve);

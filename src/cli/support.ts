@@ -1,5 +1,7 @@
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { ConfigError, loadConfig } from '../config.js';
+import { ConfigError, loadConfig, type Config } from '../config.js';
 import { openAdminClient, type AdminClient } from '../billing/admin-client.js';
 
 /**
@@ -44,15 +46,30 @@ export interface CommandOutput {
   text: string;
 }
 
+/** What a command opened, said on stderr (stdout is the command's output, `--json` included). */
+export function announce(what: string): void {
+  console.error(`cli: using ${what}`);
+}
+
 /**
- * Runs one sub-command: prints help for `--help` or no sub-command, opens the resource, prints the
- * output as JSON or text, and always closes the resource.
+ * How an embedded database about to be opened is announced: one that does not exist yet is
+ * created empty, which is worth saying (a server run with another DATA_DIR, CONFIG_FILE or
+ * DATABASE_URL keeps its data elsewhere). Call it before opening.
+ */
+export function newDatabaseNote(cfg: Pick<Config, 'DATABASE_URL' | 'DATA_DIR'>): string {
+  if (cfg.DATABASE_URL || existsSync(resolve(cfg.DATA_DIR, 'pglite'))) return '';
+  return ` (created now, empty: no server has run with DATA_DIR=${cfg.DATA_DIR}; give the CLI the server's DATA_DIR, CONFIG_FILE or DATABASE_URL, or --server URL)`;
+}
+
+/**
+ * Runs one sub-command: prints help for `--help` or no sub-command, opens the resource and says
+ * what it is, prints the output as JSON or text, and always closes the resource.
  */
 export async function runCommand<R>(
   parsed: Parsed,
   usage: string,
   help: string,
-  open: () => Promise<{ resource: R; close(): Promise<void> }>,
+  open: () => Promise<{ resource: R; close(): Promise<void>; using: string }>,
   fn: (resource: R) => Promise<CommandOutput>,
 ): Promise<number> {
   if (parsed.values.help || !parsed.sub) {
@@ -63,6 +80,7 @@ export async function runCommand<R>(
   try {
     const opened = await open();
     close = () => opened.close();
+    announce(opened.using);
     const out = await fn(opened.resource);
     console.log(parsed.values.json ? JSON.stringify(out.json, null, 2) : out.text);
     return 0;
@@ -81,8 +99,11 @@ export function withClient(parsed: Parsed, usage: string, fn: (client: AdminClie
     usage,
     COMMON_HELP,
     async () => {
-      const client = await openAdminClient(loadConfig(), { server: parsed.values.server as string | undefined });
-      return { resource: client, close: () => client.close() };
+      const cfg = loadConfig();
+      const server = parsed.values.server as string | undefined;
+      const note = server ? '' : newDatabaseNote(cfg);
+      const client = await openAdminClient(cfg, { server });
+      return { resource: client, close: () => client.close(), using: client.via + note };
     },
     fn,
   );

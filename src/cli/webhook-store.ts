@@ -1,5 +1,5 @@
-import { join } from 'node:path';
-import { COMMON_HELP, runCommand, UsageError, type CommandOutput, type Parsed } from './support.js';
+import { join, resolve } from 'node:path';
+import { COMMON_HELP, newDatabaseNote, runCommand, UsageError, type CommandOutput, type Parsed } from './support.js';
 import { loadConfig, type Config } from '../config.js';
 import { EnsResolver } from '../ens/resolver.js';
 import { openDb } from '../store/open.js';
@@ -13,7 +13,7 @@ import { WebhookStore } from '../webhooks/store.js';
  * database directly (DATABASE_URL, or the embedded one in DATA_DIR when no server holds it),
  * with the same checks as the API (value normalization, SSRF guard, ENS resolution).
  */
-export const HELP = COMMON_HELP.replace(/\n  --server URL[^\n]*/, '').replace(/Without --server the command[\s\S]*$/, 'The command works on DATABASE_URL, or on the embedded database in DATA_DIR (stop the server first).');
+export const HELP = COMMON_HELP.replace(/\n {2}--server URL[^\n]*/, '').replace(/Without --server the command[\s\S]*$/, 'The command works on DATABASE_URL, or on the embedded database in DATA_DIR (stop the server first).');
 
 export function storeFor(cfg: Config, db: Awaited<ReturnType<typeof openDb>>): WebhookStore {
   const ens = new EnsResolver({
@@ -43,9 +43,11 @@ export function withStore(parsed: Parsed, usage: string, fn: (store: WebhookStor
         const holder = pgliteHolder(join(cfg.DATA_DIR, 'pglite'));
         if (holder !== null) throw new Error(`the server (pid ${holder}) holds the embedded database in ${cfg.DATA_DIR}: stop it, use DATABASE_URL, or use the dashboard API (/api/v1/account/...)`);
       }
+      const note = newDatabaseNote(cfg);
       const db = await openDb(cfg);
       await migrate(db);
-      return { resource: storeFor(cfg, db), close: () => db.close() };
+      const using = db.kind === 'pglite' ? `the embedded database in ${resolve(cfg.DATA_DIR, 'pglite')}${note}` : 'the PostgreSQL database of DATABASE_URL';
+      return { resource: storeFor(cfg, db), close: () => db.close(), using };
     },
     (store) => fn(store, customer),
   );

@@ -15,7 +15,7 @@ import type { MatchKind, ListType } from '../../engine/model.js';
  * - `account`: a customer's bearer token, not metered (dashboard API);
  * - `admin`: the operator's `ADMIN_KEY` as a bearer token.
  */
-export type Access = 'public' | 'metered' | 'account' | 'admin';
+type Access = 'public' | 'metered' | 'account' | 'admin';
 
 /** Who pays for / is attributed a request. */
 export type Caller =
@@ -34,6 +34,11 @@ export interface RequestMeta {
   clientIp: string;
   /** Lower-case header names. Only the ones the pipeline needs are kept. */
   headers: Record<string, string | undefined>;
+  /**
+   * True once the answer can no longer be delivered (the client went away, or shutdown closed the
+   * connection at its deadline): a payment is then not settled. Set by transports that know.
+   */
+  gone?: () => boolean;
 }
 
 /**
@@ -109,6 +114,12 @@ export interface EndpointDef<I extends z.ZodObject = z.ZodObject, O extends z.Zo
   errors?: number[];
   /** Credits a metered call costs (default 1). */
   credits?: (input: z.output<I>) => number;
+  /**
+   * A streamed answer (an array sent element by element): the credits of the elements actually
+   * delivered, so that an answer cut off is charged (and audited) for what was sent. See
+   * `executeStreamed` in pipeline.ts.
+   */
+  deliveredCredits?: (delivered: z.output<O>) => number;
   /** Audit rows of a metered call's successful result. */
   audit?: (input: z.output<I>, output: z.output<O>, ctx: RequestContext) => AuditMatch[];
   /** The REST route is registered by hand (streaming answers); the definition still feeds tRPC, OpenAPI and MCP. */
@@ -134,5 +145,9 @@ export function endpoint<I extends z.ZodObject, O extends z.ZodType>(def: Endpoi
   return def;
 }
 
+/**
+ * Any endpoint, as the transports hold them: schemas typed as schemas, the input and output of
+ * the functions left open (each definition checked them against its own schemas).
+ */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type AnyEndpoint = EndpointDef<any, any>;
+export type AnyEndpoint = Omit<EndpointDef<any, any>, 'input' | 'output'> & { input: z.ZodObject; output: z.ZodType };

@@ -8,8 +8,6 @@ import { defaultMmdbPaths, GeoDb } from './geo.js';
 import { PrivacyIndex, type PrivacySignals, type Signal } from './privacy.js';
 import { IP_LIST_SOURCES, IP_LISTS_SLUG, type IpListSource } from './sources.js';
 
-export type { PrivacySignals, Signal } from './privacy.js';
-export { IP_LIST_SOURCES, IP_LISTS_SLUG, type IpListSource, type IpSignal } from './sources.js';
 
 /**
  * Whether a place is under sanctions: `countryCode` is ISO 3166-1 alpha-2, `regionCode` the ISO
@@ -18,12 +16,12 @@ export { IP_LIST_SOURCES, IP_LISTS_SLUG, type IpListSource, type IpSignal } from
  */
 export type IsSanctionedPlace = (countryCode: string, regionCode: string | null) => boolean | null;
 
-export interface VpnResult {
+interface VpnResult {
   ip: string;
   vpn: Signal;
 }
 
-export interface GeoResult {
+interface GeoResult {
   ip: string;
   city: string | null;
   region: string | null;
@@ -32,12 +30,12 @@ export interface GeoResult {
   source_url: string | null;
 }
 
-export interface SignalsResult extends PrivacySignals {
+interface SignalsResult extends PrivacySignals {
   ip: string;
   family: 4 | 6 | null;
 }
 
-export interface IpListStatus {
+interface IpListStatus {
   key: string;
   signal: string;
   loaded: boolean;
@@ -63,7 +61,7 @@ export interface IpIntel {
 }
 
 /** Reads one list's text: the local path of the fetched file, whether it changed, its checksum. */
-export type FetchIpList = (source: IpListSource) => Promise<{ path: string; changed: boolean; sha256: string } | null>;
+type FetchIpList = (source: IpListSource) => Promise<{ path: string; changed: boolean; sha256: string } | null>;
 
 export interface IpIntelDeps {
   config: Config;

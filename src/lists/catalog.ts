@@ -177,8 +177,20 @@ export class ListCatalog {
       throw new HttpError(400, `${parts.join('; ')} (see /api/v1/screen/lists)`);
     }
     const missing = wanted.filter((s) => !this.loaded.has(s));
-    if (missing.length > 0) throw new HttpError(503, `list${missing.length > 1 ? 's' : ''} not loaded yet: ${missing.join(', ')} (see /api/v1/stats)`, { 'Retry-After': '60' });
+    if (missing.length > 0) throw notLoaded(missing);
     return wanted;
+  }
+
+  /**
+   * A public enabled list's definition for an endpoint that serves the list itself: 404 when
+   * unknown, disabled or private, 503 while it has no data (an empty page would read as "this
+   * list is empty").
+   */
+  requireLoaded(slug: string): ListDefinition {
+    const def = this.get(slug);
+    if (!def || !def.enabled) throw new HttpError(404, `List not found: ${slug}`);
+    if (!this.loaded.has(slug)) throw notLoaded([slug]);
+    return def;
   }
 
   private isPublic(slug: string): boolean {
@@ -257,7 +269,7 @@ export class ListCatalog {
       throw valueError(loc, `as_of is before the first version the service holds${earliest ? ` (${earliest})` : ''}`, asOf);
     }
     const missing = lists.filter((s) => !this.loaded.has(s));
-    if (missing.length > 0) throw new HttpError(503, `list${missing.length > 1 ? 's' : ''} not loaded yet: ${missing.join(', ')} (see /api/v1/stats)`, { 'Retry-After': '60' });
+    if (missing.length > 0) throw notLoaded(missing);
     const versionOf = (slug: string) => versions.get(slug) ?? '';
     const iso = new Date(at).toISOString();
     return { lists, basis: { headers: { [VERSIONS_HEADER]: versionsText(lists, versionOf), [AS_OF_HEADER]: iso }, versionOf, asOf: at }, asOf: at };
@@ -268,4 +280,9 @@ export class ListCatalog {
 function staticSource(registry: readonly ListDefinition[]): CatalogSource {
   const served = registry.map((d) => ({ slug: d.slug, list_type: d.list_type, version: '', last_updated: null }));
   return { generation: () => 0, served: () => served, definitions: () => registry, history: () => ({ reach: null, compacted: false, versions: [] }) };
+}
+
+/** The one answer for lists that have no data yet, whichever endpoint names them. */
+function notLoaded(slugs: string[]): HttpError {
+  return new HttpError(503, `list${slugs.length > 1 ? 's' : ''} not loaded yet: ${slugs.join(', ')} (see /api/v1/stats)`, { 'Retry-After': '60' });
 }

@@ -14,7 +14,7 @@ import type { Db } from '../store/db.js';
  */
 
 export type JobKind = 'refresh' | 'upload' | 'create' | 'delete';
-export type JobStatus = 'receiving' | 'queued' | 'running' | 'done' | 'failed';
+type JobStatus = 'receiving' | 'queued' | 'running' | 'done' | 'failed';
 
 /** The list of a refresh of every list. */
 export const ALL_LISTS = '*';

@@ -21,7 +21,7 @@ import { ALL_LISTS, type Job, type JobKind, type ListJobs } from './jobs.js';
  */
 
 /** Signal: a job was queued (the leader looks for it now rather than at its next poll). */
-export const JOBS_CHANNEL = 'list_jobs';
+const JOBS_CHANNEL = 'list_jobs';
 /** Signal: a list version was committed (followers reload now rather than at their next poll). */
 export const COMMITS_CHANNEL = 'list_commits';
 

@@ -3,7 +3,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from '@x402/core/http';
 import type { RequestMeta } from '../core/endpoint.js';
 import { errorOutcome, execute, type Outcome, type PipelineDeps } from '../core/pipeline.js';
-import { parseInput } from '../core/validation.js';
+import { checkBodyRules, parseInput } from '../core/validation.js';
 import { ValidationFailed } from '../core/errors.js';
 import {
   paymentHeaderFromMcpMeta,
@@ -12,11 +12,11 @@ import {
 import { WRAP_KEY, type McpTool } from './tools.js';
 
 /** `_meta` keys of the model-tool payment flow (x402's MCP transport, SPEC "Model-tool endpoint payments"). */
-export const META_PAYMENT = 'x402/payment';
-export const META_PAYMENT_RESPONSE = 'x402/payment-response';
-export const META_PAYMENT_REQUIRED = 'x402/payment-required';
+const META_PAYMENT = 'x402/payment';
+const META_PAYMENT_RESPONSE = 'x402/payment-response';
+const META_PAYMENT_REQUIRED = 'x402/payment-required';
 /** A bearer token per request, for transports without headers (stdio). */
-export const META_AUTHORIZATION = 'authorization';
+const META_AUTHORIZATION = 'authorization';
 
 /** What a tool call knows of the connection it arrived on. */
 export interface McpConnection {
@@ -110,8 +110,9 @@ function decodeHeader<T>(value: string | undefined, decode: (v: string) => T): T
   }
 }
 
-function errorResult(outcome: Omit<Outcome, 'caller'>): CallToolResult {
-  const body = asRecord(outcome.body);
+/** An error result: the documented error body; an unexpected failure says only that, with the request id to quote (the log has the rest). */
+function errorResult(outcome: Omit<Outcome, 'caller'>, requestId: string): CallToolResult {
+  const body = outcome.status >= 500 ? { ...asRecord(outcome.body), request_id: requestId } : asRecord(outcome.body);
   const result: CallToolResult = { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body };
   const v2 = decodeHeader(outcome.headers[PAYMENT_REQUIRED_HEADER], decodePaymentRequiredHeader);
   if (v2 !== undefined) result._meta = { [META_PAYMENT_REQUIRED]: v2 };
@@ -135,8 +136,8 @@ function successResult(tool: McpTool, outcome: Outcome): CallToolResult {
 }
 
 /** `_meta` keys of a screening tool's result: the X-List-Versions and X-As-Of headers of REST. */
-export const META_LIST_VERSIONS = 'screening/list-versions';
-export const META_AS_OF = 'screening/as-of';
+const META_LIST_VERSIONS = 'screening/list-versions';
+const META_AS_OF = 'screening/as-of';
 
 /**
  * One tool call through the same pipeline as REST: validate the arguments (422 before anything is
@@ -160,6 +161,7 @@ export async function callTool(tool: McpTool, rawArgs: unknown, rawMeta: unknown
       // Over stdio there is no caller address to fall back on.
       throw new ValidationFailed([{ type: 'missing', loc: ['body', tool.clientIpField], msg: 'Field required', input: null }]);
     }
+    checkBodyRules(args);
     const input = parseInput(tool.endpoint.input, { path: {}, query: {}, body: args });
     const done = await execute(tool.endpoint, input, meta, deps.pipeline);
     if (done.raw) throw new Error(`tool ${tool.name} produced a non-JSON answer`);
@@ -169,5 +171,5 @@ export async function callTool(tool: McpTool, rawArgs: unknown, rawMeta: unknown
     outcome = errorOutcome(err, deps.log, meta);
   }
   deps.log.debug({ reqId: meta.requestId, tool: tool.name, status: outcome.status }, 'mcp tool call');
-  return errorResult(outcome);
+  return errorResult(outcome, meta.requestId);
 }

@@ -4,6 +4,8 @@ import type { RequestMeta } from '../core/endpoint.js';
 import type { RouteHelpers } from '../server/app.js';
 import { preflight, StreamWriter, writeHead, type ResponseState } from '../server/uws-io.js';
 import type { McpConnection } from './call.js';
+import { checkJsonDepth } from '../core/validation.js';
+import { errorOutcome } from '../core/pipeline.js';
 import type { McpServerFactory } from './server.js';
 
 /**
@@ -13,7 +15,7 @@ import type { McpServerFactory } from './server.js';
  * then the SSE stream is relayed chunk by chunk. GET and DELETE are 405: there is no session to
  * end and nothing is ever pushed outside a request.
  */
-export const MCP_PATH = '/mcp';
+const MCP_PATH = '/mcp';
 
 /** Tool arguments are small; this bounds what a request may make the server buffer. */
 const MAX_BODY_BYTES = 1024 * 1024;
@@ -62,7 +64,7 @@ async function relay(res: HttpResponse, state: ResponseState, response: Response
   }
   const writer = new StreamWriter(res, state);
   writer.start(response.status, headers);
-  const reader = response.body!.getReader();
+  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
   const decoder = new TextDecoder();
   for (;;) {
     const { done, value } = await reader.read();
@@ -107,6 +109,13 @@ export function registerMcpRoute(app: TemplatedApp, helpers: RouteHelpers, facto
         const error = JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: 'Request body too large' }, id: null });
         writeWhole(res, state, 413, { 'Content-Type': 'application/json', 'X-Request-Id': meta.requestId }, error);
         return 413;
+      }
+      try {
+        checkJsonDepth(text);
+      } catch (err) {
+        const refused = errorOutcome(err, helpers.log, meta);
+        writeWhole(res, state, refused.status, { 'Content-Type': 'application/json', 'X-Request-Id': meta.requestId }, JSON.stringify(refused.body));
+        return refused.status;
       }
       const headers = new Headers();
       for (const h of TRANSPORT_HEADERS) {

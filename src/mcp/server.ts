@@ -16,7 +16,7 @@ export interface McpServerOptions {
 /** Makes the MCP server of one connection (stdio) or one HTTP request (stateless Streamable HTTP). */
 export type McpServerFactory = (connection: McpConnection) => Server;
 
-export const SERVER_INFO = { name: 'sanctions-screening', version: '2.0.0' } as const;
+const SERVER_INFO = { name: 'sanctions-screening', version: '2.0.0' } as const;
 
 const INSTRUCTIONS =
   'Sanctions and risk screening. Screening, PEP, VPN and geolocation tools are metered: send an API token ' +
@@ -37,7 +37,7 @@ export function createMcpServer(opts: McpServerOptions): McpServerFactory {
   const byName = new Map(tools.map((t) => [t.name, t]));
   const listed = { tools: tools.map((t) => t.definition) };
   const log = opts.log.child({ component: 'mcp' });
-  // A Server builds its own Ajv instance unless given one: ~0.6 ms, most of a stateless request.
+  // A Server builds its own Ajv instance unless given one, most of a stateless request's time.
   const jsonSchemaValidator = new AjvJsonSchemaValidator();
   return (connection) => {
     const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS, jsonSchemaValidator });

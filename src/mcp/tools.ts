@@ -87,7 +87,7 @@ export function buildTools(endpoints: readonly AnyEndpoint[]): McpTool[] {
     const endpoint = byId.get(spec.endpoint);
     if (!endpoint) throw new Error(`MCP tool ${spec.name}: no endpoint ${spec.endpoint}`);
     const omitted = new Set(spec.omit ?? []);
-    const input = omitted.size === 0 ? endpoint.input : endpoint.input.omit(Object.fromEntries([...omitted].map((k) => [k, true])));
+    const input = omitted.size === 0 ? endpoint.input : endpoint.input.omit(Object.fromEntries([...omitted].map((k) => [k, true])) as never);
     const wrapped = (endpoint.output as z.ZodType)._zod.def.type !== 'object';
     const title = endpoint.summary;
     return {

@@ -17,7 +17,7 @@ import { join } from 'node:path';
  * It lets a CLI on the service's machine act without ADMIN_KEY being configured anywhere.
  */
 
-export const SERVICE_FILE = 'service.json';
+const SERVICE_FILE = 'service.json';
 
 export interface ServiceFile {
   pid: number;
@@ -57,7 +57,7 @@ export async function advertise(dataDir: string, file: Omit<ServiceFile, 'pid' |
   };
 }
 
-export function readServiceFile(dataDir: string): ServiceFile | null {
+function readServiceFile(dataDir: string): ServiceFile | null {
   try {
     const parsed = JSON.parse(readFileSync(join(dataDir, SERVICE_FILE), 'utf8')) as Partial<ServiceFile>;
     if (typeof parsed.pid !== 'number' || typeof parsed.url !== 'string' || typeof parsed.operator_key !== 'string' || typeof parsed.host !== 'string') return null;

@@ -7,11 +7,11 @@ import { LocalPepIndex, localPepProvider } from './local.js';
 import type { PepProvider } from './types.js';
 import { yentePepProvider } from './yente.js';
 
-export { PEP_THRESHOLD, PEP_TOPICS, entityUrl, type PepProvider, type PepQuery } from './types.js';
+export { type PepProvider } from './types.js';
 export { LocalPepIndex } from './local.js';
 
 /** Where the local provider reads its data without `PEP_LOCAL_FILE`: OpenSanctions' US Congress PEPs in SOURCE_DIR. */
-export const DEFAULT_SOURCE_DIR_FILE = join('pep', 'us_congress_senzing.jsonl');
+const DEFAULT_SOURCE_DIR_FILE = join('pep', 'us_congress_senzing.jsonl');
 
 export function localPepFile(config: Config): string | null {
   if (config.PEP_LOCAL_FILE) return config.PEP_LOCAL_FILE;

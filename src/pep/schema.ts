@@ -2,7 +2,7 @@ import { z } from 'zod';
 
 /** SPEC.md's PepScreenResponse and PepMatch: what every PEP provider answers, and the `/screen/pep` response. */
 
-export const PepMatch = z
+const PepMatch = z
   .object({
     id: z.string().meta({ description: 'Entity id in the PEP dataset.' }),
     caption: z.string().meta({ description: 'Display name of the entity.' }),

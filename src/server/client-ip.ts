@@ -82,7 +82,7 @@ function expandIpv6(s: string): number[] {
   const h = head ? head.split(':') : [];
   const t = tail !== undefined ? (tail ? tail.split(':') : []) : [];
   const fill = tail !== undefined ? 8 - h.length - t.length : 0;
-  return [...h, ...Array(fill).fill('0'), ...t].map((g) => parseInt(g, 16));
+  return [...h, ...Array<string>(fill).fill('0'), ...t].map((g) => parseInt(g, 16));
 }
 
 function compressIpv6(groups: number[]): string {

@@ -1,5 +1,5 @@
 import pino, { type Logger } from 'pino';
-
+import { V1_PAYMENT_HEADER, V2_PAYMENT_HEADER } from '../billing/x402/decode.js';
 
 /**
  * Structured JSON logs. Redaction is a second line of defence: the code never passes tokens,
@@ -10,7 +10,7 @@ export function createLogger(level: string, destination?: pino.DestinationStream
     level,
     base: { service: 'screening' },
     redact: {
-      paths: ['authorization', 'headers.authorization', '*.authorization', 'token', 'secret', '*.secret', 'x-payment', 'payment-signature', '*["x-payment"]', '*["payment-signature"]'],
+      paths: ['authorization', 'headers.authorization', '*.authorization', 'token', 'secret', '*.secret', ...[V1_PAYMENT_HEADER, V2_PAYMENT_HEADER].flatMap((h) => [h, `*["${h}"]`])],
       censor: '[redacted]',
     },
   };

@@ -121,7 +121,7 @@ export function registerUploadRoute(app: TemplatedApp, helpers: RouteHelpers, ep
     const declared = Number(req.getHeader('content-length') || '0');
     const { state, finish } = helpers.begin(res, route, 'POST');
     const body = new BodyStream(res, state, maxBytes);
-    state.onAbort = () => body.aborted();
+    state.whenAborted(() => body.aborted());
     void (async () => {
       let outcome: { status: number; body?: unknown; headers: Record<string, string> };
       try {

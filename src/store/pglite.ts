@@ -3,7 +3,7 @@ import { PGlite } from '@electric-sql/pglite';
 import type { Db, Queryable } from './db.js';
 
 /** The data directory is held by another live process (the running server, usually). */
-export class DataDirInUse extends Error {
+class DataDirInUse extends Error {
   constructor(
     readonly dir: string,
     readonly pid: number,

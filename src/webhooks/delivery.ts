@@ -26,10 +26,10 @@ import { resolveWebhookTarget, WebhookUrlError, type Lookup, type UrlPolicy } fr
  */
 
 /** Wait after the n-th failed attempt (n = 1..9); 10 attempts span about 21.9 hours. */
-export const RETRY_SCHEDULE_MS: readonly number[] = [
+const RETRY_SCHEDULE_MS: readonly number[] = [
   10_000, 60_000, 5 * 60_000, 15 * 60_000, 30 * 60_000, 60 * 60_000, 2 * 3600_000, 6 * 3600_000, 12 * 3600_000,
 ];
-export const USER_AGENT = 'Service-Webhooks/1.0';
+const USER_AGENT = 'Service-Webhooks/1.0';
 
 export interface WebhookDeliveryOptions {
   db: Db;
@@ -246,7 +246,7 @@ export function createWebhookDelivery(opts: WebhookDeliveryOptions): WebhookDeli
       timer = null;
       polling = claim()
         .then((claimed) => {
-          claimed.forEach(launch);
+          for (const d of claimed) void launch(d);
           return claimed.length;
         })
         .catch((err: unknown) => {

@@ -26,7 +26,7 @@ import type { NameResolver } from './store.js';
  */
 
 /** Default re-resolution interval of monitored ENS names (s): ENS_CACHE_TTL_SECONDS's default. */
-export const ENS_RECHECK_SECONDS = 300;
+const ENS_RECHECK_SECONDS = 300;
 
 export interface EnsMonitorOptions {
   db: Db;

@@ -19,7 +19,7 @@ export const SCREEN_KIND: Record<MonitoredEntityType, ScreenKind> = {
 export const EVENT_TYPES = ['entity.listed', 'entity.delisted', 'entity.relisted', 'test'] as const;
 export type WebhookEventType = (typeof EVENT_TYPES)[number];
 
-export interface Listing {
+interface Listing {
   list: string;
   list_name: string;
   list_type: ListType;

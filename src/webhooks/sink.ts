@@ -103,7 +103,7 @@ export class MonitorIndex {
 }
 
 /** Every monitored value of every customer, ENS names through their resolution (unresolved ones left out). */
-export async function loadMonitors(db: Queryable, where = 'TRUE', params: unknown[] = []): Promise<Monitor[]> {
+async function loadMonitors(db: Queryable, where = 'TRUE', params: unknown[] = []): Promise<Monitor[]> {
   const { rows } = await db.query<Omit<Monitor, 'screened'> & { ens_address: string | null }>(
     `SELECT id, customer_id, entity_type, value, label, ens_address FROM monitored_entities WHERE ${where}`,
     params,

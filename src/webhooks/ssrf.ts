@@ -96,7 +96,7 @@ function expandV6(ip: string): number[] | null {
   const h = head ? head.split(':') : [];
   const t = tail !== undefined && tail !== '' ? tail.split(':') : [];
   const fill = tail === undefined ? 0 : 8 - h.length - t.length;
-  const parts = [...h, ...Array(fill).fill('0'), ...t];
+  const parts = [...h, ...Array<string>(fill).fill('0'), ...t];
   if (parts.length !== 8) return null;
   return parts.map((p) => parseInt(p, 16));
 }
@@ -123,7 +123,7 @@ function sameV6(a: string, b: string): boolean {
   return x !== null && y !== null && x.every((g, i) => g === y[i]);
 }
 
-export function addressAllowed(cls: AddressClass, policy: UrlPolicy): boolean {
+function addressAllowed(cls: AddressClass, policy: UrlPolicy): boolean {
   if (cls === 'public') return true;
   if (cls === 'loopback') return policy.allowLoopback;
   if (cls === 'private') return policy.allowPrivate;
@@ -141,7 +141,7 @@ const DESCRIPTION: Record<Exclude<AddressClass, 'public'>, string> = {
 };
 
 /** Checks the URL's form (no resolution): scheme, host, no credentials. */
-export function parseWebhookUrl(raw: string): URL {
+function parseWebhookUrl(raw: string): URL {
   let url: URL;
   try {
     url = new URL(raw);

@@ -119,9 +119,9 @@ test('error components, security schemes and the error responses of each operati
   assert.deepEqual(Object.keys(crypto.responses).sort(), ['200', '400', '401', '402', '422', '503']);
   assert.deepEqual(crypto.security, [{ bearer: [] }, { x402: [] }, { x402v1: [] }]);
   const search = doc.paths['/api/v1/search'].get;
-  assert.deepEqual(Object.keys(search.responses).sort(), ['200', '400', '422', '429']);
+  assert.deepEqual(Object.keys(search.responses).sort(), ['200', '400', '422', '429', '503']);
   assert.deepEqual(search.security, []);
-  assert.deepEqual(Object.keys(doc.paths['/api/v1/screen/lists/{slug}/entities'].get.responses).sort(), ['200', '404', '422']);
+  assert.deepEqual(Object.keys(doc.paths['/api/v1/screen/lists/{slug}/entities'].get.responses).sort(), ['200', '404', '422', '503']);
   assert.deepEqual(Object.keys(doc.paths['/api/v1/screen/lists'].get.responses).sort(), ['200']);
   for (const path of ['/api/v1/screen/crypto/{address}', '/api/v1/screen/email/{email}', '/api/v1/screen/website', '/api/v1/screen/id/{government_id}', '/api/v1/screen/country/{country}', '/api/v1/screen/pep', '/api/v1/vpn', '/api/v1/vpn/{ip_address}', '/api/v1/geo', '/api/v1/geo/{ip_address}']) {
     assert.ok(doc.paths[path]?.get, path);

@@ -5,7 +5,7 @@ import { LISTS } from '../../loaders/registry.js';
 import { ListCatalog } from '../../src/lists/catalog.js';
 import { envelope } from '../../src/api/endpoints/screen.js';
 import { screenResponseBody, screenResponseJson, writeScreenResponseLine } from '../../src/api/screen-json.js';
-import type { ScreenHit } from '../../engine/engine.js';
+import type { Hit } from '../../engine/engine.js';
 
 /**
  * The hand-written ScreenResponse serializers (text, and NDJSON lines as bytes) must give exactly
@@ -38,7 +38,7 @@ test('every listed entity: the same text as JSON.stringify, cold and cached', ()
     const { entities } = svc.service.engine.entities(def.slug, { limit: 1_000_000 });
     for (let i = 0; i < entities.length; i++) {
       const e = entities[i];
-      const hits: ScreenHit[] = [{ entity: e, match: (['exact', 'subdomain', 'domain', 'region', 'fuzzy'] as const)[i % 5], similarity: 1 }];
+      const hits: Hit[] = [{ entity: e, match: (['exact', 'subdomain', 'domain', 'region', 'fuzzy'] as const)[i % 5], similarity: 1 }];
       if (i % 7 === 0 && i + 1 < entities.length) hits.push({ entity: entities[i + 1], match: 'exact', similarity: 1 });
       const env = envelope(e.value, slugs, hits, catalog);
       assertSerialized(env);

@@ -67,14 +67,11 @@ describe('ClickHouse audit store (chDB)', () => {
     ]);
     const byValue = await storeOf().queries.auditTrail(21, { ...range, value: '0xABC2' }, { limit: 10, offset: 0 });
     assert.deepEqual(byValue.items.map((i) => i.request_id), ['req-2']);
-    const csv = await storeOf().queries.auditCsv(21, range, 100);
-    assert.equal(
-      csv,
-      '"time","request_id","endpoint","screened_value","matched_value","list","list_type","match","list_version","as_of"\n' +
-        '"2025-06-02T09:30:00.250Z","req-3","screen.crypto","0xabc3","0xABC3","ofac_sdn","sanctions","exact","v1",""\n' +
-        '"2025-06-01T08:00:00.000Z","req-1","screen.crypto","0xabc1","0xABC1","ofac_sdn","sanctions","exact","v1",""\n' +
-        '"2025-06-01T08:00:00.000Z","req-2","screen.crypto","0xabc2","0xABC2","un_sc","sanctions","exact","v1",""\n',
-    );
+    assert.deepEqual(await storeOf().queries.auditExport(21, range, 100), [
+      ['2025-06-02T09:30:00.250Z', 'req-3', 'screen.crypto', '0xabc3', '0xABC3', 'ofac_sdn', 'sanctions', 'exact', 'v1', ''],
+      ['2025-06-01T08:00:00.000Z', 'req-1', 'screen.crypto', '0xabc1', '0xABC1', 'ofac_sdn', 'sanctions', 'exact', 'v1', ''],
+      ['2025-06-01T08:00:00.000Z', 'req-2', 'screen.crypto', '0xabc2', '0xABC2', 'un_sc', 'sanctions', 'exact', 'v1', ''],
+    ]);
   });
 
   test('list changes: the ChangeSink stores them and the delisting history follows the latest change', async () => {

@@ -24,8 +24,9 @@ test('customers and tokens on a PostgreSQL server (DATABASE_URL)', async () => {
   const revoked = await cli(['tokens', 'revoke', String(token.id), '--json'], env);
   assert.equal(revoked.code, 0, revoked.stderr);
   assert.equal(typeof (JSON.parse(revoked.stdout) as { revoked_at: unknown }).revoked_at, 'string');
+  assert.equal(created.stderr, 'cli: using the PostgreSQL database of DATABASE_URL\n', 'the CLI says what it works on (on stderr: stdout is the JSON)');
   const missing = await cli(['tokens', 'list', '--customer', '42'], env);
-  assert.deepEqual([missing.code, missing.stderr.trim()], [1, 'customer 42 not found']);
+  assert.deepEqual([missing.code, missing.stderr], [1, 'cli: using the PostgreSQL database of DATABASE_URL\ncustomer 42 not found\n']);
   const plan = await cli(['plans', 'create', '--name', 'pro', '--quota', '500', '--json'], env);
   assert.equal(plan.code, 0, plan.stderr);
   const onPlan = await cli(['customers', 'create', '--name', 'Beta', '--plan', 'pro', '--json'], env);
@@ -34,12 +35,19 @@ test('customers and tokens on a PostgreSQL server (DATABASE_URL)', async () => {
   assert.deepEqual([b.id, b.plan, b.monthly_quota, b.quota_override], [2, 'pro', 500, null]);
 });
 
-test('embedded PGlite: works when free, refuses (and says why) while another process holds it', async () => {
+test('embedded PGlite: works when free and says which one (and when it had to create it), refuses (and says why) while another process holds it', async () => {
   const env = { DATA_DIR: dataDir, DEFAULT_MONTHLY_QUOTA: '77' };
   const c = await cli(['customers', 'create', '--name', 'Gamma', '--json'], env);
   assert.equal(c.code, 0, c.stderr);
+  assert.equal(
+    c.stderr,
+    `cli: using the embedded database in ${join(dataDir, 'pglite')} (created now, empty: no server has run with DATA_DIR=${dataDir}; give the CLI the server's DATA_DIR, CONFIG_FILE or DATABASE_URL, or --server URL)\n`,
+  );
   const customer = JSON.parse(c.stdout) as { id: number; monthly_quota: number };
   assert.deepEqual([customer.id, customer.monthly_quota], [1, 77]);
+  const again = await cli(['customers', 'get', '1'], env);
+  assert.equal(again.code, 0, again.stderr);
+  assert.equal(again.stderr, `cli: using the embedded database in ${join(dataDir, 'pglite')}\n`);
   const held = await openPglite(join(dataDir, 'pglite'));
   try {
     const refused = await cli(['customers', 'list'], env);

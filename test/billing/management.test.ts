@@ -107,9 +107,8 @@ describe('management API handlers', () => {
     const csv = (await call('account.auditCsv', { value: 'a3@x.io' }, me)) as RawResponse;
     assert.equal(csv.contentType, 'text/csv; charset=utf-8');
     assert.equal(
-      csv.body,
-      '"time","request_id","endpoint","screened_value","matched_value","list","list_type","match","list_version","as_of"\n' +
-        '"2025-06-14T10:00:00.003Z","m3","screen.email","a3@x.io","a3@x.io","disposable","crime","exact","v1",""\n',
+      [...(csv.body as Iterable<string>)].join(''),
+      'time,request_id,endpoint,screened_value,matched_value,list,list_type,match,list_version,as_of\r\n' + '2025-06-14T10:00:00.003Z,m3,screen.email,a3@x.io,a3@x.io,disposable,crime,exact,v1,\r\n',
     );
     const otherCaller: Caller = { kind: 'customer', customerId: other.id, tokenId: foreign.id };
     assert.deepEqual(((await call('account.audit', {}, otherCaller)) as { total: number }).total, 0, "another customer's trail is empty");

@@ -1,6 +1,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Engine, EngineQueryError, type ScreenHit } from '../../engine/engine.js';
+import { Engine, EngineQueryError, type Hit } from '../../engine/engine.js';
 import type { EntityRecord, EntityType, ListSnapshotInfo } from '../../engine/model.js';
 
 const LISTS: ListSnapshotInfo[] = [
@@ -33,7 +33,7 @@ const RECORDS: EntityRecord[] = [
   rec('scam', 'name', 'Putin Fan Club'), // 15
 ];
 
-const brief = (hits: ScreenHit[]) => hits.map((h) => [h.entity.id, h.match, h.similarity]);
+const brief = (hits: Hit[]) => hits.map((h) => [h.entity.id, h.match, h.similarity]);
 
 describe('engine semantics on a small generation', () => {
   let engine: Engine;

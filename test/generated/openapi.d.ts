@@ -303,7 +303,7 @@ export interface paths {
         };
         /**
          * Free fuzzy or regex search over every list
-         * @description Names, companies and identifiers including crypto addresses, e-mails, websites and countries. Delisted rows are included, ranked last, with `removed_at`. `regex` mode takes a case-insensitive POSIX-style regular expression run by a linear-time engine. Never metered, audited or logged; burst-limited per client IP (429 with Retry-After).
+         * @description Names, companies and identifiers including crypto addresses, e-mails, websites and countries. Delisted rows are included, ranked last, with `removed_at`. `regex` mode takes a case-insensitive POSIX-style regular expression run by a linear-time engine; the answer is always complete: a pattern whose scan needs more CPU time than the budget (`SEARCH_REGEX_BUDGET_MS`) is refused whole with a 422 of type `regex_too_costly`, never answered in part. Never metered, audited or logged; burst-limited per client IP (429 with Retry-After).
          */
         get: operations["search"];
         put?: never;
@@ -2432,6 +2432,15 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
+            /** @description Service unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
         };
     };
     stats: {
@@ -2493,6 +2502,15 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
+            /** @description Service unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
         };
     };
     search: {
@@ -2542,6 +2560,15 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait */
                     "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Service unavailable */
+            503: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -3419,7 +3446,7 @@ export interface operations {
                 "application/json": {
                     entity_type: components["schemas"]["MonitoredEntityType"];
                     /**
-                     * @description The value, in any form screening accepts.
+                     * @description The value, in any form screening accepts (the same validator as screening its kind).
                      * @example vitalik.eth
                      */
                     value: string;

@@ -4,7 +4,6 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { EntityRecord } from '../../engine/model.js';
 import { parseListFromDir, parseOfacSdn } from '../../loaders/registry.js';
-import { ofacCsvParser } from '../../loaders/sources/ofac-csv.js';
 import { ofacXmlParser } from '../../loaders/sources/ofac-xml.js';
 import { OFAC_DOCUMENT_TYPES } from '../../loaders/sources/ofac-features.js';
 import { FIXTURES, SHARED_DATA, sharedData } from '../../harness/paths.js';

@@ -73,7 +73,7 @@ describe('catalog', () => {
       const tool = tools.find((t) => t.name === spec.name)!;
       const ep = byId.get(spec.endpoint)!;
       const omit = Object.fromEntries((spec.omit ?? []).map((k) => [k, true] as const));
-      const { $schema: _s, ...expected } = z.toJSONSchema(ep.input.omit(omit), { io: 'input', target: 'draft-7', unrepresentable: 'any' }) as Record<string, unknown>;
+      const { $schema: _s, ...expected } = z.toJSONSchema(ep.input.omit(omit as never), { io: 'input', target: 'draft-7', unrepresentable: 'any' }) as Record<string, unknown>;
       assert.deepEqual(tool.inputSchema, { type: 'object', ...expected }, spec.name);
       assert.equal(tool.title, ep.summary);
       assert.equal(tool.annotations?.readOnlyHint, true);

@@ -5,7 +5,6 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { loadConfig } from '../../src/config.js';
 import { createPepProvider, LocalPepIndex, localPepFile, type PepProvider } from '../../src/pep/index.js';
-import { datesAgree } from '../../src/pep/local.js';
 import { PepScreenResponse } from '../../src/pep/schema.js';
 import { FIXTURES, SHARED_DATA, sharedData } from '../../harness/paths.js';
 
@@ -198,10 +197,11 @@ describe('local PEP provider on FollowTheMoney JSON lines', () => {
   });
 
   test('dates agree at the precision both have', () => {
-    assert.equal(datesAgree('1972', '1972-05-03'), true);
-    assert.equal(datesAgree('1972-05', '1972-05-03'), true);
-    assert.equal(datesAgree('1972-06', '1972-05-03'), false);
-    assert.equal(datesAgree('1973', '1972'), false);
+    const match = (birth_date: string) => index.search({ name: 'Ana María Pérez Gómez', birth_date, limit: 1 })[0].match;
+    assert.equal(match('1961'), true);
+    assert.equal(match('1961-04'), true);
+    assert.equal(match('1961-05'), false);
+    assert.equal(match('1963'), false);
   });
 });
 

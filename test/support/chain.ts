@@ -30,9 +30,9 @@ import { REPO_ROOT } from '../../harness/paths.js';
  * a chain (mixer events, x402 settlement, ENS); call `stop()` in `after`.
  */
 
-export const HARDHAT_MNEMONIC = 'test test test test test test test test test test test junk';
+const HARDHAT_MNEMONIC = 'test test test test test test test test test test test junk';
 
-export interface CompiledContract {
+interface CompiledContract {
   abi: Abi;
   bytecode: Hex;
 }
@@ -61,7 +61,7 @@ export interface LocalChain {
 const compiled = new Map<string, CompiledContract>();
 
 /** Compiles one Solidity source (standard JSON) and returns the named contract's ABI and bytecode. */
-export function compileSolidity(source: string, contractName: string): CompiledContract {
+function compileSolidity(source: string, contractName: string): CompiledContract {
   const cacheKey = `${contractName}\u0000${source}`;
   const hit = compiled.get(cacheKey);
   if (hit) return hit;

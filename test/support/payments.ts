@@ -8,7 +8,7 @@ import { ExactEvmSchemeV1 } from '@x402/evm/exact/v1/client';
 import { startChain, type Deployed, type LocalChain } from './chain.js';
 
 /** A local chain with a test stablecoin for pay-per-request tests of the real service (REST and MCP). */
-export const CHAIN_ID = 84532;
+const CHAIN_ID = 84532;
 export const PRICE = 10_000n;
 
 /** A local chain with an EIP-3009 token, a merchant, a settler and a funded payer, and the X402_* env of the service. */

@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
  * helper), answers 401 to a bad one, and otherwise answers what the test scripted for the path
  * (a status, or `hang` to never answer). Every request is recorded.
  */
-export interface Received {
+interface Received {
   path: string;
   headers: Record<string, string | string[] | undefined>;
   raw: Buffer;

@@ -2,6 +2,8 @@ import { z } from 'zod';
 import { endpoint, RawResponse, type AnyEndpoint, type Caller } from '../../core/endpoint.js';
 import { HttpError } from '../../core/errors.js';
 import type { AuditStore } from '../../audit/store.js';
+import { AUDIT_EXPORT_COLUMNS } from '../../audit/queries.js';
+import { csvChunks } from '../csv.js';
 import type { CustomerService } from '../../billing/customers.js';
 import type { QuotaManager } from '../../billing/quota.js';
 import type { TokenService } from '../../billing/tokens.js';
@@ -145,14 +147,14 @@ export function accountEndpoints(deps: AccountDeps): AnyEndpoint[] {
       path: '/account/audit/export',
       tags: TAGS,
       summary: 'The audit trail as a CSV download',
-      description: 'Columns: time, request_id, endpoint, screened_value, matched_value, list, list_type, match, list_version, as_of. Newest first.',
+      description: `Columns: ${AUDIT_EXPORT_COLUMNS.join(', ')}. Newest first.`,
       access: 'account',
       input: AuditCsvInput,
       output: CsvText,
       handler: async (input, ctx) => {
         const filter = { ...dayRange(input, ctx.now()), list: input.list, value: input.value };
-        const csv = await audit.queries.auditCsv(customerOf(ctx.caller), filter, input.limit);
-        return new RawResponse('text/csv; charset=utf-8', csv, { 'Content-Disposition': 'attachment; filename="audit.csv"' });
+        const rows = await audit.queries.auditExport(customerOf(ctx.caller), filter, input.limit);
+        return new RawResponse('text/csv; charset=utf-8', csvChunks(AUDIT_EXPORT_COLUMNS, rows), { 'Content-Disposition': 'attachment; filename="audit.csv"' });
       },
     }),
   ];

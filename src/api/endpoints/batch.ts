@@ -1,9 +1,10 @@
 import { z } from 'zod';
 import { endpoint, type AnyEndpoint, type AuditMatch } from '../../core/endpoint.js';
 import { BatchItem, ScreenResponse, asOfParam, listsParam } from '../schemas/screen.js';
+import { prepareValue, ValueProblem, type PreparedValue } from '../../../engine/normalize/validate.js';
 import { HTTPValidationError } from '../schemas/errors.js';
-import { auditRows, screenValue, screenValueNow, screeningFor, SCREENING_HEADERS, type ScreenEnvelope, type ScreeningDeps } from './screen.js';
-import { toPydanticIssue, valueAt } from '../../core/validation.js';
+import { auditRows, screenPreparedNow, screenValue, screeningFor, SCREENING_HEADERS, type ScreenEnvelope, type ScreeningDeps } from './screen.js';
+import { checkBodyRules, toPydanticIssue, valueAt } from '../../core/validation.js';
 import { EnsResolver } from '../../ens/resolver.js';
 
 /**
@@ -13,60 +14,76 @@ import { EnsResolver } from '../../ens/resolver.js';
  * is refused whole when fewer credits remain.
  */
 
-export const BATCH_MAX_ITEMS = 10_000;
+const BATCH_MAX_ITEMS = 10_000;
 const BatchLine = z.union([ScreenResponse, HTTPValidationError]);
 export type BatchLineT = z.output<typeof BatchLine>;
 
-const BatchInput = z.object({
-  items: z.array(z.unknown()).min(1).max(BATCH_MAX_ITEMS).meta({ description: `1 to ${BATCH_MAX_ITEMS} items {type, value}; type is crypto, email, website, id or country.` }),
-  lists: listsParam,
-  as_of: asOfParam,
-});
-
 type Item = z.output<typeof BatchItem>;
-type ItemError = z.ZodSafeParseError<unknown>;
+/** A valid item, its value normalized once for both its validation and its screening. */
+interface ValidItem {
+  type: Item['type'];
+  value: string;
+  prepared: PreparedValue;
+}
+/** An item BatchItem refuses, with the value the client sent (for the validation line's `input`). */
+interface ItemError {
+  error: z.ZodError;
+  sent: unknown;
+}
+/** An ENS name: a valid crypto value that batches do not resolve, so answered (and free) like an invalid one. */
+interface EnsName {
+  ens: string;
+}
+type Entry = ValidItem | ItemError | EnsName;
 const ITEM_TYPES = new Set<string>(BatchItem.shape.type.options);
 
 /**
  * An item as BatchItem would accept it, checked without zod's result objects (10,000 items a
- * request); `null` when zod must judge it, which also yields the exact validation issues. The
- * check is conservative: zod counts a string's length in code points, so a value of more than
- * 512 UTF-16 units may still be valid, and zod decides.
+ * request), its value checked (and normalized) by its kind's validator; `null` when zod must
+ * judge it, which also yields the exact validation issues. The check is conservative: zod counts
+ * a string's length in code points, so a value of more than 512 UTF-16 units may still be valid,
+ * and zod decides.
  */
-function plainItem(item: unknown): Item | null {
+function plainItem(item: unknown): ValidItem | null {
   if (typeof item !== 'object' || item === null || Array.isArray(item)) return null;
   const { type, value } = item as Record<string, unknown>;
   if (typeof type !== 'string' || !ITEM_TYPES.has(type) || typeof value !== 'string' || value.length < 1 || value.length > 512) return null;
   let keys = 0;
   for (const _ in item) keys++;
-  return keys === 2 ? (item as Item) : null;
+  if (keys !== 2) return null;
+  const prepared = prepareValue(type as Item['type'], value);
+  return prepared instanceof ValueProblem ? null : { type: type as Item['type'], value, prepared };
 }
 
-/** Each item validated once per request: the credit count (gate) and the handler both need it. */
-const parsedItems = new WeakMap<unknown[], (Item | ItemError)[]>();
-function parseItems(items: unknown[]): (Item | ItemError)[] {
-  let parsed = parsedItems.get(items);
-  if (!parsed) {
-    parsed = items.map((item) => {
-      const plain = plainItem(item);
-      if (plain) return plain;
-      const judged = BatchItem.safeParse(item);
-      return judged.success ? judged.data : judged;
-    });
-    parsedItems.set(items, parsed);
+/** Each item judged once, as the input is parsed: the credit count (gate) and the handler both read the result. */
+function parseItem(item: unknown, index: number): Entry {
+  let valid = plainItem(item);
+  if (!valid) {
+    // The body's depth bound, for the items the body's own check leaves to the endpoint (a plain item is flat).
+    checkBodyRules(item, false, ['items', index]);
+    const judged = BatchItem.safeParse(item);
+    if (!judged.success) return { error: judged.error, sent: item };
+    // The schema's validator prepared this value last: found again without normalizing.
+    const { type, value } = judged.data;
+    valid = { type, value, prepared: prepareValue(type, value) as PreparedValue };
   }
-  return parsed;
+  return valid.type === 'crypto' && EnsResolver.isName(valid.value) ? { ens: valid.value } : valid;
 }
 
-function isError(entry: Item | ItemError): entry is ItemError {
-  return 'error' in entry;
+function isValid(entry: Entry): entry is ValidItem {
+  return 'prepared' in entry;
 }
 
-function validItems(items: unknown[]): number {
-  let n = 0;
-  for (const p of parseItems(items)) if (!isError(p)) n++;
-  return n;
-}
+const BatchInput = z.object({
+  items: z
+    .array(z.unknown())
+    .min(1)
+    .max(BATCH_MAX_ITEMS)
+    .meta({ description: `1 to ${BATCH_MAX_ITEMS} items {type, value}; type is crypto, email, website, id or country.` })
+    .transform((items) => items.map(parseItem)),
+  lists: listsParam,
+  as_of: asOfParam,
+});
 
 export function batchEndpoint(deps: ScreeningDeps): AnyEndpoint {
   return endpoint({
@@ -84,30 +101,37 @@ export function batchEndpoint(deps: ScreeningDeps): AnyEndpoint {
     nativeRoute: true,
     input: BatchInput,
     output: z.array(BatchLine),
+    credits: (input) => {
+      let valid = 0;
+      for (const item of input.items) if (isValid(item)) valid++;
+      return valid;
+    },
+    // Each screened item is a ScreenResponse line; an invalid item's line is free.
+    deliveredCredits: (lines) => lines.reduce((n, line) => n + ('matches' in line ? 1 : 0), 0),
     headers: SCREENING_HEADERS,
-    credits: (input) => validItems(input.items),
     audit: (_input, out, ctx) => out.flatMap((line): AuditMatch[] => ('matches' in line ? auditRows(line as ScreenEnvelope, ctx.basis) : [])),
     handler: async (input, ctx) => {
       const lists = screeningFor(deps, ctx, input.lists, input.as_of, ['body', 'as_of']);
-      const out: BatchLineT[] = new Array(input.items.length);
-      const items = parseItems(input.items);
-      for (let i = 0; i < input.items.length; i++) {
-        const parsed = items[i];
-        if (isError(parsed)) {
+      const items = input.items;
+      const out = new Array<BatchLineT>(items.length);
+      for (let i = 0; i < items.length; i++) {
+        const entry = items[i];
+        if ('ens' in entry) {
+          const error = 'ENS names are not resolved in batches';
+          out[i] = { detail: [{ type: 'value_error', loc: ['body', 'items', i, 'value'], msg: `Value error, ${error}`, input: entry.ens, ctx: { error } }] };
+          continue;
+        }
+        if (!isValid(entry)) {
           out[i] = {
-            detail: parsed.error.issues.map((issue) =>
-              toPydanticIssue(issue, ['body', 'items', i, ...issue.path.map((p) => (typeof p === 'number' ? p : String(p)))], valueAt(input.items[i], issue.path)),
+            detail: entry.error.issues.map((issue) =>
+              toPydanticIssue(issue, ['body', 'items', i, ...issue.path.map((p) => (typeof p === 'number' ? p : String(p)))], valueAt(entry.sent, issue.path)),
             ),
           };
           continue;
         }
-        const { type, value } = parsed;
-        if (type === 'crypto' && EnsResolver.isName(value)) {
-          out[i] = { detail: [{ type: 'value_error', loc: ['body', 'items', i, 'value'], msg: 'Value error, ENS names are not resolved in batches', input: value, ctx: { error: 'ENS names are not resolved in batches' } }] };
-          continue;
-        }
         // Exact kinds answer synchronously: no promise per item.
-        out[i] = screenValueNow(deps, type, value, lists) ?? (await screenValue(deps, type, value, lists));
+        const { type, value, prepared } = entry;
+        out[i] = screenPreparedNow(deps, type, prepared, value, lists) ?? (await screenValue(deps, type, value, lists));
       }
       return out;
     },

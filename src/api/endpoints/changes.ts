@@ -6,7 +6,7 @@ import type { RateLimiter } from '../../core/rate-limit.js';
 import type { ListCatalog } from '../../lists/catalog.js';
 import { ChangesPage, changesFilter } from '../schemas/lists.js';
 import { listsParam } from '../schemas/screen.js';
-import { csvField } from './public.js';
+import { csvChunks } from '../csv.js';
 
 /**
  * The changes feed: every listed, delisted and relisted change, in the service's ingest
@@ -20,14 +20,14 @@ export interface ChangesDeps {
   changes: (q: ChangesQuery) => Promise<ChangeRow[]>;
 }
 
-export const ChangesInput = z.object({ lists: listsParam, ...changesFilter });
+const ChangesInput = z.object({ lists: listsParam, ...changesFilter });
 type ChangesInputT = z.output<typeof ChangesInput>;
 
 /** Columns of the CSV page, in order. */
-export const CHANGES_CSV_COLUMNS = ['change_id', 'kind', 'list', 'list_version', 'entity_type', 'value', 'metadata', 'source_url', 'at'] as const;
+const CHANGES_CSV_COLUMNS = ['change_id', 'kind', 'list', 'list_version', 'entity_type', 'value', 'metadata', 'source_url', 'at'] as const;
 
 /** `next_cursor`: the sequence number of the last change read, opaque to clients. */
-export function encodeCursor(seq: number): string {
+function encodeCursor(seq: number): string {
   return Buffer.from(`s:${seq}`).toString('base64url');
 }
 
@@ -64,11 +64,8 @@ export async function changesPage(deps: ChangesDeps, owner: number, lists: reado
   const page = hasMore ? rows.slice(0, input.limit) : rows;
   const next = encodeCursor(page.length > 0 ? page[page.length - 1].seq : after);
   if (input.format === 'csv') {
-    const lines = [CHANGES_CSV_COLUMNS.join(',')];
-    for (const c of page) {
-      lines.push([c.change_id, c.kind, c.list, c.version, c.entity_type, c.value, JSON.stringify(c.metadata), c.source_url ?? '', c.at].map(csvField).join(','));
-    }
-    return new RawResponse('text/csv; charset=utf-8', lines.join('\r\n') + '\r\n', { 'X-Next-Cursor': next, 'X-Has-More': String(hasMore) });
+    const rows = page.map((c) => [c.change_id, c.kind, c.list, c.version, c.entity_type, c.value, JSON.stringify(c.metadata), c.source_url ?? '', c.at]);
+    return new RawResponse('text/csv; charset=utf-8', csvChunks(CHANGES_CSV_COLUMNS, rows), { 'X-Next-Cursor': next, 'X-Has-More': String(hasMore) });
   }
   return {
     changes: page.map((c) => {

@@ -53,7 +53,7 @@ function resultView(o: RefreshOutcome): ListJobT['results'][number] {
   };
 }
 
-export function jobView(job: Job): ListJobT {
+function jobView(job: Job): ListJobT {
   return {
     id: job.id,
     kind: job.kind,
@@ -67,7 +67,7 @@ export function jobView(job: Job): ListJobT {
 }
 
 /** The answer for a job waited on: its outcome, the error it failed with, or a 202 to poll. */
-export function jobAnswer(job: Job, jobsPath: string): ListJobT | Accepted<ListJobT> {
+function jobAnswer(job: Job, jobsPath: string): ListJobT | Accepted<ListJobT> {
   if (job.status === 'done') return jobView(job);
   if (job.status === 'failed') throw new HttpError(job.error_status ?? 500, job.error ?? 'the operation failed');
   return new Accepted(jobView(job), { Location: `/api/v1${jobsPath}/${job.id}` });

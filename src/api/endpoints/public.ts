@@ -1,18 +1,19 @@
 import { z } from 'zod';
-import { EngineQueryError, type Engine, type EntityView } from '../../../engine/engine.js';
+import { EngineQueryError, RegexTooCostly, type Engine, type EntityView } from '../../../engine/engine.js';
 import { endpoint, RawResponse, type AnyEndpoint } from '../../core/endpoint.js';
 import { DelistedEntity, ListEntitiesResponse, ListInfo, PublicSearchResult, StatsResponse, listsParam } from '../schemas/screen.js';
 import type { ListCatalog } from '../../lists/catalog.js';
-import { HttpError, valueError } from '../../core/errors.js';
+import { HttpError, ValidationFailed, valueError } from '../../core/errors.js';
 import type { RateLimiter } from '../../core/rate-limit.js';
 import type { ListDefinition } from '../../../loaders/types.js';
+import { csvChunks } from '../csv.js';
 
 /**
  * Public endpoints: no credentials, never metered or audited. They show the public lists only
  * (the registry's and the operator's): a customer's private list never appears here.
  */
 
-export interface ListStatusView {
+interface ListStatusView {
   last_updated: string | null;
   last_error: string | null;
   stale: boolean;
@@ -29,22 +30,11 @@ export interface PublicDeps {
 }
 
 /** Columns of the CSV download, in order (documented in the README). */
-export const CSV_COLUMNS = ['entity_type', 'value', 'listed_at', 'source_url', 'metadata'] as const;
+const CSV_COLUMNS = ['entity_type', 'value', 'listed_at', 'source_url', 'metadata'] as const;
 
-export function csvField(v: string): string {
-  return /[",\r\n]/.test(v) || /^[=+\-@\t]/.test(v) ? `"${(/^[=+\-@\t]/.test(v) ? `'${v}` : v).replace(/"/g, '""')}"` : v;
-}
-
-function* csvRows(entities: readonly EntityView[]): Iterable<string> {
-  yield CSV_COLUMNS.join(',') + '\r\n';
-  const BATCH = 500;
-  for (let i = 0; i < entities.length; i += BATCH) {
-    let chunk = '';
-    for (const e of entities.slice(i, i + BATCH)) {
-      chunk += [e.entity_type, e.value, e.listed_at ?? '', e.source_url ?? '', JSON.stringify(e.metadata)].map(csvField).join(',') + '\r\n';
-    }
-    yield chunk;
-  }
+/** The CSV rows of entities, in CSV_COLUMNS order. */
+function* csvRows(entities: readonly EntityView[]): Iterable<string[]> {
+  for (const e of entities) yield [e.entity_type, e.value, e.listed_at ?? '', e.source_url ?? '', JSON.stringify(e.metadata)];
 }
 
 export const EntitiesInput = z.object({
@@ -61,7 +51,7 @@ export function listEntities(
 ): z.output<typeof ListEntitiesResponse> | RawResponse {
   const page = deps.engine.entities(def.slug, { limit: input.limit });
   if (input.format === 'csv') {
-    return new RawResponse('text/csv; charset=utf-8', csvRows(page.entities), {
+    return new RawResponse('text/csv; charset=utf-8', csvChunks(CSV_COLUMNS, csvRows(page.entities)), {
       'Content-Disposition': `attachment; filename="${def.slug}.csv"`,
       'X-Total-Count': String(page.total),
     });
@@ -124,14 +114,10 @@ export function publicEndpoints(deps: PublicDeps): AnyEndpoint[] {
       summary: 'The full dataset of one list (JSON or CSV)',
       description: `Active entities in a stable order. \`format=csv\` streams a CSV download with the columns ${CSV_COLUMNS.join(', ')} (metadata as JSON).`,
       access: 'public',
-      errors: [404],
+      errors: [404, 503],
       input: EntitiesInput,
       output: ListEntitiesResponse,
-      handler: (input) => {
-        const def = catalog.get(input.slug);
-        if (!def || !def.enabled) throw new HttpError(404, `List not found: ${input.slug}`);
-        return listEntities(deps, def, input);
-      },
+      handler: (input) => listEntities(deps, catalog.requireLoaded(input.slug), input),
     }),
     endpoint({
       id: 'stats',
@@ -179,7 +165,7 @@ export function publicEndpoints(deps: PublicDeps): AnyEndpoint[] {
       tags: ['lists'],
       summary: 'Recently removed (delisted) entities, newest removal first',
       access: 'public',
-      errors: [400],
+      errors: [400, 503],
       input: z.object({ limit: z.number().int().min(1).max(500).default(100), lists: listsParam }),
       output: z.array(DelistedEntity),
       handler: (input) => {
@@ -202,9 +188,10 @@ export function publicEndpoints(deps: PublicDeps): AnyEndpoint[] {
       summary: 'Free fuzzy or regex search over every list',
       description:
         'Names, companies and identifiers including crypto addresses, e-mails, websites and countries. Delisted rows are included, ranked last, with `removed_at`. ' +
-        '`regex` mode takes a case-insensitive POSIX-style regular expression run by a linear-time engine. Never metered, audited or logged; burst-limited per client IP (429 with Retry-After).',
+        '`regex` mode takes a case-insensitive POSIX-style regular expression run by a linear-time engine; the answer is always complete: a pattern whose scan needs more CPU time than the budget (`SEARCH_REGEX_BUDGET_MS`) is refused whole with a 422 of type `regex_too_costly`, never answered in part. ' +
+        'Never metered, audited or logged; burst-limited per client IP (429 with Retry-After).',
       access: 'public',
-      errors: [400, 429],
+      errors: [400, 429, 503],
       input: z.object({
         q: z.string().min(3).max(100).meta({ description: 'Name, company or identifier, including crypto addresses.' }),
         lists: listsParam,
@@ -220,6 +207,9 @@ export function publicEndpoints(deps: PublicDeps): AnyEndpoint[] {
         try {
           hits = await engine.search({ q: input.q, mode: input.mode, lists: lists as string[], limit: input.limit, budgetMs: deps.regexBudgetMs });
         } catch (err) {
+          if (err instanceof RegexTooCostly) {
+            throw new ValidationFailed([{ type: 'regex_too_costly', loc: ['query', 'q'], msg: `Value error, ${err.message}`, input: input.q, ctx: { budget_ms: err.budgetMs } }]);
+          }
           if (err instanceof EngineQueryError) throw valueError(['query', 'q'], err.message, input.q);
           throw err;
         }

@@ -1,10 +1,11 @@
 import { z } from 'zod';
-import type { Engine, ScreenHit, ScreenKind } from '../../../engine/engine.js';
+import type { Engine, Hit, ScreenKind } from '../../../engine/engine.js';
 import { endpoint, type AnyEndpoint, type AuditMatch, type Caller, type RequestContext, type ScreeningBasis } from '../../core/endpoint.js';
-import { ScreenResponse, asOfParam, listsParam } from '../schemas/screen.js';
+import { ScreenResponse, asOfParam, listsParam, screenedValue } from '../schemas/screen.js';
 import type { ListCatalog, Screening } from '../../lists/catalog.js';
 import { EnsResolver } from '../../ens/resolver.js';
 import { screenResponseBody } from '../screen-json.js';
+import type { PreparedValue } from '../../../engine/normalize/validate.js';
 
 /** The five screening endpoints: one envelope, one optional `lists` filter, metered. */
 
@@ -17,7 +18,7 @@ export interface ScreeningDeps {
 export type ScreenEnvelope = z.output<typeof ScreenResponse>;
 
 /** Builds the ScreenResponse for hits of one value. Shared by REST, batch and MCP. */
-export function envelope(value: string, lists: readonly string[], hits: readonly ScreenHit[], catalog: ListCatalog): ScreenEnvelope {
+export function envelope(value: string, lists: readonly string[], hits: readonly Hit[], catalog: ListCatalog): ScreenEnvelope {
   const matches = hits.map((h) => {
     const label = catalog.labels.get(h.entity.list);
     return {
@@ -54,7 +55,7 @@ export function auditRows(out: ScreenEnvelope, basis: ScreeningBasis | undefined
 }
 
 /** The customer whose private lists a caller sees (none for a payer or anonymous caller). */
-export function ownerOf(caller: Caller): number | undefined {
+function ownerOf(caller: Caller): number | undefined {
   return caller.kind === 'customer' ? caller.customerId : undefined;
 }
 
@@ -73,8 +74,14 @@ export function screenValue(deps: ScreeningDeps, kind: ScreenKind, value: string
   return screenValueNow(deps, kind, value, s) ?? deps.engine.screen({ kind, value, lists: s.lists as string[], asOf: s.asOf }).then((hits) => envelope(value, s.lists, hits, deps.catalog));
 }
 
+/** `screenValueNow` of a batch item, validated and normalized before (see batch.ts). */
+export function screenPreparedNow(deps: ScreeningDeps, kind: ScreenKind, prepared: PreparedValue, value: string, s: Screening): ScreenEnvelope | null {
+  const hits = deps.engine.screenPrepared(kind, prepared, s.lists as string[], s.asOf);
+  return hits && envelope(value, s.lists, hits, deps.catalog);
+}
+
 /** The answer when the engine's exact path alone decides it (on this thread, now); null when the shards must be asked (fuzzy kinds). */
-export function screenValueNow(deps: ScreeningDeps, kind: ScreenKind, value: string, s: Screening): ScreenEnvelope | null {
+function screenValueNow(deps: ScreeningDeps, kind: ScreenKind, value: string, s: Screening): ScreenEnvelope | null {
   const hits = deps.engine.screenExact({ kind, value, lists: s.lists as string[], asOf: s.asOf });
   return hits && envelope(value, s.lists, hits, deps.catalog);
 }
@@ -103,7 +110,6 @@ export const SCREENING_HEADERS: Record<string, string> = {
   'X-As-Of': 'With `as_of`: the time the lists were screened as of (ISO 8601, UTC).',
 };
 
-const value = (description: string) => z.string().trim().min(1).max(512).meta({ description });
 
 export function screeningEndpoints(deps: ScreeningDeps): AnyEndpoint[] {
   const common = {
@@ -125,7 +131,7 @@ export function screeningEndpoints(deps: ScreeningDeps): AnyEndpoint[] {
       path,
       summary,
       description,
-      input: z.object({ [param]: value(paramDescription), lists: listsParam, as_of: asOfParam }),
+      input: z.object({ [param]: screenedValue(kind, paramDescription), lists: listsParam, as_of: asOfParam }),
       handler: (input: Record<string, string | undefined>, ctx: RequestContext) =>
         screenValue(deps, kind, input[param]!, screeningFor(deps, ctx, input.lists, input.as_of, ['query', 'as_of'])),
     });
@@ -138,7 +144,7 @@ export function screeningEndpoints(deps: ScreeningDeps): AnyEndpoint[] {
       description:
         'Checksum and case variants of an address are the same address. A dotted name is resolved through ENS and `value` is the resolved address; a name that does not resolve is a 422, an unreachable Ethereum RPC a 503. ' +
         'With `as_of`, an ENS name is resolved as of now (ENS history is not kept) and the address is screened against the lists as they stood then.',
-      input: z.object({ address: value('An address on any chain, or an ENS name (anything with a dot).'), lists: listsParam, as_of: asOfParam }),
+      input: z.object({ address: screenedValue('crypto', 'An address on any chain, or an ENS name (anything with a dot).'), lists: listsParam, as_of: asOfParam }),
       handler: (input, ctx) => {
         const s = screeningFor(deps, ctx, input.lists, input.as_of, ['query', 'as_of']);
         if (!EnsResolver.isName(input.address)) return screenValue(deps, 'crypto', input.address, s);

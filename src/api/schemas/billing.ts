@@ -32,7 +32,7 @@ export const TokenCreateInput = z
 
 export const TokenIdInput = z.object({ token_id: id }).strict();
 
-export const QuotaStatus = z
+const QuotaStatus = z
   .object({
     month: z.string().meta({ description: 'Calendar month in UTC, `YYYY-MM`.' }),
     monthly_quota: z.number().int(),
@@ -128,7 +128,7 @@ export const MatchesDay = z
   .strict()
   .meta({ id: 'MatchesDay' });
 
-export const AuditFilterInput = DateRangeInput.extend({
+const AuditFilterInput = DateRangeInput.extend({
   list: z.string().min(1).max(100).optional().meta({ description: 'Only matches on this list (slug).' }),
   value: z.string().min(1).max(1000).optional().meta({ description: 'Only matches whose screened or matched value is exactly this.' }),
 }).strict();
@@ -142,7 +142,7 @@ export const AuditCsvInput = AuditFilterInput.extend({
   limit: z.number().int().min(1).max(1_000_000).default(100_000),
 }).strict();
 
-export const AuditEntry = z
+const AuditEntry = z
   .object({
     time: dateTime,
     request_id: z.string(),

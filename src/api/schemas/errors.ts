@@ -20,7 +20,7 @@ export const ErrorDetail = z
   .strict()
   .meta({ id: 'ErrorDetail' });
 
-export const PaymentRequirementsV1 = z
+const PaymentRequirementsV1 = z
   .object({
     scheme: z.literal('exact'),
     network: z.string().meta({ description: 'Plain network name, e.g. base or base-sepolia.' }),
@@ -37,7 +37,7 @@ export const PaymentRequirementsV1 = z
   .loose()
   .meta({ id: 'PaymentRequirementsV1' });
 
-export const PaymentOption = z
+const PaymentOption = z
   .object({ type: z.enum(['pay_per_request', 'upgrade_plan']) })
   .loose()
   .meta({ id: 'PaymentOption' });

@@ -3,7 +3,7 @@ import { z } from 'zod';
 
 /** SPEC.md's VpnResponse and GeoResponse, and the `ip_address` parameter of `/vpn` and `/geo`. */
 
-export const ipAddress = z
+const ipAddress = z
   .string()
   .refine((s) => isIP(s) !== 0, 'value is not a valid IPv4 or IPv6 address')
   .meta({ description: 'An IPv4 or IPv6 address.', examples: ['8.8.8.8', '2001:4860:4860::8888'] });
@@ -42,5 +42,3 @@ export const GeoResponse = z
   .strict()
   .meta({ id: 'GeoResponse' });
 
-export type VpnResponseT = z.output<typeof VpnResponse>;
-export type GeoResponseT = z.output<typeof GeoResponse>;

@@ -12,9 +12,9 @@ const metadata = z.record(z.string(), z.unknown()).meta({ description: 'Free-for
 const listType = z.enum(LIST_TYPES).meta({ description: '`sanctions`, `crime` or `risk`.' });
 const entityType = z.enum(ENTITY_TYPES);
 
-export const CHANGE_KINDS = ['listed', 'delisted', 'relisted'] as const;
+const CHANGE_KINDS = ['listed', 'delisted', 'relisted'] as const;
 
-export const ListChange = z
+const ListChange = z
   .object({
     change_id: z.string().meta({ description: 'Deterministic id of the change (`chg_` + 32 hex digits); webhook events of the change carry it.' }),
     kind: z.enum(CHANGE_KINDS),
@@ -62,7 +62,7 @@ export const OPERATOR_SLUG = /^[a-z][a-z0-9_]{2,47}$/;
 /** Slugs an operator list may not take (they name routes under /admin/lists). */
 export const RESERVED_SLUGS: ReadonlySet<string> = new Set(['jobs', 'refresh']);
 /** Name of a private list within its customer's namespace (the slug is `c<customer>.<name>`). */
-export const PRIVATE_NAME = /^[a-z][a-z0-9_]{0,39}$/;
+const PRIVATE_NAME = /^[a-z][a-z0-9_]{0,39}$/;
 
 const listFields = {
   display_name: z.string().trim().min(1).max(200),
@@ -95,7 +95,7 @@ export const UploadedList = ListInfo.omit({ enabled: true })
   .strict()
   .meta({ id: 'UploadedList' });
 
-export const RefreshResult = z
+const RefreshResult = z
   .object({
     list: z.string(),
     result: z.enum(['new_version', 'unchanged', 'failed', 'not_configured']),
@@ -109,8 +109,8 @@ export const RefreshResult = z
   .strict()
   .meta({ id: 'RefreshResult' });
 
-export const JOB_KINDS = ['refresh', 'upload', 'create', 'delete'] as const;
-export const JOB_STATUSES = ['receiving', 'queued', 'running', 'done', 'failed'] as const;
+const JOB_KINDS = ['refresh', 'upload', 'create', 'delete'] as const;
+const JOB_STATUSES = ['receiving', 'queued', 'running', 'done', 'failed'] as const;
 
 export const ListJob = z
   .object({

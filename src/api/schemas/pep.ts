@@ -35,5 +35,3 @@ export const PepInput = z
       .refine((v) => v === undefined, 'as_of is not supported here: PEP screening asks a live dataset, which keeps no history'),
   })
   .strict();
-
-export type PepInputT = z.output<typeof PepInput>;

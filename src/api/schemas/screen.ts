@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { LIST_TYPES, ENTITY_TYPES, MATCH_KINDS } from '../../../engine/model.js';
 import { CADENCES, LIST_KINDS } from '../../../loaders/types.js';
+import { VALUE_KINDS, valueProblem, type ValueKind } from '../../../engine/normalize/validate.js';
 
 /**
  * SPEC.md's resources, field for field: names, types, nullability, required lists. These schemas
@@ -18,7 +19,7 @@ const matchKind = z.string().meta({
   examples: [...MATCH_KINDS],
 });
 
-export const ScreenMatch = z
+const ScreenMatch = z
   .object({
     list: z.string().meta({ description: 'List slug.' }),
     list_name: z.string(),
@@ -56,7 +57,7 @@ export const ListInfo = z
   .strict()
   .meta({ id: 'ListInfo' });
 
-export const ListedEntity = z
+const ListedEntity = z
   .object({
     entity_type: entityType,
     value: z.string(),
@@ -107,7 +108,7 @@ export const PublicSearchResult = z
   .strict()
   .meta({ id: 'PublicSearchResult' });
 
-export const SourceStats = z
+const SourceStats = z
   .object({
     list_type: listType,
     total: z.number().int(),
@@ -145,6 +146,28 @@ export const listsParam = z
   .meta({ description: 'Comma-separated list slugs; default: all (screening: the default set); unknown: 400.' })
   .optional();
 
+/** Longest screened value. */
+const VALUE_MAX = 512;
+
+/** Adds the kind's validator's verdict (engine/normalize/validate.ts) as a zod issue; lengths are the string schema's business. */
+function checkValue(kind: ValueKind, value: string, ctx: z.RefinementCtx, path?: string[]): void {
+  // Lengths count code points, as the string schema does (a UTF-16 length over the maximum may not be).
+  if (value.length === 0 || (value.length > VALUE_MAX && [...value].length > VALUE_MAX)) return;
+  const problem = valueProblem(kind, value);
+  if (problem !== null) ctx.addIssue({ code: 'custom', message: problem, input: value, ...(path ? { path } : {}) });
+}
+
+/** A screened value of one kind: refused (422, nothing charged) when it cannot be of that kind. */
+export function screenedValue(kind: ValueKind, description: string) {
+  return z
+    .string()
+    .trim()
+    .min(1)
+    .max(VALUE_MAX)
+    .superRefine((v, ctx) => checkValue(kind, v, ctx))
+    .meta({ description });
+}
+
 /** An ISO 8601 date-time with a zone, as `as_of` takes it. */
 const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
 
@@ -162,9 +185,10 @@ export const asOfParam = z
 
 export const BatchItem = z
   .object({
-    type: z.enum(['crypto', 'email', 'website', 'id', 'country']),
-    value: z.string().min(1).max(512),
+    type: z.enum(VALUE_KINDS),
+    value: z.string().min(1).max(VALUE_MAX),
   })
   .strict()
+  .superRefine((item, ctx) => checkValue(item.type, item.value, ctx, ['value']))
   .meta({ id: 'BatchItem' });
 

@@ -1,13 +1,14 @@
 import { z } from 'zod';
 import { LIST_TYPES } from '../../../engine/model.js';
-import { EVENT_TYPES, MONITORED_ENTITY_TYPES } from '../../webhooks/events.js';
+import { EVENT_TYPES, MONITORED_ENTITY_TYPES, SCREEN_KIND } from '../../webhooks/events.js';
+import { valueProblem } from '../../../engine/normalize/validate.js';
 
 /** Schemas of the monitoring API (`/account/monitored-entities`, `/account/webhooks`) and of the webhook event. */
 
 const dateTime = z.string().meta({ description: 'ISO 8601 date-time, UTC.', examples: ['2025-06-01T08:00:00.000Z'] });
 const id = z.number().int().min(1);
 
-export const MonitoredEntityType = z.enum(MONITORED_ENTITY_TYPES).meta({
+const MonitoredEntityType = z.enum(MONITORED_ENTITY_TYPES).meta({
   id: 'MonitoredEntityType',
   description: '`onchain_address` is a crypto address on any chain or an ENS name (a dotted name, re-resolved on a schedule).',
 });
@@ -27,10 +28,14 @@ export const MonitoredEntity = z
 export const MonitoredEntityCreateInput = z
   .object({
     entity_type: MonitoredEntityType,
-    value: z.string().min(1).max(512).meta({ description: 'The value, in any form screening accepts.', examples: ['vitalik.eth'] }),
+    value: z.string().min(1).max(512).meta({ description: 'The value, in any form screening accepts (the same validator as screening its kind).', examples: ['vitalik.eth'] }),
     label: z.string().min(1).max(200).optional().meta({ description: 'Your label, repeated in events.' }),
   })
-  .strict();
+  .strict()
+  .superRefine((input, ctx) => {
+    const problem = valueProblem(SCREEN_KIND[input.entity_type], input.value);
+    if (problem !== null) ctx.addIssue({ code: 'custom', path: ['value'], message: problem, input: input.value });
+  });
 
 export const MonitoredEntityIdInput = z.object({ monitored_entity_id: id }).strict();
 
@@ -68,7 +73,7 @@ export const WebhookEndpointUpdateInput = z
 
 export const WebhookEndpointIdInput = z.object({ endpoint_id: id }).strict();
 
-export const WebhookListing = z
+const WebhookListing = z
   .object({
     list: z.string().meta({ description: 'Source list slug (as in `/screen/lists`).' }),
     list_name: z.string(),
@@ -80,7 +85,7 @@ export const WebhookListing = z
   .strict()
   .meta({ id: 'WebhookListing' });
 
-export const WebhookEvent = z
+const WebhookEvent = z
   .object({
     id: z.string().meta({ description: 'Stable across retries; deduplicate on it. Test events: `evt_test_<uuid>`.', examples: ['evt_3f9a0c1b2d4e5f60718293a4b5c6d7e8'] }),
     type: z.enum(EVENT_TYPES),
@@ -104,9 +109,9 @@ export const WebhookTestResult = z
   .strict()
   .meta({ id: 'WebhookTestResult' });
 
-export const DeliveryStatus = z.enum(['pending', 'delivered', 'failed']).meta({ id: 'WebhookDeliveryStatus' });
+const DeliveryStatus = z.enum(['pending', 'delivered', 'failed']).meta({ id: 'WebhookDeliveryStatus' });
 
-export const WebhookAttempt = z
+const WebhookAttempt = z
   .object({
     attempt: z.number().int().min(1),
     started_at: dateTime,
@@ -117,7 +122,7 @@ export const WebhookAttempt = z
   .strict()
   .meta({ id: 'WebhookAttempt' });
 
-export const WebhookDelivery = z
+const WebhookDelivery = z
   .object({
     id,
     event_id: z.string(),

@@ -14,14 +14,14 @@ export interface ServiceInfo {
 }
 
 /** The v1 challenge body (SPEC "v1 challenge body fields"). */
-export interface ChallengeBodyV1 {
+interface ChallengeBodyV1 {
   x402Version: 1;
   error: string;
   accepts: PaymentRequirementsV1[];
   options: ChallengeOption[];
 }
 
-export type ChallengeOption =
+type ChallengeOption =
   | {
       type: 'pay_per_request';
       description: string;
@@ -73,7 +73,7 @@ export function requirementV2(s: X402Settings, amount: bigint): PaymentRequireme
   };
 }
 
-export function paymentRequiredV2(
+function paymentRequiredV2(
   s: X402Settings,
   service: ServiceInfo,
   endpoint: AnyEndpoint,

@@ -44,7 +44,7 @@ function buildDiscovery(endpoint: AnyEndpoint): Discovery {
     // The output is described by its example only: v2 clients echo this whole block inside the
     // PAYMENT-SIGNATURE header, and the output's JSON schema would double its size (past the 4 KB
     // of headers that uWS accepts when a request arrives in several TCP segments).
-    ...(endpoint.example === undefined ? {} : { output: { example: endpoint.example } }),
+    ...(endpoint.example === undefined ? {} : { output: { example: endpoint.example as unknown } }),
   };
   const bazaar = declareDiscoveryExtension(hasBody ? { ...common, bodyType: 'json' } : common).bazaar;
   // What bazaarResourceServerExtension adds at request time in x402's own server, done once here:

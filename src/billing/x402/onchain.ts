@@ -22,7 +22,7 @@ import { PaymentRefused } from './decode.js';
 import type { X402Settings } from './settings.js';
 
 /** The slice of an EIP-3009 token (USDC's FiatTokenV2 shape) that x402 uses. */
-export const eip3009Abi = [
+const eip3009Abi = [
   {
     type: 'function',
     name: 'transferWithAuthorization',
@@ -74,7 +74,7 @@ export interface WalletSettler {
   settle(auth: Authorization, signature: Hex): Promise<Hex>;
 }
 
-export function chainOf(s: X402Settings, rpcUrl: string): Chain {
+function chainOf(s: X402Settings, rpcUrl: string): Chain {
   return defineChain({
     id: s.chainId,
     name: s.v1Name,

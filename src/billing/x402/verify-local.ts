@@ -6,9 +6,9 @@ import { PaymentRefused, type DecodedPayment } from './decode.js';
 import { MAX_TIMEOUT_SECONDS, type X402Settings } from './settings.js';
 
 /** An authorization must outlive verification, the handler and the settlement transaction. */
-export const SETTLE_MARGIN_SECONDS = 6;
+const SETTLE_MARGIN_SECONDS = 6;
 /** Clients sign `validBefore = now + 300` by their own clock; tolerate that much skew. */
-export const CLOCK_SKEW_SECONDS = 60;
+const CLOCK_SKEW_SECONDS = 60;
 
 export interface Expected {
   url: string;
