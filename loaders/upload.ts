@@ -4,6 +4,8 @@ import { rm } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { ENTITY_TYPES, type EntityRecord, type EntityType, type Metadata } from '../engine/model.js';
 import { canonicalKey } from '../engine/normalize/index.js';
+import { valueProblem } from '../engine/normalize/validate.js';
+import { SCREENED_KIND } from './clean.js';
 import { createHash } from 'node:crypto';
 
 /**
@@ -84,6 +86,10 @@ class RowChecker {
     if (trimmed.length > MAX_VALUE_LENGTH) throw new UploadRowError(line, 'value', `value is longer than ${MAX_VALUE_LENGTH} characters`);
     if (CONTROL.test(trimmed)) throw new UploadRowError(line, 'value', 'value contains a control character', value);
     if (canonicalKey(type as EntityType, trimmed) === null) throw new UploadRowError(line, 'value', `not a valid ${type.replace(/_/g, ' ')}`, value);
+    // The validator screening applies to a query of this kind: a value it refuses could never be matched.
+    const kind = SCREENED_KIND[type as EntityType];
+    const problem = kind === undefined ? null : valueProblem(kind, trimmed);
+    if (problem !== null) throw new UploadRowError(line, 'value', problem, value);
     return { list: this.list, entity_type: type as EntityType, value: trimmed, metadata: this.metadata(line, fields.metadata), source_url: null, listed_at: null, removed_at: null };
   }
 

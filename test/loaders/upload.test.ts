@@ -112,6 +112,10 @@ describe('stageUpload', () => {
     const cases: [UploadFormat, string, number, string | null, RegExp][] = [
       ['ndjson', '{"entity_type":"ship","value":"x"}', 1, 'entity_type', /^entity_type must be one of/],
       ['ndjson', '{"entity_type":"country","value":"Atlantis"}', 1, 'value', /^not a valid country/],
+      // Keyed by the normalizer, refused by the validator screening applies (so it could never match a valid query).
+      ['ndjson', '{"entity_type":"crypto_address","value":"hello world"}', 1, 'value', /^not a crypto address: expected 0x and 40 hexadecimal digits/],
+      ['ndjson', '{"entity_type":"crypto_address","value":"0x12"}', 1, 'value', /^not a crypto address: an EVM address is 0x and 40 hexadecimal digits/],
+      ['ndjson', `{"entity_type":"government_id","value":"${'A'.repeat(80)}"}`, 1, 'value', /more than 64 letters and digits/],
       ['ndjson', '{"entity_type":"name","value":"a\\u0000b"}', 1, 'value', /control character/],
       ['ndjson', '{"entity_type":"name","value":"   "}', 1, 'value', /^value is empty/],
       ['ndjson', `{"entity_type":"name","value":"${'x'.repeat(513)}"}`, 1, 'value', /longer than 512/],
