@@ -285,7 +285,10 @@ test('private lists: screened and seen by their owner only; another customer get
   // Its delistings stay private too.
   assert.equal(((await get('/delisted')).body as Obj[]).some((d) => d.value === 'mole@example.net' || String(d.list).includes('blocklist')), false);
   assert.equal(((await get('/changes?limit=1000')).body as { changes: Obj[] }).changes.some((c) => String(c.list).includes('blocklist')), false);
+  // The owner still reads the deleted list's history; nobody else does.
   assert.deepEqual(((await get(`/account/lists/${slug}/changes`, bearer(A))).body as { changes: Obj[] }).changes.map((c) => c.kind), ['listed', 'listed', 'delisted', 'delisted']);
+  assert.equal((await get(`/account/lists/${slug}/changes`, bearer(B))).status, 404);
+  assert.equal((await get(`/account/lists/${slug}/entities`, bearer(A))).status, 404);
 });
 
 test('refresh on demand: a list checked now from a directory, counts of the new version, a second refresh while one runs is a 409', async () => {

@@ -120,7 +120,7 @@ const UPLOAD_DESCRIPTION =
   Object.entries(UPLOAD_CONTENT_TYPES)
     .map(([type, what]) => `\`${type}\`: ${what}`)
     .join('; ') +
-  '. Each row is checked with the normalizer of its entity type; the first bad row rejects the whole upload (422 naming its line) and the previous version stays. ' +
+  '. Each row is checked with the normalizer of its entity type and the validator screening applies to its kind; the first bad row rejects the whole upload (422 naming its line) and the previous version stays. ' +
   'The upload becomes a new version: diffed (listed, delisted, relisted), recorded in the changes feed and the history, and delivered to webhooks of monitored values. ' +
   'A body over LIST_UPLOAD_MAX_BYTES is a 413; another upload of the same list still running a 409. Over /trpc an upload is refused (400): it streams over REST only.';
 
@@ -345,14 +345,16 @@ export function accountListEndpoints(deps: ListsDeps): AnyEndpoint[] {
       path: '/account/lists/{slug}/changes',
       tags: TAGS,
       summary: 'The changes feed of a private list',
-      description: 'As `/changes`, for one of the customer’s private lists.',
+      description: 'As `/changes`, for one of the customer’s private lists; a deleted list’s history stays readable here (its last version delisted every value).',
       access: 'account',
       errors: [404],
       input: z.object({ slug: z.string().min(1).max(100), ...changesFilter }),
       output: ChangesPage,
       handler: (input, ctx) => {
-        const def = privateList(deps, ctx.caller, input.slug);
-        return changesPage(deps, customerOf(ctx.caller), [def.slug], input);
+        const owner = customerOf(ctx.caller);
+        const def = deps.catalog.definition(input.slug);
+        if (!def || def.owner !== owner) throw new HttpError(404, `List not found: ${input.slug}`);
+        return changesPage(deps, owner, [def.slug], input);
       },
     }),
     endpoint({
