@@ -492,7 +492,7 @@ export interface paths {
         put?: never;
         /**
          * Replace a private list’s content by upload
-         * @description Replaces the list’s content with the rows of the body, streamed: `text/csv`: CSV with a header line `entity_type,value,metadata` (metadata as JSON text; may be empty).; `application/json`: A JSON array of `{"entity_type", "value", "metadata"}` objects.; `application/x-ndjson`: One `{"entity_type", "value", "metadata"}` object per line.. Each row is checked with the normalizer of its entity type; the first bad row rejects the whole upload (422 naming its line) and the previous version stays. The upload becomes a new version: diffed (listed, delisted, relisted), recorded in the changes feed and the history, and delivered to webhooks of monitored values. A body over LIST_UPLOAD_MAX_BYTES is a 413; another upload of the same list still running a 409. Over /trpc an upload is refused (400): it streams over REST only. The rows across a customer’s private lists are limited (413 beyond). Webhook events of a private list go to its owner’s monitored values only.
+         * @description Replaces the list’s content with the rows of the body, streamed: `text/csv`: CSV with a header line `entity_type,value,metadata` (metadata as JSON text; may be empty).; `application/json`: A JSON array of `{"entity_type", "value", "metadata"}` objects.; `application/x-ndjson`: One `{"entity_type", "value", "metadata"}` object per line.. Each row is checked with the normalizer of its entity type and the validator screening applies to its kind; the first bad row rejects the whole upload (422 naming its line) and the previous version stays. The upload becomes a new version: diffed (listed, delisted, relisted), recorded in the changes feed and the history, and delivered to webhooks of monitored values. A body over LIST_UPLOAD_MAX_BYTES is a 413; another upload of the same list still running a 409. Over /trpc an upload is refused (400): it streams over REST only. The rows across a customer’s private lists are limited (413 beyond). Webhook events of a private list go to its owner’s monitored values only.
          */
         post: operations["accountListsUpload"];
         delete?: never;
@@ -547,7 +547,7 @@ export interface paths {
         };
         /**
          * The changes feed of a private list
-         * @description As `/changes`, for one of the customer’s private lists.
+         * @description As `/changes`, for one of the customer’s private lists; a deleted list’s history stays readable here (its last version delisted every value).
          */
         get: operations["accountListsChanges"];
         put?: never;
@@ -853,7 +853,7 @@ export interface paths {
         put?: never;
         /**
          * Replace an operator list’s content by upload
-         * @description Replaces the list’s content with the rows of the body, streamed: `text/csv`: CSV with a header line `entity_type,value,metadata` (metadata as JSON text; may be empty).; `application/json`: A JSON array of `{"entity_type", "value", "metadata"}` objects.; `application/x-ndjson`: One `{"entity_type", "value", "metadata"}` object per line.. Each row is checked with the normalizer of its entity type; the first bad row rejects the whole upload (422 naming its line) and the previous version stays. The upload becomes a new version: diffed (listed, delisted, relisted), recorded in the changes feed and the history, and delivered to webhooks of monitored values. A body over LIST_UPLOAD_MAX_BYTES is a 413; another upload of the same list still running a 409. Over /trpc an upload is refused (400): it streams over REST only.
+         * @description Replaces the list’s content with the rows of the body, streamed: `text/csv`: CSV with a header line `entity_type,value,metadata` (metadata as JSON text; may be empty).; `application/json`: A JSON array of `{"entity_type", "value", "metadata"}` objects.; `application/x-ndjson`: One `{"entity_type", "value", "metadata"}` object per line.. Each row is checked with the normalizer of its entity type and the validator screening applies to its kind; the first bad row rejects the whole upload (422 naming its line) and the previous version stays. The upload becomes a new version: diffed (listed, delisted, relisted), recorded in the changes feed and the history, and delivered to webhooks of monitored values. A body over LIST_UPLOAD_MAX_BYTES is a 413; another upload of the same list still running a 409. Over /trpc an upload is refused (400): it streams over REST only.
          */
         post: operations["adminListsUpload"];
         delete?: never;
