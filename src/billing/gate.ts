@@ -19,6 +19,8 @@ export interface GateDeps {
   /** Where settled x402 payments are recorded (the `x402_settlements` table). */
   settlements: RowSink<SettlementRow>;
   config: Pick<Config, 'ADMIN_KEY' | 'AUDIT_STRICT'>;
+  /** The local operator key this node advertises in DATA_DIR (src/operator/service-file.ts): accepted like ADMIN_KEY. */
+  localOperatorKey?: string;
   now?: () => number;
   log?: Logger;
 }
@@ -61,7 +63,7 @@ function digest(s: string): Buffer {
  */
 export function createGate(deps: GateDeps): Gate {
   const now = deps.now ?? Date.now;
-  const adminKey = deps.config.ADMIN_KEY ? digest(deps.config.ADMIN_KEY) : null;
+  const adminKeys = [deps.config.ADMIN_KEY, deps.localOperatorKey].filter((k): k is string => !!k).map(digest);
   const strict = deps.config.AUDIT_STRICT;
 
   /** `undefined`: no Authorization header; `null`: a malformed, unknown or revoked token. */
@@ -83,6 +85,8 @@ export function createGate(deps: GateDeps): Gate {
       list: m.list,
       list_type: m.list_type,
       match: m.match,
+      list_version: m.list_version,
+      as_of: m.as_of,
     }));
   }
 
@@ -261,9 +265,13 @@ export function createGate(deps: GateDeps): Gate {
       case 'public':
         return anonymous;
       case 'admin': {
-        if (!adminKey) throw new HttpError(503, 'admin API disabled');
+        if (adminKeys.length === 0) throw new HttpError(503, 'admin API disabled');
         const key = bearer(meta.headers.authorization);
-        if (!key || !timingSafeEqual(digest(key), adminKey)) throw new HttpError(401, 'Invalid admin key', { 'WWW-Authenticate': 'Bearer' });
+        const given = key ? digest(key) : null;
+        // Every key is compared, so the time taken does not tell which one came close.
+        let ok = false;
+        for (const k of adminKeys) if (given !== null && timingSafeEqual(given, k)) ok = true;
+        if (!ok) throw new HttpError(401, 'Invalid admin key', { 'WWW-Authenticate': 'Bearer' });
         return admin;
       }
       case 'account': {
