@@ -35,6 +35,11 @@ export interface ScreenQuery {
   kind: ScreenKind;
   value: string;
   lists: string[];
+  /**
+   * Screen against the lists as they stood at this time (ms since the epoch): every listing
+   * period is searched, and an entity matches when it was listed then and not yet removed.
+   */
+  asOf?: number;
 }
 
 export interface SearchQuery {
@@ -77,9 +82,9 @@ function byRank(g: Generation) {
     Number(g.isDelisted(a.entity.id)) - Number(g.isDelisted(b.entity.id)) || b.similarity - a.similarity || a.entity.id - b.entity.id;
 }
 
-/** The hits of `probes` on generation `g`, appended to `out`. */
-function collect(g: Generation, probes: ProbeList, lists: string[], includeDelisted: boolean, out: Hit[]): Hit[] {
-  for (let i = 0; i < probes.length; i++) g.collect(probes.types[i], probes.keys[i], probes.matches[i], lists, includeDelisted, out);
+/** The hits of `probes` on generation `g` (as of `asOf` when given), appended to `out`. */
+function collect(g: Generation, probes: ProbeList, lists: string[], includeDelisted: boolean, out: Hit[], asOf?: number): Hit[] {
+  for (let i = 0; i < probes.length; i++) g.collect(probes.types[i], probes.keys[i], probes.matches[i], lists, includeDelisted, out, asOf);
   return out;
 }
 
@@ -145,19 +150,24 @@ export class Engine {
     return this.current.id;
   }
 
+  /** The lists of the current generation with the versions it serves. */
+  served(): readonly ListSnapshotInfo[] {
+    return this.current.lists;
+  }
+
   /**
    * Synchronous answer for the exact-only kinds; null for `id`, which needs the shards. A value
    * that is not of its kind (see normalize/validate.ts) matches nothing.
    */
   screenExact(q: ScreenQuery): Hit[] | null {
     if (q.kind === 'id') return null;
-    return collect(this.current, this.probes.screening(q.kind, q.value), q.lists, false, []);
+    return collect(this.current, this.probes.screening(q.kind, q.value), q.lists, false, [], q.asOf);
   }
 
-  /** `screenExact` of a value of `kind` already validated and normalized (`prepareValue`). */
-  screenPrepared(kind: ScreenKind, p: PreparedValue, lists: string[]): Hit[] | null {
+  /** `screenExact` of a value of `kind` already validated and normalized (`prepareValue`), as of `asOf` when given. */
+  screenPrepared(kind: ScreenKind, p: PreparedValue, lists: string[], asOf?: number): Hit[] | null {
     if (kind === 'id') return null;
-    return collect(this.current, this.probes.prepared(kind, p), lists, false, []);
+    return collect(this.current, this.probes.prepared(kind, p), lists, false, [], asOf);
   }
 
   /** Exact kinds resolve without an async frame (the hot path); `id` consults the shards. */
@@ -174,13 +184,16 @@ export class Engine {
     const key = normalizeGovernmentId(q.value);
     if (!key) return [];
     const g = this.current;
-    const out = collect(g, this.probes.screening('id', q.value), q.lists, false, []);
+    const asOf = q.asOf;
+    const out = collect(g, this.probes.screening('id', q.value), q.lists, false, [], asOf);
     const lists = g.listIndices(q.lists);
     if (lists.length === 0) return out;
-    const results = await this.fanOut(g, (gen) => ({ op: 'id', gen, key, lists, threshold: FUZZY_ID_THRESHOLD }));
+    const history = asOf !== undefined;
+    const results = await this.fanOut(g, (gen) => ({ op: 'id', gen, key, lists, threshold: FUZZY_ID_THRESHOLD, history }));
     const fuzzy: Hit[] = [];
     for (const r of results) {
       r.ids.forEach((id, i) => {
+        if (history && !g.listedAt(id, asOf)) return;
         if (!out.some((h) => h.entity.id === id)) fuzzy.push({ entity: g.store.view(id), match: 'fuzzy', similarity: r.sims[i] });
       });
     }

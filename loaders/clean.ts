@@ -10,7 +10,8 @@ import { valueProblem, type ValueKind } from '../engine/normalize/validate.js';
  * never be matched by a valid query; it is left out and counted.
  */
 
-const KIND: Partial<Record<EntityType, ValueKind>> = {
+/** The kind of screened value each entity type is validated as (names are not screened by kind). */
+export const SCREENED_KIND: Partial<Record<EntityType, ValueKind>> = {
   crypto_address: 'crypto',
   email: 'email',
   email_domain: 'website',
@@ -52,12 +53,12 @@ export function cleanRecords(records: readonly EntityRecord[]): Cleaned {
   const out: EntityRecord[] = [];
   const dropped: EntityRecord[] = [];
   for (const r of records) {
-    const kind = KIND[r.entity_type];
+    const kind = SCREENED_KIND[r.entity_type];
     if (!kind || valueProblem(kind, r.value) === null) {
       out.push(r);
       continue;
     }
-    const fixed = repairs(r).find((c) => valueProblem(KIND[c.entity_type]!, c.value) === null);
+    const fixed = repairs(r).find((c) => valueProblem(SCREENED_KIND[c.entity_type]!, c.value) === null);
     if (fixed) out.push({ ...r, ...fixed });
     else dropped.push(r);
   }

@@ -29,7 +29,7 @@ export interface FuzzyQuery {
   minSimilarity: number;
 }
 
-/** Every active government ID at or above the threshold (screening). */
+/** Every active government ID at or above the threshold (screening); with `history`, every listing period's. */
 export interface IdQuery {
   op: 'id';
   qid: number;
@@ -37,6 +37,7 @@ export interface IdQuery {
   key: string;
   lists: number[];
   threshold: number;
+  history?: boolean;
 }
 
 export interface RegexQuery {

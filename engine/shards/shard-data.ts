@@ -6,7 +6,7 @@ import { indexTerms, nameScore, prepareName } from '../names/index.js';
 import { buildExactTable, ExactKeyCollector, type ExactKeySet, type ExactTableData } from '../exact-table.js';
 import { BytePool } from '../byte-pool.js';
 import { KeyBytes } from '../key-bytes.js';
-import { ColumnViews, ENTITY_WORDS, FLAG_DELISTED, type SharedColumns } from '../store.js';
+import { ColumnViews, ENTITY_WORDS, FLAG_DELISTED, FLAG_SUPERSEDED, type SharedColumns } from '../store.js';
 import { CandidateRanker, TermIndex, TermIndexBuilder } from './term-index.js';
 import { forEachEdit } from './edits.js';
 import type { FuzzyQuery, IdQuery, QueryResult, RegexQuery } from './protocol.js';
@@ -230,7 +230,12 @@ export class ShardGeneration {
     return mask;
   }
 
+  /** On one of the lists asked for, and not a past listing period (the search never shows those). */
   private eligible(local: number, mask: Uint8Array): boolean {
+    return mask[this.cols.listOf(this.ids[local])] === 1 && (this.cols.flagsOf(this.ids[local]) & FLAG_SUPERSEDED) === 0;
+  }
+
+  private onLists(local: number, mask: Uint8Array): boolean {
     return mask[this.cols.listOf(this.ids[local])] === 1;
   }
 
@@ -249,7 +254,7 @@ export class ShardGeneration {
     if (/\p{L}/u.test(q.q)) this.nameMatches(q.q, mask, offer);
     const idKey = normalizeGovernmentId(q.q);
     if (idKey.length >= 4 && /\d/.test(idKey)) {
-      for (const doc of this.idCandidates(idKey, mask, false)) offer(this.govIds.local(doc), idSimilarity(idKey, this.govIds.text(doc)));
+      for (const doc of this.idCandidates(idKey, mask, 'shown')) offer(this.govIds.local(doc), idSimilarity(idKey, this.govIds.text(doc)));
     }
     this.prefixMatches(q.q, mask, offer);
     const hits = [...best].sort((a, b) => this.delisted(a[0]) - this.delisted(b[0]) || b[1] - a[1] || this.ids[a[0]] - this.ids[b[0]]);
@@ -331,8 +336,13 @@ export class ShardGeneration {
     }
   }
 
-  /** Government-ID documents sharing the most (and rarest) trigrams with the canonical key `key`. */
-  private idCandidates(key: string, mask: Uint8Array, activeOnly: boolean): number[] {
+  /**
+   * Government-ID documents sharing the most (and rarest) trigrams with the canonical key `key`,
+   * among those a query sees: screening now (`active`), the search (`shown`: active and current
+   * delistings) or screening as of a past date (`history`: every listing period, which the
+   * calling thread then filters by time).
+   */
+  private idCandidates(key: string, mask: Uint8Array, scope: 'active' | 'shown' | 'history'): number[] {
     const index = this.idIndex!;
     const terms: number[] = [];
     trigrams(key, (text, start, end, seed) => {
@@ -343,7 +353,8 @@ export class ShardGeneration {
     const docs = this.govIds;
     return this.ranker.rank(index, terms, docs.size, this.opts.idCandidates, (doc) => {
       const local = docs.local(doc);
-      return this.eligible(local, mask) && !(activeOnly && this.delisted(local));
+      if (scope === 'history') return this.onLists(local, mask);
+      return this.eligible(local, mask) && !(scope === 'active' && this.delisted(local));
     });
   }
 
@@ -351,7 +362,7 @@ export class ShardGeneration {
     const mask = this.listMask(q.lists);
     const ids: number[] = [];
     const sims: number[] = [];
-    for (const doc of this.idCandidates(q.key, mask, true)) {
+    for (const doc of this.idCandidates(q.key, mask, q.history ? 'history' : 'active')) {
       const sim = idSimilarity(q.key, this.govIds.text(doc));
       if (sim >= q.threshold) {
         ids.push(this.ids[this.govIds.local(doc)]);

@@ -119,7 +119,7 @@ export function buildTrpcRouter(endpoints: readonly AnyEndpoint[], deps: Pipelin
 }
 
 type OpenApiDoc = ReturnType<typeof generateOpenApiDocument>;
-type Operation = { responses?: Record<string, unknown>; security?: unknown; parameters?: unknown[] };
+type Operation = { responses?: Record<string, unknown>; security?: unknown; parameters?: unknown[]; requestBody?: unknown };
 
 const SECURITY = {
   bearer: { type: 'http', scheme: 'bearer', description: 'API token from the dashboard: `Authorization: Bearer <token>`.' },
@@ -189,6 +189,29 @@ export function buildOpenApiDocument(router: AnyRouter, endpoints: readonly AnyE
         else responses[String(status)] = jsonResponse(ERROR_TEXT[status] ?? 'Error', 'ErrorDetail');
       }
       op.responses = responses;
+      if (ep.headers) {
+        const ok = responses['200'] as { headers?: Record<string, unknown> } | undefined;
+        if (ok) ok.headers = { ...(ok.headers ?? {}), ...Object.fromEntries(Object.entries(ep.headers).map(([k, d]) => [k, { description: d, schema: { type: 'string' } }])) };
+      }
+      if (ep.accepted && responses['200']) {
+        responses['202'] = {
+          ...(responses['200'] as object),
+          description: 'Accepted: the operation goes on; poll it at Location',
+          headers: { Location: { description: 'Where to poll the operation', schema: { type: 'string' } } },
+        };
+      }
+      if (ep.rawBody) {
+        // The body is the content itself; the other input fields are query parameters.
+        const bodyFields = Object.keys(ep.input.shape).filter((k) => !ep.path.includes(`{${k}}`));
+        op.parameters = [
+          ...(op.parameters ?? []),
+          ...bodyFields.map((name) => ({ name, in: 'query', required: false, schema: z.toJSONSchema(ep.input.shape[name], { io: 'input', unrepresentable: 'any' }) })),
+        ];
+        op.requestBody = {
+          required: true,
+          content: Object.fromEntries(Object.entries(ep.rawBody).map(([type, description]) => [type, { schema: { type: type === 'application/json' ? 'array' : 'string', description } }])),
+        };
+      }
       if (ep.access === 'metered') {
         op.security = [{ bearer: [] }, { x402: [] }, { x402v1: [] }];
         const ok = responses['200'] as { headers?: Record<string, unknown> } | undefined;
@@ -213,6 +236,8 @@ const ERROR_TEXT: Record<number, string> = {
   403: 'Forbidden: the token lacks the scope this endpoint needs (`screen` for metered endpoints, `dashboard` for /account)',
   404: 'Not found',
   409: 'Conflict',
+  413: 'Payload too large',
+  415: 'Unsupported media type',
   502: 'Upstream failure',
   503: 'Service unavailable',
 };

@@ -21,6 +21,8 @@ export interface GateDeps {
   config: Pick<Config, 'ADMIN_KEY' | 'AUDIT_STRICT'>;
   /** Operator sessions (the dashboard's sign-in with ADMIN_KEY), accepted like the key on `admin` endpoints. */
   operatorSessions?: { verify(token: string): Promise<boolean> };
+  /** The local operator key this node advertises in DATA_DIR (src/operator/service-file.ts): accepted like ADMIN_KEY. */
+  localOperatorKey?: string;
   now?: () => number;
   log?: Logger;
 }
@@ -69,7 +71,7 @@ function digest(s: string): Buffer {
  */
 export function createGate(deps: GateDeps): Gate {
   const now = deps.now ?? Date.now;
-  const adminKey = deps.config.ADMIN_KEY ? digest(deps.config.ADMIN_KEY) : null;
+  const adminKeys = [deps.config.ADMIN_KEY, deps.localOperatorKey].filter((k): k is string => !!k).map(digest);
   const strict = deps.config.AUDIT_STRICT;
 
   /** `undefined`: no Authorization header; `null`: a malformed, unknown or revoked token. */
@@ -91,6 +93,8 @@ export function createGate(deps: GateDeps): Gate {
       list: m.list,
       list_type: m.list_type,
       match: m.match,
+      list_version: m.list_version,
+      as_of: m.as_of,
     }));
   }
 
@@ -239,10 +243,14 @@ export function createGate(deps: GateDeps): Gate {
   const invalidAdmin = () => new HttpError(401, 'Invalid admin key or operator session', { 'WWW-Authenticate': 'Bearer' });
 
   function admin(meta: RequestMeta): Charge | Promise<Charge> {
-    if (!adminKey) throw new HttpError(503, 'admin API disabled');
+    if (adminKeys.length === 0) throw new HttpError(503, 'admin API disabled');
     const key = bearer(meta.headers.authorization);
     if (!key) throw invalidAdmin();
-    if (timingSafeEqual(digest(key), adminKey)) return adminByKey;
+    const given = digest(key);
+    // Every key is compared, so the time taken does not tell which one came close.
+    let ok = false;
+    for (const k of adminKeys) if (timingSafeEqual(given, k)) ok = true;
+    if (ok) return adminByKey;
     if (!deps.operatorSessions) throw invalidAdmin();
     return deps.operatorSessions.verify(key).then((live) => {
       if (!live) throw invalidAdmin();

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { RawResponse, type AnyEndpoint, type AuditMatch, type Caller, type RequestContext, type RequestMeta } from './endpoint.js';
+import { Accepted, RawResponse, type AnyEndpoint, type AuditMatch, type Caller, type RequestContext, type RequestMeta, type ScreeningBasis } from './endpoint.js';
 import { HttpError } from './errors.js';
 import type { Charge, Gate } from './gate.js';
 import { fingerprint, IDEMPOTENCY_HEADER, idempotencyKey, paymentDigest, type Idempotency, type StoredOutcome } from './idempotency.js';
@@ -36,6 +36,7 @@ const ANONYMOUS: Caller = { kind: 'anonymous' };
  */
 class Context implements RequestContext {
   private child: Logger | undefined;
+  basis: ScreeningBasis | undefined;
 
   constructor(
     readonly meta: RequestMeta,
@@ -88,30 +89,38 @@ function charged(endpoint: AnyEndpoint, input: unknown, meta: RequestMeta, deps:
     throw err;
   };
   let result: unknown;
+  const ctx = new Context(meta, charge.caller, deps);
   try {
-    result = endpoint.handler(input, new Context(meta, charge.caller, deps));
+    result = endpoint.handler(input, ctx);
   } catch (err) {
     return fail(err);
   }
-  if (result instanceof Promise) return result.then((r) => commit(endpoint, input, deps, charge, r), fail);
-  return commit(endpoint, input, deps, charge, result);
+  if (result instanceof Promise) return result.then((r) => commit(endpoint, input, deps, charge, r, ctx), fail);
+  return commit(endpoint, input, deps, charge, result, ctx);
 }
 
-function commit(endpoint: AnyEndpoint, input: unknown, deps: PipelineDeps, charge: Charge, result: unknown): Outcome | Promise<Outcome> {
+function commit(endpoint: AnyEndpoint, input: unknown, deps: PipelineDeps, charge: Charge, result: unknown, ctx: Context): Outcome | Promise<Outcome> {
   let audit: AuditMatch[];
   try {
     checkOutput(endpoint, result, deps);
-    audit = endpoint.audit && !(result instanceof RawResponse) ? endpoint.audit(input, result) : [];
+    audit = endpoint.audit && !(result instanceof RawResponse) && !(result instanceof Accepted) ? endpoint.audit(input, result, ctx) : [];
   } catch (err) {
     charge.release({ status: 500 });
     throw err;
   }
   const committed = charge.commit({ status: 200, audit });
-  if (committed instanceof Promise) return committed.then((c) => answer(result, c.headers, charge.caller));
-  return answer(result, committed.headers, charge.caller);
+  if (committed instanceof Promise) return committed.then((c) => answer(result, withBasis(c.headers, ctx.basis), charge.caller));
+  return answer(result, withBasis(committed.headers, ctx.basis), charge.caller);
 }
 
 const NO_HEADERS: Record<string, string> = {};
+
+/** The commit's headers (a payment receipt) and the screening basis's; the basis's own object when the commit has none. */
+function withBasis(headers: Record<string, string>, basis: ScreeningBasis | undefined): Record<string, string> {
+  if (basis === undefined) return headers;
+  for (const _ in headers) return { ...headers, ...basis.headers };
+  return basis.headers as Record<string, string>;
+}
 
 /** Marks an answer given from the idempotency store. */
 const REPLAYED_HEADER = 'Idempotency-Replayed';
@@ -238,10 +247,11 @@ export async function executeStreamed(endpoint: AnyEndpoint, input: unknown, met
   }
   let result: unknown;
   let outcome: Outcome;
+  const ctx = new Context(meta, charge.caller, deps);
   try {
-    result = await endpoint.handler(input, new Context(meta, charge.caller, deps));
+    result = await endpoint.handler(input, ctx);
     checkOutput(endpoint, result, deps);
-    outcome = charge.settlesBeforeAnswer ? await commit(endpoint, input, deps, charge, result) : answer(result, NO_HEADERS, charge.caller);
+    outcome = charge.settlesBeforeAnswer ? await commit(endpoint, input, deps, charge, result, ctx) : answer(result, withBasis(NO_HEADERS, ctx.basis), charge.caller);
   } catch (err) {
     charge.release({ status: err instanceof HttpError ? err.status : 500 });
     if (keyed) await releaseKey(keyed, deps);
@@ -257,7 +267,7 @@ export async function executeStreamed(endpoint: AnyEndpoint, input: unknown, met
           const sent = whole ? all : all.slice(0, count);
           const credits = endpoint.deliveredCredits!(sent);
           if (credits === 0) charge.release({ status: 200 });
-          else await charge.commit({ status: 200, audit: endpoint.audit ? endpoint.audit(input, sent) : [], credits });
+          else await charge.commit({ status: 200, audit: endpoint.audit ? endpoint.audit(input, sent, ctx) : [], credits });
         }
       } catch (err) {
         if (keyed) await releaseKey(keyed, deps);
@@ -272,13 +282,14 @@ export async function executeStreamed(endpoint: AnyEndpoint, input: unknown, met
 
 function answer(result: unknown, headers: Record<string, string>, caller: Caller): Outcome {
   if (result instanceof RawResponse) return { status: 200, raw: result, headers: { ...result.headers, ...headers }, caller };
+  if (result instanceof Accepted) return { status: 202, body: result.body, headers: { ...result.headers, ...headers }, caller };
   return { status: 200, body: result, headers, caller };
 }
 
 /** With `validateOutput`, a JSON answer that breaks its schema fails before anything is charged. */
 function checkOutput(endpoint: AnyEndpoint, result: unknown, deps: PipelineDeps): void {
   if (!deps.validateOutput || result instanceof RawResponse) return;
-  const parsed = endpoint.output.safeParse(result);
+  const parsed = endpoint.output.safeParse(result instanceof Accepted ? result.body : result);
   if (!parsed.success) {
     throw new Error(`response of ${endpoint.id} violates its schema: ${parsed.error.issues.map((i: { path: PropertyKey[]; message: string }) => `${i.path.map(String).join('.')}: ${i.message}`).join('; ')}`);
   }

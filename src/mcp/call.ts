@@ -126,9 +126,18 @@ function successResult(tool: McpTool, outcome: Outcome): CallToolResult {
     content: [{ type: 'text', text: JSON.stringify(outcome.body) }],
     structuredContent: tool.wrapped ? { [WRAP_KEY]: outcome.body } : asRecord(outcome.body),
   };
-  if (receipt !== undefined) result._meta = { [META_PAYMENT_RESPONSE]: receipt };
+  const meta: Record<string, unknown> = {};
+  if (receipt !== undefined) meta[META_PAYMENT_RESPONSE] = receipt;
+  // What a screening was computed against, which REST states in headers.
+  if (outcome.headers['X-List-Versions'] !== undefined) meta[META_LIST_VERSIONS] = outcome.headers['X-List-Versions'];
+  if (outcome.headers['X-As-Of'] !== undefined) meta[META_AS_OF] = outcome.headers['X-As-Of'];
+  if (Object.keys(meta).length > 0) result._meta = meta;
   return result;
 }
+
+/** `_meta` keys of a screening tool's result: the X-List-Versions and X-As-Of headers of REST. */
+const META_LIST_VERSIONS = 'screening/list-versions';
+const META_AS_OF = 'screening/as-of';
 
 /**
  * One tool call through the same pipeline as REST: validate the arguments (422 before anything is

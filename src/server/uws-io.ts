@@ -35,6 +35,8 @@ function statusLine(status: number): string {
 export class ResponseState {
   aborted = false;
   done = false;
+  /** Close the connection after the answer (it comes before the request body was read in full). */
+  closeAfter = false;
   private onAbort: (() => void)[] | null = null;
 
   /** The connection is gone (the client left, or shutdown closed it): wakes whatever waits on it. */
@@ -112,21 +114,21 @@ export function preflight(res: HttpResponse): void {
 export function sendBody(res: HttpResponse, state: ResponseState, status: number, contentType: string, body: string | Buffer, headers: Record<string, string>, requestId?: string): void {
   if (state.aborted || state.done) return;
   state.done = true;
-  res.cork(() => writeBody(res, status, contentType, body, headers, requestId));
+  res.cork(() => writeBody(res, status, contentType, body, headers, requestId, state.closeAfter));
 }
 
 /**
  * Writes a whole answer. Call it within uWS's own request callback (which corks the socket) or
  * inside `res.cork`, and only while the response is neither aborted nor answered.
  */
-export function writeBody(res: HttpResponse, status: number, contentType: string, body: string | Buffer, headers: Record<string, string>, requestId?: string): void {
+export function writeBody(res: HttpResponse, status: number, contentType: string, body: string | Buffer, headers: Record<string, string>, requestId?: string, closeConnection = false): void {
   if (contentType === JSON_TYPE) {
     writeHeadWith(res, status, CORS_JSON_BLOCK, headers, requestId);
   } else {
     writeHeadWith(res, status, CORS_BLOCK, headers, requestId);
     res.writeHeader(CONTENT_TYPE, contentType);
   }
-  res.end(body);
+  res.end(body, closeConnection);
 }
 
 /**

@@ -255,6 +255,7 @@ export class WebhookStore {
       id: `evt_test_${randomUUID()}`,
       type: 'test',
       created_at: at.toISOString(),
+      change_id: null,
       monitored_entity_id: null,
       entity_type: 'onchain_address',
       value: TEST_ADDRESS,

@@ -21,7 +21,7 @@ function usage(customer: number, time: number, endpoint: string, credits = 1, me
 }
 
 function match(customer: number, time: number, request: string, endpoint: string, value: string, list: string, screened = value): AuditMatchRow {
-  return { time, customer_id: customer, payer: '', request_id: request, endpoint, screened_value: screened, matched_value: value, list, list_type: 'sanctions', match: 'exact' };
+  return { time, customer_id: customer, payer: '', request_id: request, endpoint, screened_value: screened, matched_value: value, list, list_type: 'sanctions', match: 'exact', list_version: '', as_of: null };
 }
 
 before(async () => {
@@ -165,8 +165,8 @@ describe('audit trail', () => {
     const csv = (await get<string>(`/account/audit/export?${range}&endpoint=screen.website`, token)).body;
     assert.equal(
       csv,
-      'time,request_id,endpoint,screened_value,matched_value,list,list_type,match\r\n' +
-        '2025-05-02T10:00:00.002Z,f2,screen.website,"\'=HYPERLINK(""http://evil.com"")",evil.com,cryptoscamdb,sanctions,exact\r\n',
+      'time,request_id,endpoint,screened_value,matched_value,list,list_type,match,list_version,as_of\r\n' +
+        '2025-05-02T10:00:00.002Z,f2,screen.website,"\'=HYPERLINK(""http://evil.com"")",evil.com,cryptoscamdb,sanctions,exact,,\r\n',
     );
   });
 
@@ -185,8 +185,8 @@ describe('audit trail', () => {
     assert.equal(detail.matches[0].metadata?.symbol, 'XBT');
 
     await svc.service.audit.listChanges.write([
-      { list: 'ofac_sdn', version: 'v1', kind: 'listed', at: at('2025-01-01'), entity_type: 'crypto_address', value: '0xgone', metadata: JSON.stringify({ sdn_name: 'GONE LTD' }), source_url: 'https://example.com/gone' },
-      { list: 'ofac_sdn', version: 'v2', kind: 'delisted', at: at('2025-02-01'), entity_type: 'crypto_address', value: '0xgone', metadata: '{}', source_url: null },
+      { seq: 1, change_id: 'chg_test_listed', owner: 0, list: 'ofac_sdn', version: 'v1', kind: 'listed', at: at('2025-01-01'), entity_type: 'crypto_address', value: '0xgone', metadata: JSON.stringify({ sdn_name: 'GONE LTD' }), source_url: 'https://example.com/gone' },
+      { seq: 2, change_id: 'chg_test_delisted', owner: 0, list: 'ofac_sdn', version: 'v2', kind: 'delisted', at: at('2025-02-01'), entity_type: 'crypto_address', value: '0xgone', metadata: '{}', source_url: null },
     ]);
     await svc.service.audit.matches.write([match(customerId, at('2025-01-15'), 'old-request', 'screen.crypto', '0xgone', 'ofac_sdn')]);
     const past = (await get<{ matches: { metadata: unknown; source_url: string | null }[] }>('/account/audit/requests/old-request?day=2025-01-15', token)).body;
@@ -222,14 +222,15 @@ test('a monitored value shows its latest listing change', async () => {
 });
 
 test('the operator’s list status and health', async () => {
-  const lists = (await get<{ slug: string; loaded: boolean; version: string | null; total: number; enabled: boolean }[]>('/admin/lists', TEST_ADMIN_KEY)).body;
+  const lists = (await get<{ slug: string; loaded: boolean; version: string | null; total: number; enabled: boolean }[]>('/admin/lists/status', TEST_ADMIN_KEY)).body;
   const crypto = lists.find((l) => l.slug === 'ofac_crypto')!;
   assert.ok(crypto.loaded && crypto.version && crypto.total > 0);
   const refreshed = await fetch(`${svc.url}/api/v1/admin/lists/ofac_crypto/refresh`, { method: 'POST', headers: { ...admin, 'content-type': 'application/json' }, body: '{}' });
-  assert.deepEqual(await refreshed.json(), { slug: 'ofac_crypto', result: 'unchanged', version: crypto.version, changes: 0, error: null });
-  const unknown = await fetch(`${svc.url}/api/v1/admin/lists/no_such_list/refresh`, { method: 'POST', headers: { ...admin, 'content-type': 'application/json' }, body: '{}' });
-  assert.equal(unknown.status, 404);
+  assert.equal(refreshed.status, 200);
+  const job = (await refreshed.json()) as { status: string; results: { list: string; result: string; version: string | null }[] };
+  assert.deepEqual([job.status, job.results.map((r) => [r.list, r.result, r.version])], ['done', [['ofac_crypto', 'unchanged', crypto.version]]]);
   const health = (await get<{ ready: boolean; leader: boolean; routes: { route: string; total: number }[] }>('/admin/health', TEST_ADMIN_KEY)).body;
   assert.deepEqual([health.ready, health.leader], [true, true]);
-  assert.equal(health.routes.find((r) => r.route === 'POST /api/v1/admin/lists/{slug}/refresh')?.total, 2);
+  assert.equal(health.routes.find((r) => r.route === 'POST /api/v1/admin/lists/{slug}/refresh')?.total, 1);
+  assert.equal(health.routes.find((r) => r.route === 'GET /api/v1/admin/lists/status')?.total, 1);
 });

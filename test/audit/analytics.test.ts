@@ -19,7 +19,7 @@ const range = { from: start, to: start + 3 * DAY };
 before(async () => {
   store = await openAuditStore(loadConfig({ DATA_DIR: join(dir, 'fresh') }));
   await store.matches.write(
-    [0, 1, 2].map((d) => ({ time: start + d * DAY + 1000, customer_id: 5, payer: '', request_id: `r${d}`, endpoint: 'screen.email', screened_value: 'x@y.io', matched_value: 'y.io', list: 'disposable_email', list_type: 'risk', match: 'domain' })),
+    [0, 1, 2].map((d) => ({ time: start + d * DAY + 1000, customer_id: 5, payer: '', request_id: `r${d}`, endpoint: 'screen.email', screened_value: 'x@y.io', matched_value: 'y.io', list: 'disposable_email', list_type: 'risk', match: 'domain', list_version: '', as_of: null })),
   );
   await store.usage.write([0, 1, 2].map((d) => ({ time: start + d * DAY, customer_id: 5, payer: '', request_id: `r${d}`, endpoint: 'screen.email', status: 200, credits: 1, method: 'quota' as const, amount: '0', tx_hash: '', network: '' })));
 });

@@ -178,8 +178,8 @@ for (const backend of BACKENDS) {
       const charge = await gate.authorize(screen, { value: 'x' }, m);
       assert.deepEqual(charge.caller, { kind: 'customer', customerId, tokenId });
       const audited = [
-        { screened_value: '0xabc', matched_value: '0xABC', list: 'ofac_sdn', list_type: 'sanctions' as const, match: 'exact' },
-        { screened_value: '0xabc', matched_value: '0xABC', list: 'crypto_scam', list_type: 'crime' as const, match: 'exact' },
+        { screened_value: '0xabc', matched_value: '0xABC', list: 'ofac_sdn', list_type: 'sanctions' as const, match: 'exact', list_version: 'v1', as_of: null },
+        { screened_value: '0xabc', matched_value: '0xABC', list: 'crypto_scam', list_type: 'crime' as const, match: 'exact', list_version: 'v2', as_of: null },
       ];
       assert.deepEqual(await charge.commit({ status: 200, audit: audited }), { headers: {} });
       assert.equal(payments.verified, before, 'no payment taken');
@@ -316,7 +316,7 @@ for (const backend of BACKENDS) {
       const { token } = await customerToken(10);
       const m = meta({ authorization: `Bearer ${token}` });
       const charge = await lenient.authorize(screen, { value: 'x' }, m);
-      await charge.commit({ status: 200, audit: [{ screened_value: 'v', matched_value: 'V', list: 'l', list_type: 'risk', match: 'exact' }] });
+      await charge.commit({ status: 200, audit: [{ screened_value: 'v', matched_value: 'V', list: 'l', list_type: 'risk', match: 'exact', list_version: 'v1', as_of: null }] });
       const t0 = Date.now();
       while ((await rows('audit_matches', m.requestId)).length === 0) {
         assert.ok(Date.now() - t0 < 5000, 'row not written');

@@ -148,7 +148,7 @@ test('audit trail: filter by value and list, open a match’s detail, export the
 
   const [download] = await Promise.all([p.waitForEvent('download'), p.getByRole('button', { name: 'Export CSV' }).click()]);
   const csv = readFileSync((await download.path())!, 'utf8').trim().split('\r\n');
-  assert.equal(csv[0], 'time,request_id,endpoint,screened_value,matched_value,list,list_type,match');
+  assert.equal(csv[0], 'time,request_id,endpoint,screened_value,matched_value,list,list_type,match,list_version,as_of');
   assert.equal(csv.length, 1 + filtered, 'the header and the filtered matches');
   assert.ok(csv.slice(1).every((line) => line.includes(',ofac_crypto,') && line.includes(LISTED_BTC)));
 
@@ -304,6 +304,8 @@ test('values with markup render as text, in the audit trail and a match’s deta
       list: 'cryptoscamdb',
       list_type: 'crime',
       match: 'exact',
+      list_version: '',
+      as_of: null,
     },
   ]);
   await api('/account/tokens', customer.token, { method: 'POST', body: JSON.stringify({ name: markup }) });

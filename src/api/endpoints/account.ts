@@ -96,10 +96,12 @@ const KIND_OF_ENDPOINT: Record<string, ScreenKind> = {
 async function currentListing(s: ScreeningDeps, row: AuditTrailItem) {
   const one = KIND_OF_ENDPOINT[row.endpoint];
   const kinds = one ? [one] : row.endpoint === 'screen.batch' ? Object.values(KIND_OF_ENDPOINT) : [];
-  if (!s.catalog.get(row.list)?.enabled) return null;
+  const def = s.catalog.definition(row.list);
+  if (!def?.enabled || def.deleted_at) return null;
+  const lists = [row.list];
   for (const kind of kinds) {
     try {
-      const envelope = await screenValue(s, kind, row.screened_value, [row.list]);
+      const envelope = await screenValue(s, kind, row.screened_value, { lists, basis: s.catalog.basis(lists), asOf: undefined });
       const hit = envelope.matches.find((m) => m.list === row.list && m.value === row.matched_value);
       if (hit) return hit;
     } catch {

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { endpoint, type AnyEndpoint, type AuditMatch } from '../../core/endpoint.js';
-import { BatchItem, ScreenResponse, listsParam } from '../schemas/screen.js';
+import { BatchItem, ScreenResponse, asOfParam, listsParam } from '../schemas/screen.js';
 import { prepareValue, ValueProblem, type PreparedValue } from '../../../engine/normalize/validate.js';
 import { HTTPValidationError } from '../schemas/errors.js';
-import { auditRows, screenPreparedNow, screenValue, type ScreenEnvelope, type ScreeningDeps } from './screen.js';
+import { auditRows, screenPreparedNow, screenValue, screeningFor, SCREENING_HEADERS, type ScreenEnvelope, type ScreeningDeps } from './screen.js';
 import { checkBodyRules, toPydanticIssue, valueAt } from '../../core/validation.js';
 import { EnsResolver } from '../../ens/resolver.js';
 
@@ -82,6 +82,7 @@ const BatchInput = z.object({
     .meta({ description: `1 to ${BATCH_MAX_ITEMS} items {type, value}; type is crypto, email, website, id or country.` })
     .transform((items) => items.map(parseItem)),
   lists: listsParam,
+  as_of: asOfParam,
 });
 
 export function batchEndpoint(deps: ScreeningDeps): AnyEndpoint {
@@ -107,9 +108,10 @@ export function batchEndpoint(deps: ScreeningDeps): AnyEndpoint {
     },
     // Each screened item is a ScreenResponse line; an invalid item's line is free.
     deliveredCredits: (lines) => lines.reduce((n, line) => n + ('matches' in line ? 1 : 0), 0),
-    audit: (_input, out) => out.flatMap((line): AuditMatch[] => ('matches' in line ? auditRows(line as ScreenEnvelope) : [])),
-    handler: async (input) => {
-      const lists = deps.catalog.resolve(input.lists);
+    headers: SCREENING_HEADERS,
+    audit: (_input, out, ctx) => out.flatMap((line): AuditMatch[] => ('matches' in line ? auditRows(line as ScreenEnvelope, ctx.basis) : [])),
+    handler: async (input, ctx) => {
+      const lists = screeningFor(deps, ctx, input.lists, input.as_of, ['body', 'as_of']);
       const items = input.items;
       const out = new Array<BatchLineT>(items.length);
       for (let i = 0; i < items.length; i++) {

@@ -6,9 +6,9 @@ import { OPERATOR_SESSION_SECONDS, type OperatorSessions } from '../../billing/o
 import { PlanRequestConflict, type PlanRequests } from '../../billing/plan-requests.js';
 import { adminPlanRequestView } from '../../billing/views.js';
 import type { ListCatalog } from '../../lists/catalog.js';
-import type { ListStatus, RefreshOutcome } from '../../../loaders/manager.js';
+import type { ListStatus } from '../../../loaders/manager.js';
 import { AdminPlanChangeRequest, PlanDecisionInput, PlanRequestsInput } from '../schemas/billing.js';
-import { ListRefreshOutcome, ListSlugInput, ListStatusEntry, OperatorSession, OperatorSignOut, ServiceHealth } from '../schemas/operator.js';
+import { ListStatusEntry, OperatorSession, OperatorSignOut, ServiceHealth } from '../schemas/operator.js';
 
 export interface OperatorDeps {
   sessions: OperatorSessions;
@@ -16,7 +16,6 @@ export interface OperatorDeps {
   catalog: ListCatalog;
   lists: {
     status(): Record<string, ListStatus>;
-    refresh(slug: string): Promise<RefreshOutcome[]>;
   };
   health: {
     ready(): boolean;
@@ -39,7 +38,7 @@ function viaKey(caller: Caller): boolean {
 
 /**
  * The operator's endpoints beside customers and plans: the browser session that stands in for
- * ADMIN_KEY, plan change requests, list status and refresh, and this node's health.
+ * ADMIN_KEY, plan change requests, list status, and this node's health.
  */
 export function operatorEndpoints(deps: OperatorDeps): AnyEndpoint[] {
   const { sessions, planRequests, catalog } = deps;
@@ -117,15 +116,16 @@ export function operatorEndpoints(deps: OperatorDeps): AnyEndpoint[] {
     endpoint({
       id: 'admin.lists.status',
       method: 'GET',
-      path: '/admin/lists',
+      path: '/admin/lists/status',
       tags: TAGS,
       summary: 'Every list’s version, last check, last error and entity count on this node',
+      description: 'The registry’s lists and the operator’s own. Refresh one with POST /admin/lists/{slug}/refresh.',
       access: 'admin',
       input: z.object({}).strict(),
       output: z.array(ListStatusEntry),
       handler: () => {
         const status = deps.lists.status();
-        return catalog.definitions.map((d) => {
+        return catalog.publicDefinitions().map((d) => {
           const s = status[d.slug];
           return {
             slug: d.slug,
@@ -143,24 +143,6 @@ export function operatorEndpoints(deps: OperatorDeps): AnyEndpoint[] {
             total: s?.total ?? 0,
           };
         });
-      },
-    }),
-    endpoint({
-      id: 'admin.lists.refresh',
-      method: 'POST',
-      path: '/admin/lists/{slug}/refresh',
-      tags: TAGS,
-      summary: 'Check one list’s source now and load a new version',
-      description:
-        'Answers when the check is done (a download can take a while). On a node that does not ingest lists, reloads the version the ingesting node committed (`reloaded`). A failed check keeps the version in service.',
-      access: 'admin',
-      errors: [404],
-      input: ListSlugInput,
-      output: ListRefreshOutcome,
-      handler: async (input) => {
-        if (!catalog.get(input.slug)?.enabled) throw new HttpError(404, `List not found or disabled: ${input.slug}`);
-        const [outcome] = await deps.lists.refresh(input.slug);
-        return { slug: input.slug, result: outcome?.result ?? 'unchanged', version: outcome?.version ?? null, changes: outcome?.changes ?? 0, error: outcome?.error ?? null };
       },
     }),
     endpoint({

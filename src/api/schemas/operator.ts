@@ -36,21 +36,6 @@ export const ListStatusEntry = z
   .strict()
   .meta({ id: 'ListStatusEntry' });
 
-export const ListSlugInput = z.object({ slug: z.string().min(1).max(100) }).strict();
-
-export const ListRefreshOutcome = z
-  .object({
-    slug: z.string(),
-    result: z.enum(['new_version', 'unchanged', 'failed', 'not_configured', 'reloaded']).meta({
-      description: '`reloaded`: this node does not ingest lists; it reloaded the version the ingesting node committed.',
-    }),
-    version: z.string().nullable(),
-    changes: z.number().int().meta({ description: 'Listed, delisted and relisted values in the new version.' }),
-    error: z.string().nullable(),
-  })
-  .strict()
-  .meta({ id: 'ListRefreshOutcome' });
-
 const latency = z
   .object({ p50: z.number().nullable(), p95: z.number().nullable(), p99: z.number().nullable() })
   .strict()

@@ -28,5 +28,10 @@ export const PepInput = z
       .meta({ description: 'Country name or ISO 3166 code (alpha-2, alpha-3 or numeric).', examples: ['US'] })
       .optional(),
     limit: z.number().int().min(1).max(10).default(5).meta({ description: 'Maximum candidates returned.' }),
+    as_of: z
+      .string()
+      .optional()
+      // Declared (undescribed, to keep the x402 discovery block small) so that it is refused clearly.
+      .refine((v) => v === undefined, 'as_of is not supported here: PEP screening asks a live dataset, which keeps no history'),
   })
   .strict();

@@ -115,6 +115,10 @@ const SourceStats = z
     by_entity_type: z.record(z.string(), z.number().int()),
     last_updated: z.string().nullable(),
     last_error: z.string().nullable().optional().meta({ description: 'The last refresh failure of this source, if its last attempt failed (the last good version is still served).' }),
+    stale: z
+      .boolean()
+      .optional()
+      .meta({ description: 'The source has been failing for longer than its cadence allows: the version served is older than it should be (or there is none).' }),
   })
   .strict()
   .meta({ id: 'SourceStats' });
@@ -139,7 +143,7 @@ export const StatsResponse = z
 export const listsParam = z
   .string()
   .max(2000)
-  .meta({ description: 'Comma-separated list slugs; default: the enabled lists (for screening: those of the default set). An unknown or disabled slug gives 400.' })
+  .meta({ description: 'Comma-separated list slugs; default: all (screening: the default set); unknown: 400.' })
   .optional();
 
 /** Longest screened value. */
@@ -163,6 +167,21 @@ export function screenedValue(kind: ValueKind, description: string) {
     .superRefine((v, ctx) => checkValue(kind, v, ctx))
     .meta({ description });
 }
+
+/** An ISO 8601 date-time with a zone, as `as_of` takes it. */
+const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
+
+/**
+ * Screening as of a past date (every screening endpoint and the batch). Checked by a refinement
+ * rather than `z.iso.datetime()`, whose JSON schema carries a long pattern: the x402 discovery
+ * block of each metered endpoint describes its parameters, and v2 clients echo it in a header
+ * that must stay under uWS's 4 KB.
+ */
+export const asOfParam = z
+  .string()
+  .refine((s) => ISO_DATE_TIME.test(s) && !Number.isNaN(Date.parse(s)), 'Input should be a valid datetime (ISO 8601 with a zone)')
+  .optional()
+  .meta({ format: 'date-time', description: 'Screen as of this time.' });
 
 export const BatchItem = z
   .object({

@@ -95,6 +95,7 @@ const WebhookEvent = z
     id: z.string().meta({ description: 'Stable across retries; deduplicate on it. Test events: `evt_test_<uuid>`.', examples: ['evt_3f9a0c1b2d4e5f60718293a4b5c6d7e8'] }),
     type: z.enum(EVENT_TYPES),
     created_at: dateTime.meta({ description: 'When the list change was ingested (ISO 8601, UTC).' }),
+    change_id: z.string().nullable().meta({ description: 'The list change reported, as `change_id` in the changes feed (`/changes`); null for test events.' }),
     monitored_entity: z
       .object({
         id: z.number().int().nullable().meta({ description: 'Null on test events and once the monitored entity is deleted.' }),

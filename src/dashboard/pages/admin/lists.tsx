@@ -1,37 +1,26 @@
 import { useState } from 'preact/hooks';
-import { call, client, type Schemas } from '../../lib/api';
+import { call, client } from '../../lib/api';
 import { count, dateTime } from '../../lib/format';
+import { jobSummary, settled } from '../../lib/jobs';
 import { useApi } from '../../lib/use-api';
 import { Alert, Async, DataTable, PageHeader, useAction } from '../../components/ui';
 import { LastError, ListName } from '../../components/list-cells';
 
-function outcomeText(o: Schemas['ListRefreshOutcome']): string {
-  switch (o.result) {
-    case 'new_version':
-      return `${o.slug}: new version ${o.version} (${count(o.changes)} changes).`;
-    case 'unchanged':
-      return `${o.slug}: checked, unchanged.`;
-    case 'reloaded':
-      return `${o.slug}: reloaded the leader’s committed version ${o.version}.`;
-    case 'not_configured':
-      return `${o.slug}: not configured on this server (${o.error ?? 'see its last error'}).`;
-    default:
-      return `${o.slug}: the check failed: ${o.error ?? 'unknown error'}. The previous version stays in service.`;
-  }
-}
+const job = (job_id: number) => call(client.GET('/api/v1/admin/lists/jobs/{job_id}', { params: { path: { job_id } } }));
 
 /** Each list's version, last check, last error and entity count, with a refresh button. */
 export default function ListStatus() {
-  const lists = useApi(() => call(client.GET('/api/v1/admin/lists')), []);
+  const lists = useApi(() => call(client.GET('/api/v1/admin/lists/status')), []);
   const [refreshing, setRefreshing] = useState<string | null>(null);
-  const [outcome, setOutcome] = useState<Schemas['ListRefreshOutcome'] | null>(null);
+  const [outcome, setOutcome] = useState<{ failed: boolean; text: string } | null>(null);
   const action = useAction();
   const refresh = (slug: string) => {
     setRefreshing(slug);
     setOutcome(null);
     void action
       .run(async () => {
-        setOutcome(await call(client.POST('/api/v1/admin/lists/{slug}/refresh', { params: { path: { slug } } })));
+        const done = await settled(call(client.POST('/api/v1/admin/lists/{slug}/refresh', { params: { path: { slug } }, body: {} })), job);
+        setOutcome({ failed: done.results.some((r) => r.result === 'failed'), text: jobSummary(done) });
         lists.reload();
       })
       .finally(() => setRefreshing(null));
@@ -43,7 +32,7 @@ export default function ListStatus() {
           Reload
         </button>
       </PageHeader>
-      {outcome ? <Alert kind={outcome.result === 'failed' ? 'error' : 'success'}>{outcomeText(outcome)}</Alert> : null}
+      {outcome ? <Alert kind={outcome.failed ? 'error' : 'success'}>{outcome.text}</Alert> : null}
       {action.error ? <Alert kind="error">{action.error}</Alert> : null}
       <section class="card" aria-label="Lists">
         <Async state={lists}>
