@@ -290,6 +290,54 @@ test('webhooks: an endpoint on a loopback receiver (secret shown once), a test e
   await p.getByText('No monitored values.').waitFor();
 });
 
+test('private lists: create one, upload a CSV, screen against it now and as of an earlier version, delete it', async () => {
+  const first = '0x7777777777777777777777777777777777777702';
+  const second = '0x7777777777777777777777777777777777777703';
+  const p = await page();
+  await signIn(p);
+  await go(p, 'Private lists');
+  await p.getByText('No lists yet.').waitFor();
+  await p.getByLabel('Name', { exact: true }).fill('offboarded');
+  await p.getByLabel('Display name').fill('Offboarded customers');
+  await p.getByRole('button', { name: 'Create list' }).click();
+  const slug = `c${customer.customerId}.offboarded`;
+  const row = p.getByRole('row').filter({ hasText: slug });
+  await row.waitFor();
+
+  const upload = async (value: string) => {
+    await row.getByRole('button', { name: `Upload to ${slug}` }).click();
+    const dialog = p.getByRole('dialog', { name: 'Upload entries to Offboarded customers' });
+    await dialog.getByLabel('File').setInputFiles({ name: 'offboarded.csv', mimeType: 'text/csv', buffer: Buffer.from(`entity_type,value,metadata\ncrypto_address,${value},"{""reason"":""chargebacks""}"\n`) });
+    await dialog.getByRole('button', { name: 'Upload' }).click();
+    await p.getByRole('status').filter({ hasText: `${slug}: new version` }).last().waitFor();
+    const [list] = (await (await api('/account/lists', customer.token)).json()) as { slug: string; last_updated: string; total: number }[];
+    assert.deepEqual([list.slug, list.total], [slug, 1]);
+    return list.last_updated;
+  };
+  const v1 = await upload(first);
+  await row.getByRole('cell', { name: '1', exact: true }).waitFor();
+  await visited(p, 'private-lists');
+  await upload(second);
+
+  await go(p, 'Screen', 'Screen a value');
+  const screen = async (asOf: string) => {
+    await p.getByRole('textbox', { name: 'Value' }).fill(first);
+    await p.getByLabel('As of (optional)').fill(asOf);
+    await p.getByRole('button', { name: 'Screen (1 credit)' }).click();
+    const result = p.getByTestId('screen-result');
+    await result.getByText(`Screened as of ${asOf || 'now'}.`).waitFor();
+    return (await result.textContent()) ?? '';
+  };
+  assert.match(await screen(''), /no match/, 'delisted by the second upload');
+  assert.match(await screen(v1), /Offboarded customers/, 'listed as of the first version');
+  await visited(p, 'screen-as-of');
+
+  await go(p, 'Private lists');
+  await row.getByRole('button', { name: `Delete ${slug}` }).click();
+  await p.getByRole('dialog', { name: 'Delete this list?' }).getByRole('button', { name: 'Delete list' }).click();
+  await p.getByText('No lists yet.').waitFor();
+});
+
 test('values with markup render as text, in the audit trail and a match’s detail, token names and monitored labels', async () => {
   const markup = '<img src=x onerror=alert(1)>';
   await svc.service.audit.matches.write([
@@ -331,7 +379,7 @@ test('values with markup render as text, in the audit trail and a match’s deta
   assert.deepEqual(problems, [], 'no alert(), page error or CSP violation');
 });
 
-test('usage, lists and billing pages render and pass axe; a plan request shows its outcome', async () => {
+test('usage, lists (with the changes feed) and billing pages render and pass axe; a plan request shows its outcome', async () => {
   const admin = { authorization: `Bearer ${TEST_ADMIN_KEY}`, 'content-type': 'application/json' };
   const plan = (await (await fetch(`${svc.url}/api/v1/admin/plans`, { method: 'POST', headers: admin, body: JSON.stringify({ name: 'Growth', monthly_quota: 50_000 }) })).json()) as { id: number };
   const p = await page();
@@ -341,6 +389,8 @@ test('usage, lists and billing pages render and pass axe; a plan request shows i
   await visited(p, 'usage');
   await go(p, 'Lists');
   await p.getByRole('cell', { name: /OFAC/ }).first().waitFor();
+  const feed = p.getByRole('region', { name: 'Changes feed' }).first();
+  await feed.getByTestId('changes').or(feed.getByText('No changes in this period.')).waitFor();
   await visited(p, 'lists');
 
   await go(p, 'Billing');

@@ -130,6 +130,35 @@ test('list status: versions and counts, a refresh checks a list now', async () =
   await p.getByRole('status').filter({ hasText: 'ofac_crypto: checked, unchanged.' }).waitFor();
 });
 
+test('operator lists: create one, upload a CSV (its values screened for every customer), delete it', async () => {
+  const value = '0x7777777777777777777777777777777777777704';
+  await go(p, 'List status');
+  await p.getByLabel('Slug').fill('blocked_wallets');
+  await p.getByLabel('Display name').fill('Blocked wallets');
+  await p.getByLabel('List type').selectOption('sanctions');
+  await p.getByRole('button', { name: 'Create list' }).click();
+  const row = p.getByRole('region', { name: 'Operator lists' }).getByRole('row').filter({ hasText: 'blocked_wallets' });
+  await row.waitFor();
+  await row.getByRole('button', { name: 'Upload to blocked_wallets' }).click();
+  const dialog = p.getByRole('dialog', { name: 'Upload entries to Blocked wallets' });
+  await dialog.getByLabel('File').setInputFiles({ name: 'blocked.ndjson', mimeType: 'application/x-ndjson', buffer: Buffer.from(`{"entity_type":"crypto_address","value":"${value}","metadata":{"case":"F-12"}}\n`) });
+  assert.equal(await dialog.getByLabel('Format').inputValue(), 'application/x-ndjson', 'the format follows the file name');
+  await dialog.getByRole('button', { name: 'Upload' }).click();
+  await p.getByRole('status').filter({ hasText: 'blocked_wallets: new version' }).waitFor();
+  await row.getByRole('cell', { name: '1', exact: true }).waitFor();
+  await visited(p, 'admin-operator-lists');
+
+  const c = (await (await fetch(`${svc.url}/api/v1/admin/customers`, { method: 'POST', headers: admin, body: JSON.stringify({ name: 'Fabrikam', monthly_quota: 10 }) })).json()) as { id: number };
+  const t = (await (await fetch(`${svc.url}/api/v1/admin/customers/${c.id}/tokens`, { method: 'POST', headers: admin, body: '{}' })).json()) as { token: string };
+  const screened = (await (await fetch(`${svc.url}/api/v1/screen/crypto/${value}`, { headers: { authorization: `Bearer ${t.token}` } })).json()) as { matches: { list: string }[] };
+  assert.deepEqual(screened.matches.map((m) => m.list), ['blocked_wallets']);
+
+  await row.getByRole('button', { name: 'Delete blocked_wallets' }).click();
+  await p.getByRole('dialog', { name: 'Delete this list?' }).getByRole('button', { name: 'Delete list' }).click();
+  await p.getByRole('status').filter({ hasText: 'Deleted blocked_wallets.' }).waitFor();
+  assert.equal(await row.count(), 0);
+});
+
 test('service health: readiness and the traffic of the last minute', async () => {
   await go(p, 'Service health');
   await p.getByText('ready', { exact: true }).waitFor();

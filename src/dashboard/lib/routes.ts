@@ -24,6 +24,7 @@ export const CUSTOMER_ROUTES: Route[] = [
   { path: '/tokens', title: 'API tokens', nav: true, load: () => import('../pages/tokens') },
   { path: '/webhooks', title: 'Webhooks', nav: true, load: () => import('../pages/webhooks') },
   { path: '/lists', title: 'Lists', nav: true, load: () => import('../pages/lists') },
+  { path: '/private-lists', title: 'Private lists', nav: true, load: () => import('../pages/private-lists') },
   { path: '/billing', title: 'Billing', nav: true, load: () => import('../pages/billing') },
 ];
 

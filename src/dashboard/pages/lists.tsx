@@ -3,10 +3,11 @@ import { count, dateTime } from '../lib/format';
 import { useApi } from '../lib/use-api';
 import { Async, DataTable, PageHeader } from '../components/ui';
 import { LastError, ListName } from '../components/list-cells';
+import { ChangesFeed } from '../components/changes-feed';
 
 /**
- * The lists screened against (what /screen/lists and /stats give) and the delisted feed. Further
- * list pages (the changes feed, private lists) sit beside these sections.
+ * The lists screened against (what /screen/lists and /stats give), the changes feed and the
+ * delisted feed. The customer's own lists have their page (Private lists).
  */
 export default function Lists() {
   const lists = useApi(() => call(client.GET('/api/v1/screen/lists')), []);
@@ -58,6 +59,7 @@ export default function Lists() {
           )}
         </Async>
       </section>
+      <ChangesFeed />
       <section class="card" aria-labelledby="delisted-title">
         <h2 id="delisted-title">Recently delisted</h2>
         <Async state={delisted}>

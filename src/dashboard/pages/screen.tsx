@@ -4,6 +4,11 @@ import { useApi } from '../lib/use-api';
 import { Alert, DataTable, Field, PageHeader, useAction } from '../components/ui';
 
 type Envelope = Schemas['ScreenResponse'];
+/** What every screening endpoint takes beside the value: the lists, and a past time to screen as of. */
+interface Query {
+  lists?: string;
+  as_of?: string;
+}
 
 /**
  * One row per kind of value the API screens: how the form labels it and which endpoint it calls.
@@ -13,7 +18,7 @@ interface Kind {
   id: string;
   label: string;
   placeholder: string;
-  screen: (value: string, lists: string | undefined) => Promise<Envelope>;
+  screen: (value: string, query: Query) => Promise<Envelope>;
 }
 
 export const KINDS: Kind[] = [
@@ -21,31 +26,31 @@ export const KINDS: Kind[] = [
     id: 'crypto',
     label: 'Crypto address or ENS name',
     placeholder: '0x… / bc1… / name.eth',
-    screen: (address, lists) => call(client.GET('/api/v1/screen/crypto/{address}', { params: { path: { address }, query: { lists } } })),
+    screen: (address, query) => call(client.GET('/api/v1/screen/crypto/{address}', { params: { path: { address }, query } })),
   },
   {
     id: 'email',
     label: 'E-mail address',
     placeholder: 'someone@example.com',
-    screen: (email, lists) => call(client.GET('/api/v1/screen/email/{email}', { params: { path: { email }, query: { lists } } })),
+    screen: (email, query) => call(client.GET('/api/v1/screen/email/{email}', { params: { path: { email }, query } })),
   },
   {
     id: 'website',
     label: 'Website or URL',
     placeholder: 'example.com',
-    screen: (address, lists) => call(client.GET('/api/v1/screen/website', { params: { query: { address, lists } } })),
+    screen: (address, query) => call(client.GET('/api/v1/screen/website', { params: { query: { address, ...query } } })),
   },
   {
     id: 'id',
     label: 'Government ID',
     placeholder: 'passport or registration number',
-    screen: (government_id, lists) => call(client.GET('/api/v1/screen/id/{government_id}', { params: { path: { government_id }, query: { lists } } })),
+    screen: (government_id, query) => call(client.GET('/api/v1/screen/id/{government_id}', { params: { path: { government_id }, query } })),
   },
   {
     id: 'country',
     label: 'Country or region',
     placeholder: 'IR, IRN, Iran, UA-43',
-    screen: (country, lists) => call(client.GET('/api/v1/screen/country/{country}', { params: { path: { country }, query: { lists } } })),
+    screen: (country, query) => call(client.GET('/api/v1/screen/country/{country}', { params: { path: { country }, query } })),
   },
 ];
 
@@ -56,7 +61,8 @@ function explain(err: Error): string {
   return err.message;
 }
 
-function Result({ result }: { result: Envelope }) {
+/** A screening's answer, and the time it was screened as of (null: now). */
+function Result({ result, asOf }: { result: Envelope; asOf: string | null }) {
   return (
     <section class="card" aria-label="Result" data-testid="screen-result">
       <h2>Result</h2>
@@ -65,7 +71,9 @@ function Result({ result }: { result: Envelope }) {
         {result.sanctioned ? <span class="badge badge-danger">sanctioned</span> : null}{' '}
         {result.flagged ? <span class="badge badge-warning">flagged</span> : <span class="badge badge-success">no match</span>}
       </p>
-      <p class="muted small">Lists checked: {result.lists_checked.join(', ') || 'none'}</p>
+      <p class="muted small">
+        Screened as of {asOf ?? 'now'}. Lists checked: {result.lists_checked.join(', ') || 'none'}
+      </p>
       <DataTable
         rows={result.matches}
         rowKey={(m) => `${m.list}/${m.value}`}
@@ -91,7 +99,8 @@ export default function Screen() {
   const [kindId, setKindId] = useState(KINDS[0].id);
   const [value, setValue] = useState('');
   const [lists, setLists] = useState<string[]>([]);
-  const [result, setResult] = useState<Envelope | null>(null);
+  const [asOf, setAsOf] = useState('');
+  const [result, setResult] = useState<{ envelope: Envelope; asOf: string | null } | null>(null);
   const [failure, setFailure] = useState<string | null>(null);
   const action = useAction();
   const catalog = useApi(() => call(client.GET('/api/v1/screen/lists')), []);
@@ -102,7 +111,8 @@ export default function Screen() {
     setFailure(null);
     void action.run(async () => {
       try {
-        setResult(await kind.screen(value.trim(), lists.length ? lists.join(',') : undefined));
+        const at = asOf.trim() || undefined;
+        setResult({ envelope: await kind.screen(value.trim(), { lists: lists.length ? lists.join(',') : undefined, as_of: at }), asOf: at ?? null });
       } catch (err) {
         setResult(null);
         setFailure(explain(err as Error));
@@ -134,6 +144,9 @@ export default function Screen() {
           <Field label="Value">
             <input required value={value} size={44} maxLength={512} placeholder={kind.placeholder} onInput={(e) => setValue(e.currentTarget.value)} />
           </Field>
+          <Field label="As of (optional)" hint="A past time, ISO 8601 with a zone: the lists as they stood then.">
+            <input value={asOf} size={26} maxLength={40} placeholder="2025-01-31T12:00:00Z" onInput={(e) => setAsOf(e.currentTarget.value)} />
+          </Field>
           <button type="submit" disabled={action.busy || !value.trim()}>
             {action.busy ? 'Screening…' : 'Screen (1 credit)'}
           </button>
@@ -158,7 +171,7 @@ export default function Screen() {
         </details>
       </form>
       {failure ? <Alert kind="error">{failure}</Alert> : null}
-      {result ? <Result result={result} /> : null}
+      {result ? <Result result={result.envelope} asOf={result.asOf} /> : null}
     </>
   );
 }

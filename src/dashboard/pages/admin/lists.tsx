@@ -5,10 +5,35 @@ import { jobSummary, settled } from '../../lib/jobs';
 import { useApi } from '../../lib/use-api';
 import { Alert, Async, DataTable, PageHeader, useAction } from '../../components/ui';
 import { LastError, ListName } from '../../components/list-cells';
+import { UploadedLists, type UploadedListsApi } from '../../components/uploaded-lists';
 
 const job = (job_id: number) => call(client.GET('/api/v1/admin/lists/jobs/{job_id}', { params: { path: { job_id } } }));
 
-/** Each list's version, last check, last error and entity count, with a refresh button. */
+const OPERATOR_LISTS: UploadedListsApi = {
+  idLabel: 'Slug',
+  idHint: '3-48 lower-case letters, digits, underscores, starting with a letter.',
+  list: () => call(client.GET('/api/v1/admin/lists')),
+  create: (l) =>
+    settled(
+      call(client.POST('/api/v1/admin/lists', { body: { slug: l.id, display_name: l.display_name, list_type: l.list_type, entity_types: l.entity_types, in_default_set: l.in_default_set } })),
+      job,
+    ),
+  upload: (slug, file, type) =>
+    settled(
+      call(
+        client.POST('/api/v1/admin/lists/{slug}/upload', {
+          params: { path: { slug } },
+          body: file as unknown as string,
+          bodySerializer: (b: unknown) => b as BodyInit,
+          headers: { 'Content-Type': type },
+        }),
+      ),
+      job,
+    ),
+  remove: (slug) => settled(call(client.DELETE('/api/v1/admin/lists/{slug}', { params: { path: { slug } } })), job),
+};
+
+/** Each list's version, last check, last error and entity count, with a refresh button; the operator's own lists. */
 export default function ListStatus() {
   const lists = useApi(() => call(client.GET('/api/v1/admin/lists/status')), []);
   const [refreshing, setRefreshing] = useState<string | null>(null);
@@ -65,6 +90,7 @@ export default function ListStatus() {
           )}
         </Async>
       </section>
+      <UploadedLists api={OPERATOR_LISTS} title="Operator lists" />
     </>
   );
 }
