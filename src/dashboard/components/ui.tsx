@@ -100,6 +100,20 @@ export function Dialog({ title, onClose, children }: { title: string; onClose: (
   );
 }
 
+/** A dialog's confirm and cancel buttons; the confirm button is disabled while `busy`. */
+export function DialogActions({ label, danger, busy, onConfirm, onCancel }: { label: string; danger?: boolean; busy: boolean; onConfirm: () => void; onCancel: () => void }) {
+  return (
+    <div class="page-actions">
+      <button type="button" class={danger ? 'danger' : undefined} disabled={busy} onClick={onConfirm}>
+        {label}
+      </button>
+      <button type="button" class="secondary" onClick={onCancel}>
+        Cancel
+      </button>
+    </div>
+  );
+}
+
 /** A labelled control; the hint sits below it, outside the label (which stays the control's short name). */
 export function Field({ label, hint, children }: { label: string; hint?: string; children: ComponentChildren }) {
   return (

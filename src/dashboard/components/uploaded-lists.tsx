@@ -3,7 +3,7 @@ import type { Schemas } from '../lib/api';
 import { count, dateTime } from '../lib/format';
 import { jobSummary, type ListJob } from '../lib/jobs';
 import { useApi } from '../lib/use-api';
-import { Alert, Async, DataTable, Dialog, Field, useAction } from './ui';
+import { Alert, Async, DataTable, Dialog, DialogActions, Field, useAction } from './ui';
 
 type UploadedList = Schemas['UploadedList'];
 type EntityType = UploadedList['entity_types'][number];
@@ -228,14 +228,7 @@ export function UploadedLists({ api, title }: { api: UploadedListsApi; title: st
           <p>
             <span class="value">{deleting.display_name}</span> ({deleting.slug}) and its {count(deleting.total)} entries will no longer be screened.
           </p>
-          <div class="page-actions">
-            <button type="button" class="danger" disabled={action.busy} onClick={() => void remove(deleting)}>
-              Delete list
-            </button>
-            <button type="button" class="secondary" onClick={() => setDeleting(null)}>
-              Cancel
-            </button>
-          </div>
+          <DialogActions label="Delete list" danger busy={action.busy} onConfirm={() => void remove(deleting)} onCancel={() => setDeleting(null)} />
         </Dialog>
       ) : null}
     </>

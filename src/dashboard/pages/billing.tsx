@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { call, client, type Schemas } from '../lib/api';
 import { count, dateTime } from '../lib/format';
 import { useApi } from '../lib/use-api';
-import { Alert, Async, DataTable, Dialog, Field, PageHeader, useAction } from '../components/ui';
+import { Alert, Async, DataTable, Dialog, DialogActions, Field, PageHeader, useAction } from '../components/ui';
 import { QuotaCards } from '../components/quota';
 import { RequestStatus } from '../components/plan-request';
 
@@ -103,14 +103,7 @@ export default function Billing() {
           <Field label="Note to the operator (optional)">
             <textarea rows={3} maxLength={500} value={note} onInput={(e) => setNote(e.currentTarget.value)} />
           </Field>
-          <div class="page-actions">
-            <button type="button" disabled={action.busy} onClick={() => void ask(asking)}>
-              Send request
-            </button>
-            <button type="button" class="secondary" onClick={() => setAsking(null)}>
-              Cancel
-            </button>
-          </div>
+          <DialogActions label="Send request" busy={action.busy} onConfirm={() => void ask(asking)} onCancel={() => setAsking(null)} />
         </Dialog>
       ) : null}
     </>

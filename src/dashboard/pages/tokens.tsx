@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { call, client, type Schemas } from '../lib/api';
 import { useApi } from '../lib/use-api';
-import { Alert, Async, DataTable, Dialog, Field, PageHeader, SecretOnce, useAction } from '../components/ui';
+import { Alert, Async, DataTable, Dialog, DialogActions, Field, PageHeader, SecretOnce, useAction } from '../components/ui';
 import { tokenColumns } from '../components/token-columns';
 
 type Scope = Schemas['ApiToken']['scopes'][number];
@@ -94,14 +94,7 @@ export default function Tokens() {
             <code>{revoking.prefix}…</code> {revoking.name ? `(${revoking.name})` : null} will be refused at once by this server and within a few seconds by every other node.
             {revoking.id === current ? ' You are signed in with it: you will be signed out.' : null}
           </p>
-          <div class="page-actions">
-            <button type="button" class="danger" disabled={action.busy} onClick={() => void revoke(revoking)}>
-              Revoke token
-            </button>
-            <button type="button" class="secondary" onClick={() => setRevoking(null)}>
-              Cancel
-            </button>
-          </div>
+          <DialogActions label="Revoke token" danger busy={action.busy} onConfirm={() => void revoke(revoking)} onCancel={() => setRevoking(null)} />
         </Dialog>
       ) : null}
     </>

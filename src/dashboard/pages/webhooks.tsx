@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { call, client, type Schemas } from '../lib/api';
 import { count, dateTime } from '../lib/format';
 import { useApi } from '../lib/use-api';
-import { Alert, Async, DataTable, Dialog, Field, PageHeader, SecretOnce, useAction } from '../components/ui';
+import { Alert, Async, DataTable, Dialog, DialogActions, Field, PageHeader, SecretOnce, useAction } from '../components/ui';
 
 type Endpoint = Schemas['WebhookEndpoint'];
 type MonitorType = Schemas['MonitoredEntityType'];
@@ -171,14 +171,7 @@ function EndpointsCard() {
           <p>
             <span class="value">{deleting.url}</span> and its pending deliveries and log will be deleted.
           </p>
-          <div class="page-actions">
-            <button type="button" class="danger" onClick={() => void remove(deleting)}>
-              Delete endpoint
-            </button>
-            <button type="button" class="secondary" onClick={() => setDeleting(null)}>
-              Cancel
-            </button>
-          </div>
+          <DialogActions label="Delete endpoint" danger busy={action.busy} onConfirm={() => void remove(deleting)} onCancel={() => setDeleting(null)} />
         </Dialog>
       ) : null}
     </section>

@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { call, client, type Schemas } from '../../lib/api';
 import { count, dateTime } from '../../lib/format';
 import { useApi } from '../../lib/use-api';
-import { Alert, Async, DataTable, Dialog, Empty, Field, PageHeader, useAction } from '../../components/ui';
+import { Alert, Async, DataTable, Dialog, DialogActions, Empty, Field, PageHeader, useAction } from '../../components/ui';
 import { RequestStatus } from '../../components/plan-request';
 
 function PlanRow({ plan, onSaved }: { plan: Schemas['Plan']; onSaved: () => void }) {
@@ -99,14 +99,7 @@ function Requests() {
             <textarea rows={3} maxLength={500} value={note} onInput={(e) => setNote(e.currentTarget.value)} />
           </Field>
           {action.error ? <Alert kind="error">{action.error}</Alert> : null}
-          <div class="page-actions">
-            <button type="button" class={deciding.approve ? '' : 'danger'} disabled={action.busy} onClick={() => void decide()}>
-              {deciding.approve ? 'Approve' : 'Decline'}
-            </button>
-            <button type="button" class="secondary" onClick={() => setDeciding(null)}>
-              Cancel
-            </button>
-          </div>
+          <DialogActions label={deciding.approve ? 'Approve' : 'Decline'} danger={!deciding.approve} busy={action.busy} onConfirm={() => void decide()} onCancel={() => setDeciding(null)} />
         </Dialog>
       ) : null}
     </section>
