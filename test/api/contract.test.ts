@@ -151,12 +151,12 @@ test('the list operations of issue #22: the changes feed, refresh on demand, upl
     ['post', '/admin/lists/refresh', ['200', '202', '401', '409', '422']],
     ['get', '/admin/lists/jobs/{job_id}', ['200', '401', '404', '422']],
     ['post', '/account/lists', ['200', '202', '401', '403', '409', '422']],
-    ['get', '/account/lists', ['200', '401']],
-    ['post', '/account/lists/{slug}/upload', ['200', '202', '401', '404', '409', '413', '415', '422']],
-    ['delete', '/account/lists/{slug}', ['200', '202', '401', '404', '409', '422']],
-    ['get', '/account/lists/{slug}/entities', ['200', '401', '404', '422']],
-    ['get', '/account/lists/{slug}/changes', ['200', '401', '404', '422']],
-    ['get', '/account/lists/jobs/{job_id}', ['200', '401', '404', '422']],
+    ['get', '/account/lists', ['200', '401', '403']],
+    ['post', '/account/lists/{slug}/upload', ['200', '202', '401', '403', '404', '409', '413', '415', '422']],
+    ['delete', '/account/lists/{slug}', ['200', '202', '401', '403', '404', '409', '422']],
+    ['get', '/account/lists/{slug}/entities', ['200', '401', '403', '404', '422']],
+    ['get', '/account/lists/{slug}/changes', ['200', '401', '403', '404', '422']],
+    ['get', '/account/lists/jobs/{job_id}', ['200', '401', '403', '404', '422']],
   ] as const) {
     const o = op(method, path);
     assert.deepEqual(Object.keys(o.responses).sort(), [...statuses].sort(), `${method} ${path}`);

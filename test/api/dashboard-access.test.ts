@@ -36,11 +36,18 @@ describe('token scopes', () => {
     const screenOnly = (await call('POST', '/account/tokens', bearer(token), { name: 'server', scopes: ['screen'] })).body as { token: string; scopes: string[] };
     assert.deepEqual(screenOnly.scopes, ['screen']);
     assert.equal((await call('GET', `/screen/crypto/${LISTED_BTC}`, bearer(screenOnly.token))).status, 200);
-    for (const path of ['/account', '/account/tokens', '/account/audit', '/account/analytics/daily', '/account/webhooks']) {
+    for (const path of ['/account', '/account/tokens', '/account/audit', '/account/analytics/daily', '/account/webhooks', '/account/lists']) {
       const r = await call('GET', path, bearer(screenOnly.token));
       assert.equal(r.status, 403, path);
       assert.deepEqual(r.body, { detail: 'This token lacks the "dashboard" scope: it cannot use the /account API (usage, audit trail, tokens, webhooks)' });
     }
+    // The upload of a private list streams on its own route, through the same gate.
+    const upload = await fetch(`${svc.url}/api/v1/account/lists/c${customerId}.mine/upload`, {
+      method: 'POST',
+      headers: { ...bearer(screenOnly.token), 'content-type': 'text/csv' },
+      body: 'entity_type,value,metadata\n',
+    });
+    assert.equal(upload.status, 403, 'a screen-only token cannot upload a private list');
 
     const dashOnly = (await call('POST', `/admin/customers/${customerId}/tokens`, admin, { name: 'browser', scopes: ['dashboard'] })).body as { token: string; scopes: string[] };
     assert.deepEqual(dashOnly.scopes, ['dashboard']);
