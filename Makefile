@@ -6,7 +6,7 @@ SHARED_DATA := $(abspath ../shared/data)
 # service fetches every list from its official URL.
 RUN_SOURCE_DIR ?= $(if $(wildcard $(SHARED_DATA)/README.md),$(SHARED_DATA),)
 
-.PHONY: install build run test test-busy test-fast typecheck lint format format-check bench cli pg-start pg-stop clean
+.PHONY: install build dashboard chromium run test test-busy test-fast typecheck lint format format-check bench cli pg-start pg-stop clean
 
 install: $(NODE_MODULES_STAMP)
 
@@ -18,14 +18,25 @@ $(NODE_MODULES_STAMP): package.json package-lock.json
 
 # `make build` (and so `make run`) compiles only when a source changed since the last build: the
 # stamp depends on every file the build reads, and tsc itself builds incrementally (dist/.tsbuildinfo).
-BUILD_INPUTS := $(shell find src engine loaders harness bench -type f \( -name '*.ts' -o -name '*.json' -o -name '*.sql' \)) tsconfig.json tsconfig.build.json scripts/build.mjs
+# The dashboard (src/dashboard, built apart by scripts/build-dashboard.mjs) is not among them.
+BUILD_INPUTS := $(shell find src engine loaders harness bench -path src/dashboard -prune -o -type f \( -name '*.ts' -o -name '*.json' -o -name '*.sql' \) -print) tsconfig.json tsconfig.build.json scripts/build.mjs
 BUILD_STAMP := dist/.build-stamp
 
-build: $(BUILD_STAMP)
+build: $(BUILD_STAMP) dashboard
 
 $(BUILD_STAMP): $(NODE_MODULES_STAMP) $(BUILD_INPUTS)
 	node scripts/build.mjs
 	@touch $@
+
+# The dashboard (src/dashboard → dist/dashboard); skipped when its sources did not change.
+dashboard: install
+	node scripts/build-dashboard.mjs
+
+# The browser tests drive Debian's Chromium, installed here when missing (CI runs as root).
+chromium:
+	@test -x /usr/bin/chromium || { echo "installing Debian's chromium for the browser tests"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; } || \
+	  { echo "could not install chromium (needs root: apt-get install chromium)"; exit 1; }
 
 # The service runs compiled (dist/, see scripts/build.mjs), with the V8 flags of src/node-flags.json:
 # a 64 MiB young generation lets a 10,000-item batch die young instead of being promoted
@@ -41,6 +52,7 @@ run: build
 
 typecheck: install
 	npx tsc --noEmit -p tsconfig.json
+	npx tsc --noEmit -p src/dashboard/tsconfig.json
 
 # Part of `make test`: ESLint (typescript-eslint, with the type-aware rules for unhandled promises
 # and `any`), the layer rules (.dependency-cruiser.cjs: no upward import, no loop between files or
@@ -55,8 +67,9 @@ format: install
 format-check: install
 	npm run -s format-check
 
-# The control-plane suite also runs against a real PostgreSQL server (Debian package, loopback port).
-test: install typecheck lint
+# The control-plane suite also runs against a real PostgreSQL server (Debian package, loopback port);
+# the dashboard's tests run in Chromium against the built dashboard.
+test: install typecheck lint dashboard chromium
 	@TEST_DATABASE_URL="$$(bash scripts/pg-test-server.sh start)" || { echo "could not start PostgreSQL for the tests"; exit 1; }; \
 	export TEST_DATABASE_URL; \
 	node scripts/run-tests.mjs $(TESTS); status=$$?; \
@@ -68,7 +81,7 @@ test: install typecheck lint
 test-busy: install
 	bash scripts/test-busy.sh
 
-test-fast: install
+test-fast: install dashboard chromium
 	node scripts/run-tests.mjs $(TESTS)
 
 bench: build

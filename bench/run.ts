@@ -1,7 +1,7 @@
 /**
  * `make bench`: runs every benchmark as its own process and writes bench/RESULTS.md with the
  * date, the machine, the Node version and the load average beside each result.
- *   node dist/bench/run.js [--only engine,loaders,audit,audit-paced,ipintel,names,lists-feed,lists-upload,http] [--engine-sizes 100000,1000000]
+ *   node dist/bench/run.js [--only engine,loaders,audit,audit-paced,ipintel,names,analytics,lists-feed,lists-upload,http] [--engine-sizes 100000,1000000]
  * (`make bench` builds dist/ first; every suite then runs compiled, as `make run` does. Under
  * `node --import tsx bench/run.ts` the suites run through tsx instead.)
  */
@@ -25,6 +25,7 @@ const suites: { name: string; title: string; args: string[]; node?: string[] }[]
   { name: 'audit-paced', title: "Audit inserts at the service's rate (75,000 rows/s for 10 s, CPU per row)", args: ['bench/audit.ts', 'paced'] },
   { name: 'ipintel', title: 'IP intelligence lookups', args: ['bench/ipintel.ts'] },
   { name: 'names', title: 'Name matching: quality targets and speed (issue #21)', args: ['bench/names-quality.ts'] },
+  { name: 'analytics', title: 'Dashboard analytics over 10M audit rows of one customer (embedded ClickHouse)', args: ['bench/analytics.ts'] },
   { name: 'lists-feed', title: 'Changes feed over 10M stored changes (page near the end vs the first page)', args: ['bench/lists.ts', 'feed'] },
   { name: 'lists-upload', title: 'Upload of 1M rows into an operator list (streamed, checked, diffed, served)', args: ['bench/lists.ts', 'upload'], node: ['--expose-gc'] },
   // The HTTP suite's own process is the batch client. It idles through minutes of wrk rounds,

@@ -75,7 +75,7 @@ const schema = z.object({
   SEARCH_BURST: int(1, 100_000).default(30),
   SEARCH_RATE_PER_SECOND: int(1, 100_000).default(5),
   SEARCH_REGEX_BUDGET_MS: int(1, 10_000).default(250),
-  UPGRADE_URL: url.default('https://example.com/dashboard/billing'),
+  UPGRADE_URL: url.optional(),
   WEBHOOK_ALLOW_LOOPBACK: bool.default(false),
   WEBHOOK_ALLOW_PRIVATE: bool.default(false),
 
@@ -169,6 +169,16 @@ function readConfigFile(path: string | undefined): Env {
     throw new ConfigError('invalid configuration:\n  CONFIG_FILE: must hold a JSON object');
   }
   return Object.fromEntries(Object.entries(parsed).map(([k, v]) => [k, Array.isArray(v) ? v.join(',') : String(v)]));
+}
+
+/** The service's public origin: PUBLIC_BASE_URL, else http://localhost:PORT. */
+export function publicBaseUrl(cfg: Pick<Config, 'PUBLIC_BASE_URL' | 'PORT'>): string {
+  return (cfg.PUBLIC_BASE_URL ?? `http://localhost:${cfg.PORT}`).replace(/\/+$/, '');
+}
+
+/** Target of the 402's `upgrade_plan` option: UPGRADE_URL, else the dashboard's billing page. */
+export function upgradeUrl(cfg: Pick<Config, 'UPGRADE_URL' | 'PUBLIC_BASE_URL' | 'PORT'>): string {
+  return cfg.UPGRADE_URL ?? `${publicBaseUrl(cfg)}/dashboard/billing`;
 }
 
 /** CAIP-2 chain id of the x402 network, and v1's plain network name. */

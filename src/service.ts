@@ -1,9 +1,9 @@
 import { mkdirSync } from 'node:fs';
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
-import type { Config } from './config.js';
+import { publicBaseUrl, type Config } from './config.js';
 import { createLogger } from './server/log.js';
-import { Metrics } from './server/metrics.js';
+import { Metrics, MetricsWindow } from './server/metrics.js';
 import { createHttpApp, type HttpServer } from './server/app.js';
 import { RateLimiter } from './core/rate-limit.js';
 import { buildOpenApiDocument, buildTrpcRouter } from './api/trpc.js';
@@ -27,10 +27,14 @@ import { TokenService } from './billing/tokens.js';
 import { IdempotencyStore } from './billing/idempotency.js';
 import { QuotaManager } from './billing/quota.js';
 import { CustomerService } from './billing/customers.js';
+import { OperatorSessions } from './billing/operator-sessions.js';
+import { PlanRequests } from './billing/plan-requests.js';
 import { createGate } from './billing/gate.js';
 import { createPayments } from './billing/x402/index.js';
 import { accountEndpoints } from './api/endpoints/account.js';
 import { adminEndpoints } from './api/endpoints/admin.js';
+import { analyticsEndpoints } from './api/endpoints/analytics.js';
+import { operatorEndpoints } from './api/endpoints/operator.js';
 import { createPepProvider } from './pep/index.js';
 import { pepEndpoints } from './api/endpoints/pep.js';
 import { createIpIntel, type IpIntel } from './ipintel/index.js';
@@ -83,6 +87,8 @@ export async function createService(config: Config, overrides: ServiceOverrides 
   const now = overrides.now ?? Date.now;
   mkdirSync(config.DATA_DIR, { recursive: true });
   const metrics = new Metrics();
+  const recentTraffic = new MetricsWindow(() => metrics.allRoutes());
+  recentTraffic.start();
 
   const db = await openDb(config);
   await migrate(db);
@@ -142,6 +148,8 @@ export async function createService(config: Config, overrides: ServiceOverrides 
   const quota = new QuotaManager(db, { leaseSize: config.QUOTA_LEASE_SIZE, now, log });
   quota.start();
   const customers = new CustomerService(db, config.DEFAULT_MONTHLY_QUOTA);
+  const planRequests = new PlanRequests(db, customers);
+  const operatorSessions = new OperatorSessions(db, now);
   const payments = createPayments({ config, db, log: log.child({ component: 'x402' }), now });
   const gate = createGate({
     tokens,
@@ -151,6 +159,7 @@ export async function createService(config: Config, overrides: ServiceOverrides 
     usage: audit.usage,
     settlements: audit.settlements,
     config,
+    operatorSessions,
     localOperatorKey: operatorKey,
     now,
     log,
@@ -227,11 +236,19 @@ export async function createService(config: Config, overrides: ServiceOverrides 
       regexBudgetMs: config.SEARCH_REGEX_BUDGET_MS,
     }),
     changesEndpoint({ catalog, changes: listsDeps.changes, limiter: new RateLimiter(config.SEARCH_BURST, config.SEARCH_RATE_PER_SECOND, now) }),
-    ...accountEndpoints({ tokens, quota, customers, audit }),
+    ...accountEndpoints({ tokens, quota, customers, planRequests, audit, screening }),
+    ...analyticsEndpoints({ analytics: audit.analytics, catalog, customers }),
     ...accountLists,
     ...monitoringEndpoints({ store: webhookStore }),
     ...adminEndpoints({ tokens, quota, customers }),
     ...adminLists,
+    ...operatorEndpoints({
+      sessions: operatorSessions,
+      planRequests,
+      catalog,
+      lists: { status: () => lists.status() },
+      health: { ready: () => lists.ready(), leader: () => leadership.isLeader(), window: () => recentTraffic.summary() },
+    }),
   ];
 
   const idempotency = new IdempotencyStore(db, log.child({ component: 'idempotency' }));
@@ -247,7 +264,7 @@ export async function createService(config: Config, overrides: ServiceOverrides 
     metrics,
     trustedProxies: config.TRUSTED_PROXIES,
     trpcRouter,
-    openApiDocument: () => (document ??= buildOpenApiDocument(trpcRouter, endpoints, config.PUBLIC_BASE_URL ?? `http://localhost:${config.PORT}`)),
+    openApiDocument: () => (document ??= buildOpenApiDocument(trpcRouter, endpoints, publicBaseUrl(config))),
     ready: () => lists.ready(),
     extraRoutes: (app, helpers) => {
       registerBatchRoute(app, helpers, batch);
@@ -282,6 +299,7 @@ export async function createService(config: Config, overrides: ServiceOverrides 
       closed = true;
       await advertised(false);
       await http.drain(config.SHUTDOWN_TIMEOUT_MS);
+      recentTraffic.stop();
       await leadership.close();
       await roleChange;
       await operations.stop();

@@ -6,6 +6,7 @@ import { HttpError } from '../core/errors.js';
 import { execute, type PipelineDeps } from '../core/pipeline.js';
 import { checkBodyRules, toPydanticIssue } from '../core/validation.js';
 import { ErrorDetail, HTTPValidationError, PaymentRequired, ValidationError } from './schemas/errors.js';
+import { openApiTags, TAGS } from './tags.js';
 
 /**
  * The tRPC side of the endpoint definitions: one procedure per endpoint (served at /trpc with
@@ -82,7 +83,12 @@ function nest(procedures: Record<string, unknown>): Record<string, unknown> {
   for (const [id, proc] of Object.entries(procedures)) {
     const parts = id.split('.');
     let node = root;
-    for (const p of parts.slice(0, -1)) node = (node[p] ??= {}) as Record<string, unknown>;
+    for (const p of parts.slice(0, -1)) {
+      node = (node[p] ??= {}) as Record<string, unknown>;
+      // A procedure cannot also be a router: `a.b` and `a.b.c` would lose one of them.
+      if (typeof node === 'function') throw new Error(`procedure id ${id} extends the id of another procedure`);
+    }
+    if (Object.hasOwn(node, parts[parts.length - 1])) throw new Error(`procedure id ${id} is taken`);
     node[parts[parts.length - 1]] = proc;
   }
   const toRouter = (rec: Record<string, unknown>): unknown =>
@@ -124,7 +130,11 @@ const SECURITY = {
     description: 'x402 v2 pay-per-request: base64 payment payload answering the PAYMENT-REQUIRED challenge.',
   },
   x402v1: { type: 'apiKey', in: 'header', name: 'X-PAYMENT', description: 'x402 v1 pay-per-request: base64 payment payload answering the 402 body.' },
-  adminKey: { type: 'http', scheme: 'bearer', description: 'Operator key (ADMIN_KEY) as a bearer token.' },
+  adminKey: {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'Operator key (ADMIN_KEY) as a bearer token, or an operator session token (`op_…`, one hour) from POST /api/v1/admin/session.',
+  },
 } as const;
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
@@ -147,6 +157,10 @@ export function buildOpenApiDocument(router: AnyRouter, endpoints: readonly AnyE
     securitySchemes: SECURITY as never,
     defs: { ErrorDetail, HTTPValidationError, ValidationError, PaymentRequired } as never,
   });
+  for (const ep of endpoints) {
+    if (ep.tags.length !== 1 || !Object.hasOwn(TAGS, ep.tags[0])) throw new Error(`${ep.id}: tags ${JSON.stringify(ep.tags)} are not one tag of src/api/tags.ts`);
+  }
+  doc.tags = openApiTags();
   const byPath = new Map(endpoints.map((ep) => [`${ep.method.toLowerCase()} /api/v1${ep.path}`, ep]));
   for (const [path, item] of Object.entries(doc.paths ?? {})) {
     for (const [method, op] of Object.entries(item as Record<string, Operation>)) {
@@ -160,6 +174,8 @@ export function buildOpenApiDocument(router: AnyRouter, endpoints: readonly AnyE
         statuses.add(402);
       }
       if (ep.access === 'account' || ep.access === 'admin') statuses.add(401);
+      // A token without the endpoint's scope (`screen` for metered, `dashboard` for account).
+      if (ep.access === 'metered' || ep.access === 'account') statuses.add(403);
       for (const status of [...statuses].sort()) {
         if (status === 422) responses['422'] = jsonResponse('Validation Error', 'HTTPValidationError');
         else if (status === 402)
@@ -217,7 +233,7 @@ export function buildOpenApiDocument(router: AnyRouter, endpoints: readonly AnyE
 const ERROR_TEXT: Record<number, string> = {
   400: 'Bad request',
   401: 'Missing, invalid or revoked credentials',
-  403: 'Forbidden',
+  403: 'Forbidden: the token lacks the scope this endpoint needs (`screen` for metered endpoints, `dashboard` for /account)',
   404: 'Not found',
   409: 'Conflict',
   413: 'Payload too large',

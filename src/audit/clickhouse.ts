@@ -6,7 +6,7 @@ import { createChdbConnection } from 'chdb/connection';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { stagedFileInsert } from './chdb-insert.js';
-import { ident, REKEYED, renderDdl } from './schema.js';
+import { ident, missingProjections, REKEYED, renderDdl } from './schema.js';
 import type { InsertLines } from './writer.js';
 
 export type ClickHouseConfig = Pick<
@@ -65,10 +65,13 @@ export function streamInsert(client: ClickHouseClient): InsertLines {
 
 /**
  * Creates the database and tables when missing and adds the columns added since (every start;
- * the statements are idempotent). A table whose key changed is renamed aside first (REKEYED).
+ * the statements are idempotent); a table whose key changed is renamed aside first (REKEYED).
+ * Then adds the projections a table created by an earlier version lacks; their data for the
+ * parts already stored is built by a background mutation.
  */
 export async function migrateClickHouse(client: ClickHouseClient, cfg: Pick<Config, 'CLICKHOUSE_DATABASE' | 'CLICKHOUSE_CLUSTER'>): Promise<void> {
   const db = cfg.CLICKHOUSE_DATABASE;
+  const on = cfg.CLICKHOUSE_CLUSTER ? ` ON CLUSTER ${ident(cfg.CLICKHOUSE_CLUSTER)}` : '';
   for (const { table, column } of REKEYED) {
     const rs = await client.query({
       query: `SELECT countIf(name = {column:String}) AS has, count() AS columns FROM system.columns WHERE database = {db:String} AND table = {table:String}`,
@@ -77,11 +80,21 @@ export async function migrateClickHouse(client: ClickHouseClient, cfg: Pick<Conf
     });
     const [found] = await rs.json<{ has: number; columns: number }>();
     if (!found || Number(found.columns) === 0 || Number(found.has) > 0) continue;
-    const on = cfg.CLICKHOUSE_CLUSTER ? ` ON CLUSTER ${ident(cfg.CLICKHOUSE_CLUSTER)}` : '';
     const names = cfg.CLICKHOUSE_CLUSTER ? [table, `${table}_local`] : [table];
     for (const name of names) await client.command({ query: `RENAME TABLE ${ident(db)}.${ident(name)} TO ${ident(db)}.${ident(`${name.replace(/_local$/, '')}_legacy${name.endsWith('_local') ? '_local' : ''}`)}${on}` });
   }
   for (const query of renderDdl(db, cfg.CLICKHOUSE_CLUSTER)) {
     await client.command({ query });
+  }
+  const rs = await client.query({
+    query: 'SELECT name, create_table_query FROM system.tables WHERE database = {db:String}',
+    query_params: { db },
+    format: 'JSONEachRow',
+  });
+  const created = new Map((await rs.json<{ name: string; create_table_query: string }>()).map((t) => [t.name, t.create_table_query]));
+  for (const [table, p] of missingProjections(cfg.CLICKHOUSE_CLUSTER, (t) => created.get(t) ?? '')) {
+    const target = `${ident(db)}.${ident(table)}${on}`;
+    await client.command({ query: `ALTER TABLE ${target} ADD PROJECTION IF NOT EXISTS ${p.name} (${p.select})` });
+    await client.command({ query: `ALTER TABLE ${target} MATERIALIZE PROJECTION ${p.name}` });
   }
 }

@@ -12,10 +12,20 @@ export interface TableSpec {
   orderBy: string;
   ttl?: string;
   indexes?: string[];
+  /**
+   * Aggregate projections: ClickHouse keeps each part's rows also aggregated by these keys and
+   * answers a matching GROUP BY from them (the dashboard's analytics, src/audit/analytics.ts).
+   */
+  projections?: Projection[];
   /** Columns added after the table was first released: added to an existing table at start. */
   added?: string[];
   /** Distributed sharding key: rows that are read together live on one shard. */
   shardBy: string;
+}
+
+export interface Projection {
+  name: string;
+  select: string;
 }
 
 export const TABLES: TableSpec[] = [
@@ -44,6 +54,16 @@ export const TABLES: TableSpec[] = [
       'INDEX screened_value_idx screened_value TYPE bloom_filter(0.01) GRANULARITY 4',
       'INDEX matched_value_idx matched_value TYPE bloom_filter(0.01) GRANULARITY 4',
     ],
+    projections: [
+      { name: 'by_day', select: 'SELECT customer_id, toDate(time), endpoint, list, count(), max(time) GROUP BY customer_id, toDate(time), endpoint, list' },
+      // Counts by one 64-bit hash of (list, value), no text: the top values are ranked on that
+      // number alone, and the few kept are read from the table (src/audit/analytics.ts).
+      {
+        name: 'values_by_day',
+        select:
+          'SELECT customer_id, toDate(time), cityHash64(list, matched_value), count(), max(time) GROUP BY customer_id, toDate(time), cityHash64(list, matched_value)',
+      },
+    ],
     shardBy: 'sipHash64(customer_id, payer)',
   },
   {
@@ -65,6 +85,12 @@ export const TABLES: TableSpec[] = [
     partitionBy: 'toYYYYMM(time)',
     orderBy: '(customer_id, payer, time, request_id)',
     ttl: 'toDateTime(time) + INTERVAL 3 YEAR',
+    projections: [
+      {
+        name: 'by_day',
+        select: "SELECT customer_id, toDate(time), endpoint, count(), sum(credits), countIf(method = 'x402') GROUP BY customer_id, toDate(time), endpoint",
+      },
+    ],
     shardBy: 'sipHash64(customer_id, payer)',
   },
   {
@@ -112,6 +138,19 @@ export const TABLES: TableSpec[] = [
   },
 ];
 
+/**
+ * Projections a table created before they were declared lacks: `[table, projection]` pairs to
+ * add, and to build for the parts already written (`ALTER … MATERIALIZE PROJECTION`, a
+ * background mutation). `createQuery(table)` is the stored CREATE statement of a table.
+ */
+export function missingProjections(cluster: string | undefined, createQuery: (table: string) => string): [string, Projection][] {
+  return TABLES.flatMap((t) => {
+    const table = cluster ? `${t.name}_local` : t.name;
+    const ddl = createQuery(table);
+    return (t.projections ?? []).filter((p) => !ddl.includes(`PROJECTION ${p.name} `)).map((p): [string, Projection] => [table, p]);
+  });
+}
+
 /** A backquoted identifier (backquotes removed from the name). */
 export const ident = (s: string) => `\`${s.replace(/`/g, '')}\``;
 
@@ -149,7 +188,11 @@ export function renderDdl(database: string, cluster?: string): string[] {
   const on = cluster ? ` ON CLUSTER ${ident(cluster)}` : '';
   const out = [`CREATE DATABASE IF NOT EXISTS ${db}${on}`];
   for (const t of TABLES) {
-    const body = [...t.columns.map(([n, ty]) => `  ${ident(n)} ${ty}`), ...(t.indexes ?? []).map((i) => `  ${i}`)].join(',\n');
+    const body = [
+      ...t.columns.map(([n, ty]) => `  ${ident(n)} ${ty}`),
+      ...(t.indexes ?? []).map((i) => `  ${i}`),
+      ...(t.projections ?? []).map((p) => `  PROJECTION ${p.name} (${p.select})`),
+    ].join(',\n');
     const local = cluster ? `${t.name}_local` : t.name;
     const engine = cluster
       ? `Replicated${t.engine}('/clickhouse/tables/{shard}/${database}/${local}', '{replica}')`

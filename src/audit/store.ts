@@ -5,6 +5,7 @@ import { changeSink, type ChangeSink } from './changes.js';
 import { connectClickHouse, migrateClickHouse, streamInsert, type ClickHouseConfig } from './clickhouse.js';
 import { auditMatchLines, listChangeLines, settlementLines, usageLines } from './formats.js';
 import { AuditQueries } from './queries.js';
+import { AnalyticsQueries } from './analytics.js';
 import type { AuditMatchRow, ListChangeRow, SettlementRow, UsageRow } from './rows.js';
 import { BatchWriter, type WriterOptions } from './writer.js';
 
@@ -20,6 +21,8 @@ export interface AuditStore {
   /** For the list loader: `changes.write(ListChange[])`. */
   changes: ChangeSink;
   queries: AuditQueries;
+  /** The dashboard's aggregates (bounded queries). */
+  analytics: AnalyticsQueries;
   /** Inserts every buffered row, then closes the client (graceful shutdown). */
   close(): Promise<void>;
 }
@@ -45,6 +48,7 @@ export async function openAuditStore(cfg: AuditConfig, opts: { log?: Logger; cli
     listChanges,
     changes: changeSink(listChanges),
     queries: new AuditQueries(client, cfg.CLICKHOUSE_DATABASE),
+    analytics: new AnalyticsQueries(client, cfg.CLICKHOUSE_DATABASE),
     async close() {
       const results = await Promise.allSettled([matches.close(), usage.close(), settlements.close(), listChanges.close()]);
       await client.close();

@@ -5,7 +5,7 @@ import { migrate } from '../store/migrate.js';
 import { pgliteHolder } from '../store/pglite.js';
 import { CustomerService, NotFound } from './customers.js';
 import { QuotaManager } from './quota.js';
-import { TokenService } from './tokens.js';
+import { TokenService, type TokenScope } from './tokens.js';
 import { customerDetailView, customerView, planView, tokenView } from './views.js';
 
 type CustomerView = ReturnType<typeof customerView>;
@@ -28,7 +28,7 @@ export interface AdminClient {
   listPlans(): Promise<PlanView[]>;
   findPlan(idOrName: string): Promise<PlanView>;
   updatePlan(id: number, monthlyQuota: number): Promise<PlanView>;
-  createToken(customerId: number, name?: string): Promise<TokenView & { token: string }>;
+  createToken(customerId: number, name?: string, scopes?: TokenScope[]): Promise<TokenView & { token: string }>;
   listTokens(customerId: number): Promise<TokenView[]>;
   revokeToken(tokenId: number): Promise<TokenView>;
   close(): Promise<void>;
@@ -86,9 +86,9 @@ async function directClient(cfg: Config): Promise<AdminClient> {
       return planView(p);
     },
     updatePlan: async (id, q) => planView(await customers.updatePlan(id, q)),
-    createToken: async (customerId, name) => {
+    createToken: async (customerId, name, scopes) => {
       await needCustomer(customerId);
-      const { token, record } = await tokens.create(customerId, name ?? null);
+      const { token, record } = await tokens.create(customerId, name ?? null, scopes);
       return { ...tokenView(record), token };
     },
     listTokens: async (customerId) => {
@@ -147,7 +147,7 @@ function httpClient(base: string, adminKey: string | undefined): AdminClient {
       return p;
     },
     updatePlan: (id, monthly_quota) => call('POST', `/plans/${id}`, { monthly_quota }),
-    createToken: (customerId, name) => call('POST', `/customers/${customerId}/tokens`, name ? { name } : {}),
+    createToken: (customerId, name, scopes) => call('POST', `/customers/${customerId}/tokens`, { ...(name ? { name } : {}), ...(scopes ? { scopes } : {}) }),
     listTokens: (customerId) => call('GET', `/customers/${customerId}/tokens`),
     revokeToken: (tokenId) => call('DELETE', `/tokens/${tokenId}`),
     close: async () => undefined,

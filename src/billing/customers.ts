@@ -97,6 +97,13 @@ export class CustomerService {
     return rows[0] ?? null;
   }
 
+  /** Names of customers by id (ids without a customer are left out). */
+  async names(ids: number[]): Promise<Map<number, string>> {
+    if (ids.length === 0) return new Map();
+    const { rows } = await this.db.query<{ id: number; name: string }>('SELECT id, name FROM customers WHERE id = ANY($1::integer[])', [ids]);
+    return new Map(rows.map((r) => [r.id, r.name]));
+  }
+
   async listCustomers(opts: { limit?: number; offset?: number } = {}): Promise<Customer[]> {
     const { rows } = await this.db.query<Customer>(`${CUSTOMER_SELECT} ORDER BY c.id LIMIT $1 OFFSET $2`, [
       opts.limit ?? 1000,

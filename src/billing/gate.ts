@@ -19,6 +19,8 @@ export interface GateDeps {
   /** Where settled x402 payments are recorded (the `x402_settlements` table). */
   settlements: RowSink<SettlementRow>;
   config: Pick<Config, 'ADMIN_KEY' | 'AUDIT_STRICT'>;
+  /** Operator sessions (the dashboard's sign-in with ADMIN_KEY), accepted like the key on `admin` endpoints. */
+  operatorSessions?: { verify(token: string): Promise<boolean> };
   /** The local operator key this node advertises in DATA_DIR (src/operator/service-file.ts): accepted like ADMIN_KEY. */
   localOperatorKey?: string;
   now?: () => number;
@@ -30,6 +32,12 @@ const BEARER = 'Bearer ';
 
 function invalidTokenError(): HttpError {
   return new HttpError(401, 'Invalid or revoked API token', { 'WWW-Authenticate': 'Bearer' });
+}
+
+/** A valid token without the scope an endpoint needs (documented on every such endpoint). */
+function missingScopeError(scope: 'screen' | 'dashboard'): HttpError {
+  const what = scope === 'screen' ? 'call the metered endpoints' : 'use the /account API (usage, audit trail, tokens, webhooks)';
+  return new HttpError(403, `This token lacks the "${scope}" scope: it cannot ${what}`);
 }
 
 /**
@@ -230,11 +238,30 @@ export function createGate(deps: GateDeps): Gate {
   }
 
   const anonymous = free({ kind: 'anonymous' });
-  const admin = free({ kind: 'admin' });
+  const adminByKey = free({ kind: 'admin', via: 'key' });
+  const adminBySession = free({ kind: 'admin', via: 'session' });
+  const invalidAdmin = () => new HttpError(401, 'Invalid admin key or operator session', { 'WWW-Authenticate': 'Bearer' });
+
+  function admin(meta: RequestMeta): Charge | Promise<Charge> {
+    if (adminKeys.length === 0) throw new HttpError(503, 'admin API disabled');
+    const key = bearer(meta.headers.authorization);
+    if (!key) throw invalidAdmin();
+    const given = digest(key);
+    // Every key is compared, so the time taken does not tell which one came close.
+    let ok = false;
+    for (const k of adminKeys) if (timingSafeEqual(given, k)) ok = true;
+    if (ok) return adminByKey;
+    if (!deps.operatorSessions) throw invalidAdmin();
+    return deps.operatorSessions.verify(key).then((live) => {
+      if (!live) throw invalidAdmin();
+      return adminBySession;
+    });
+  }
 
   function account(id: TokenIdentity | null | undefined): Charge {
     if (id === undefined) throw new HttpError(401, 'Not authenticated', { 'WWW-Authenticate': 'Bearer' });
     if (id === null) throw invalidTokenError();
+    if (!id.dashboard) throw missingScopeError('dashboard');
     return free({ kind: 'customer', customerId: id.customerId, tokenId: id.tokenId });
   }
 
@@ -246,6 +273,8 @@ export function createGate(deps: GateDeps): Gate {
   function metered(endpoint: AnyEndpoint, meta: RequestMeta, credits: number, id: TokenIdentity | null | undefined): Charge | Promise<Charge> {
     if (id === null) throw invalidTokenError();
     if (id) {
+      // A token without the scope is refused, even beside a payment header: it is not a 402.
+      if (!id.screen) throw missingScopeError('screen');
       const pending = deps.quota.reserve(id.customerId, credits);
       if (pending instanceof Promise) return pending.then((r) => quotaOrPayment(endpoint, meta, credits, id, r));
       return quotaOrPayment(endpoint, meta, credits, id, pending);
@@ -264,16 +293,8 @@ export function createGate(deps: GateDeps): Gate {
     switch (endpoint.access) {
       case 'public':
         return anonymous;
-      case 'admin': {
-        if (adminKeys.length === 0) throw new HttpError(503, 'admin API disabled');
-        const key = bearer(meta.headers.authorization);
-        const given = key ? digest(key) : null;
-        // Every key is compared, so the time taken does not tell which one came close.
-        let ok = false;
-        for (const k of adminKeys) if (given !== null && timingSafeEqual(given, k)) ok = true;
-        if (!ok) throw new HttpError(401, 'Invalid admin key', { 'WWW-Authenticate': 'Bearer' });
-        return admin;
-      }
+      case 'admin':
+        return admin(meta);
       case 'account': {
         const id = identify(meta);
         return id instanceof Promise ? id.then(account) : account(id);

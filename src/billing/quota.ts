@@ -213,18 +213,26 @@ export class QuotaManager {
 
   /** This month's quota and consumption as the database knows it plus this node's unwritten part. */
   async status(customerId: number): Promise<QuotaStatus | null> {
+    return (await this.statuses([customerId])).get(customerId) ?? null;
+  }
+
+  /** `status` of several customers in one query (customers that do not exist are left out). */
+  async statuses(customerIds: number[]): Promise<Map<number, QuotaStatus>> {
     const month = monthOf(this.now());
-    const { rows } = await this.db.query<{ quota: number; used: number | null }>(
-      `SELECT COALESCE(c.monthly_quota, p.monthly_quota) AS quota, u.used
+    const { rows } = await this.db.query<{ id: number; quota: number; used: number | null }>(
+      `SELECT c.id, COALESCE(c.monthly_quota, p.monthly_quota) AS quota, u.used
          FROM customers c
          LEFT JOIN plans p ON p.id = c.plan_id
          LEFT JOIN quota_usage u ON u.customer_id = c.id AND u.month = $2
-        WHERE c.id = $1`,
-      [customerId, month],
+        WHERE c.id = ANY($1::integer[])`,
+      [customerIds, month],
     );
-    if (!rows[0]) return null;
-    const used = (rows[0].used ?? 0) + (this.usedPending.get(key(customerId, month)) ?? 0);
-    return { month, monthly_quota: rows[0].quota, used, remaining: Math.max(0, rows[0].quota - used) };
+    return new Map(
+      rows.map((r) => {
+        const used = (r.used ?? 0) + (this.usedPending.get(key(r.id, month)) ?? 0);
+        return [r.id, { month, monthly_quota: r.quota, used, remaining: Math.max(0, r.quota - used) }];
+      }),
+    );
   }
 
   /** Writes consumed credits and gives back credits of months that are over. */

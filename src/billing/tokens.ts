@@ -2,10 +2,18 @@ import type { Logger } from 'pino';
 import type { Db } from '../store/db.js';
 import { TOKEN_PATTERN, generateToken, hashToken, tokenPrefix } from './token-format.js';
 
+/** What a token may do: call the metered endpoints, and/or use the /account API (the dashboard). */
+export const TOKEN_SCOPES = ['screen', 'dashboard'] as const;
+export type TokenScope = (typeof TOKEN_SCOPES)[number];
+
 /** What a valid token tells the gate. */
 export interface TokenIdentity {
   tokenId: number;
   customerId: number;
+  /** Scope `screen`. */
+  screen: boolean;
+  /** Scope `dashboard`. */
+  dashboard: boolean;
 }
 
 export interface TokenRecord {
@@ -16,7 +24,10 @@ export interface TokenRecord {
   created_at: Date;
   last_used_at: Date | null;
   revoked_at: Date | null;
+  scopes: TokenScope[];
 }
+
+const RECORD_COLUMNS = 'id, customer_id, name, prefix, scopes, created_at, last_used_at, revoked_at';
 
 export interface TokenServiceOptions {
   /** Revocation takes effect within this many seconds on every node (TOKEN_CACHE_SECONDS). */
@@ -89,31 +100,27 @@ export class TokenService {
     await this.flushTouches();
   }
 
-  /** Creates a token for a customer; the plain token exists only in this return value. */
-  async create(customerId: number, name: string | null = null): Promise<{ token: string; record: TokenRecord }> {
+  /**
+   * Creates a token for a customer (by default with every scope); the plain token exists only in
+   * this return value.
+   */
+  async create(customerId: number, name: string | null = null, scopes: readonly TokenScope[] = TOKEN_SCOPES): Promise<{ token: string; record: TokenRecord }> {
     const token = generateToken();
     const { rows } = await this.db.query<TokenRecord>(
-      `INSERT INTO api_tokens (customer_id, name, token_hash, prefix) VALUES ($1, $2, $3, $4)
-       RETURNING id, customer_id, name, prefix, created_at, last_used_at, revoked_at`,
-      [customerId, name, hashToken(token), tokenPrefix(token)],
+      `INSERT INTO api_tokens (customer_id, name, token_hash, prefix, scopes) VALUES ($1, $2, $3, $4, $5::text[])
+       RETURNING ${RECORD_COLUMNS}`,
+      [customerId, name, hashToken(token), tokenPrefix(token), TOKEN_SCOPES.filter((s) => scopes.includes(s))],
     );
     return { token, record: rows[0] };
   }
 
   async list(customerId: number): Promise<TokenRecord[]> {
-    const { rows } = await this.db.query<TokenRecord>(
-      `SELECT id, customer_id, name, prefix, created_at, last_used_at, revoked_at
-         FROM api_tokens WHERE customer_id = $1 ORDER BY id`,
-      [customerId],
-    );
+    const { rows } = await this.db.query<TokenRecord>(`SELECT ${RECORD_COLUMNS} FROM api_tokens WHERE customer_id = $1 ORDER BY id`, [customerId]);
     return rows;
   }
 
   async get(tokenId: number): Promise<TokenRecord | null> {
-    const { rows } = await this.db.query<TokenRecord>(
-      `SELECT id, customer_id, name, prefix, created_at, last_used_at, revoked_at FROM api_tokens WHERE id = $1`,
-      [tokenId],
-    );
+    const { rows } = await this.db.query<TokenRecord>(`SELECT ${RECORD_COLUMNS} FROM api_tokens WHERE id = $1`, [tokenId]);
     return rows[0] ?? null;
   }
 
@@ -125,7 +132,7 @@ export class TokenService {
     const { rows } = await this.db.query<TokenRecord & { token_hash: string }>(
       `UPDATE api_tokens SET revoked_at = COALESCE(revoked_at, clock_timestamp())
         WHERE id = $1 AND ($2::integer IS NULL OR customer_id = $2)
-        RETURNING id, customer_id, name, prefix, created_at, last_used_at, revoked_at, token_hash`,
+        RETURNING ${RECORD_COLUMNS}, token_hash`,
       [tokenId, customerId ?? null],
     );
     const row = rows[0];
@@ -162,8 +169,8 @@ export class TokenService {
   }
 
   private async lookup(token: string, hash: string): Promise<TokenIdentity | null> {
-    const { rows } = await this.db.query<{ id: number; customer_id: number }>(
-      'SELECT id, customer_id FROM api_tokens WHERE token_hash = $1 AND revoked_at IS NULL',
+    const { rows } = await this.db.query<{ id: number; customer_id: number; scopes: TokenScope[] }>(
+      'SELECT id, customer_id, scopes FROM api_tokens WHERE token_hash = $1 AND revoked_at IS NULL',
       [hash],
     );
     const row = rows[0];
@@ -172,7 +179,7 @@ export class TokenService {
       this.negative.set(hash, this.now() + this.opts.cacheSeconds * 1000);
       return null;
     }
-    const identity = { tokenId: row.id, customerId: row.customer_id };
+    const identity: TokenIdentity = { tokenId: row.id, customerId: row.customer_id, screen: row.scopes.includes('screen'), dashboard: row.scopes.includes('dashboard') };
     if (this.cache.size >= this.maxEntries) {
       const [oldest, entry] = this.cache.entries().next().value as [string, CachedToken];
       this.cache.delete(oldest);

@@ -1,4 +1,5 @@
 import type { Customer, Plan } from './customers.js';
+import type { PlanRequest } from './plan-requests.js';
 import type { QuotaStatus } from './quota.js';
 import type { TokenRecord } from './tokens.js';
 
@@ -14,7 +15,28 @@ export function tokenView(t: TokenRecord) {
     created_at: t.created_at.toISOString(),
     last_used_at: iso(t.last_used_at),
     revoked_at: iso(t.revoked_at),
+    scopes: t.scopes,
   };
+}
+
+/** A plan change request as its customer sees it. */
+export function planRequestView(r: PlanRequest) {
+  return {
+    id: r.id,
+    plan_id: r.plan_id,
+    plan: r.plan,
+    monthly_quota: r.monthly_quota,
+    status: r.status,
+    note: r.note,
+    decision_note: r.decision_note,
+    created_at: r.created_at.toISOString(),
+    decided_at: iso(r.decided_at),
+  };
+}
+
+/** … and as the operator sees it. */
+export function adminPlanRequestView(r: PlanRequest) {
+  return { ...planRequestView(r), customer_id: r.customer_id, customer_name: r.customer_name, current_plan: r.current_plan };
 }
 
 export function planView(p: Plan) {

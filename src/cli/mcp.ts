@@ -6,7 +6,7 @@
 import { resolve as resolvePath } from 'node:path';
 import pino from 'pino';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { ConfigError, loadConfig } from '../config.js';
+import { ConfigError, loadConfig, publicBaseUrl } from '../config.js';
 import { createService } from '../service.js';
 import { createLogger } from '../server/log.js';
 import { createMcpServer } from '../mcp/server.js';
@@ -51,7 +51,7 @@ export async function run(args: string[]): Promise<number> {
   const service = await createService(config, { log });
   const factory = createMcpServer({ endpoints: service.endpoints, pipeline: service.pipeline, log });
   const server = factory({
-    baseUrl: config.PUBLIC_BASE_URL ?? `http://localhost:${config.PORT}`,
+    baseUrl: publicBaseUrl(config),
     clientIp: null,
     headers: {},
     defaultAuthorization: bearerHeader(process.env.SCREENING_API_TOKEN),

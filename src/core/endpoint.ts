@@ -13,7 +13,7 @@ import type { MatchKind, ListType } from '../../engine/model.js';
  * - `public`: anyone, never metered or audited;
  * - `metered`: a bearer token with quota, or an x402 payment (one credit per request by default);
  * - `account`: a customer's bearer token, not metered (dashboard API);
- * - `admin`: the operator's `ADMIN_KEY` as a bearer token.
+ * - `admin`: the operator's `ADMIN_KEY`, or an operator session token, as a bearer token.
  */
 type Access = 'public' | 'metered' | 'account' | 'admin';
 
@@ -22,7 +22,8 @@ export type Caller =
   | { kind: 'anonymous' }
   | { kind: 'customer'; customerId: number; tokenId: number }
   | { kind: 'payer'; address: string }
-  | { kind: 'admin' };
+  /** The operator, with ADMIN_KEY itself or with an operator session token (the dashboard). */
+  | { kind: 'admin'; via: 'key' | 'session' };
 
 /** What the transport knows of the request, read before any await. */
 export interface RequestMeta {

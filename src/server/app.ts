@@ -10,6 +10,7 @@ import { execute, errorOutcome, type Outcome, type PipelineDeps } from '../core/
 import { checkJsonDepth, parseInput, parseJsonBody, type RawInput } from '../core/validation.js';
 import { ClientIpResolver } from './client-ip.js';
 import { UwsRequestMeta } from './request-meta.js';
+import { registerDashboard } from './dashboard.js';
 import { JSON_TYPE, preflight, readText, refuseUnread, ResponseState, sendBody, StreamWriter, writeBody, writeHead } from './uws-io.js';
 import type { Metrics, RouteStats } from './metrics.js';
 import type { TrpcContext } from '../api/trpc.js';
@@ -314,6 +315,7 @@ export function createHttpApp(opts: HttpAppOptions): HttpServer {
     });
   });
   registerDocs(app);
+  registerDashboard(app, { log });
 
   app.any('/trpc/*', (res, req) => {
     const meta = readMeta(res, req, 'trpc');

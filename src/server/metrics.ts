@@ -70,6 +70,11 @@ export class Metrics {
     );
   }
 
+  /** Every route's counters. */
+  allRoutes(): Iterable<RouteStats> {
+    return this.routes.values();
+  }
+
   /** The counters of one route and method (registered once, then updated per request). */
   route(route: string, method: string): RouteStats {
     const key = `${route}\u0000${method}`;
@@ -127,5 +132,135 @@ export class Metrics {
         for (const [list, s] of read()) this.labels(list).set(s.last_error ? 1 : 0);
       },
     });
+  }
+}
+
+interface RouteSnapshot {
+  count: number;
+  errors: number;
+  buckets: Float64Array;
+}
+
+interface LatencyQuantiles {
+  p50: number | null;
+  p95: number | null;
+  p99: number | null;
+}
+
+interface RouteRates {
+  route: string;
+  method: string;
+  total: number;
+  requests_per_second: number;
+  errors: number;
+  latency_ms: LatencyQuantiles;
+}
+
+export interface WindowSummary {
+  window_seconds: number;
+  requests_per_second: number;
+  errors: number;
+  latency_ms: LatencyQuantiles;
+  routes: RouteRates[];
+}
+
+/**
+ * The `q` quantile (seconds) of per-bucket histogram counts, interpolated within its bucket as
+ * Prometheus' histogram_quantile does; the last finite bound when it falls in +Inf.
+ */
+export function histogramQuantile(q: number, buckets: ArrayLike<number>): number | null {
+  let total = 0;
+  for (let i = 0; i < buckets.length; i++) total += buckets[i];
+  if (total === 0) return null;
+  const rank = q * total;
+  let cumulative = 0;
+  for (let i = 0; i < LATENCY_BUCKETS.length; i++) {
+    const before = cumulative;
+    cumulative += buckets[i];
+    if (cumulative >= rank) {
+      const lower = i === 0 ? 0 : LATENCY_BUCKETS[i - 1];
+      return lower + (LATENCY_BUCKETS[i] - lower) * ((rank - before) / buckets[i]);
+    }
+  }
+  return LATENCY_BUCKETS[LATENCY_BUCKETS.length - 1];
+}
+
+const toMs = (q: number, buckets: ArrayLike<number>) => {
+  const s = histogramQuantile(q, buckets);
+  return s === null ? null : Math.round(s * 1e6) / 1e3;
+};
+
+/**
+ * Request rate, 5xx answers and latency per route over the last minute (the operator's health
+ * page): the routes' counters are copied every `intervalMs`, and a summary compares the live
+ * counters with the oldest copy kept.
+ */
+export class MetricsWindow {
+  private readonly snapshots: { at: number; routes: Map<RouteStats, RouteSnapshot> }[] = [];
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(
+    private readonly routes: () => Iterable<RouteStats>,
+    private readonly opts: { intervalMs: number; keep: number; now: () => number } = { intervalMs: 10_000, keep: 6, now: Date.now },
+  ) {
+    this.snapshot();
+  }
+
+  start(): void {
+    if (this.timer) return;
+    this.timer = setInterval(() => this.snapshot(), this.opts.intervalMs);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  private copy(r: RouteStats): RouteSnapshot {
+    let errors = 0;
+    for (const [status, n] of r.statuses) if (status >= 500) errors += n;
+    return { count: r.count, errors, buckets: Float64Array.from(r.buckets) };
+  }
+
+  snapshot(): void {
+    this.snapshots.push({ at: this.opts.now(), routes: new Map([...this.routes()].map((r) => [r, this.copy(r)])) });
+    if (this.snapshots.length > this.opts.keep + 1) this.snapshots.shift();
+  }
+
+  summary(): WindowSummary {
+    const oldest = this.snapshots[0];
+    const seconds = Math.max((this.opts.now() - oldest.at) / 1000, 1e-3);
+    const all = new Float64Array(LATENCY_BUCKETS.length + 1);
+    let requests = 0;
+    let errors = 0;
+    const routes: RouteRates[] = [];
+    for (const r of this.routes()) {
+      if (r.count === 0) continue;
+      const now = this.copy(r);
+      const then = oldest.routes.get(r);
+      const delta = now.buckets.map((v, i) => v - (then?.buckets[i] ?? 0));
+      const n = now.count - (then?.count ?? 0);
+      const e = now.errors - (then?.errors ?? 0);
+      delta.forEach((v, i) => (all[i] += v));
+      requests += n;
+      errors += e;
+      routes.push({
+        route: r.route,
+        method: r.method,
+        total: r.count,
+        requests_per_second: n / seconds,
+        errors: e,
+        latency_ms: { p50: toMs(0.5, delta), p95: toMs(0.95, delta), p99: toMs(0.99, delta) },
+      });
+    }
+    routes.sort((a, b) => b.requests_per_second - a.requests_per_second || b.total - a.total);
+    return {
+      window_seconds: Math.round(seconds * 10) / 10,
+      requests_per_second: requests / seconds,
+      errors,
+      latency_ms: { p50: toMs(0.5, all), p95: toMs(0.95, all), p99: toMs(0.99, all) },
+      routes,
+    };
   }
 }

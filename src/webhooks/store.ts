@@ -36,6 +36,8 @@ export interface MonitoredEntityView {
   /** For an ENS name: the address of its last resolution (null while it has none); else null. */
   resolved_address: string | null;
   created_at: string;
+  /** The latest listing change of the value (its last event), null while none happened since it was added. */
+  last_event: { type: WebhookEventType; list: string; at: string } | null;
 }
 
 export interface WebhookEndpointView {
@@ -79,11 +81,22 @@ export function isEnsName(entityType: string, value: string): boolean {
 const iso = (v: unknown): string => (v instanceof Date ? v : new Date(String(v))).toISOString();
 const isoOrNull = (v: unknown): string | null => (v === null || v === undefined ? null : iso(v));
 
-type MonitorRow = { id: number; entity_type: MonitoredEntityType; value: string; label: string | null; ens_address: string | null; created_at: unknown };
+type MonitorRow = {
+  id: number;
+  entity_type: MonitoredEntityType;
+  value: string;
+  label: string | null;
+  ens_address: string | null;
+  created_at: unknown;
+  last_type?: WebhookEventType | null;
+  last_list?: string | null;
+  last_at?: string | null;
+};
 type EndpointRow = { id: number; url: string; enabled: boolean; secret: string; secret_rotated_at: unknown; created_at: unknown };
 
 function monitorView(r: MonitorRow): MonitoredEntityView {
-  return { id: r.id, entity_type: r.entity_type, value: r.value, label: r.label, resolved_address: r.ens_address, created_at: iso(r.created_at) };
+  const last = r.last_type && r.last_list && r.last_at ? { type: r.last_type, list: r.last_list, at: r.last_at } : null;
+  return { id: r.id, entity_type: r.entity_type, value: r.value, label: r.label, resolved_address: r.ens_address, created_at: iso(r.created_at), last_event: last };
 }
 
 function endpointView(r: EndpointRow): WebhookEndpointView {
@@ -147,7 +160,14 @@ export class WebhookStore {
 
   async listMonitors(customerId: number): Promise<MonitoredEntityView[]> {
     const { rows } = await this.db.query<MonitorRow>(
-      'SELECT id, entity_type, value, label, ens_address, created_at FROM monitored_entities WHERE customer_id = $1 ORDER BY id',
+      `SELECT m.id, m.entity_type, m.value, m.label, m.ens_address, m.created_at,
+              e.type AS last_type, e.listing::json->>'list' AS last_list, e.created_at AS last_at
+         FROM monitored_entities m
+         LEFT JOIN LATERAL (
+           SELECT type, listing, created_at FROM webhook_events
+            WHERE monitored_entity_id = m.id ORDER BY inserted_at DESC, id DESC LIMIT 1
+         ) e ON true
+        WHERE m.customer_id = $1 ORDER BY m.id`,
       [customerId],
     );
     return rows.map(monitorView);

@@ -116,7 +116,7 @@ test('error components, security schemes and the error responses of each operati
   assert.deepEqual(doc.components.schemas.ValidationError.required, ['loc', 'msg', 'type']);
   assert.deepEqual(Object.keys(doc.components.securitySchemes).sort(), ['adminKey', 'bearer', 'x402', 'x402v1']);
   const crypto = doc.paths['/api/v1/screen/crypto/{address}'].get;
-  assert.deepEqual(Object.keys(crypto.responses).sort(), ['200', '400', '401', '402', '422', '503']);
+  assert.deepEqual(Object.keys(crypto.responses).sort(), ['200', '400', '401', '402', '403', '422', '503'], '403: a token without the screen scope');
   assert.deepEqual(crypto.security, [{ bearer: [] }, { x402: [] }, { x402v1: [] }]);
   const search = doc.paths['/api/v1/search'].get;
   assert.deepEqual(Object.keys(search.responses).sort(), ['200', '400', '422', '429', '503']);
@@ -151,12 +151,12 @@ test('the list operations of issue #22: the changes feed, refresh on demand, upl
     ['post', '/admin/lists/refresh', ['200', '202', '401', '409', '422']],
     ['get', '/admin/lists/jobs/{job_id}', ['200', '401', '404', '422']],
     ['post', '/account/lists', ['200', '202', '401', '403', '409', '422']],
-    ['get', '/account/lists', ['200', '401']],
-    ['post', '/account/lists/{slug}/upload', ['200', '202', '401', '404', '409', '413', '415', '422']],
-    ['delete', '/account/lists/{slug}', ['200', '202', '401', '404', '409', '422']],
-    ['get', '/account/lists/{slug}/entities', ['200', '401', '404', '422']],
-    ['get', '/account/lists/{slug}/changes', ['200', '401', '404', '422']],
-    ['get', '/account/lists/jobs/{job_id}', ['200', '401', '404', '422']],
+    ['get', '/account/lists', ['200', '401', '403']],
+    ['post', '/account/lists/{slug}/upload', ['200', '202', '401', '403', '404', '409', '413', '415', '422']],
+    ['delete', '/account/lists/{slug}', ['200', '202', '401', '403', '404', '409', '422']],
+    ['get', '/account/lists/{slug}/entities', ['200', '401', '403', '404', '422']],
+    ['get', '/account/lists/{slug}/changes', ['200', '401', '403', '404', '422']],
+    ['get', '/account/lists/jobs/{job_id}', ['200', '401', '403', '404', '422']],
   ] as const) {
     const o = op(method, path);
     assert.deepEqual(Object.keys(o.responses).sort(), [...statuses].sort(), `${method} ${path}`);

@@ -11,7 +11,8 @@ let svc: TestService;
 const XBT = '12QtD5BFwRsdNsAZY76UVE1xyCGNTojH9h';
 
 before(async () => {
-  svc = await startTestService();
+  // An explicit upgrade target (the default, the dashboard's billing page, is tested in dashboard-access.test.ts).
+  svc = await startTestService({ UPGRADE_URL: 'https://example.com/dashboard/billing' });
 });
 after(async () => {
   await svc?.close();

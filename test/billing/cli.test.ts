@@ -21,6 +21,11 @@ test('customers and tokens on a PostgreSQL server (DATABASE_URL)', async () => {
   const token = JSON.parse(tok.stdout) as { token: string; id: number; prefix: string };
   assert.match(token.token, /^sk_[0-9A-Za-z]{32}$/);
   assert.equal(token.prefix, token.token.slice(0, 8));
+  const serverToken = await cli(['tokens', 'create', '--customer', String(customer.id), '--name', 'server', '--scopes', 'screen', '--json'], env);
+  assert.deepEqual((JSON.parse(serverToken.stdout) as { scopes: string[] }).scopes, ['screen']);
+  const badScopes = await cli(['tokens', 'create', '--customer', String(customer.id), '--scopes', 'screen,admin'], env);
+  assert.equal(badScopes.code, 2, badScopes.stderr);
+  assert.match(badScopes.stderr, /--scopes takes screen, dashboard/);
   const revoked = await cli(['tokens', 'revoke', String(token.id), '--json'], env);
   assert.equal(revoked.code, 0, revoked.stderr);
   assert.equal(typeof (JSON.parse(revoked.stdout) as { revoked_at: unknown }).revoked_at, 'string');

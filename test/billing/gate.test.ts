@@ -309,7 +309,7 @@ for (const backend of BACKENDS) {
       assert.deepEqual([noKey.status, noKey.toBody()], [503, { detail: 'admin API disabled' }]);
       assert.equal((await rejection(gate.authorize(admin, {}, meta({ authorization: 'Bearer wrong-key-wrong-key' })))).status, 401);
       assert.equal((await rejection(gate.authorize(admin, {}, meta({ authorization: `Bearer ${token}` })))).status, 401);
-      assert.deepEqual((await gate.authorize(admin, {}, meta({ authorization: `Bearer ${ADMIN_KEY}` }))).caller, { kind: 'admin' });
+      assert.deepEqual((await gate.authorize(admin, {}, meta({ authorization: `Bearer ${ADMIN_KEY}` }))).caller, { kind: 'admin', via: 'key' });
     });
 
     test('default mode buffers the rows and writes them within AUDIT_FLUSH_MS', async () => {

@@ -10,6 +10,11 @@ import { adminEndpoints } from '../../src/api/endpoints/admin.js';
 import { openAuditStore, type AuditStore } from '../../src/audit/store.js';
 import { CustomerService } from '../../src/billing/customers.js';
 import { QuotaManager } from '../../src/billing/quota.js';
+import { PlanRequests } from '../../src/billing/plan-requests.js';
+import { Engine } from '../../engine/engine.js';
+import { LISTS } from '../../loaders/registry.js';
+import { ListCatalog } from '../../src/lists/catalog.js';
+import { EnsResolver } from '../../src/ens/resolver.js';
 import { TokenService } from '../../src/billing/tokens.js';
 import { loadConfig } from '../../src/config.js';
 import { HttpError } from '../../src/core/errors.js';
@@ -25,6 +30,7 @@ let endpoints: Map<string, AnyEndpoint>;
 let customers: CustomerService;
 let tokens: TokenService;
 let quota: QuotaManager;
+let engine: Engine;
 
 before(async () => {
   const { db } = await postgres.database();
@@ -32,10 +38,17 @@ before(async () => {
   customers = new CustomerService(db, 1000);
   tokens = new TokenService(db, { cacheSeconds: 5 });
   quota = new QuotaManager(db, { leaseSize: 5, now: () => NOW });
-  endpoints = new Map([...accountEndpoints({ tokens, quota, customers, audit }), ...adminEndpoints({ tokens, quota, customers })].map((e) => [e.id, e]));
+  // An engine without lists: a match's detail then finds no current listing.
+  engine = await Engine.create({ shards: 1 });
+  const screening = { engine, catalog: new ListCatalog(LISTS), ens: new EnsResolver({ rpcUrl: undefined, ttlSeconds: 60 }) };
+  const planRequests = new PlanRequests(db, customers);
+  endpoints = new Map(
+    [...accountEndpoints({ tokens, quota, customers, planRequests, audit, screening }), ...adminEndpoints({ tokens, quota, customers })].map((e) => [e.id, e]),
+  );
 });
 after(async () => {
   await quota.close();
+  await engine.close();
   await audit.close();
   await closeBackends();
   rmSync(chdir, { recursive: true, force: true });
@@ -54,7 +67,7 @@ async function call(id: string, input: unknown, caller: Caller): Promise<unknown
   return out;
 }
 
-const admin: Caller = { kind: 'admin' };
+const admin: Caller = { kind: 'admin', via: 'key' };
 
 describe('management API handlers', () => {
   test('admin: plans, customers, tokens; 404 and 409', async () => {
@@ -84,7 +97,13 @@ describe('management API handlers', () => {
     const { record: foreign } = await tokens.create(other.id);
     const me: Caller = { kind: 'customer', customerId: c.id, tokenId: record.id };
     (await quota.reserve(c.id, 3))!.commit();
-    assert.deepEqual(await call('account.get', {}, me), { customer_id: c.id, name: 'Dash', plan: null, quota: { month: '2025-06', monthly_quota: 10, used: 3, remaining: 7 } });
+    assert.deepEqual(await call('account.get', {}, me), {
+      customer_id: c.id,
+      name: 'Dash',
+      plan: null,
+      quota: { month: '2025-06', monthly_quota: 10, used: 3, remaining: 7 },
+      token: { id: record.id, name: null, prefix: record.prefix, scopes: ['screen', 'dashboard'] },
+    });
     const created = (await call('account.tokens.create', { name: 'second' }, me)) as { id: number };
     assert.deepEqual(((await call('account.tokens.list', {}, me)) as { id: number }[]).map((x) => x.id), [record.id, created.id]);
     await assert.rejects(call('account.tokens.revoke', { token_id: foreign.id }, me), (e: HttpError) => e.status === 404);

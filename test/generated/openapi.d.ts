@@ -341,7 +341,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The calling customer and this month’s quota */
+        /** The calling customer, this month’s quota and the token used */
         get: operations["accountGet"];
         put?: never;
         post?: never;
@@ -361,7 +361,10 @@ export interface paths {
         /** The customer’s API tokens (prefixes only) */
         get: operations["accountTokensList"];
         put?: never;
-        /** Create an API token (shown once) */
+        /**
+         * Create an API token (shown once)
+         * @description With `scopes` `["screen"]` the token can screen but cannot read the audit trail or manage the account.
+         */
         post: operations["accountTokensCreate"];
         delete?: never;
         options?: never;
@@ -381,7 +384,7 @@ export interface paths {
         post?: never;
         /**
          * Revoke one of the customer’s API tokens
-         * @description Effective on every node within TOKEN_CACHE_SECONDS (5 s by default).
+         * @description Refused at once by the node that revoked it, and by every other node within TOKEN_CACHE_SECONDS (5 s by default).
          */
         delete: operations["accountTokensRevoke"];
         options?: never;
@@ -430,7 +433,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The audit trail: every match of the customer’s requests, newest first */
+        /**
+         * The audit trail: every match of the customer’s requests, newest first
+         * @description Page with `cursor` (the previous page’s `next_cursor`): pages stay stable while new matches come in.
+         */
         get: operations["accountAudit"];
         put?: never;
         post?: never;
@@ -449,9 +455,184 @@ export interface paths {
         };
         /**
          * The audit trail as a CSV download
-         * @description Columns: time, request_id, endpoint, screened_value, matched_value, list, list_type, match, list_version, as_of. Newest first.
+         * @description The same filters as /account/audit. Columns: time, request_id, endpoint, screened_value, matched_value, list, list_type, match, list_version, as_of. Newest first.
          */
         get: operations["accountAuditCsv"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/account/audit/requests/{request_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One audited request: each match with the listing’s metadata
+         * @description The metadata is the listing’s as the list has it now, or as it was last listed when the value has left the list.
+         */
+        get: operations["accountAuditRequest"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/account/payments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * x402 payments of requests made with the customer’s tokens, newest first
+         * @description Requests paid per request after the monthly quota ran out (a token and a payment header).
+         */
+        get: operations["accountPayments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/account/plans": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The plans the operator offers */
+        get: operations["accountPlans"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/account/plan-requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The customer’s plan change requests and their outcome, newest first */
+        get: operations["accountPlanRequestsList"];
+        put?: never;
+        /**
+         * Ask the operator for another plan
+         * @description The operator approves (the plan applies at once, to the current month) or declines it. One request at a time: 409 while another waits.
+         */
+        post: operations["accountPlanRequestsCreate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/account/plan-requests/{request_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Withdraw a pending plan change request */
+        delete: operations["accountPlanRequestsCancel"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/account/analytics/daily": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Requests, credits and matches per day: the customer’s
+         * @description The range is whole UTC days, `from` and `to` inclusive (default: the last 30 days), at most 366 days. A query stopped by its time or row bound is a 503: narrow the range.
+         */
+        get: operations["accountAnalyticsDaily"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/account/analytics/endpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Requests, credits and matches per endpoint, busiest first: the customer’s
+         * @description The range is whole UTC days, `from` and `to` inclusive (default: the last 30 days), at most 366 days. A query stopped by its time or row bound is a 503: narrow the range.
+         */
+        get: operations["accountAnalyticsEndpoints"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/account/analytics/lists": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Matches per list, most matched first: the customer’s
+         * @description The range is whole UTC days, `from` and `to` inclusive (default: the last 30 days), at most 366 days. A query stopped by its time or row bound is a 503: narrow the range.
+         */
+        get: operations["accountAnalyticsLists"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/account/analytics/top-values": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The listed values matched most often: the customer’s
+         * @description The range is whole UTC days, `from` and `to` inclusive (default: the last 30 days), at most 366 days. A query stopped by its time or row bound is a 503: narrow the range.
+         */
+        get: operations["accountAnalyticsTopValues"];
         put?: never;
         post?: never;
         delete?: never;
@@ -712,6 +893,106 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/admin/analytics/daily": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Requests, credits and matches per day: every customer’s (or one customer’s)
+         * @description The range is whole UTC days, `from` and `to` inclusive (default: the last 30 days), at most 366 days. A query stopped by its time or row bound is a 503: narrow the range.
+         */
+        get: operations["adminAnalyticsDaily"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/analytics/endpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Requests, credits and matches per endpoint, busiest first: every customer’s (or one customer’s)
+         * @description The range is whole UTC days, `from` and `to` inclusive (default: the last 30 days), at most 366 days. A query stopped by its time or row bound is a 503: narrow the range.
+         */
+        get: operations["adminAnalyticsEndpoints"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/analytics/lists": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Matches per list, most matched first: every customer’s (or one customer’s)
+         * @description The range is whole UTC days, `from` and `to` inclusive (default: the last 30 days), at most 366 days. A query stopped by its time or row bound is a 503: narrow the range.
+         */
+        get: operations["adminAnalyticsLists"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/analytics/top-values": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The listed values matched most often: every customer’s (or one customer’s)
+         * @description The range is whole UTC days, `from` and `to` inclusive (default: the last 30 days), at most 366 days. A query stopped by its time or row bound is a 503: narrow the range.
+         */
+        get: operations["adminAnalyticsTopValues"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/analytics/customers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Requests and credits per customer, busiest first
+         * @description Customer 0 stands for x402 payers without a token. The range is whole UTC days, `from` and `to` inclusive (default: the last 30 days), at most 366 days. A query stopped by its time or row bound is a 503: narrow the range.
+         */
+        get: operations["adminAnalyticsCustomers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/admin/customers": {
         parameters: {
             query?: never;
@@ -719,7 +1000,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List customers */
+        /** List customers with this month’s quota and use */
         get: operations["adminCustomersList"];
         put?: never;
         /** Create a customer */
@@ -936,10 +1217,136 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/admin/lists/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every list’s version, last check, last error and entity count on this node
+         * @description The registry’s lists and the operator’s own. Refresh one with POST /admin/lists/{slug}/refresh.
+         */
+        get: operations["adminListsStatus"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Exchange ADMIN_KEY for an operator session token (one hour)
+         * @description Call it with ADMIN_KEY as the bearer token. The session token is accepted on every /admin endpoint for 60 minutes, until DELETE /admin/session; the dashboard keeps only it, never the key.
+         */
+        post: operations["adminSessionCreate"];
+        /**
+         * Sign out: revoke the operator session token this request carries
+         * @description Refused at once on every node.
+         */
+        delete: operations["adminSessionDelete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/plan-requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Customers’ plan change requests, newest first */
+        get: operations["adminPlanRequestsList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/plan-requests/{request_id}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve a plan change request: the customer moves to the plan at once
+         * @description The plan’s quota applies to the current month; an own quota of the customer is cleared.
+         */
+        post: operations["adminPlanRequestsApprove"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/plan-requests/{request_id}/decline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Decline a plan change request
+         * @description The customer sees the request as declined, with the note.
+         */
+        post: operations["adminPlanRequestsDecline"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * This node: readiness, and request rate, errors and latency per route over the last minute
+         * @description From the same counters as /metrics.
+         */
+        get: operations["adminHealth"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /**
+         * @description `screen`: the metered endpoints (screening, PEP, IP). `dashboard`: the /account API (usage, audit trail, tokens, webhooks). A token without the scope an endpoint needs gets a 403.
+         * @enum {string}
+         */
+        TokenScope: "screen" | "dashboard";
         /**
          * @description `onchain_address` is a crypto address on any chain or an ENS name (a dotted name, re-resolved on a schedule).
          * @enum {string}
@@ -1245,6 +1652,13 @@ export interface components {
             name: string;
             plan: string | null;
             quota: components["schemas"]["QuotaStatus"];
+            /** @description The token this request was made with. */
+            token: {
+                id: number;
+                name: string | null;
+                prefix: string;
+                scopes: components["schemas"]["TokenScope"][];
+            };
         };
         QuotaStatus: {
             /** @description Calendar month in UTC, `YYYY-MM`. */
@@ -1268,6 +1682,7 @@ export interface components {
             /** @description Last use, written within a few seconds. */
             last_used_at: string | null;
             revoked_at: string | null;
+            scopes: components["schemas"]["TokenScope"][];
         };
         CreatedApiToken: {
             id: number;
@@ -1283,6 +1698,7 @@ export interface components {
             /** @description Last use, written within a few seconds. */
             last_used_at: string | null;
             revoked_at: string | null;
+            scopes: components["schemas"]["TokenScope"][];
             /**
              * @description The token, shown only in this answer: `sk_` and 32 base62 characters. Send it as `Authorization: Bearer <token>`.
              * @example sk_4fQ9dJ0cXk2LwP7sV1mN8bR3tY6uZ5aE
@@ -1313,6 +1729,8 @@ export interface components {
             limit: number;
             offset: number;
             items: components["schemas"]["AuditEntry"][];
+            /** @description Pass it as `cursor` for the next (older) page; null on the last page. */
+            next_cursor: string | null;
         };
         AuditEntry: {
             /**
@@ -1332,6 +1750,108 @@ export interface components {
             list_version: string;
             /** @description The as-of time of a screening as of a past date, else null. */
             as_of: string | null;
+        };
+        AuditRequestDetail: {
+            request_id: string;
+            /**
+             * @description ISO 8601 date-time, UTC.
+             * @example 2025-06-01T08:00:00.000Z
+             */
+            time: string;
+            endpoint: string;
+            matches: components["schemas"]["AuditMatchDetail"][];
+        };
+        AuditMatchDetail: {
+            screened_value: string;
+            matched_value: string;
+            list: string;
+            list_name: string;
+            list_type: string;
+            match: string;
+            /** @description The listing’s metadata as the list has it now, or as it was when last listed; null if unknown. */
+            metadata: {
+                [key: string]: unknown;
+            } | null;
+            source_url: string | null;
+        };
+        Payment: {
+            /**
+             * @description ISO 8601 date-time, UTC.
+             * @example 2025-06-01T08:00:00.000Z
+             */
+            time: string;
+            request_id: string;
+            endpoint: string;
+            /** @description The paying wallet. */
+            payer: string;
+            /** @description Base units of the asset (6 decimals: 10000 = 0.01 USD). */
+            amount: string;
+            /** @description CAIP-2 network. */
+            network: string;
+            tx_hash: string;
+            x402_version: number;
+        };
+        OfferedPlan: {
+            id: number;
+            name: string;
+            /** @description Credits per calendar month (UTC). */
+            monthly_quota: number;
+        };
+        PlanChangeRequest: {
+            id: number;
+            plan_id: number;
+            plan: string;
+            monthly_quota: number;
+            /**
+             * @description `pending` until the operator approves (the customer moves to the plan at once) or declines it; `cancelled` by the customer.
+             * @enum {string}
+             */
+            status: "pending" | "approved" | "declined" | "cancelled";
+            /** @description The customer’s note. */
+            note: string | null;
+            /** @description The operator’s note with the decision. */
+            decision_note: string | null;
+            /**
+             * @description ISO 8601 date-time, UTC.
+             * @example 2025-06-01T08:00:00.000Z
+             */
+            created_at: string;
+            decided_at: string | null;
+        };
+        DailyActivity: {
+            /** @description `YYYY-MM-DD`, UTC. Every day of the range is listed. */
+            day: string;
+            /** @description Metered requests. */
+            requests: number;
+            credits: number;
+            /** @description Requests paid with x402 instead of quota. */
+            paid_requests: number;
+            /** @description Audited matches (a request can match several lists). */
+            matches: number;
+        };
+        EndpointActivity: {
+            /** @description Procedure id, e.g. `screen.crypto`. */
+            endpoint: string;
+            requests: number;
+            credits: number;
+            paid_requests: number;
+            matches: number;
+        };
+        ListActivity: {
+            list: string;
+            list_name: string;
+            list_type: string;
+            matches: number;
+            /** @description ISO 8601 date-time, UTC. */
+            last_match_at: string;
+        };
+        TopValue: {
+            /** @description The value as published on the list. */
+            matched_value: string;
+            list: string;
+            matches: number;
+            /** @description ISO 8601 date-time, UTC. */
+            last_match_at: string;
         };
         UploadedList: {
             slug: string;
@@ -1395,6 +1915,18 @@ export interface components {
              * @example 2025-06-01T08:00:00.000Z
              */
             created_at: string;
+            /** @description The value’s latest listing change since it was added (the last event sent for it); null while none. */
+            last_event: {
+                /** @enum {string} */
+                type: "entity.listed" | "entity.delisted" | "entity.relisted" | "test";
+                /** @description List slug. */
+                list: string;
+                /**
+                 * @description ISO 8601 date-time, UTC.
+                 * @example 2025-06-01T08:00:00.000Z
+                 */
+                at: string;
+            } | null;
         };
         WebhookEndpoint: {
             id: number;
@@ -1518,21 +2050,13 @@ export interface components {
             latency_ms: number;
             error: string | null;
         };
-        Customer: {
-            id: number;
-            name: string;
-            plan_id: number | null;
-            /** @description Name of the plan, if any. */
-            plan: string | null;
-            /** @description The quota in force: the customer’s own, else the plan’s. */
-            monthly_quota: number;
-            /** @description The customer’s own quota, overriding the plan’s. */
-            quota_override: number | null;
-            /**
-             * @description ISO 8601 date-time, UTC.
-             * @example 2025-06-01T08:00:00.000Z
-             */
-            created_at: string;
+        CustomerActivity: {
+            /** @description 0: x402 payers without a token. */
+            customer_id: number;
+            name: string | null;
+            requests: number;
+            credits: number;
+            paid_requests: number;
         };
         CustomerDetail: {
             id: number;
@@ -1551,6 +2075,22 @@ export interface components {
             created_at: string;
             quota: components["schemas"]["QuotaStatus"];
         };
+        Customer: {
+            id: number;
+            name: string;
+            plan_id: number | null;
+            /** @description Name of the plan, if any. */
+            plan: string | null;
+            /** @description The quota in force: the customer’s own, else the plan’s. */
+            monthly_quota: number;
+            /** @description The customer’s own quota, overriding the plan’s. */
+            quota_override: number | null;
+            /**
+             * @description ISO 8601 date-time, UTC.
+             * @example 2025-06-01T08:00:00.000Z
+             */
+            created_at: string;
+        };
         Plan: {
             id: number;
             name: string;
@@ -1560,6 +2100,104 @@ export interface components {
              * @example 2025-06-01T08:00:00.000Z
              */
             created_at: string;
+        };
+        ListStatusEntry: {
+            slug: string;
+            display_name: string;
+            /** @enum {string} */
+            list_type: "sanctions" | "crime" | "risk";
+            /** @enum {string} */
+            kind: "sanctions_list" | "country_designations" | "phishing_domains" | "disposable_email" | "onchain_events" | "operator_list" | "private_list";
+            /** @enum {string} */
+            cadence: "scheduled" | "hourly" | "daily" | "weekly" | "static" | "manual";
+            enabled: boolean;
+            /** @description Screened when a request names no lists. */
+            in_default_set: boolean;
+            loaded: boolean;
+            /** @description Content version of the data in service. */
+            version: string | null;
+            /** @description Last time the source was checked (successfully or not). */
+            last_checked: string | null;
+            /** @description Last time the data changed. */
+            last_updated: string | null;
+            /** @description Why the last check failed; the previous version stays in service. */
+            last_error: string | null;
+            /** @description Active entities. */
+            total: number;
+        };
+        OperatorSession: {
+            /**
+             * @description Send it as `Authorization: Bearer <token>` to /admin endpoints instead of ADMIN_KEY. Shown once.
+             * @example op_4fQ9dJ0cXk2LwP7sV1mN8bR3tY6uZ5aE
+             */
+            token: string;
+            /** @description ISO 8601 date-time, UTC. */
+            expires_at: string;
+            /** @description Seconds until it expires (3600). */
+            expires_in: number;
+        };
+        OperatorSignOut: {
+            /** @constant */
+            revoked: true;
+        };
+        AdminPlanChangeRequest: {
+            id: number;
+            plan_id: number;
+            plan: string;
+            monthly_quota: number;
+            /**
+             * @description `pending` until the operator approves (the customer moves to the plan at once) or declines it; `cancelled` by the customer.
+             * @enum {string}
+             */
+            status: "pending" | "approved" | "declined" | "cancelled";
+            /** @description The customer’s note. */
+            note: string | null;
+            /** @description The operator’s note with the decision. */
+            decision_note: string | null;
+            /**
+             * @description ISO 8601 date-time, UTC.
+             * @example 2025-06-01T08:00:00.000Z
+             */
+            created_at: string;
+            decided_at: string | null;
+            customer_id: number;
+            customer_name: string;
+            /** @description The customer’s plan now (null: an own quota). */
+            current_plan: string | null;
+        };
+        ServiceHealth: {
+            /** @description What /readyz says: every enabled list loaded or failed once, and served. */
+            ready: boolean;
+            /** @description This node ingests the lists. */
+            leader: boolean;
+            uptime_seconds: number;
+            /** @description The window of the rates and latencies (the last minute, or since start). */
+            window_seconds: number;
+            requests_per_second: number;
+            errors: number;
+            /** @description Milliseconds, from the latency histogram (null without requests). */
+            latency_ms: {
+                p50: number | null;
+                p95: number | null;
+                p99: number | null;
+            };
+            /** @description Routes that served requests, busiest first. */
+            routes: components["schemas"]["RouteHealth"][];
+        };
+        RouteHealth: {
+            route: string;
+            method: string;
+            /** @description Requests since the node started. */
+            total: number;
+            requests_per_second: number;
+            /** @description 5xx answers in the window. */
+            errors: number;
+            /** @description Milliseconds, from the latency histogram (null without requests). */
+            latency_ms: {
+                p50: number | null;
+                p95: number | null;
+                p99: number | null;
+            };
         };
         HTTPValidationError: {
             detail: components["schemas"]["ValidationError"][];
@@ -1648,6 +2286,15 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentRequired"];
                 };
             };
+            /** @description Forbidden: the token lacks the scope this endpoint needs (`screen` for metered endpoints, `dashboard` for /account) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
             /** @description Validation Error */
             422: {
                 headers: {
@@ -1729,6 +2376,15 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentRequired"];
                 };
             };
+            /** @description Forbidden: the token lacks the scope this endpoint needs (`screen` for metered endpoints, `dashboard` for /account) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
             /** @description Validation Error */
             422: {
                 headers: {
@@ -1807,6 +2463,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PaymentRequired"];
+                };
+            };
+            /** @description Forbidden: the token lacks the scope this endpoint needs (`screen` for metered endpoints, `dashboard` for /account) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
                 };
             };
             /** @description Validation Error */
@@ -1890,6 +2555,15 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentRequired"];
                 };
             };
+            /** @description Forbidden: the token lacks the scope this endpoint needs (`screen` for metered endpoints, `dashboard` for /account) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
             /** @description Validation Error */
             422: {
                 headers: {
@@ -1969,6 +2643,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PaymentRequired"];
+                };
+            };
+            /** @description Forbidden: the token lacks the scope this endpoint needs (`screen` for metered endpoints, `dashboard` for /account) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
                 };
             };
             /** @description Validation Error */
@@ -2060,6 +2743,15 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentRequired"];
                 };
             };
+            /** @description Forbidden: the token lacks the scope this endpoint needs (`screen` for metered endpoints, `dashboard` for /account) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
             /** @description Validation Error */
             422: {
                 headers: {
@@ -2118,6 +2810,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PaymentRequired"];
+                };
+            };
+            /** @description Forbidden: the token lacks the scope this endpoint needs (`screen` for metered endpoints, `dashboard` for /account) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
                 };
             };
             /** @description Validation Error */
@@ -2194,6 +2895,15 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentRequired"];
                 };
             };
+            /** @description Forbidden: the token lacks the scope this endpoint needs (`screen` for metered endpoints, `dashboard` for /account) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
             /** @description Validation Error */
             422: {
                 headers: {
@@ -2247,6 +2957,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PaymentRequired"];
+                };
+            };
+            /** @description Forbidden: the token lacks the scope this endpoint needs (`screen` for metered endpoints, `dashboard` for /account) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
                 };
             };
             /** @description Validation Error */
@@ -2305,6 +3024,15 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentRequired"];
                 };
             };
+            /** @description Forbidden: the token lacks the scope this endpoint needs (`screen` for metered endpoints, `dashboard` for /account) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
             /** @description Validation Error */
             422: {
                 headers: {
@@ -2358,6 +3086,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PaymentRequired"];
+                };
+            };
+            /** @description Forbidden: the token lacks the scope this endpoint needs (`screen` for metered endpoints, `dashboard` for /account) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
                 };
             };
             /** @description Validation Error */
@@ -2665,6 +3402,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorDetail"];
                 };
             };
+            /** @description Forbidden: the token lacks the scope this endpoint needs (`screen` for metered endpoints, `dashboard` for /account) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
         };
     };
     accountTokensList: {
@@ -2694,6 +3440,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorDetail"];
                 };
             };
+            /** @description Forbidden: the token lacks the scope this endpoint needs (`screen` for metered endpoints, `dashboard` for /account) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
         };
     };
     accountTokensCreate: {
@@ -2708,6 +3463,8 @@ export interface operations {
                 "application/json": {
                     /** @description A label for the token. */
                     name?: string;
+                    /** @description What the token may do; default both scopes. A token for a server usually needs only `screen`. */
+                    scopes?: components["schemas"]["TokenScope"][];
                 };
             };
         };
@@ -2723,6 +3480,15 @@ export interface operations {
             };
             /** @description Missing, invalid or revoked credentials */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Forbidden: the token lacks the scope this endpoint needs (`screen` for metered endpoints, `dashboard` for /account) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2763,6 +3529,15 @@ export interface operations {
             };
             /** @description Missing, invalid or revoked credentials */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Forbidden: the token lacks the scope this endpoint needs (`screen` for metered endpoints, `dashboard` for /account) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2820,6 +3595,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorDetail"];
                 };
             };
+            /** @description Forbidden: the token lacks the scope this endpoint needs (`screen` for metered endpoints, `dashboard` for /account) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
             /** @description Validation Error */
             422: {
                 headers: {
@@ -2861,6 +3645,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorDetail"];
                 };
             };
+            /** @description Forbidden: the token lacks the scope this endpoint needs (`screen` for metered endpoints, `dashboard` for /account) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
             /** @description Validation Error */
             422: {
                 headers: {
@@ -2878,9 +3671,12 @@ export interface operations {
                 from?: string;
                 to?: string;
                 list?: string;
+                endpoint?: string;
                 value?: string;
+                value_contains?: string;
                 limit?: number;
                 offset?: number;
+                cursor?: string;
             };
             header?: never;
             path?: never;
@@ -2906,6 +3702,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorDetail"];
                 };
             };
+            /** @description Forbidden: the token lacks the scope this endpoint needs (`screen` for metered endpoints, `dashboard` for /account) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
             /** @description Validation Error */
             422: {
                 headers: {
@@ -2923,7 +3728,9 @@ export interface operations {
                 from?: string;
                 to?: string;
                 list?: string;
+                endpoint?: string;
                 value?: string;
+                value_contains?: string;
                 limit?: number;
             };
             header?: never;
@@ -2950,6 +3757,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorDetail"];
                 };
             };
+            /** @description Forbidden: the token lacks the scope this endpoint needs (`screen` for metered endpoints, `dashboard` for /account) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
             /** @description Validation Error */
             422: {
                 headers: {
@@ -2957,6 +3773,569 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    accountAuditRequest: {
+        parameters: {
+            query?: {
+                day?: string;
+            };
+            header?: never;
+            path: {
+                request_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditRequestDetail"];
+                };
+            };
+            /** @description Missing, invalid or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Forbidden: the token lacks the scope this endpoint needs (`screen` for metered endpoints, `dashboard` for /account) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    accountPayments: {
+        parameters: {
+            query?: {
+                from?: string;
+                to?: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Payment"][];
+                };
+            };
+            /** @description Missing, invalid or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Forbidden: the token lacks the scope this endpoint needs (`screen` for metered endpoints, `dashboard` for /account) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    accountPlans: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OfferedPlan"][];
+                };
+            };
+            /** @description Missing, invalid or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Forbidden: the token lacks the scope this endpoint needs (`screen` for metered endpoints, `dashboard` for /account) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+        };
+    };
+    accountPlanRequestsList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlanChangeRequest"][];
+                };
+            };
+            /** @description Missing, invalid or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Forbidden: the token lacks the scope this endpoint needs (`screen` for metered endpoints, `dashboard` for /account) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+        };
+    };
+    accountPlanRequestsCreate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    plan_id: number;
+                    note?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlanChangeRequest"];
+                };
+            };
+            /** @description Missing, invalid or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Forbidden: the token lacks the scope this endpoint needs (`screen` for metered endpoints, `dashboard` for /account) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    accountPlanRequestsCancel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                request_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlanChangeRequest"];
+                };
+            };
+            /** @description Missing, invalid or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Forbidden: the token lacks the scope this endpoint needs (`screen` for metered endpoints, `dashboard` for /account) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    accountAnalyticsDaily: {
+        parameters: {
+            query?: {
+                from?: string;
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DailyActivity"][];
+                };
+            };
+            /** @description Missing, invalid or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Forbidden: the token lacks the scope this endpoint needs (`screen` for metered endpoints, `dashboard` for /account) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Service unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+        };
+    };
+    accountAnalyticsEndpoints: {
+        parameters: {
+            query?: {
+                from?: string;
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EndpointActivity"][];
+                };
+            };
+            /** @description Missing, invalid or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Forbidden: the token lacks the scope this endpoint needs (`screen` for metered endpoints, `dashboard` for /account) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Service unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+        };
+    };
+    accountAnalyticsLists: {
+        parameters: {
+            query?: {
+                from?: string;
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListActivity"][];
+                };
+            };
+            /** @description Missing, invalid or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Forbidden: the token lacks the scope this endpoint needs (`screen` for metered endpoints, `dashboard` for /account) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Service unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+        };
+    };
+    accountAnalyticsTopValues: {
+        parameters: {
+            query?: {
+                from?: string;
+                to?: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TopValue"][];
+                };
+            };
+            /** @description Missing, invalid or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Forbidden: the token lacks the scope this endpoint needs (`screen` for metered endpoints, `dashboard` for /account) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Service unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
                 };
             };
         };
@@ -2981,6 +4360,15 @@ export interface operations {
             };
             /** @description Missing, invalid or revoked credentials */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Forbidden: the token lacks the scope this endpoint needs (`screen` for metered endpoints, `dashboard` for /account) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3053,7 +4441,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorDetail"];
                 };
             };
-            /** @description Forbidden */
+            /** @description Forbidden: the token lacks the scope this endpoint needs (`screen` for metered endpoints, `dashboard` for /account) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3123,6 +4511,15 @@ export interface operations {
             };
             /** @description Missing, invalid or revoked credentials */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Forbidden: the token lacks the scope this endpoint needs (`screen` for metered endpoints, `dashboard` for /account) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3219,6 +4616,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorDetail"];
                 };
             };
+            /** @description Forbidden: the token lacks the scope this endpoint needs (`screen` for metered endpoints, `dashboard` for /account) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
             /** @description Not found */
             404: {
                 headers: {
@@ -3273,6 +4679,15 @@ export interface operations {
             };
             /** @description Missing, invalid or revoked credentials */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Forbidden: the token lacks the scope this endpoint needs (`screen` for metered endpoints, `dashboard` for /account) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3336,6 +4751,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorDetail"];
                 };
             };
+            /** @description Forbidden: the token lacks the scope this endpoint needs (`screen` for metered endpoints, `dashboard` for /account) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
             /** @description Not found */
             404: {
                 headers: {
@@ -3378,6 +4802,15 @@ export interface operations {
             };
             /** @description Missing, invalid or revoked credentials */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Forbidden: the token lacks the scope this endpoint needs (`screen` for metered endpoints, `dashboard` for /account) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3432,6 +4865,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorDetail"];
                 };
             };
+            /** @description Forbidden: the token lacks the scope this endpoint needs (`screen` for metered endpoints, `dashboard` for /account) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
         };
     };
     accountMonitorsCreate: {
@@ -3474,6 +4916,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorDetail"];
                 };
             };
+            /** @description Forbidden: the token lacks the scope this endpoint needs (`screen` for metered endpoints, `dashboard` for /account) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
             /** @description Validation Error */
             422: {
                 headers: {
@@ -3507,6 +4958,15 @@ export interface operations {
             };
             /** @description Missing, invalid or revoked credentials */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Forbidden: the token lacks the scope this endpoint needs (`screen` for metered endpoints, `dashboard` for /account) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3561,6 +5021,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorDetail"];
                 };
             };
+            /** @description Forbidden: the token lacks the scope this endpoint needs (`screen` for metered endpoints, `dashboard` for /account) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
         };
     };
     accountWebhooksCreate: {
@@ -3595,6 +5064,15 @@ export interface operations {
             };
             /** @description Missing, invalid or revoked credentials */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Forbidden: the token lacks the scope this endpoint needs (`screen` for metered endpoints, `dashboard` for /account) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3642,6 +5120,15 @@ export interface operations {
             };
             /** @description Missing, invalid or revoked credentials */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Forbidden: the token lacks the scope this endpoint needs (`screen` for metered endpoints, `dashboard` for /account) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3698,6 +5185,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorDetail"];
                 };
             };
+            /** @description Forbidden: the token lacks the scope this endpoint needs (`screen` for metered endpoints, `dashboard` for /account) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
             /** @description Not found */
             404: {
                 headers: {
@@ -3747,6 +5243,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorDetail"];
                 };
             };
+            /** @description Forbidden: the token lacks the scope this endpoint needs (`screen` for metered endpoints, `dashboard` for /account) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
             /** @description Not found */
             404: {
                 headers: {
@@ -3789,6 +5294,15 @@ export interface operations {
             };
             /** @description Missing, invalid or revoked credentials */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Forbidden: the token lacks the scope this endpoint needs (`screen` for metered endpoints, `dashboard` for /account) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3858,6 +5372,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorDetail"];
                 };
             };
+            /** @description Forbidden: the token lacks the scope this endpoint needs (`screen` for metered endpoints, `dashboard` for /account) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
             /** @description Not found */
             404: {
                 headers: {
@@ -3874,6 +5397,262 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    adminAnalyticsDaily: {
+        parameters: {
+            query?: {
+                from?: string;
+                to?: string;
+                customer_id?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DailyActivity"][];
+                };
+            };
+            /** @description Missing, invalid or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Service unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+        };
+    };
+    adminAnalyticsEndpoints: {
+        parameters: {
+            query?: {
+                from?: string;
+                to?: string;
+                customer_id?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EndpointActivity"][];
+                };
+            };
+            /** @description Missing, invalid or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Service unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+        };
+    };
+    adminAnalyticsLists: {
+        parameters: {
+            query?: {
+                from?: string;
+                to?: string;
+                customer_id?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListActivity"][];
+                };
+            };
+            /** @description Missing, invalid or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Service unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+        };
+    };
+    adminAnalyticsTopValues: {
+        parameters: {
+            query?: {
+                from?: string;
+                to?: string;
+                customer_id?: number;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TopValue"][];
+                };
+            };
+            /** @description Missing, invalid or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Service unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+        };
+    };
+    adminAnalyticsCustomers: {
+        parameters: {
+            query?: {
+                from?: string;
+                to?: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CustomerActivity"][];
+                };
+            };
+            /** @description Missing, invalid or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Service unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
                 };
             };
         };
@@ -3896,7 +5675,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Customer"][];
+                    "application/json": components["schemas"]["CustomerDetail"][];
                 };
             };
             /** @description Missing, invalid or revoked credentials */
@@ -4281,7 +6060,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description A label for the token. */
                     name?: string;
+                    /** @description What the token may do; default both scopes. A token for a server usually needs only `screen`. */
+                    scopes?: components["schemas"]["TokenScope"][];
                 };
             };
         };
@@ -4856,6 +6638,315 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    adminListsStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListStatusEntry"][];
+                };
+            };
+            /** @description Missing, invalid or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+        };
+    };
+    adminSessionCreate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OperatorSession"];
+                };
+            };
+            /** @description Missing, invalid or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Forbidden: the token lacks the scope this endpoint needs (`screen` for metered endpoints, `dashboard` for /account) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+        };
+    };
+    adminSessionDelete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OperatorSignOut"];
+                };
+            };
+            /** @description Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Missing, invalid or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+        };
+    };
+    adminPlanRequestsList: {
+        parameters: {
+            query?: {
+                status?: "pending" | "approved" | "declined" | "cancelled";
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminPlanChangeRequest"][];
+                };
+            };
+            /** @description Missing, invalid or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    adminPlanRequestsApprove: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                request_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Shown to the customer. */
+                    note?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminPlanChangeRequest"];
+                };
+            };
+            /** @description Missing, invalid or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    adminPlanRequestsDecline: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                request_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Shown to the customer. */
+                    note?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminPlanChangeRequest"];
+                };
+            };
+            /** @description Missing, invalid or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    adminHealth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceHealth"];
+                };
+            };
+            /** @description Missing, invalid or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
                 };
             };
         };

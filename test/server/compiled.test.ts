@@ -10,8 +10,8 @@ import { REPO_ROOT } from '../../harness/paths.js';
  * `make run` serves the compiled build (dist/): it must start with the files it reads beside its
  * modules (SQL migrations, bundled list data) and its shard workers, and answer like the tsx run.
  */
-test('the compiled service (dist/) starts, migrates, loads the lists and screens', async () => {
-  execFileSync(process.execPath, [join(REPO_ROOT, 'scripts', 'build.mjs')], { cwd: REPO_ROOT, stdio: 'pipe' });
+test('the compiled service (dist/) starts, migrates, loads the lists, screens and serves the dashboard', async () => {
+  for (const script of ['build.mjs', 'build-dashboard.mjs']) execFileSync(process.execPath, [join(REPO_ROOT, 'scripts', script)], { cwd: REPO_ROOT, stdio: 'pipe' });
   const dataDir = await prepareDataDir();
   const { child, port } = await spawnService(testEnv(dataDir, { ENGINE_SHARDS: '2', LOG_LEVEL: 'info' }), { compiled: true });
   try {
@@ -28,6 +28,9 @@ test('the compiled service (dist/) starts, migrates, loads the lists and screens
     assert.equal(id.status, 200, 'fuzzy IDs go through the shard workers');
     const search = await fetch(`${url}/api/v1/search?q=${encodeURIComponent('Xiaobing Yan')}`);
     assert.equal(((await search.json()) as { list: string }[])[0].list, 'ofac_sdn');
+    const dashboard = await fetch(`${url}/dashboard/audit`);
+    assert.equal(dashboard.status, 200, 'the dashboard is served from dist/dashboard');
+    assert.match(await dashboard.text(), /<script type="module" crossorigin src="\/dashboard\/assets\/index-/);
   } finally {
     child.kill('SIGTERM');
     await new Promise((r) => child.once('exit', r));

@@ -56,7 +56,7 @@ describe('monitoring API', () => {
   test('monitored entities: create, list, delete; values screening cannot read are 422 on value', async () => {
     const created = (await call('account.monitors.create', customerA, { body: { entity_type: 'email', value: ' Ops@Example.com ', label: 'ops' } })) as { id: number; created_at: string };
     assert.deepEqual(await call('account.monitors.list', customerA, {}), [
-      { id: created.id, entity_type: 'email', value: 'Ops@Example.com', label: 'ops', resolved_address: null, created_at: created.created_at },
+      { id: created.id, entity_type: 'email', value: 'Ops@Example.com', label: 'ops', resolved_address: null, created_at: created.created_at, last_event: null },
     ]);
     assert.deepEqual(await call('account.monitors.list', customerB, {}), []);
     for (const [entity_type, value] of [['email', 'not-an-email'], ['country', 'Atlantis'], ['website', 'no host'], ['government_id', '--'], ['onchain_address', 'bad..name.eth']]) {

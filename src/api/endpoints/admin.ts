@@ -17,6 +17,7 @@ import {
   Plan,
   PlanCreateInput,
   PlanUpdateInput,
+  TokenCreateInput,
   TokenIdInput,
 } from '../schemas/billing.js';
 
@@ -53,11 +54,18 @@ export function adminEndpoints(deps: AdminDeps): AnyEndpoint[] {
       method: 'GET',
       path: '/admin/customers',
       tags: TAGS,
-      summary: 'List customers',
+      summary: 'List customers with this month’s quota and use',
       access: 'admin',
       input: PageInput,
-      output: z.array(Customer),
-      handler: async (input) => (await customers.listCustomers(input)).map(customerView),
+      output: z.array(CustomerDetail),
+      handler: async (input) => {
+        const list = await customers.listCustomers(input);
+        const quotas = await quota.statuses(list.map((c) => c.id));
+        return list.flatMap((c) => {
+          const q = quotas.get(c.id);
+          return q ? [customerDetailView(c, q)] : [];
+        });
+      },
     }),
     endpoint({
       id: 'admin.customers.create',
@@ -159,11 +167,11 @@ export function adminEndpoints(deps: AdminDeps): AnyEndpoint[] {
       summary: 'Create an API token for a customer (shown once)',
       access: 'admin',
       errors: [404],
-      input: CustomerIdInput.extend({ name: z.string().min(1).max(100).optional() }).strict(),
+      input: CustomerIdInput.extend(TokenCreateInput.shape).strict(),
       output: CreatedApiToken,
       handler: async (input) => {
         if (!(await customers.getCustomer(input.customer_id))) throw new HttpError(404, `customer ${input.customer_id} not found`);
-        const { token, record } = await tokens.create(input.customer_id, input.name ?? null);
+        const { token, record } = await tokens.create(input.customer_id, input.name ?? null, input.scopes);
         return { ...tokenView(record), token };
       },
     }),

@@ -2,7 +2,7 @@ import { endpoint, type AnyEndpoint } from '../../core/endpoint.js';
 import { GeoResponse, IpPathInput, IpQueryInput, VpnResponse } from '../schemas/ipintel.js';
 import type { IpIntel } from '../../ipintel/index.js';
 
-const TAGS = ['IP intelligence'];
+const TAGS = ['ip-intelligence'];
 
 const VPN_EXAMPLE = { ip: '8.8.8.8', vpn: false };
 const GEO_EXAMPLE = { ip: '8.8.8.8', city: 'Mountain View', region: 'California', country: 'US', sanctioned: false, source_url: 'https://db-ip.com' };

@@ -31,7 +31,7 @@ export function pepEndpoints(deps: { pep: PepProvider }): AnyEndpoint[] {
       id: 'screen.pep',
       method: 'GET',
       path: '/screen/pep',
-      tags: ['Screening'],
+      tags: ['screening'],
       summary: 'Screen a person against politically exposed persons',
       description:
         'Fuzzy name matching against a politically-exposed-persons dataset (OpenSanctions), sharpened by birth date and country. `pep` is true when a candidate reaches the 0.7 decision threshold. No `lists` filter. `as_of` is refused (422): the dataset is asked live and keeps no history.',

@@ -1,9 +1,17 @@
 import { z } from 'zod';
+import { TOKEN_SCOPES } from '../../billing/tokens.js';
 
 /** Schemas of the management API: `/account/...` (a customer's token) and `/admin/...` (ADMIN_KEY). */
 
 const dateTime = z.string().meta({ description: 'ISO 8601 date-time, UTC.', examples: ['2025-06-01T08:00:00.000Z'] });
 const id = z.number().int().min(1);
+
+const TokenScope = z.enum(TOKEN_SCOPES).meta({
+  id: 'TokenScope',
+  description: '`screen`: the metered endpoints (screening, PEP, IP). `dashboard`: the /account API (usage, audit trail, tokens, webhooks). A token without the scope an endpoint needs gets a 403.',
+});
+
+const scopes = z.array(TokenScope).min(1).max(TOKEN_SCOPES.length);
 
 export const ApiToken = z
   .object({
@@ -13,6 +21,7 @@ export const ApiToken = z
     created_at: dateTime,
     last_used_at: dateTime.nullable().meta({ description: 'Last use, written within a few seconds.' }),
     revoked_at: dateTime.nullable(),
+    scopes,
   })
   .strict()
   .meta({ id: 'ApiToken' });
@@ -27,7 +36,10 @@ export const CreatedApiToken = ApiToken.extend({
   .meta({ id: 'CreatedApiToken' });
 
 export const TokenCreateInput = z
-  .object({ name: z.string().min(1).max(100).optional().meta({ description: 'A label for the token.' }) })
+  .object({
+    name: z.string().min(1).max(100).optional().meta({ description: 'A label for the token.' }),
+    scopes: scopes.optional().meta({ description: 'What the token may do; default both scopes. A token for a server usually needs only `screen`.' }),
+  })
   .strict();
 
 export const TokenIdInput = z.object({ token_id: id }).strict();
@@ -94,9 +106,76 @@ export const PageInput = z
   .strict();
 
 export const AccountInfo = z
-  .object({ customer_id: id, name: z.string(), plan: z.string().nullable(), quota: QuotaStatus })
+  .object({
+    customer_id: id,
+    name: z.string(),
+    plan: z.string().nullable(),
+    quota: QuotaStatus,
+    token: z
+      .object({ id, name: z.string().nullable(), prefix: z.string(), scopes })
+      .strict()
+      .meta({ description: 'The token this request was made with.' }),
+  })
   .strict()
   .meta({ id: 'AccountInfo' });
+
+export const OfferedPlan = z
+  .object({ id, name: z.string(), monthly_quota: z.number().int().min(0).meta({ description: 'Credits per calendar month (UTC).' }) })
+  .strict()
+  .meta({ id: 'OfferedPlan' });
+
+const planRequestStatus = z.enum(['pending', 'approved', 'declined', 'cancelled']).meta({
+  description: '`pending` until the operator approves (the customer moves to the plan at once) or declines it; `cancelled` by the customer.',
+});
+
+export const PlanChangeRequest = z
+  .object({
+    id,
+    plan_id: id,
+    plan: z.string(),
+    monthly_quota: z.number().int(),
+    status: planRequestStatus,
+    note: z.string().nullable().meta({ description: 'The customer’s note.' }),
+    decision_note: z.string().nullable().meta({ description: 'The operator’s note with the decision.' }),
+    created_at: dateTime,
+    decided_at: dateTime.nullable(),
+  })
+  .strict()
+  .meta({ id: 'PlanChangeRequest' });
+
+export const AdminPlanChangeRequest = PlanChangeRequest.extend({
+  customer_id: id,
+  customer_name: z.string(),
+  current_plan: z.string().nullable().meta({ description: 'The customer’s plan now (null: an own quota).' }),
+})
+  .strict()
+  .meta({ id: 'AdminPlanChangeRequest' });
+
+export const PlanRequestCreateInput = z
+  .object({ plan_id: id, note: z.string().min(1).max(500).optional() })
+  .strict();
+
+export const PlanRequestIdInput = z.object({ request_id: id }).strict();
+
+export const PlanDecisionInput = PlanRequestIdInput.extend({ note: z.string().min(1).max(500).optional().meta({ description: 'Shown to the customer.' }) }).strict();
+
+export const PlanRequestsInput = z
+  .object({ status: planRequestStatus.optional(), limit: z.number().int().min(1).max(500).default(100) })
+  .strict();
+
+export const Payment = z
+  .object({
+    time: dateTime,
+    request_id: z.string(),
+    endpoint: z.string(),
+    payer: z.string().meta({ description: 'The paying wallet.' }),
+    amount: z.string().meta({ description: 'Base units of the asset (6 decimals: 10000 = 0.01 USD).' }),
+    network: z.string().meta({ description: 'CAIP-2 network.' }),
+    tx_hash: z.string(),
+    x402_version: z.number().int(),
+  })
+  .strict()
+  .meta({ id: 'Payment' });
 
 const day = z.iso.date();
 
@@ -130,12 +209,20 @@ export const MatchesDay = z
 
 const AuditFilterInput = DateRangeInput.extend({
   list: z.string().min(1).max(100).optional().meta({ description: 'Only matches on this list (slug).' }),
+  endpoint: z.string().min(1).max(100).optional().meta({ description: 'Only matches of requests to this endpoint (procedure id, e.g. `screen.crypto`).' }),
   value: z.string().min(1).max(1000).optional().meta({ description: 'Only matches whose screened or matched value is exactly this.' }),
+  value_contains: z
+    .string()
+    .min(1)
+    .max(200)
+    .optional()
+    .meta({ description: 'Only matches whose screened or matched value contains this text (case-insensitive).' }),
 }).strict();
 
 export const AuditTrailInput = AuditFilterInput.extend({
   limit: z.number().int().min(1).max(1000).default(100),
-  offset: z.number().int().min(0).max(1_000_000).default(0),
+  offset: z.number().int().min(0).max(1_000_000).default(0).meta({ description: 'Rows to skip; prefer `cursor` beyond the first pages.' }),
+  cursor: z.string().min(1).max(2000).optional().meta({ description: 'The `next_cursor` of the previous page: the page after it, however many rows came in since.' }),
 }).strict();
 
 export const AuditCsvInput = AuditFilterInput.extend({
@@ -164,8 +251,35 @@ export const AuditTrailPage = z
     limit: z.number().int(),
     offset: z.number().int(),
     items: z.array(AuditEntry),
+    next_cursor: z.string().nullable().meta({ description: 'Pass it as `cursor` for the next (older) page; null on the last page.' }),
   })
   .strict()
   .meta({ id: 'AuditTrailPage' });
+
+export const AuditRequestInput = z
+  .object({
+    request_id: z.string().min(1).max(100),
+    day: day.optional().meta({ description: 'The request’s day (UTC), which makes the lookup fast; default: the last 30 days.' }),
+  })
+  .strict();
+
+const AuditMatchDetail = z
+  .object({
+    screened_value: z.string(),
+    matched_value: z.string(),
+    list: z.string(),
+    list_name: z.string(),
+    list_type: z.string(),
+    match: z.string(),
+    metadata: z.record(z.string(), z.unknown()).nullable().meta({ description: 'The listing’s metadata as the list has it now, or as it was when last listed; null if unknown.' }),
+    source_url: z.string().nullable(),
+  })
+  .strict()
+  .meta({ id: 'AuditMatchDetail' });
+
+export const AuditRequestDetail = z
+  .object({ request_id: z.string(), time: dateTime, endpoint: z.string(), matches: z.array(AuditMatchDetail) })
+  .strict()
+  .meta({ id: 'AuditRequestDetail' });
 
 export const CsvText = z.string().meta({ description: 'CSV with a header line.' });

@@ -21,6 +21,11 @@ export const MonitoredEntity = z
     label: z.string().nullable(),
     resolved_address: z.string().nullable().meta({ description: 'ENS names: the address of the last resolution (null while the name has none). Null for other values.' }),
     created_at: dateTime,
+    last_event: z
+      .object({ type: z.enum(EVENT_TYPES), list: z.string().meta({ description: 'List slug.' }), at: dateTime })
+      .strict()
+      .nullable()
+      .meta({ description: 'The value’s latest listing change since it was added (the last event sent for it); null while none.' }),
   })
   .strict()
   .meta({ id: 'MonitoredEntity' });

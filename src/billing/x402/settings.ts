@@ -1,5 +1,5 @@
 import { getAddress, type Address, type Hex } from 'viem';
-import { x402Networks, type Config } from '../../config.js';
+import { upgradeUrl, x402Networks, type Config } from '../../config.js';
 
 /** SPEC: "authorization timeout 300 seconds"; both x402 clients sign `validBefore = now + maxTimeoutSeconds`. */
 export const MAX_TIMEOUT_SECONDS = 300;
@@ -46,6 +46,6 @@ export function x402Settings(cfg: Config): X402Settings {
     rpcUrl: cfg.X402_RPC_URL,
     settlerKey,
     facilitatorUrl: cfg.X402_FACILITATOR_URL,
-    upgradeUrl: cfg.UPGRADE_URL,
+    upgradeUrl: upgradeUrl(cfg),
   };
 }
