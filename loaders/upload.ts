@@ -443,6 +443,9 @@ export async function stageUpload(body: AsyncIterable<Uint8Array>, opts: StageOp
   const checker = new RowChecker(opts.list, opts.entityTypes);
   const hash = createHash('sha256');
   const out = createWriteStream(opts.path);
+  // The file is opened asynchronously: removing it before the stream has closed could let a late
+  // open create it again.
+  const closed = new Promise<void>((resolve) => out.once('close', () => resolve()));
   let failed: Error | null = null;
   out.on('error', (err) => (failed = err));
   let rows = 0;
@@ -486,6 +489,7 @@ export async function stageUpload(body: AsyncIterable<Uint8Array>, opts: StageOp
     if (failed) throw failed;
   } catch (err) {
     out.destroy();
+    await closed;
     await rm(opts.path, { force: true });
     throw err;
   }

@@ -121,7 +121,7 @@ function guarded(app: TemplatedApp, stopping: () => boolean): TemplatedApp {
     get(target, prop, receiver) {
       const value = Reflect.get(target, prop, receiver) as unknown;
       if (typeof value !== 'function') return value;
-      if (prop === 'get' || prop === 'post' || prop === 'del' || prop === 'put' || prop === 'patch' || prop === 'any') {
+      if (prop === 'get' || prop === 'post' || prop === 'del' || prop === 'put' || prop === 'patch' || prop === 'head' || prop === 'options' || prop === 'any') {
         return (pattern: string, handler: Handler) => {
           (value as (p: string, h: Handler) => TemplatedApp).call(target, pattern, wrap(handler));
           return receiver as TemplatedApp;
