@@ -86,5 +86,8 @@ export class ProbeList {
   }
 }
 
-/** Entity types a free-text search looks up exactly (names are searched by similarity). */
-const SEARCHED_TYPES = ENTITY_TYPES.filter((t) => t !== 'name');
+/**
+ * Entity types a free-text search looks up exactly (names are searched by similarity; a party is
+ * found through its names, not its source id).
+ */
+const SEARCHED_TYPES = ENTITY_TYPES.filter((t) => t !== 'name' && t !== 'party');
