@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { RE2JS } from 're2js';
-import { TYPE_INDEX as T, type EntityRecord, type EntityType, type ListSnapshotInfo } from './model.js';
+import { TYPE_INDEX as T, type EntityRecord, type EntityType, type ListSnapshotInfo, type PartyType } from './model.js';
+import type { MatchExplanation } from './names/index.js';
 import { normalizeGovernmentId } from './normalize/index.js';
 import { ProbeList, type ScreenKind } from './probes.js';
 import { FUZZY_ID_THRESHOLD } from './similarity.js';
@@ -26,14 +27,41 @@ export interface EngineOptions {
   onProgress?: (loaded: number) => void;
   /** Name index terms: 'strict' (default) indexes tokens and 4-letter prefixes, 'forward' every prefix (heavier). */
   tokenize?: 'forward' | 'strict';
+  /** How the candidate indexes rank: 'idf' (default) or FlexSearch's own 'flexsearch' (see shards/candidate-index.ts). */
+  ranking?: 'idf' | 'flexsearch';
   /** Names verified per shard and fuzzy query (government IDs: 32). */
   candidates?: number;
+  /** Names whose parties are scored per shard and name screening. */
+  partyCandidates?: number;
 }
 
 export interface ScreenQuery {
   kind: ScreenKind;
   value: string;
   lists: string[];
+}
+
+/** A name screening: the listed parties a person or organisation of this name could be. */
+export interface NameScreenQuery {
+  name: string;
+  /** `YYYY`, `YYYY-MM` or `YYYY-MM-DD`. */
+  birth_date?: string | null;
+  /** ISO 3166 code or country name. */
+  country?: string | null;
+  party_type?: PartyType | null;
+  lists: string[];
+  threshold: number;
+  limit: number;
+}
+
+/** A listed party a name screening met. */
+export interface PartyHit {
+  /** The party's record (for a name of no party record, the name's). */
+  entity: EntityView;
+  score: number;
+  /** The party's name that scored best. */
+  name: string | null;
+  explanation: MatchExplanation;
 }
 
 export interface SearchQuery {
@@ -63,6 +91,11 @@ const DEFAULT_REGEX_BUDGET_MS = 200;
 const DEFAULT_CANDIDATES = 16;
 /** Government IDs verified per shard and query: a screening must not miss a near match. */
 const ID_CANDIDATES = 32;
+/**
+ * Names whose parties are scored per shard and name screening: a screening must not miss a
+ * party, so more than the search verifies; each costs a party's preparation on first use.
+ */
+const PARTY_CANDIDATES = 24;
 
 function byRank(g: Generation) {
   return (a: Hit, b: Hit) =>
@@ -97,7 +130,9 @@ export class Engine {
     const shards = Math.max(1, opts.shards ?? availableParallelism());
     const pool = await ShardPool.start(shards, {
       tokenize: opts.tokenize ?? 'strict',
+      ranking: opts.ranking ?? 'idf',
       candidates: opts.candidates ?? DEFAULT_CANDIDATES,
+      partyCandidates: opts.partyCandidates ?? PARTY_CANDIDATES,
       idCandidates: ID_CANDIDATES,
       prefixShare: SEARCH_MIN_SIMILARITY,
     });
@@ -169,6 +204,29 @@ export class Engine {
     }
     fuzzy.sort(byRank(g));
     return out.concat(fuzzy);
+  }
+
+  /** Listed parties (active) whose names score at or above the threshold, best first (see ShardGeneration.screenNames). */
+  async screenName(q: NameScreenQuery): Promise<PartyHit[]> {
+    const g = this.current;
+    const lists = g.listIndices(q.lists);
+    if (lists.length === 0 || q.limit <= 0) return [];
+    const results = await this.fanOut(g, (gen) => ({
+      op: 'name',
+      gen,
+      name: q.name,
+      birth_date: q.birth_date ?? null,
+      country: q.country ?? null,
+      party_type: q.party_type ?? null,
+      lists,
+      threshold: q.threshold,
+      limit: q.limit,
+    }));
+    const hits: PartyHit[] = [];
+    for (const r of results) {
+      r.ids.forEach((id, i) => hits.push({ entity: g.store.view(id), score: r.sims[i], name: r.details![i].name, explanation: r.details![i].explanation }));
+    }
+    return hits.sort((a, b) => b.score - a.score || a.entity.id - b.entity.id).slice(0, q.limit);
   }
 
   async search(q: SearchQuery): Promise<Hit[]> {
