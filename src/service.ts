@@ -15,6 +15,7 @@ import { ListCatalog } from './lists/catalog.js';
 import { EnsResolver } from './ens/resolver.js';
 import { screeningEndpoints, type ScreeningDeps } from './api/endpoints/screen.js';
 import { batchEndpoint } from './api/endpoints/batch.js';
+import { nameEndpoints } from './api/endpoints/names.js';
 import { registerBatchRoute } from './server/batch-route.js';
 import { publicEndpoints } from './api/endpoints/public.js';
 import type { Db } from './store/db.js';
@@ -146,9 +147,11 @@ export async function createService(config: Config, overrides: ServiceOverrides 
     }).catch((err: unknown) => log.error({ err }, 'role change failed'));
   });
 
-  const batch = batchEndpoint(screening);
+  const names = nameEndpoints(screening);
+  const batch = batchEndpoint(screening, names.lists);
   const endpoints: AnyEndpoint[] = [
     ...screeningEndpoints(screening),
+    ...names.endpoints,
     batch,
     ...pepEndpoints({ pep }),
     ...ipIntelEndpoints({ ipintel }),

@@ -317,7 +317,7 @@ export class ShardGeneration {
       const entity = recorded >= 0 ? recorded : this.ids[docs.local(doc)];
       if (recorded >= 0 && this.cols.flagsOf(recorded) & FLAG_DELISTED) continue;
       const m = scoreParty(query, this.parties.get(key, () => docs.text(doc)));
-      if (m.score >= q.threshold) scored.push({ entity, score: m.score, detail: { name: m.name, explanation: m.explanation } });
+      if (m.score > 0 && m.score >= q.threshold) scored.push({ entity, score: m.score, detail: { name: m.name, explanation: m.explanation } });
     }
     scored.sort((a, b) => b.score - a.score || a.entity - b.entity);
     scored.length = Math.min(scored.length, q.limit);

@@ -5,6 +5,7 @@ import { HTTPValidationError } from '../schemas/errors.js';
 import { auditRows, screenValue, screenValueNow, type ScreenEnvelope, type ScreeningDeps } from './screen.js';
 import { toPydanticIssue, valueAt } from '../../core/validation.js';
 import { EnsResolver } from '../../ens/resolver.js';
+import { screenName, type NameLists } from './names.js';
 
 /**
  * Batch screening (beyond SPEC.md, for high-volume clients): up to 10,000 values of any kinds in
@@ -34,7 +35,7 @@ const ITEM_TYPES = new Set<string>(BatchItem.shape.type.options);
 function plainItem(item: unknown): Item | null {
   if (typeof item !== 'object' || item === null || Array.isArray(item)) return null;
   const { type, value } = item as Record<string, unknown>;
-  if (typeof type !== 'string' || !ITEM_TYPES.has(type) || typeof value !== 'string' || value.length < 1 || value.length > 512) return null;
+  if (typeof type !== 'string' || !ITEM_TYPES.has(type) || type === 'name' || typeof value !== 'string' || value.length < 1 || value.length > 512) return null;
   let keys = 0;
   for (const _ in item) keys++;
   return keys === 2 ? (item as Item) : null;
@@ -57,12 +58,14 @@ const BatchInput = z.object({
     .array(z.unknown())
     .min(1)
     .max(BATCH_MAX_ITEMS)
-    .meta({ description: `1 to ${BATCH_MAX_ITEMS} items {type, value}; type is crypto, email, website, id or country.` })
+    .meta({
+      description: `1 to ${BATCH_MAX_ITEMS} items {type, value}; type is crypto, email, website, id, country or name (a name item may add birth_date, country and party_type, as /screen/name takes them).`,
+    })
     .transform((items) => items.map(parseItem)),
   lists: listsParam,
 });
 
-export function batchEndpoint(deps: ScreeningDeps): AnyEndpoint {
+export function batchEndpoint(deps: ScreeningDeps, nameLists: NameLists): AnyEndpoint {
   return endpoint({
     id: 'screen.batch',
     method: 'POST',
@@ -71,6 +74,7 @@ export function batchEndpoint(deps: ScreeningDeps): AnyEndpoint {
     summary: 'Screen up to 10,000 values in one request (NDJSON answer)',
     description:
       'The REST answer is `application/x-ndjson`: one ScreenResponse per line in input order; an invalid item gets a line `{"detail":[...]}` in its place. ' +
+      'A `name` item is screened as `/screen/name` screens a name (default threshold and limit; without `lists`, the sanctions lists that carry names). ' +
       'Each valid item costs one credit (x402: the price times the number of valid items); the batch is refused whole with 402 when fewer credits remain. ' +
       'ENS names are not resolved in batches (screen them one by one). Over /trpc the answer is the same lines as a JSON array.',
     access: 'metered',
@@ -99,6 +103,10 @@ export function batchEndpoint(deps: ScreeningDeps): AnyEndpoint {
           continue;
         }
         const { type, value } = parsed;
+        if (type === 'name') {
+          out[i] = await screenName(deps, { name: value.trim(), birth_date: parsed.birth_date, country: parsed.country, party_type: parsed.party_type }, nameLists.resolve(input.lists));
+          continue;
+        }
         if (type === 'crypto' && EnsResolver.isName(value)) {
           out[i] = { detail: [{ type: 'value_error', loc: ['body', 'items', i, 'value'], msg: 'Value error, ENS names are not resolved in batches', input: value, ctx: { error: 'ENS names are not resolved in batches' } }] };
           continue;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { LIST_TYPES, ENTITY_TYPES, MATCH_KINDS } from '../../../engine/model.js';
 import { CADENCES, LIST_KINDS } from '../../../loaders/types.js';
+import { birthDateParam, countryParam, NAME_MAX, partyTypeParam } from './person.js';
 
 /**
  * SPEC.md's resources, field for field: names, types, nullability, required lists. These schemas
@@ -18,7 +19,7 @@ const matchKind = z.string().meta({
   examples: [...MATCH_KINDS],
 });
 
-const ScreenMatch = z
+export const ScreenMatch = z
   .object({
     list: z.string().meta({ description: 'List slug.' }),
     list_name: z.string(),
@@ -141,11 +142,28 @@ export const listsParam = z
   .meta({ description: 'Comma-separated list slugs; default: the enabled lists (for screening: those of the default set). An unknown or disabled slug gives 400.' })
   .optional();
 
+/** Fields of a batch item that only a name may have. */
+const NAME_ONLY = ['birth_date', 'country', 'party_type'] as const;
+
 export const BatchItem = z
   .object({
-    type: z.enum(['crypto', 'email', 'website', 'id', 'country']),
+    type: z.enum(['crypto', 'email', 'website', 'id', 'country', 'name']),
     value: z.string().min(1).max(512),
+    birth_date: birthDateParam.optional(),
+    country: countryParam.optional(),
+    party_type: partyTypeParam.optional(),
   })
   .strict()
-  .meta({ id: 'BatchItem' });
+  .superRefine((item, ctx) => {
+    if (item.type === 'name') {
+      const length = item.value.trim().length;
+      if (length < 2 || length > NAME_MAX) ctx.addIssue({ code: 'custom', path: ['value'], message: `a name has 2 to ${NAME_MAX} characters` });
+      return;
+    }
+    for (const field of NAME_ONLY) if (item[field] !== undefined) ctx.addIssue({ code: 'custom', path: [field], message: 'only items of type name take it' });
+  })
+  .meta({
+    id: 'BatchItem',
+    description: 'A value to screen; a `name` item may add `birth_date`, `country` and `party_type` (as `/screen/name` takes them).',
+  });
 
