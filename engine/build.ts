@@ -7,6 +7,7 @@ import type { PartyFeatures } from './shards/protocol.js';
 
 const TYPE_INDEX = new Map<string, number>(ENTITY_TYPES.map((t, i) => [t, i]));
 const T_PARTY = ENTITY_TYPES.indexOf('party');
+const T_CRYPTO = ENTITY_TYPES.indexOf('crypto_address');
 /** Entities per message to a shard. */
 const BATCH = 4096;
 /** Batches a shard may have unacknowledged before the loader waits: bounds the backlog, keeps shards busy. */
@@ -62,6 +63,7 @@ export async function buildGeneration(
   const inFlight: Promise<unknown>[][] = Array.from({ length: shards }, () => []);
   const outboxes = Array.from({ length: shards }, () => new Outbox());
   const partyNumbers = new Map<string, number>();
+  let caselessCrypto = false;
   const flush = async (shard: number): Promise<void> => {
     const out = outboxes[shard];
     if (out.ids.length === 0) return;
@@ -88,6 +90,7 @@ export async function buildGeneration(
     }
     const id = store.add(r, list, type);
     if (id % PROGRESS_EVERY === 0 && id > 0) onProgress?.(id);
+    if (type === T_CRYPTO && r.metadata.address_case === 'unknown') caselessCrypto = true;
     const partyId = type === T_PARTY ? r.value : r.metadata.party_id;
     let party = 0;
     if (typeof partyId === 'string' && partyId !== '') {
@@ -122,5 +125,5 @@ export async function buildGeneration(
   const built = await Promise.all(Array.from({ length: shards }, (_, p) => pool.send(p, { t: 'table', gen: genId, sets: keys.map((k) => k.keys![p]) })));
   const tables = built.map((b) => new ExactTable(b.table!));
   onProgress?.(store.size);
-  return new Generation(genId, lists, store, tables, onDrop);
+  return new Generation(genId, lists, store, tables, onDrop, caselessCrypto);
 }

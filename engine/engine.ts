@@ -175,7 +175,8 @@ export class Engine {
   /** Synchronous answer for the exact-only kinds; null for `id`, which needs the shards. */
   screenExact(q: ScreenQuery): Hit[] | null {
     if (q.kind === 'id') return null;
-    return collect(this.current, this.probes.screening(q.kind, q.value), q.lists, false, []);
+    const g = this.current;
+    return collect(g, this.probes.screening(q.kind, q.value, g.caselessCrypto), q.lists, false, []);
   }
 
   /** Exact kinds resolve without an async frame (the hot path); `id` consults the shards. */

@@ -10,6 +10,9 @@ import { canonicalKey, cryptoKey, domainAncestors, normalizeCountry, normalizeEm
 
 export type ScreenKind = 'crypto' | 'email' | 'website' | 'id' | 'country';
 
+/** A base58 address (Bitcoin legacy, Tron, Litecoin, Monero, ...): its case is part of it. */
+const BASE58 = /^[1-9A-HJ-NP-Za-km-z]{25,110}$/;
+
 /**
  * Probes as parallel arrays, the first `length` entries valid: an entity type's exact index (its
  * TYPE_INDEX), the key, how a hit matches. Screening is the hot path: a list is reused from one
@@ -31,14 +34,21 @@ export class ProbeList {
   /**
    * The exact-index probes of a screening of `value`, in order; none when the value cannot be
    * normalized. A crypto address is keyed by `cryptoKey` (the key alone: the chain detection of
-   * `normalizeCrypto` costs base58 checksums for the same key).
+   * `normalizeCrypto` costs base58 checksums for the same key). `caselessCrypto`: some listed
+   * base58 addresses are known only in lower case (a source lost their case), so a mixed-case key
+   * is also probed in lower case.
    */
-  screening(kind: ScreenKind, value: string): this {
+  screening(kind: ScreenKind, value: string, caselessCrypto = false): this {
     this.length = 0;
     switch (kind) {
       case 'crypto': {
         const key = cryptoKey(value);
-        if (key) this.add(T.crypto_address, key, 'exact');
+        if (!key) return this;
+        this.add(T.crypto_address, key, 'exact');
+        if (caselessCrypto && BASE58.test(key)) {
+          const lower = key.toLowerCase();
+          if (lower !== key) this.add(T.crypto_address, lower, 'exact');
+        }
         return this;
       }
       case 'email': {
