@@ -114,7 +114,7 @@ function oneDate(text: string): { year: number; iso: string } | null {
  * `YYYY/YYYY` (`1960 to 1962`, `01 Jan 1960 to 31 Dec 1962`, and `circa 1957`, which is taken as a
  * year either side); null when it cannot be read.
  */
-export function birthDate(text: string): string | null {
+function birthDate(text: string): string | null {
   const t = text.trim().replace(/\.$/, '');
   const circa = /^(?:circa|approx(?:imately)?\.?|about|c\.)\s+(.+)$/i.exec(t);
   if (circa) {
