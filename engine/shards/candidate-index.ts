@@ -11,7 +11,9 @@ import { Index } from 'flexsearch';
  * - `idf` (default): documents by the summed weight of the query terms they hold, a term weighing
  *   more the rarer it is (half-bits of inverse document frequency), over FlexSearch's own posting
  *   arrays; terms found in more documents than `maxFrequency` are skipped once rarer terms gave
- *   candidates. The scratch is a byte per document, sized once.
+ *   candidates, and documents weighing less than a share of the best may be left out (they share
+ *   only common or partial terms with the query; verifying them costs a name's preparation each).
+ *   The scratch is a byte per document, sized once.
  * - `flexsearch`: FlexSearch's `search` with `suggest` (documents holding more of the query's
  *   terms first, then by the order of the terms, which we give rarest first).
  * bench/RESULTS.md compares them (recall of the listed name in the top candidates, latency).
@@ -41,6 +43,26 @@ interface FlexSearchIndex {
 /** Any content: the encoder ignores it and hands FlexSearch the terms set beside it. */
 const CONTENT = '\u0001';
 
+/**
+ * Bits of the filter of terms present: 2 MiB. A typo query looks up hundreds of one-edit variants
+ * of a token, nearly all absent; the filter turns most away without making their string or hashing
+ * it into FlexSearch's map.
+ */
+const FILTER_BITS = 1 << 24;
+
+/** FNV-1a of UTF-16 units, for the filter. */
+function fnv(codes: ArrayLike<number>, n: number): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < n; i++) h = Math.imul(h ^ codes[i], 0x01000193);
+  return h >>> 0;
+}
+
+function fnvOf(s: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  return h >>> 0;
+}
+
 /** Weight units per doubling of a term's rarity: scores fit a byte. */
 const WEIGHT_SCALE = 2;
 const MAX_WEIGHT = 48;
@@ -54,6 +76,7 @@ export class CandidateIndex {
   private touched = new Uint32Array(0);
   private heapDoc = new Uint32Array(0);
   private heapScore = new Float32Array(0);
+  private readonly filter = new Uint32Array(FILTER_BITS / 32);
 
   constructor(
     private readonly options: CandidateIndexOptions,
@@ -76,6 +99,16 @@ export class CandidateIndex {
     this.terms = terms;
     this.index.add(doc, CONTENT);
     this.terms = [];
+    for (const t of terms) {
+      const bit = fnvOf(t) & (FILTER_BITS - 1);
+      this.filter[bit >>> 5] |= 1 << (bit & 31);
+    }
+  }
+
+  /** False when no document holds the term `codes[0 .. n)` (true may be a false alarm: ask `frequency`). */
+  mayHold(codes: ArrayLike<number>, n: number): boolean {
+    const bit = fnv(codes, n) & (FILTER_BITS - 1);
+    return ((this.filter[bit >>> 5] >>> (bit & 31)) & 1) === 1;
   }
 
   /** Documents holding `term` (0 when none). */
@@ -89,9 +122,9 @@ export class CandidateIndex {
 
   /**
    * Up to `k` documents for the query terms (duplicates allowed; absent ones ignored), best first,
-   * those `accept` allows only.
+   * those `accept` allows only; with `idf` ranking, none weighing less than `minShare` of the best.
    */
-  candidates(terms: string[], k: number, accept: (doc: number) => boolean): number[] {
+  candidates(terms: string[], k: number, accept: (doc: number) => boolean, minShare = 0): number[] {
     const present = [...new Set(terms)].map((t) => ({ t, df: this.frequency(t) })).filter((x) => x.df > 0);
     if (present.length === 0 || k <= 0) return [];
     present.sort((a, b) => a.df - b.df);
@@ -108,10 +141,10 @@ export class CandidateIndex {
       }
       return out;
     }
-    return this.rank(present, k, accept);
+    return this.rank(present, k, accept, minShare);
   }
 
-  private rank(terms: { t: string; df: number }[], k: number, accept: (doc: number) => boolean): number[] {
+  private rank(terms: { t: string; df: number }[], k: number, accept: (doc: number) => boolean, minShare: number): number[] {
     const documents = this.size;
     if (this.scores.length < documents) {
       this.scores = new Uint8Array(documents);
@@ -133,17 +166,23 @@ export class CandidateIndex {
         }
       }
     }
-    return this.best(nTouched, k, accept);
+    return this.best(nTouched, k, accept, minShare);
   }
 
-  /** The best `k` of the touched documents by score (ties by document number), clearing their scores. */
-  private best(nTouched: number, k: number, accept: (doc: number) => boolean): number[] {
+  /**
+   * The best `k` of the touched documents by score (ties by document number), at least `minShare`
+   * of the best score, clearing their scores.
+   */
+  private best(nTouched: number, k: number, accept: (doc: number) => boolean, minShare: number): number[] {
     if (this.heapDoc.length < k) {
       this.heapDoc = new Uint32Array(k);
       this.heapScore = new Float32Array(k);
     }
     const scores = this.scores;
     const touched = this.touched;
+    let top = 0;
+    for (let i = 0; i < nTouched; i++) if (scores[touched[i]] > top) top = scores[touched[i]];
+    const floor = minShare * top;
     const hd = this.heapDoc;
     const hs = this.heapScore;
     let size = 0;
@@ -161,6 +200,7 @@ export class CandidateIndex {
       const d = touched[i];
       const s = scores[d];
       scores[d] = 0;
+      if (s < floor) continue;
       if (size === k && (s < hs[0] || (s === hs[0] && d > hd[0]))) continue;
       if (!accept(d)) continue;
       if (size < k) {

@@ -1,11 +1,8 @@
 import { prepareParty, type PreparedParty } from '../names/index.js';
+import { BoundedCache } from './bounded-cache.js';
 import type { PartyFeatures } from './protocol.js';
 
-/**
- * Prepared parties kept at most; past this the cache starts over. Preparing a name costs ~15-20
- * µs (bench/RESULTS.md), so a party's names are prepared when a query first meets them, not at
- * load (millions of names), and kept for the queries that meet them again.
- */
+/** Prepared parties kept (see BoundedCache). */
 const PREPARED_CACHE = 50_000;
 
 /**
@@ -14,7 +11,7 @@ const PREPARED_CACHE = 50_000;
  */
 export class ShardParties {
   private readonly byNumber = new Map<number, { entity: number; features: PartyFeatures }>();
-  private readonly prepared = new Map<number, PreparedParty>();
+  private readonly prepared = new BoundedCache<number, PreparedParty>(PREPARED_CACHE);
 
   set(party: number, entity: number, features: PartyFeatures): void {
     this.byNumber.set(party, { entity, features });
@@ -30,12 +27,9 @@ export class ShardParties {
    * key of the caller's choosing), that name alone as a party of unknown type.
    */
   get(party: number, loneName: () => string): PreparedParty {
-    let p = this.prepared.get(party);
-    if (p) return p;
-    const known = party > 0 ? this.byNumber.get(party) : undefined;
-    p = known ? prepareParty(known.features) : prepareParty({ names: [{ value: loneName() }] });
-    if (this.prepared.size >= PREPARED_CACHE) this.prepared.clear();
-    this.prepared.set(party, p);
-    return p;
+    return this.prepared.get(party, () => {
+      const known = party > 0 ? this.byNumber.get(party) : undefined;
+      return known ? prepareParty(known.features) : prepareParty({ names: [{ value: loneName() }] });
+    });
   }
 }

@@ -10,6 +10,7 @@ import { ColumnViews, ENTITY_WORDS, FLAG_DELISTED, type SharedColumns } from '..
 import { CandidateIndex } from './candidate-index.js';
 import { PrefixIndex } from './prefix-index.js';
 import { ShardParties } from './parties.js';
+import { BoundedCache } from './bounded-cache.js';
 import { forEachEdit } from './edits.js';
 import type { FuzzyQuery, IdQuery, NameQuery, PartyFeatures, PartyMatchDetail, QueryResult, RegexQuery } from './protocol.js';
 
@@ -69,6 +70,16 @@ const MIN_PREFIX_QUERY = 3;
 const MIN_EDITED_TOKEN = 3;
 /** Postings the one-edit neighbours of a query's unknown tokens may add to its candidates' scoring. */
 const EDITED_POSTINGS = 20_000;
+/**
+ * Name candidates weighing less than this share of the best are not verified: on synthetic typo
+ * queries a half kept the listed name among the candidates as often as no floor did (97.4% against
+ * 98.0% at 107k names, one shard) and took verification from ~380 to ~230 µs a query
+ * (bench/RESULTS.md). Screening keeps more, a third: missing a party costs more than a search row.
+ */
+const SEARCH_MIN_SHARE = 0.5;
+/** Prepared names the search keeps per shard (see BoundedCache). */
+const PREPARED_NAMES = 50_000;
+const SCREEN_MIN_SHARE = 1 / 3;
 
 /**
  * Index terms of a name: the name matcher's terms (`indexTerms`: tokens, spelling folds,
@@ -143,6 +154,8 @@ export class ShardGeneration {
   private readonly idIndex: CandidateIndex;
   private readonly prefixIndex = new PrefixIndex();
   private readonly parties = new ShardParties();
+  /** Names as the matcher prepared them for the search's verification, by document. */
+  private readonly preparedNames = new BoundedCache<number, PreparedName>(PREPARED_NAMES);
   private exact: ExactKeyCollector | null;
   private readonly keyBytes = new KeyBytes();
 
@@ -243,8 +256,8 @@ export class ShardGeneration {
     if (/\p{L}/u.test(q.q)) {
       const query = prepareName(q.q);
       const docs = this.names;
-      for (const doc of this.nameCandidates(query, this.opts.candidates, (d) => this.eligible(docs.local(d), mask))) {
-        offer(docs.local(doc), nameScore(query, prepareName(docs.text(doc))));
+      for (const doc of this.nameCandidates(query, this.opts.candidates, (d) => this.eligible(docs.local(d), mask), SEARCH_MIN_SHARE)) {
+        offer(docs.local(doc), nameScore(query, this.preparedNames.get(doc, () => prepareName(docs.text(doc)))));
       }
     }
     const idKey = normalizeGovernmentId(q.q);
@@ -267,13 +280,14 @@ export class ShardGeneration {
    * and for a token no listed name has (most likely a typo) the listed tokens one edit away, rare
    * ones first within a budget of postings (the neighbours of a short token include common words).
    */
-  private nameCandidates(query: PreparedName, k: number, accept: (doc: number) => boolean): number[] {
+  private nameCandidates(query: PreparedName, k: number, accept: (doc: number) => boolean, minShare: number): number[] {
     const index = this.nameIndex;
     const queryTerms = indexTerms(query);
     if (queryTerms.length === 0) return [];
     const terms = nameTerms(queryTerms, this.opts.tokenize === 'forward');
     const variants: { t: string; df: number }[] = [];
     const variant = (codes: Uint16Array, n: number) => {
+      if (!index.mayHold(codes, n)) return;
       const t = String.fromCharCode.apply(null, codes.subarray(0, n) as unknown as number[]);
       const df = index.frequency(t);
       if (df > 0) variants.push({ t, df });
@@ -288,7 +302,7 @@ export class ShardGeneration {
       if (budget < 0) break;
       terms.push(t);
     }
-    return index.candidates(terms, k, accept);
+    return index.candidates(terms, k, accept, minShare);
   }
 
   /**
@@ -307,7 +321,7 @@ export class ShardGeneration {
     };
     const scored: { entity: number; score: number; detail: PartyMatchDetail }[] = [];
     const seen = new Set<number>();
-    for (const doc of this.nameCandidates(query.name, this.opts.partyCandidates, active)) {
+    for (const doc of this.nameCandidates(query.name, this.opts.partyCandidates, active, SCREEN_MIN_SHARE)) {
       const party = this.nameParty[doc];
       const recorded = party > 0 ? this.parties.entity(party) : -1;
       // A name without a party record stands alone, keyed by its document.
