@@ -5,8 +5,6 @@ import { birthDateParam, countryParam, NAME_MAX, partyTypeParam } from './person
 import { listsParam, ScreenMatch, ScreenResponse } from './screen.js';
 
 /** `/screen/name`: parameters, and the ScreenResponse envelope with its matches' metadata documented. */
-
-
 export const NameScreenInput = z
   .object({
     name: z.string().trim().min(2).max(NAME_MAX).meta({ description: 'Name, in any script.', examples: ['Saddam Hussein'] }),
