@@ -7,6 +7,7 @@
  * Names: those of `syntheticRecords(N)` (the engine benchmark's generator: the real lists' entity
  * mix, names in several scripts). Prints a markdown section on stdout.
  */
+import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadavg } from 'node:os';
@@ -53,8 +54,14 @@ interface Config {
   suggest: boolean;
 }
 
+/**
+ * `--config I`: this process measures configuration I alone and prints its row (each index is
+ * measured in a fresh process: FlexSearch's structures freed by the previous one otherwise blur
+ * the heap the next adds).
+ */
+const CONFIG = arg('config', -1);
 // First, while the heap holds nothing else: the RSS the index adds is then its own.
-const realSection = await realLists();
+const realSection = CONFIG < 0 ? await realLists() : '';
 
 const names: string[] = [];
 for (const r of syntheticRecords(ENTITIES, 1)) if (r.entity_type === 'name') names.push(r.value);
@@ -77,20 +84,34 @@ const CONTENT = '\u0001';
 const ourEncoder = { encode: () => current };
 
 const configs: Config[] = [
-  { name: 'production: strict, resolution 1, our encoder, fastupdate off, cache off', options: { tokenize: 'strict', resolution: 1, fastupdate: false, cache: false, ...ourEncoder }, ours: true, suggest: true },
+  {
+    name: 'production: strict, resolution 1, our encoder, fastupdate off, cache off',
+    options: { tokenize: 'strict', resolution: 1, fastupdate: false, cache: false, ...ourEncoder },
+    ours: true,
+    suggest: true,
+  },
   { name: 'resolution 9 (FlexSearch default)', options: { tokenize: 'strict', resolution: 9, fastupdate: false, cache: false, ...ourEncoder }, ours: true, suggest: true },
   { name: 'tokenize forward (FlexSearch adds prefixes)', options: { tokenize: 'forward', resolution: 1, fastupdate: false, cache: false, ...ourEncoder }, ours: true, suggest: true },
   { name: 'fastupdate on (register for removal)', options: { tokenize: 'strict', resolution: 1, fastupdate: true, cache: false, ...ourEncoder }, ours: true, suggest: true },
-  { name: 'context (depth 1, bidirectional)', options: { tokenize: 'strict', resolution: 1, fastupdate: false, cache: false, context: { depth: 1, bidirectional: true, resolution: 1 }, ...ourEncoder }, ours: true, suggest: true },
+  {
+    name: 'context (depth 1, bidirectional)',
+    options: { tokenize: 'strict', resolution: 1, fastupdate: false, cache: false, context: { depth: 1, bidirectional: true, resolution: 1 }, ...ourEncoder },
+    ours: true,
+    suggest: true,
+  },
   { name: 'production, search without suggest (all terms required)', options: { tokenize: 'strict', resolution: 1, fastupdate: false, cache: false, ...ourEncoder }, ours: true, suggest: false },
-  { name: "FlexSearch's encoder LatinBalance on the raw names, resolution 1", options: { tokenize: 'strict', resolution: 1, fastupdate: false, cache: false, encoder: Charset.LatinBalance }, ours: false, suggest: true },
+  {
+    name: "FlexSearch's encoder LatinBalance on the raw names, resolution 1",
+    options: { tokenize: 'strict', resolution: 1, fastupdate: false, cache: false, encoder: Charset.LatinBalance },
+    ours: false,
+    suggest: true,
+  },
   { name: 'FlexSearch defaults (preset default) on the raw names', options: { preset: 'default', fastupdate: false }, ours: false, suggest: true },
 ];
 
-const rows: string[] = [];
-for (const c of configs) {
+function measure(c: Config): string {
   const h0 = heap();
-  t = performance.now();
+  const t = performance.now();
   const index = new Index(c.options) as unknown as FlexIndex;
   for (let d = 0; d < names.length; d++) {
     if (c.ours) {
@@ -110,10 +131,18 @@ for (const c of configs) {
     lat.push(performance.now() - s);
     if (hits.includes(q.doc)) found++;
   }
-  rows.push(
-    `| ${c.name} | ${bytes.toFixed(0)} B | ${buildUs.toFixed(2)} µs | ${((found / queries.length) * 100).toFixed(1)} % | ${(median(lat) * 1000).toFixed(0)} µs / ${(percentile(lat, 0.99) * 1000).toFixed(0)} µs |`,
-  );
+  return `| ${c.name} | ${bytes.toFixed(0)} B | ${buildUs.toFixed(2)} µs | ${((found / queries.length) * 100).toFixed(1)} % | ${(median(lat) * 1000).toFixed(0)} µs / ${(percentile(lat, 0.99) * 1000).toFixed(0)} µs |`;
 }
+
+if (CONFIG >= 0) {
+  console.log(measure(configs[CONFIG]));
+  process.exit(0);
+}
+const rows = configs.map((_, i) => {
+  const r = spawnSync(process.execPath, [...process.execArgv, process.argv[1], '--entities', String(ENTITIES), '--queries', String(QUERIES), '--config', String(i)], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(r.stderr);
+  return r.stdout.trim();
+});
 
 // The production index with our ranking (rarer terms weigh more), as the shards query it (without
 // the one-edit neighbours of unknown tokens the shards add: bench/engine.ts measures those).
@@ -127,7 +156,9 @@ for (const q of queries) {
   lat.push(performance.now() - s);
   if (hits.includes(q.doc)) found++;
 }
-rows.push(`| production index, our idf ranking (the shards' default) | (as production) | (as production) | ${((found / queries.length) * 100).toFixed(1)} % | ${(median(lat) * 1000).toFixed(0)} µs / ${(percentile(lat, 0.99) * 1000).toFixed(0)} µs |`);
+rows.push(
+  `| production index, our idf ranking (the shards' default) | (as production) | (as production) | ${((found / queries.length) * 100).toFixed(1)} % | ${(median(lat) * 1000).toFixed(0)} µs / ${(percentile(lat, 0.99) * 1000).toFixed(0)} µs |`,
+);
 
 // Export/import: does restoring a saved index beat computing the terms and adding them again?
 const chunks: [string, string][] = [];
@@ -149,7 +180,9 @@ for (let d = 0; d < names.length; d++) again.add(d, terms[d]);
 const addMs = performance.now() - t;
 
 const lines = [
-  `${names.length.toLocaleString('en-US')} names (of ${ENTITIES.toLocaleString('en-US')} synthetic entities), ${termsPerName.toFixed(1)} index terms per name; ${queries.length} typo queries (one edit per 8 characters, token order shuffled), ${CANDIDATES} candidates each. Load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}.`,
+  `${names.length.toLocaleString('en-US')} names (of ${ENTITIES.toLocaleString('en-US')} synthetic entities), ${termsPerName.toFixed(1)} index terms per name; ${queries.length} typo queries (one edit per 8 characters, token order shuffled), ${CANDIDATES} candidates each. Load average ${loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ')}.`,
   '',
   `The name matcher's preparation and index terms (\`indexTerms(prepareName(name))\`), paid once per name whatever the options: **${prepareUs.toFixed(1)} µs per name**.`,
   '',

@@ -225,11 +225,12 @@ async function main() {
     ];
     console.log(lines.join('\n'));
   } finally {
+    // Listen before signalling: a child that exits while another is awaited must not be missed.
+    const exited = [svc, parent].flatMap((c) => (c ? [once(c.child, 'exit')] : []));
     svc.child.kill('SIGTERM');
     parent?.child.kill('SIGTERM');
     bare.child.kill('SIGTERM');
-    await once(svc.child, 'exit');
-    if (parent) await once(parent.child, 'exit');
+    await Promise.all(exited);
     rmSync(dataDir, { recursive: true, force: true });
     if (parentDir) rmSync(parentDir, { recursive: true, force: true });
   }

@@ -36,9 +36,9 @@ const suites: { name: string; title: string; args: string[]; node?: string[] }[]
 ];
 
 const resultsPath = join(REPO_ROOT, 'bench', 'RESULTS.md');
-/** With --only, the other suites keep their last results. */
+/** With --only, the other suites keep their last results; sections no suite writes (notes by hand) always stay. */
 const previous = new Map<string, string>();
-if (only && existsSync(resultsPath)) {
+if (existsSync(resultsPath)) {
   for (const part of readFileSync(resultsPath, 'utf8').split(/^(?=## )/m).slice(1)) previous.set(part.split('\n')[0].slice(3).trim(), part.trimEnd() + '\n');
 }
 const sections: string[] = [];
@@ -56,6 +56,8 @@ for (const s of suites) {
   const body = /^(#|\|)/m.test(out) ? out : '```\n' + out + '\n```';
   sections.push(`## ${s.title}\n\nLoad average before the run: ${load}. Exit code ${r.status}.\n\n${body}\n${r.status ? '\n```\n' + r.stderr.slice(-2000) + '\n```\n' : ''}`);
 }
+
+for (const [title, part] of previous) if (!suites.some((s) => s.title === title)) sections.push(part);
 
 const cpu = cpus()[0]?.model ?? 'unknown CPU';
 const header = [

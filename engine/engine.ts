@@ -84,8 +84,8 @@ const SEARCH_MIN_SIMILARITY = 0.6;
 /** Regex budget when the caller gives none. */
 const DEFAULT_REGEX_BUDGET_MS = 200;
 /**
- * The term index ranks documents sharing more (and rarer) query terms first, a query token it
- * does not know standing for its one-edit neighbours; past the first dozen or so per shard the
+ * The candidate index ranks documents sharing more (and rarer) query terms first, a query token
+ * it does not know standing for its one-edit neighbours; past the first dozen or so per shard the
  * verification (our similarity) costs more than it finds (docs/performance.md).
  */
 const DEFAULT_CANDIDATES = 16;
