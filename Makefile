@@ -6,7 +6,7 @@ SHARED_DATA := $(abspath ../shared/data)
 # service fetches every list from its official URL.
 RUN_SOURCE_DIR ?= $(if $(wildcard $(SHARED_DATA)/README.md),$(SHARED_DATA),)
 
-.PHONY: install build run test test-fast typecheck lint format format-check bench cli pg-start pg-stop clean
+.PHONY: install build run test test-busy test-fast typecheck lint format format-check bench cli pg-start pg-stop clean
 
 install: $(NODE_MODULES_STAMP)
 
@@ -62,6 +62,11 @@ test: install typecheck lint
 	node scripts/run-tests.mjs $(TESTS); status=$$?; \
 	bash scripts/pg-test-server.sh stop >/dev/null 2>&1 || true; \
 	exit $$status
+
+# The suite while stress-ng keeps every core busy (CI machines are shared): nothing may depend on
+# wall-clock speed.
+test-busy: install
+	bash scripts/test-busy.sh
 
 test-fast: install
 	node scripts/run-tests.mjs $(TESTS)

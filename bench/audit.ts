@@ -88,6 +88,8 @@ function request(r: number, time: number): void {
       list: lists[(r + k) % lists.length],
       list_type: 'sanctions',
       match: 'exact',
+      list_version: '3f1c2a9b8d7e6f50',
+      as_of: null,
     });
   }
   const p0 = performance.now();

@@ -1,7 +1,7 @@
 /**
  * `make bench`: runs every benchmark as its own process and writes bench/RESULTS.md with the
  * date, the machine, the Node version and the load average beside each result.
- *   node dist/bench/run.js [--only engine,loaders,audit,audit-paced,ipintel,names,flexsearch,http] [--engine-sizes 100000,1000000] [--parent DIR]
+ *   node dist/bench/run.js [--only engine,loaders,audit,audit-paced,ipintel,names,flexsearch,lists-feed,lists-upload,http] [--engine-sizes 100000,1000000] [--parent DIR]
  * (`make bench` builds dist/ first; every suite then runs compiled, as `make run` does. Under
  * `node --import tsx bench/run.ts` the suites run through tsx instead.)
  */
@@ -28,6 +28,8 @@ const suites: { name: string; title: string; args: string[]; node?: string[] }[]
   { name: 'ipintel', title: 'IP intelligence lookups', args: ['bench/ipintel.ts'] },
   { name: 'names', title: 'Name matching: quality targets and speed (issue #21)', args: ['bench/names-quality.ts'] },
   { name: 'flexsearch', title: "FlexSearch as the name index: options, memory and build time per name, export/import (issue #21)", args: ['bench/flexsearch-options.ts'], node: ['--expose-gc'] },
+  { name: 'lists-feed', title: 'Changes feed over 10M stored changes (page near the end vs the first page)', args: ['bench/lists.ts', 'feed'] },
+  { name: 'lists-upload', title: 'Upload of 1M rows into an operator list (streamed, checked, diffed, served)', args: ['bench/lists.ts', 'upload'], node: ['--expose-gc'] },
   // The HTTP suite's own process is the batch client. It idles through minutes of wrk rounds,
   // after which V8's memory reducer left its heap so small that it spent a third of its time in
   // GC decoding the 2.5 MB answers: the batch rows measured the client (89% CPU, the service's

@@ -5,6 +5,7 @@ import type { MatchExplanation } from './names/index.js';
 import { normalizeGovernmentId } from './normalize/index.js';
 import { ProbeList, type ScreenKind } from './probes.js';
 import { FUZZY_ID_THRESHOLD } from './similarity.js';
+import type { PreparedValue } from './normalize/validate.js';
 import { Generation, type EngineStats, type Hit } from './generation.js';
 import type { EntityView } from './store.js';
 import { buildGeneration } from './build.js';
@@ -39,6 +40,11 @@ export interface ScreenQuery {
   kind: ScreenKind;
   value: string;
   lists: string[];
+  /**
+   * Screen against the lists as they stood at this time (ms since the epoch): every listing
+   * period is searched, and an entity matches when it was listed then and not yet removed.
+   */
+  asOf?: number;
 }
 
 /** A name screening: the listed parties a person or organisation of this name could be. */
@@ -52,6 +58,8 @@ export interface NameScreenQuery {
   lists: string[];
   threshold: number;
   limit: number;
+  /** Screen the lists as they stood at this time (ms since the epoch). */
+  asOf?: number;
 }
 
 /** A listed party a name screening met. */
@@ -75,14 +83,21 @@ export interface SearchQuery {
 /** A query the engine cannot run as given (an invalid regular expression). */
 export class EngineQueryError extends Error {}
 
+/** A regular expression whose scan needs more CPU time than the budget allows. */
+export class RegexTooCostly extends EngineQueryError {
+  constructor(readonly budgetMs: number) {
+    super(`the regular expression needs more than the ${budgetMs} ms of scanning allowed per search; anchor it or make it more specific`);
+  }
+}
+
 /**
  * Fuzzy search results below this similarity are dropped: at 0.6 a name still shares most of its
  * letters in order with the query (one typo in a short name, a missing middle name), while
  * unrelated names sharing one token (`ACME TRADING LLC` vs `GLOBAL TRADING LLC`) fall below it.
  */
 const SEARCH_MIN_SIMILARITY = 0.6;
-/** Regex budget when the caller gives none. */
-const DEFAULT_REGEX_BUDGET_MS = 200;
+/** Regex budget (CPU time of each shard's scan) when the caller gives none. */
+const DEFAULT_REGEX_BUDGET_MS = 250;
 /**
  * The candidate index ranks documents sharing more (and rarer) query terms first, a query token
  * it does not know standing for its one-edit neighbours; past the first dozen or so per shard the
@@ -96,15 +111,17 @@ const ID_CANDIDATES = 32;
  * party, so more than the search verifies; each costs a party's preparation on first use.
  */
 const PARTY_CANDIDATES = 24;
+/** Listing periods per party a name screening as of a past date makes room for per shard. */
+const HISTORY_PERIODS = 4;
 
 function byRank(g: Generation) {
   return (a: Hit, b: Hit) =>
     Number(g.isDelisted(a.entity.id)) - Number(g.isDelisted(b.entity.id)) || b.similarity - a.similarity || a.entity.id - b.entity.id;
 }
 
-/** The hits of `probes` on generation `g`, appended to `out`. */
-function collect(g: Generation, probes: ProbeList, lists: string[], includeDelisted: boolean, out: Hit[]): Hit[] {
-  for (let i = 0; i < probes.length; i++) g.collect(probes.types[i], probes.keys[i], probes.matches[i], lists, includeDelisted, out);
+/** The hits of `probes` on generation `g` (as of `asOf` when given), appended to `out`. */
+function collect(g: Generation, probes: ProbeList, lists: string[], includeDelisted: boolean, out: Hit[], asOf?: number): Hit[] {
+  for (let i = 0; i < probes.length; i++) g.collect(probes.types[i], probes.keys[i], probes.matches[i], lists, includeDelisted, out, asOf);
   return out;
 }
 
@@ -172,11 +189,26 @@ export class Engine {
     return this.current.id;
   }
 
-  /** Synchronous answer for the exact-only kinds; null for `id`, which needs the shards. */
+  /** The lists of the current generation with the versions it serves. */
+  served(): readonly ListSnapshotInfo[] {
+    return this.current.lists;
+  }
+
+  /**
+   * Synchronous answer for the exact-only kinds; null for `id`, which needs the shards. A value
+   * that is not of its kind (see normalize/validate.ts) matches nothing.
+   */
   screenExact(q: ScreenQuery): Hit[] | null {
     if (q.kind === 'id') return null;
     const g = this.current;
-    return collect(g, this.probes.screening(q.kind, q.value, g.caselessCrypto), q.lists, false, []);
+    return collect(g, this.probes.screening(q.kind, q.value, g.caselessCrypto), q.lists, false, [], q.asOf);
+  }
+
+  /** `screenExact` of a value of `kind` already validated and normalized (`prepareValue`), as of `asOf` when given. */
+  screenPrepared(kind: ScreenKind, p: PreparedValue, lists: string[], asOf?: number): Hit[] | null {
+    if (kind === 'id') return null;
+    const g = this.current;
+    return collect(g, this.probes.prepared(kind, p, g.caselessCrypto), lists, false, [], asOf);
   }
 
   /** Exact kinds resolve without an async frame (the hot path); `id` consults the shards. */
@@ -193,13 +225,16 @@ export class Engine {
     const key = normalizeGovernmentId(q.value);
     if (!key) return [];
     const g = this.current;
-    const out = collect(g, this.probes.screening('id', q.value), q.lists, false, []);
+    const asOf = q.asOf;
+    const out = collect(g, this.probes.screening('id', q.value), q.lists, false, [], asOf);
     const lists = g.listIndices(q.lists);
     if (lists.length === 0) return out;
-    const results = await this.fanOut(g, (gen) => ({ op: 'id', gen, key, lists, threshold: FUZZY_ID_THRESHOLD }));
+    const history = asOf !== undefined;
+    const results = await this.fanOut(g, (gen) => ({ op: 'id', gen, key, lists, threshold: FUZZY_ID_THRESHOLD, history }));
     const fuzzy: Hit[] = [];
     for (const r of results) {
       r.ids.forEach((id, i) => {
+        if (history && !g.listedAt(id, asOf)) return;
         if (!out.some((h) => h.entity.id === id)) fuzzy.push({ entity: g.store.view(id), match: 'fuzzy', similarity: r.sims[i] });
       });
     }
@@ -207,11 +242,13 @@ export class Engine {
     return out.concat(fuzzy);
   }
 
-  /** Listed parties (active) whose names score at or above the threshold, best first (see ShardGeneration.screenNames). */
+  /** Listed parties (active, or listed at `asOf`) whose names score at or above the threshold, best first (see ShardGeneration.screenNames). */
   async screenName(q: NameScreenQuery): Promise<PartyHit[]> {
     const g = this.current;
     const lists = g.listIndices(q.lists);
     if (lists.length === 0 || q.limit <= 0) return [];
+    const asOf = q.asOf;
+    const history = asOf !== undefined;
     const results = await this.fanOut(g, (gen) => ({
       op: 'name',
       gen,
@@ -221,11 +258,16 @@ export class Engine {
       party_type: q.party_type ?? null,
       lists,
       threshold: q.threshold,
-      limit: q.limit,
+      // As of a past date a party may come once per listing period, those of other times dropped here.
+      limit: history ? q.limit * HISTORY_PERIODS : q.limit,
+      history,
     }));
     const hits: PartyHit[] = [];
     for (const r of results) {
-      r.ids.forEach((id, i) => hits.push({ entity: g.store.view(id), score: r.sims[i], name: r.details![i].name, explanation: r.details![i].explanation }));
+      r.ids.forEach((id, i) => {
+        if (history && !g.listedAt(id, asOf)) return;
+        hits.push({ entity: g.store.view(id), score: r.sims[i], name: r.details![i].name, explanation: r.details![i].explanation });
+      });
     }
     return hits.sort((a, b) => b.score - a.score || a.entity.id - b.entity.id).slice(0, q.limit);
   }
@@ -258,8 +300,10 @@ export class Engine {
       throw new EngineQueryError(`invalid regular expression: ${(e as Error).message}`);
     }
     if (lists.length === 0 || q.limit <= 0) return [];
-    const deadline = Date.now() + (q.budgetMs ?? DEFAULT_REGEX_BUDGET_MS);
-    const results = await this.fanOut(g, (gen) => ({ op: 'regex', gen, pattern: q.q, lists, limit: q.limit, deadline }));
+    const budgetMs = q.budgetMs ?? DEFAULT_REGEX_BUDGET_MS;
+    const results = await this.fanOut(g, (gen) => ({ op: 'regex', gen, pattern: q.q, lists, limit: q.limit, budgetMs }));
+    // A scan cut short would be a silent partial answer: refused whole instead.
+    if (results.some((r) => r.timedOut)) throw new RegexTooCostly(budgetMs);
     const hits: Hit[] = [];
     for (const r of results) for (const id of r.ids) hits.push({ entity: g.store.view(id), match: 'regex', similarity: 1 });
     return hits.sort(byRank(g)).slice(0, q.limit);

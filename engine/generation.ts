@@ -17,6 +17,8 @@ export interface Hit {
 interface ListStats {
   total: number;
   by_entity_type: Record<string, number>;
+  /** Values removed from the list and not listed again (current delistings). */
+  delisted: number;
 }
 
 export interface EngineStats {
@@ -52,6 +54,7 @@ export class Generation {
   readonly byList: Bitmap[];
   readonly byType: Bitmap[];
   readonly active: Bitmap;
+  /** Current delistings: removed records whose key was not listed again (past periods excluded). */
   readonly delistedSet: Bitmap;
   private readonly activeByList: Bitmap[];
   /** Delisted ids, newest removal first. */
@@ -80,7 +83,7 @@ export class Generation {
     const n = store.size;
     this.byList = bitmapsByValue((id) => store.listOf(id), n, slugs.length);
     this.byType = bitmapsByValue((id) => store.typeOf(id), n, ENTITY_TYPES.length);
-    [this.active, this.delistedSet] = bitmapsByValue((id) => (store.isDelisted(id) ? 1 : 0), n, 2);
+    [this.active, this.delistedSet] = bitmapsByValue((id) => (store.isDelisted(id) ? (store.isSuperseded(id) ? 2 : 1) : 0), n, 3);
     this.activeByList = this.byList.map((b) => RoaringBitmap32.and(b, this.active));
 
     const order = this.delistedSet.toUint32Array();
@@ -96,7 +99,7 @@ export class Generation {
         const c = this.activeByList[l].andCardinality(this.byType[ti]);
         if (c > 0) by[t] = c;
       });
-      listStats[slug] = { total: this.activeByList[l].size, by_entity_type: by };
+      listStats[slug] = { total: this.activeByList[l].size, by_entity_type: by, delisted: this.byList[l].andCardinality(this.delistedSet) };
     });
     this.statsCache = {
       lists: listStats,
@@ -145,8 +148,12 @@ export class Generation {
     return ids;
   }
 
-  /** Appends the exact-key hits of the given lists to `out`, skipping entities already there. */
-  collect(typeIdx: number, key: string, match: MatchKind, lists: string[], includeDelisted: boolean, out: Hit[]): void {
+  /**
+   * Appends the exact-key hits of the given lists to `out`, skipping entities already there:
+   * active entities, with `includeDelisted` also current delistings (the search), or with `asOf`
+   * (ms) the entities listed at that time, whichever listing period they belong to.
+   */
+  collect(typeIdx: number, key: string, match: MatchKind, lists: string[], includeDelisted: boolean, out: Hit[], asOf?: number): void {
     const table = this.find(typeIdx, key);
     if (table === null) return;
     const slot = this.slot;
@@ -154,7 +161,9 @@ export class Generation {
     const n = table.count(slot);
     for (let i = 0; i < n; i++) {
       const id = table.id(slot, i);
-      if (!includeDelisted && store.isDelisted(id)) continue;
+      if (asOf !== undefined) {
+        if (!store.listedAt(id, asOf)) continue;
+      } else if (store.isDelisted(id) && (!includeDelisted || store.isSuperseded(id))) continue;
       if (!lists.includes(store.listSlugs[store.listOf(id)])) continue;
       if (out.length > 0 && out.some((h) => h.entity.id === id)) continue;
       // Most keys are their one entity's published value: the key string is then the value, undecoded.
@@ -188,6 +197,10 @@ export class Generation {
 
   isDelisted(id: number): boolean {
     return this.store.isDelisted(id);
+  }
+
+  listedAt(id: number, at: number): boolean {
+    return this.store.listedAt(id, at);
   }
 
   pin(): void {

@@ -46,6 +46,11 @@ export interface EntityRecord {
   listed_at: string | null;
   /** ISO 8601 date-time or null: set when the value was removed (delisted) from its list. */
   removed_at: string | null;
+  /**
+   * A removed record whose key was listed again later (or removed again later): a past listing
+   * period, kept for screening as of a past date, never shown as a current delisting.
+   */
+  superseded?: boolean;
 }
 
 /** What the engine knows of a list besides its entities (the registry owns the rest). */

@@ -6,9 +6,12 @@
  * and monitoring equal for every entity type.
  */
 import { ENTITY_TYPES, TYPE_INDEX as T, type MatchKind } from './model.js';
-import { canonicalKey, cryptoKey, domainAncestors, normalizeCountry, normalizeEmail, normalizeGovernmentId, normalizeWebsite, regionsOf } from './normalize/index.js';
+import { canonicalKey, domainAncestors, regionsOf } from './normalize/index.js';
+import type { CountryRef } from './normalize/country.js';
+import { prepareValue, ValueProblem, type PreparedValue, type ValueKind } from './normalize/validate.js';
 
-export type ScreenKind = 'crypto' | 'email' | 'website' | 'id' | 'country';
+/** The kinds of screened values (one validator each, normalize/validate.ts). */
+export type ScreenKind = ValueKind;
 
 /** A base58 address (Bitcoin legacy, Tron, Litecoin, Monero, ...): its case is part of it. */
 const BASE58 = /^[1-9A-HJ-NP-Za-km-z]{25,110}$/;
@@ -32,18 +35,31 @@ export class ProbeList {
   }
 
   /**
-   * The exact-index probes of a screening of `value`, in order; none when the value cannot be
-   * normalized. A crypto address is keyed by `cryptoKey` (the key alone: the chain detection of
-   * `normalizeCrypto` costs base58 checksums for the same key). `caselessCrypto`: some listed
-   * base58 addresses are known only in lower case (a source lost their case), so a mixed-case key
-   * is also probed in lower case.
+   * The exact-index probes of a screening of `value`, in order; none when the value is not of its
+   * kind (normalize/validate.ts refuses it before it gets here on every request path).
+   * `caselessCrypto`: see `prepared`.
    */
   screening(kind: ScreenKind, value: string, caselessCrypto = false): this {
+    const prepared = prepareValue(kind, value);
+    if (prepared instanceof ValueProblem) {
+      this.length = 0;
+      return this;
+    }
+    return this.prepared(kind, prepared, caselessCrypto);
+  }
+
+  /**
+   * The probes of a value already validated and normalized by `prepareValue`, so a value is
+   * normalized once whether it came alone or in a batch. A crypto address is keyed by its key
+   * alone (the chain detection of `normalizeCrypto` costs base58 checksums for the same key).
+   * `caselessCrypto`: some listed base58 addresses are known only in lower case (a source lost
+   * their case), so a mixed-case key is also probed in lower case.
+   */
+  prepared(kind: ScreenKind, p: PreparedValue, caselessCrypto = false): this {
     this.length = 0;
     switch (kind) {
       case 'crypto': {
-        const key = cryptoKey(value);
-        if (!key) return this;
+        const key = p as string;
         this.add(T.crypto_address, key, 'exact');
         if (caselessCrypto && BASE58.test(key)) {
           const lower = key.toLowerCase();
@@ -51,29 +67,24 @@ export class ProbeList {
         }
         return this;
       }
+      case 'id':
+        this.add(T.government_id, p as string, 'exact');
+        return this;
       case 'email': {
-        const e = normalizeEmail(value);
-        if (!e) return this;
+        const e = p as { key: string; domain: string };
         this.add(T.email, e.key, 'exact');
         this.add(T.email_domain, e.domain, 'domain');
         for (const d of domainAncestors(e.domain)) this.add(T.email_domain, d, 'domain');
         return this;
       }
       case 'website': {
-        const host = normalizeWebsite(value);
-        if (!host) return this;
+        const host = p as string;
         this.add(T.website, host, 'exact');
         for (const d of domainAncestors(host)) this.add(T.website, d, 'subdomain');
         return this;
       }
-      case 'id': {
-        const key = normalizeGovernmentId(value);
-        if (key) this.add(T.government_id, key, 'exact');
-        return this;
-      }
       case 'country': {
-        const c = normalizeCountry(value);
-        if (!c) return this;
+        const c = p as CountryRef;
         this.add(T.country, c.code, 'exact');
         for (const r of regionsOf(c.code)) this.add(T.country, r.code, 'region');
         if (c.parent) this.add(T.country, c.parent, 'region');

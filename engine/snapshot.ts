@@ -1,5 +1,5 @@
-import { createReadStream, createWriteStream } from 'node:fs';
-import { rename, mkdir } from 'node:fs/promises';
+import { createReadStream, createWriteStream, type WriteStream } from 'node:fs';
+import { mkdir, open, rename, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { createInterface } from 'node:readline';
 import { once } from 'node:events';
@@ -10,6 +10,8 @@ import { ENTITY_TYPES, type EntityRecord, type ListSnapshotInfo } from './model.
  * Line-oriented JSON streams in and out without building giant arrays, survives partial reads
  * detectably (the header carries the record count) and parses at ~1M records/s with V8's JSON.
  * Files are written to a temporary name and renamed, so a crash never leaves a half snapshot.
+ * A record of a closed listing period (see loaders/diff.ts) has `removed_at`, and `superseded`
+ * when its key was listed again later.
  */
 const SNAPSHOT_FORMAT = 'screening-snapshot';
 const SNAPSHOT_VERSION = 1;
@@ -23,26 +25,109 @@ interface SnapshotHeader {
 
 class SnapshotError extends Error {}
 
-export async function writeSnapshot(
-  path: string,
-  info: ListSnapshotInfo,
-  records: Iterable<EntityRecord> | AsyncIterable<EntityRecord>,
-): Promise<{ count: number }> {
-  const all: EntityRecord[] = [];
-  for await (const r of records) all.push(r);
-  await mkdir(dirname(path), { recursive: true });
-  const tmp = `${path}.tmp-${process.pid}`;
-  const out = createWriteStream(tmp);
-  const header: SnapshotHeader = { format: SNAPSHOT_FORMAT, version: SNAPSHOT_VERSION, info, count: all.length };
-  const write = async (line: string) => {
-    if (!out.write(line + '\n')) await once(out, 'drain');
-  };
-  await write(JSON.stringify(header));
-  for (const r of all) await write(JSON.stringify(r));
-  out.end();
-  await once(out, 'finish');
-  await rename(tmp, path);
-  return { count: all.length };
+/** Room left in the header for the record count, which is written when the last record is. */
+const COUNT_WIDTH = 16;
+/** Characters of lines gathered before one write to the file. */
+const FLUSH_CHARS = 1 << 20;
+
+/**
+ * Lines appended to a temporary file with backpressure, one write per ~1 MB of lines rather than
+ * one per line, renamed into place on close (a crash never leaves a half file under the name).
+ */
+export class LineFile {
+  readonly tmp: string;
+  private readonly out: WriteStream;
+  private failed: Error | null = null;
+  private pending: string[] = [];
+  private pendingChars = 0;
+  lines = 0;
+
+  constructor(readonly path: string) {
+    this.tmp = `${path}.tmp-${process.pid}`;
+    this.out = createWriteStream(this.tmp);
+    this.out.on('error', (err) => (this.failed = err));
+  }
+
+  async write(line: string): Promise<void> {
+    if (this.failed) throw this.failed;
+    this.lines++;
+    this.pending.push(line);
+    this.pendingChars += line.length + 1;
+    if (this.pendingChars >= FLUSH_CHARS) await this.flush();
+  }
+
+  private async flush(): Promise<void> {
+    if (this.pending.length === 0) return;
+    const text = this.pending.join('\n') + '\n';
+    this.pending = [];
+    this.pendingChars = 0;
+    if (!this.out.write(text)) await once(this.out, 'drain');
+  }
+
+  /** Writes what is left, runs `finish` on the complete temporary file, then renames it into place. */
+  async close(finish?: (tmp: string) => Promise<void>): Promise<void> {
+    await this.flush();
+    this.out.end();
+    await once(this.out, 'finish');
+    if (this.failed) throw this.failed;
+    await finish?.(this.tmp);
+    await rename(this.tmp, this.path);
+  }
+
+  /** Gives up: the temporary file is removed and nothing is renamed. */
+  async abort(): Promise<void> {
+    this.out.destroy();
+    await rm(this.tmp, { force: true });
+  }
+}
+
+/**
+ * Writes a snapshot record by record, so a version of any size streams to disk. The header goes
+ * first with blank room for the count (JSON allows the spaces), which `close` fills in once the
+ * last record is written, before the file is renamed into place.
+ */
+export class SnapshotWriter {
+  private readonly file: LineFile;
+  private readonly countAt: number;
+
+  private constructor(path: string, info: ListSnapshotInfo) {
+    this.file = new LineFile(path);
+    const head = JSON.stringify({ format: SNAPSHOT_FORMAT, version: SNAPSHOT_VERSION, info });
+    const opening = `${head.slice(0, -1)},"count":`;
+    this.countAt = Buffer.byteLength(opening);
+    void this.file.write(`${opening}${' '.repeat(COUNT_WIDTH)}}`);
+  }
+
+  static async open(path: string, info: ListSnapshotInfo): Promise<SnapshotWriter> {
+    await mkdir(dirname(path), { recursive: true });
+    return new SnapshotWriter(path, info);
+  }
+
+  get count(): number {
+    return this.file.lines - 1;
+  }
+
+  write(r: EntityRecord): Promise<void> {
+    return this.file.write(JSON.stringify(r));
+  }
+
+  /** Fills in the count and renames the file into place. */
+  async close(): Promise<{ count: number }> {
+    const count = this.count;
+    await this.file.close(async (tmp) => {
+      const fd = await open(tmp, 'r+');
+      try {
+        await fd.write(String(count), this.countAt, 'utf8');
+      } finally {
+        await fd.close();
+      }
+    });
+    return { count };
+  }
+
+  abort(): Promise<void> {
+    return this.file.abort();
+  }
 }
 
 /** Reads the header, then streams the records; throws SnapshotError on any inconsistency. */

@@ -8,6 +8,8 @@ export interface EntityView extends EntityRecord {
 
 /** Flag bit (see `ColumnViews.flagsOf`): the entity was removed from its list. */
 export const FLAG_DELISTED = 1;
+/** Flag bit: a past listing period of a key that was listed (or removed) again later. */
+export const FLAG_SUPERSEDED = 2;
 
 /**
  * The columns the shard workers read in place while a generation loads (and regex scans later).
@@ -94,6 +96,8 @@ export class EntityStore extends ColumnViews {
   private capacity = 1024;
   /** Interned strings; index 0 is null. */
   private readonly strings: (string | null)[] = [null];
+  /** Each interned string as a time (ms), NaN when it is none: listed_at and removed_at without parsing. */
+  private times = new Float64Array(0);
   private readonly interned = new Map<string, number>();
   private lastString: string | null = null;
   private lastIndex = 0;
@@ -130,7 +134,7 @@ export class EntityStore extends ColumnViews {
     if (id + 2 >= MAX_ENTITIES) throw new RangeError(`a generation holds at most ${MAX_ENTITIES - 2} entities`);
     if (listIdx >= MAX_LISTS) throw new RangeError(`a generation holds at most ${MAX_LISTS} lists`);
     if (id + 2 > this.capacity) this.grow();
-    const flags = r.removed_at !== null ? FLAG_DELISTED : 0;
+    const flags = r.removed_at !== null ? FLAG_DELISTED | (r.superseded === true ? FLAG_SUPERSEDED : 0) : 0;
     const e = ENTITY_WORDS * id;
     const entities = this.entities;
     entities[e] = (listIdx | (typeIdx << 16) | (flags << 24)) >>> 0;
@@ -148,6 +152,7 @@ export class EntityStore extends ColumnViews {
   seal(): void {
     this.interned.clear();
     this.lastString = null;
+    this.times = Float64Array.from(this.strings, (s) => (s === null ? NaN : Date.parse(s)));
   }
 
   entityType(id: number): EntityType {
@@ -156,6 +161,22 @@ export class EntityStore extends ColumnViews {
 
   isDelisted(id: number): boolean {
     return (this.flagsOf(id) & FLAG_DELISTED) !== 0;
+  }
+
+  isSuperseded(id: number): boolean {
+    return (this.flagsOf(id) & FLAG_SUPERSEDED) !== 0;
+  }
+
+  /**
+   * Whether the entity was on its list at `at` (ms): listed at or before it and not removed by
+   * then. An entity with no listing time (never the case for a committed version) never was.
+   */
+  listedAt(id: number, at: number): boolean {
+    const e = ENTITY_WORDS * id;
+    const listed = this.times[this.entities[e + LISTED]];
+    if (!(listed <= at)) return false;
+    const removed = this.entities[e + REMOVED];
+    return removed === 0 || this.times[removed] > at;
   }
 
   removed(id: number): string | null {

@@ -1,8 +1,7 @@
-import { createHash } from 'node:crypto';
-import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { createHash, randomBytes } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { mkdir, open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { extname, join } from 'node:path';
-import { once } from 'node:events';
 import type { FetchedFiles, LoaderSettings, SourceFile } from './types.js';
 
 /**
@@ -141,7 +140,7 @@ async function download(
   const headers: Record<string, string> = { 'user-agent': 'screening-service-loader/1.0' };
   if (cached?.etag) headers['if-none-match'] = cached.etag;
   if (cached?.last_modified) headers['if-modified-since'] = cached.last_modified;
-  const tmp = `${paths.file}.part-${process.pid}`;
+  const tmp = `${paths.file}.part-${process.pid}-${randomBytes(6).toString('hex')}`;
   try {
     let res: Response;
     try {
@@ -166,8 +165,12 @@ async function download(
 
     await mkdir(join(paths.file, '..'), { recursive: true });
     const hash = createHash('sha256');
-    const out = createWriteStream(tmp);
     let bytes = 0;
+    // Each chunk is written and awaited before the next is read, into a file handle this attempt
+    // alone owns and closes before the file is removed: a write stream buffered writes and opened
+    // its file in the background, so an interrupted body could leave a write or an open in flight
+    // while the attempt failed, the file was removed and the retry reused its name.
+    const out = await open(tmp, 'w');
     try {
       for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
         touch();
@@ -177,17 +180,16 @@ async function download(
           throw new FetchError(`${url}: body exceeds the limit of ${opts.maxBytes} bytes`, false);
         }
         hash.update(chunk);
-        if (!out.write(chunk)) await once(out, 'drain');
+        await out.write(chunk);
         opts.progress?.(bytes, expected, file.key);
       }
     } catch (err) {
-      out.destroy();
       if (err instanceof FetchError) throw err;
       const why = ac.signal.aborted ? `timed out after ${opts.timeoutMs} ms` : describe(err);
       throw new FetchError(`${url}: body interrupted after ${bytes} bytes (${why})`, true);
+    } finally {
+      await out.close();
     }
-    out.end();
-    await once(out, 'finish');
     // fetch decodes gzip/br bodies, and Content-Length then counts the encoded bytes.
     const encoded = (res.headers.get('content-encoding') ?? 'identity') !== 'identity';
     if (expected !== undefined && !encoded && bytes !== expected) {
@@ -244,7 +246,7 @@ async function readMeta(path: string): Promise<CacheMeta | null> {
 
 async function writeJson(path: string, value: unknown): Promise<void> {
   await mkdir(join(path, '..'), { recursive: true });
-  const tmp = `${path}.tmp-${process.pid}`;
+  const tmp = `${path}.tmp-${process.pid}-${randomBytes(6).toString('hex')}`;
   await writeFile(tmp, JSON.stringify(value, null, 2) + '\n');
   await rename(tmp, path);
 }

@@ -275,5 +275,7 @@ export function parseListFromDir(slug: string, sourceDir: string, ctx: ParseCont
       return def.source.load(ctx);
     case 'chain':
       throw new Error(`list '${slug}' is read from chain events, not from files`);
+    case 'upload':
+      throw new Error(`list '${slug}' is filled by upload, not from files`);
   }
 }

@@ -11,7 +11,7 @@ export type Clock = () => Date;
 export const systemClock: Clock = () => new Date();
 
 const HOUR = 3_600_000;
-const CADENCE_INTERVAL_MS: Record<Exclude<Cadence, 'scheduled' | 'static'>, number> = {
+const CADENCE_INTERVAL_MS: Record<Exclude<Cadence, 'scheduled' | 'static' | 'manual'>, number> = {
   hourly: HOUR,
   daily: 24 * HOUR,
   weekly: 7 * 24 * HOUR,
@@ -40,6 +40,7 @@ export function nextCheckAt(cadence: Cadence, lastAttempt: Date | null, now: Dat
   if (lastAttempt === null) return now;
   switch (cadence) {
     case 'static':
+    case 'manual':
       return null;
     case 'scheduled':
       return nextScheduledMinute(minutesUtc, lastAttempt);
@@ -51,8 +52,29 @@ export function nextCheckAt(cadence: Cadence, lastAttempt: Date | null, now: Dat
 /** Whether a list is due at `now`, given its last attempt (from this or an earlier process). */
 export function isDue(cadence: Cadence, lastAttempt: Date | null, now: Date, minutesUtc: readonly number[]): boolean {
   if (lastAttempt === null) return true;
-  if (cadence === 'static') return false;
+  if (cadence === 'static' || cadence === 'manual') return false;
   return nextCheckAt(cadence, lastAttempt, now, minutesUtc)!.getTime() <= now.getTime();
+}
+
+/**
+ * The longest a list may go between two successful checks before it counts as stale: one
+ * interval of its cadence (the widest gap between the primary list's check minutes); null for
+ * lists that are never checked on a schedule (static, manual).
+ */
+export function cadenceIntervalMs(cadence: Cadence, minutesUtc: readonly number[]): number | null {
+  switch (cadence) {
+    case 'static':
+    case 'manual':
+      return null;
+    case 'scheduled': {
+      const sorted = [...new Set(minutesUtc)].sort((a, b) => a - b);
+      let gap = 60 - sorted[sorted.length - 1] + sorted[0];
+      for (let i = 1; i < sorted.length; i++) gap = Math.max(gap, sorted[i] - sorted[i - 1]);
+      return gap * 60_000;
+    }
+    default:
+      return CADENCE_INTERVAL_MS[cadence];
+  }
 }
 
 /** The primary list's schedule as `/stats` reports it. */

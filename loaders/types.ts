@@ -1,4 +1,4 @@
-import type { EntityRecord, ListType } from '../engine/model.js';
+import type { EntityRecord, EntityType, ListType } from '../engine/model.js';
 
 /**
  * What kind of source a list is. Documented in the README (`kind` of ListInfo).
@@ -7,6 +7,8 @@ import type { EntityRecord, ListType } from '../engine/model.js';
  * - `phishing_domains`: phishing/scam web domains (and addresses seen on them).
  * - `disposable_email`: disposable e-mail domains.
  * - `onchain_events`: addresses derived from on-chain events (mixer pools).
+ * - `operator_list`: a list the operator created and fills by upload (public like the others).
+ * - `private_list`: a customer's own list, filled by upload, screened and seen by that customer only.
  */
 export const LIST_KINDS = [
   'sanctions_list',
@@ -14,6 +16,8 @@ export const LIST_KINDS = [
   'phishing_domains',
   'disposable_email',
   'onchain_events',
+  'operator_list',
+  'private_list',
 ] as const;
 type ListKind = (typeof LIST_KINDS)[number];
 
@@ -34,13 +38,18 @@ export interface LoaderSettings {
   MIXER_RPC_URL?: string;
   MIXER_POOLS: string[];
   MIXER_START_BLOCK: number;
+  /** Listing periods ended longer ago than this are dropped from the history (as-of reach). */
+  LIST_HISTORY_DAYS: number;
+  /** At most this many ended listing periods are kept per list (the oldest go first). */
+  LIST_HISTORY_MAX_PERIODS: number;
 }
 
 /**
  * How often a list is checked for a new version. `scheduled` means fixed UTC minutes of each hour
- * (the primary list's `check_minutes_utc`); the others are intervals.
+ * (the primary list's `check_minutes_utc`); `manual` lists change only by upload; the others are
+ * intervals.
  */
-export const CADENCES = ['scheduled', 'hourly', 'daily', 'weekly', 'static'] as const;
+export const CADENCES = ['scheduled', 'hourly', 'daily', 'weekly', 'static', 'manual'] as const;
 export type Cadence = (typeof CADENCES)[number];
 
 /** One file of a file-based source. */
@@ -80,6 +89,9 @@ type BundledSource = {
   load: (ctx: ParseContext) => AsyncIterable<EntityRecord>;
 };
 
+/** Lists whose versions are uploaded (operator and private lists): no source to check. */
+type UploadSource = { type: 'upload' };
+
 export interface ListDefinition {
   slug: string;
   display_name: string;
@@ -92,5 +104,13 @@ export interface ListDefinition {
   in_default_set: boolean;
   /** The primary sanctions list (exactly one: OFAC SDN). */
   primary?: boolean;
-  source: FileSource | ChainSource | BundledSource;
+  source: FileSource | ChainSource | BundledSource | UploadSource;
+  /** A private list's customer: screened and seen by that customer only. */
+  owner?: number;
+  /** Entity types an upload may hold (uploaded lists). */
+  entity_types?: readonly EntityType[];
+  /** When an uploaded list was created (ISO 8601). */
+  created_at?: string;
+  /** When an uploaded list was deleted: its history stays, it is no longer served. */
+  deleted_at?: string | null;
 }

@@ -69,6 +69,7 @@ const schema = z.object({
   ENS_UNIVERSAL_RESOLVER: address.optional(),
   ENS_CACHE_TTL_SECONDS: int(0, 86_400).default(300),
 
+  SHUTDOWN_TIMEOUT_MS: int(0, 600_000).default(10_000),
   TRUSTED_PROXIES: cidrList.default([]),
   SEARCH_REGEX_ENABLED: bool.default(true),
   SEARCH_BURST: int(1, 100_000).default(30),
@@ -104,6 +105,11 @@ const schema = z.object({
     })
     .default({}),
   LIST_REFRESH_ENABLED: bool.default(true),
+  LIST_HISTORY_DAYS: int(1, 36_500).default(730),
+  LIST_HISTORY_MAX_PERIODS: int(0, 100_000_000).default(1_000_000),
+  LIST_UPLOAD_MAX_BYTES: int(1024, 8_000_000_000).default(512 * 1024 * 1024),
+  PRIVATE_LISTS_PER_CUSTOMER: int(0, 10_000).default(10),
+  PRIVATE_LIST_ROWS_PER_CUSTOMER: int(0, 100_000_000).default(100_000),
 
   MIXER_RPC_URL: url.optional(),
   MIXER_POOLS: z

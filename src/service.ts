@@ -1,4 +1,5 @@
 import { mkdirSync } from 'node:fs';
+import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { createLogger } from './server/log.js';
@@ -24,6 +25,7 @@ import { migrate } from './store/migrate.js';
 import { acquireLeadership, soleLeader, type Leadership } from './store/leader.js';
 import { openAuditStore, type AuditStore } from './audit/store.js';
 import { TokenService } from './billing/tokens.js';
+import { IdempotencyStore } from './billing/idempotency.js';
 import { QuotaManager } from './billing/quota.js';
 import { CustomerService } from './billing/customers.js';
 import { createGate } from './billing/gate.js';
@@ -37,6 +39,13 @@ import { ipIntelEndpoints } from './api/endpoints/ipintel.js';
 import { createMcpServer, registerMcpRoute } from './mcp/index.js';
 import { createEnsMonitor, createWebhookDelivery, createWebhookSink, ensNameResolver, WebhookStore } from './webhooks/index.js';
 import { monitoringEndpoints } from './api/endpoints/monitoring.js';
+import { changesEndpoint } from './api/endpoints/changes.js';
+import { accountListEndpoints, adminListEndpoints, uploadHandler, type ListsDeps } from './api/endpoints/lists.js';
+import { registerUploadRoute } from './server/upload-route.js';
+import { ListJobs } from './lists/jobs.js';
+import { COMMITS_CHANNEL, ListOperations } from './lists/operations.js';
+import { localNotifier, pgNotifier } from './store/notify.js';
+import { advertise, localUrl, newOperatorKey } from './operator/service-file.js';
 
 /**
  * Wires the service: engine and list manager, control-plane and audit stores, gate and payments,
@@ -86,18 +95,48 @@ export async function createService(config: Config, overrides: ServiceOverrides 
   const webhookPolicy = { allowLoopback: config.WEBHOOK_ALLOW_LOOPBACK, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE };
   const ensNames = ensNameResolver(ens);
   const webhookStore = new WebhookStore(db, { policy: webhookPolicy, names: ensNames, now });
-  const webhookSink = createWebhookSink({ db, log: webhookLog, now });
   const leadership = config.DATABASE_URL ? await acquireLeadership(config.DATABASE_URL, log.child({ component: 'leadership' })) : soleLeader();
+  // Followers reload as soon as the leader commits (LISTEN/NOTIFY across nodes; a short poll of
+  // the snapshot store besides).
+  const notifier = config.DATABASE_URL ? pgNotifier(config.DATABASE_URL, log.child({ component: 'notify' })) : localNotifier();
+  const announce = (slug: string) => void notifier.notify(COMMITS_CHANNEL, slug).catch((err: unknown) => log.warn({ err: (err as Error).message }, 'commit not announced; followers poll'));
+  let lists: ListManager;
+  const catalog = new ListCatalog(LISTS, {
+    generation: () => engine.generation(),
+    served: () => engine.served(),
+    definitions: () => lists.definitions(),
+    history: (slug) => lists.history(slug),
+  });
+  const webhookSink = createWebhookSink({ db, log: webhookLog, now, list: (slug) => catalog.definition(slug) });
   const listManager = (follower: boolean) =>
-    new ListManager({ config, engine, sinks: [audit.changes, webhookSink], follower, log: log.child({ component: 'lists', role: follower ? 'follower' : 'leader' }) });
-  let lists = listManager(!leadership.isLeader());
-  metrics.listGauges(() => lists.status());
-  const catalog = new ListCatalog(
-    LISTS,
-    () => engine.generation(),
-    () => Object.entries(lists.status()).filter(([, s]) => s.loaded).map(([slug]) => slug),
-  );
+    new ListManager({
+      config,
+      engine,
+      sinks: [audit.changes, webhookSink],
+      follower,
+      committed: follower ? undefined : announce,
+      log: log.child({ component: 'lists', role: follower ? 'follower' : 'leader' }),
+    });
+  lists = listManager(!leadership.isLeader());
+  notifier.listen(COMMITS_CHANNEL, () => {
+    if (!leadership.isLeader()) lists.reload().catch((err: unknown) => log.warn({ err }, 'reload after a commit failed'));
+  });
+  // Private lists stay out of the metrics, which anyone who reaches the node can read.
+  metrics.listGauges(() => Object.fromEntries(Object.entries(lists.status()).filter(([slug]) => !catalog.isPrivate(slug))));
   await lists.start();
+  const jobs = new ListJobs(db, { node: `${hostname()}:${process.pid}`, log: log.child({ component: 'list-jobs' }), now });
+  jobs.start();
+  const operations = new ListOperations({
+    jobs,
+    manager: () => lists,
+    isLeader: () => leadership.isLeader(),
+    notifier,
+    dataDir: config.DATA_DIR,
+    log: log.child({ component: 'list-jobs' }),
+    limits: { listsPerCustomer: config.PRIVATE_LISTS_PER_CUSTOMER, rowsPerCustomer: config.PRIVATE_LIST_ROWS_PER_CUSTOMER },
+  });
+  if (leadership.isLeader()) await operations.start();
+  const operatorKey = newOperatorKey();
 
   const tokens = new TokenService(db, { cacheSeconds: config.TOKEN_CACHE_SECONDS, now, log });
   tokens.start();
@@ -113,6 +152,7 @@ export async function createService(config: Config, overrides: ServiceOverrides 
     usage: audit.usage,
     settlements: audit.settlements,
     config,
+    localOperatorKey: operatorKey,
     now,
     log,
   });
@@ -136,19 +176,44 @@ export async function createService(config: Config, overrides: ServiceOverrides 
   const delivery = createWebhookDelivery({ db, log: webhookLog, policy: webhookPolicy, registry: metrics.registry, now });
   delivery.start();
   if (leadership.isLeader()) ensMonitor.start();
+  let port: number | null = null;
+  let unadvertise: (() => Promise<void>) | null = null;
+  /** The ingesting node tells local operator tools where it is (src/operator/service-file.ts). */
+  const advertised = async (leader: boolean) => {
+    if (leader && port !== null && !unadvertise) unadvertise = await advertise(config.DATA_DIR, { url: localUrl(config.HOST, port), operator_key: operatorKey });
+    if (!leader && unadvertise) {
+      await unadvertise();
+      unadvertise = null;
+    }
+  };
   let roleChange: Promise<void> = Promise.resolve();
   leadership.onChange((leader) => {
     roleChange = roleChange.then(async () => {
+      await operations.stop();
       await lists.stop();
       lists = listManager(!leader);
       await lists.start();
-      if (leader) ensMonitor.start();
-      else await ensMonitor.stop();
+      if (leader) {
+        ensMonitor.start();
+        await operations.start();
+      } else await ensMonitor.stop();
+      await advertised(leader);
     }).catch((err: unknown) => log.error({ err }, 'role change failed'));
   });
 
   const names = nameEndpoints(screening);
   const batch = batchEndpoint(screening, names.lists);
+  const listsDeps: ListsDeps = {
+    engine,
+    catalog,
+    status: () => lists.status(),
+    operations,
+    jobs,
+    manager: () => lists,
+    changes: (q) => audit.queries.changes(q),
+  };
+  const adminLists = adminListEndpoints(listsDeps);
+  const accountLists = accountListEndpoints(listsDeps);
   const endpoints: AnyEndpoint[] = [
     ...screeningEndpoints(screening),
     ...names.endpoints,
@@ -164,12 +229,17 @@ export async function createService(config: Config, overrides: ServiceOverrides 
       regexEnabled: config.SEARCH_REGEX_ENABLED,
       regexBudgetMs: config.SEARCH_REGEX_BUDGET_MS,
     }),
+    changesEndpoint({ catalog, changes: listsDeps.changes, limiter: new RateLimiter(config.SEARCH_BURST, config.SEARCH_RATE_PER_SECOND, now) }),
     ...accountEndpoints({ tokens, quota, customers, audit }),
+    ...accountLists,
     ...monitoringEndpoints({ store: webhookStore }),
     ...adminEndpoints({ tokens, quota, customers }),
+    ...adminLists,
   ];
 
-  const pipeline: PipelineDeps = { gate, log, now, validateOutput: overrides.validateResponses ?? false };
+  const idempotency = new IdempotencyStore(db, log.child({ component: 'idempotency' }));
+  idempotency.start();
+  const pipeline: PipelineDeps = { gate, log, now, validateOutput: overrides.validateResponses ?? false, idempotency };
   const trpcRouter = buildTrpcRouter(endpoints, pipeline);
   const mcp = createMcpServer({ endpoints, pipeline, log: log.child({ component: 'mcp' }) });
   let document: unknown = null;
@@ -185,6 +255,10 @@ export async function createService(config: Config, overrides: ServiceOverrides 
     extraRoutes: (app, helpers) => {
       registerBatchRoute(app, helpers, batch);
       registerMcpRoute(app, helpers, mcp);
+      for (const [eps, access] of [[adminLists, 'admin'], [accountLists, 'account']] as const) {
+        const ep = eps.find((e) => e.id.endsWith('.lists.upload'))!;
+        registerUploadRoute(app, helpers, ep, config.LIST_UPLOAD_MAX_BYTES, uploadHandler(listsDeps, access));
+      }
     },
   });
 
@@ -201,17 +275,26 @@ export async function createService(config: Config, overrides: ServiceOverrides 
     customers,
     endpoints,
     pipeline,
-    listen: () => http.listen(config.HOST, config.PORT),
+    async listen() {
+      port = await http.listen(config.HOST, config.PORT);
+      await advertised(leadership.isLeader());
+      return port;
+    },
     async close() {
       if (closed) return;
       closed = true;
-      await http.drain(10_000);
+      await advertised(false);
+      await http.drain(config.SHUTDOWN_TIMEOUT_MS);
       await leadership.close();
       await roleChange;
+      await operations.stop();
+      jobs.stop();
       await lists.stop();
+      await notifier.close();
       await ensMonitor.stop();
       await delivery.stop();
       ipintel.close();
+      idempotency.close();
       await quota.close();
       await tokens.close();
       await audit.close();

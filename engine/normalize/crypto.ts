@@ -195,13 +195,18 @@ function detect(v: string): CryptoKey {
 const LOWER = 1;
 const UPPER = 2;
 const NOT_HEX = 4;
-/** Per ASCII code: LOWER / UPPER for letters, NOT_HEX for anything but 0-9, a-f, A-F. */
+const NOT_ALNUM = 8;
+/** Per ASCII code: LOWER / UPPER for letters, NOT_HEX for anything but 0-9, a-f, A-F, NOT_ALNUM for anything but letters and digits. */
 const ASCII_CLASS = Uint8Array.from({ length: 128 }, (_, c) => {
   if (c >= 48 && c <= 57) return 0;
   if (c >= 97 && c <= 122) return LOWER | (c > 102 ? NOT_HEX : 0);
   if (c >= 65 && c <= 90) return UPPER | (c > 70 ? NOT_HEX : 0);
-  return NOT_HEX;
+  return NOT_HEX | NOT_ALNUM;
 });
+
+/** Lengths of the address shapes `addressKey` accepts (validate.ts documents them). */
+export const ADDRESS_MIN = 25;
+export const ADDRESS_MAX = 128;
 
 /**
  * The key alone, as `normalizeCrypto(value).key` gives it, without the checksum work that only
@@ -213,17 +218,30 @@ const ASCII_CLASS = Uint8Array.from({ length: 128 }, (_, c) => {
  * it is valid bech32 or CashAddr.
  */
 export function cryptoKey(value: string): string {
-  const v = value.trim();
+  return keyOf(value.trim(), false)!;
+}
+
+/**
+ * `cryptoKey` of a value with an address's shape — `0x` and 40 to 64 hex digits, or 25 to 128
+ * ASCII letters and digits — found in the same single pass; null for any other value.
+ */
+export function addressKey(value: string): string | null {
+  return keyOf(value.trim(), true);
+}
+
+function keyOf(v: string, shaped: boolean): string | null {
   const n = v.length;
+  if (shaped && (n < ADDRESS_MIN || n > ADDRESS_MAX)) return null;
   const prefixed = n >= 2 && v.charCodeAt(0) === 48 && v.charCodeAt(1) === 120; // `0x`
   // One table lookup per character, no branch on its class: hex digits and letters alternate at
   // random, which would mispredict a branch on every other character.
   let classes = prefixed ? LOWER : 0;
   for (let i = prefixed ? 2 : 0; i < n; i++) {
     const c = v.charCodeAt(i);
-    if (c >= 128) return nonAsciiKey(v);
+    if (c >= 128) return shaped ? null : nonAsciiKey(v);
     classes |= ASCII_CLASS[c];
   }
+  if (shaped && (prefixed ? (classes & NOT_HEX) !== 0 || n < 42 || n > 66 : (classes & NOT_ALNUM) !== 0)) return null;
   if ((classes & NOT_HEX) === 0 && (prefixed ? n === 42 || n === 66 : n === 64)) return classes & UPPER ? v.toLowerCase() : v;
   if ((classes & (LOWER | UPPER)) === (LOWER | UPPER)) return v;
   if ((classes & UPPER) === 0) return cashaddr(v)?.key ?? v;

@@ -4,7 +4,7 @@
  */
 import { asciiHost } from './website.js';
 
-const LOCAL_RE = /^[^\s@<>()[\]\\,;:"]+$/u;
+const LOCAL_RE = /^[^\s@<>()[\]\\,;:"\x00-\x1f\x7f-\x9f]+$/u;
 
 export function normalizeEmail(value: string): { key: string; domain: string } | null {
   let v = value.trim();

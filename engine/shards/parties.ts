@@ -5,21 +5,30 @@ import type { PartyFeatures } from './protocol.js';
 /** Prepared parties kept (see BoundedCache). */
 const PREPARED_CACHE = 50_000;
 
+const NONE: readonly number[] = [];
+
 /**
- * The parties a shard holds (every record of a party goes to one shard): each party's record and
- * features by party number, and their prepared forms, made on first use.
+ * The parties a shard holds (every record of a party goes to one shard): each party's records
+ * (one per listing period: a party delisted and listed again has a record for each) and features
+ * by party number, and their prepared forms, made on first use.
  */
 export class ShardParties {
-  private readonly byNumber = new Map<number, { entity: number; features: PartyFeatures }>();
+  private readonly byNumber = new Map<number, { entities: number[]; features: PartyFeatures }>();
   private readonly prepared = new BoundedCache<number, PreparedParty>(PREPARED_CACHE);
 
-  set(party: number, entity: number, features: PartyFeatures): void {
-    this.byNumber.set(party, { entity, features });
+  /** Adds a record of `party`; `current` (not a past listing period): its features are the party's. */
+  set(party: number, entity: number, features: PartyFeatures, current: boolean): void {
+    const known = this.byNumber.get(party);
+    if (!known) this.byNumber.set(party, { entities: [entity], features });
+    else {
+      known.entities.push(entity);
+      if (current) known.features = features;
+    }
   }
 
-  /** The engine id of the party's record, or -1 when the generation has none. */
-  entity(party: number): number {
-    return this.byNumber.get(party)?.entity ?? -1;
+  /** The engine ids of the party's records (none when the generation has no record of it). */
+  entities(party: number): readonly number[] {
+    return this.byNumber.get(party)?.entities ?? NONE;
   }
 
   /**

@@ -46,7 +46,7 @@ export interface FuzzyQuery {
   minSimilarity: number;
 }
 
-/** Every active government ID at or above the threshold (screening). */
+/** Every active government ID at or above the threshold (screening); with `history`, every listing period's. */
 export interface IdQuery {
   op: 'id';
   qid: number;
@@ -54,6 +54,7 @@ export interface IdQuery {
   key: string;
   lists: number[];
   threshold: number;
+  history?: boolean;
 }
 
 export interface RegexQuery {
@@ -63,8 +64,8 @@ export interface RegexQuery {
   pattern: string;
   lists: number[];
   limit: number;
-  /** Wall-clock deadline (Date.now() scale: shared between threads, unlike performance.now()). */
-  deadline: number;
+  /** CPU time the shard may spend scanning (its own thread's, see thread-cpu.ts), in ms. */
+  budgetMs: number;
 }
 
 /** Listed parties whose names score at or above the threshold for a name (name screening). */
@@ -79,6 +80,8 @@ export interface NameQuery {
   lists: number[];
   threshold: number;
   limit: number;
+  /** As of a past date: every listing period is screened (the calling thread filters by time). */
+  history?: boolean;
 }
 
 export type Query = FuzzyQuery | IdQuery | RegexQuery | NameQuery;
@@ -95,7 +98,7 @@ export interface QueryResult {
   ids: number[];
   sims: number[];
   kinds: number[];
-  /** The regex scan stopped at its deadline. */
+  /** The regex scan used up its budget before it finished: its ids are not the whole answer. */
   timedOut?: boolean;
   /** Name screening: each hit's best name and explanation (`ids` are the parties' records). */
   details?: PartyMatchDetail[];

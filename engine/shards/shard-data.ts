@@ -6,13 +6,14 @@ import { indexTerms, nameScore, prepareName, prepareQuery, scoreParty, type Prep
 import { buildExactTable, ExactKeyCollector, type ExactKeySet, type ExactTableData } from '../exact-table.js';
 import { BytePool } from '../byte-pool.js';
 import { KeyBytes } from '../key-bytes.js';
-import { ColumnViews, ENTITY_WORDS, FLAG_DELISTED, type SharedColumns } from '../store.js';
+import { ColumnViews, ENTITY_WORDS, FLAG_DELISTED, FLAG_SUPERSEDED, type SharedColumns } from '../store.js';
 import { CandidateIndex } from './candidate-index.js';
 import { PrefixIndex } from './prefix-index.js';
 import { ShardParties } from './parties.js';
 import { BoundedCache } from './bounded-cache.js';
 import { forEachEdit } from './edits.js';
 import type { FuzzyQuery, IdQuery, NameQuery, PartyFeatures, PartyMatchDetail, QueryResult, RegexQuery } from './protocol.js';
+import { threadCpuClock } from './thread-cpu.js';
 
 const T_NAME = ENTITY_TYPES.indexOf('name');
 const T_ID = ENTITY_TYPES.indexOf('government_id');
@@ -93,7 +94,8 @@ function nameTerms(terms: string[], forward: boolean): string[] {
   return out;
 }
 
-const REGEX_CLOCK_EVERY = 256;
+/** Values scanned between two reads of the CPU clock (~0.5-1 ms of matching). */
+const REGEX_CLOCK_EVERY = 1024;
 const PREFIX_SCAN_MAX = 64;
 
 function grow(a: Uint32Array, need: number): Uint32Array<ArrayBuffer> {
@@ -202,7 +204,7 @@ export class ShardGeneration {
         this.nameIndex.add(doc, nameTerms(terms, forward));
         continue;
       }
-      if (type === T_PARTY) this.parties.set(parties[i], id, features[party++]);
+      if (type === T_PARTY) this.parties.set(parties[i], id, features[party++], (this.cols.flagsOf(id) & FLAG_SUPERSEDED) === 0);
       const key = canonicalKey(ENTITY_TYPES[type], value);
       if (key === null) continue;
       keyBytes.set(key, type + 1);
@@ -237,7 +239,12 @@ export class ShardGeneration {
     return mask;
   }
 
+  /** On one of the lists asked for, and not a past listing period (the search never shows those). */
   private eligible(local: number, mask: Uint8Array): boolean {
+    return mask[this.cols.listOf(this.ids[local])] === 1 && (this.cols.flagsOf(this.ids[local]) & FLAG_SUPERSEDED) === 0;
+  }
+
+  private onLists(local: number, mask: Uint8Array): boolean {
     return mask[this.cols.listOf(this.ids[local])] === 1;
   }
 
@@ -262,7 +269,7 @@ export class ShardGeneration {
     }
     const idKey = normalizeGovernmentId(q.q);
     if (idKey.length >= 4 && /\d/.test(idKey)) {
-      for (const doc of this.idCandidates(idKey, mask, false)) offer(this.govIds.local(doc), idSimilarity(idKey, this.govIds.text(doc)));
+      for (const doc of this.idCandidates(idKey, mask, 'shown')) offer(this.govIds.local(doc), idSimilarity(idKey, this.govIds.text(doc)));
     }
     this.prefixMatches(q.q, mask, offer);
     const hits = [...best].sort((a, b) => this.delisted(a[0]) - this.delisted(b[0]) || b[1] - a[1] || this.ids[a[0]] - this.ids[b[0]]);
@@ -309,29 +316,28 @@ export class ShardGeneration {
    * Name screening: the parties of the best name candidates (a name without a party record
    * stands alone), scored by the name matcher's `scoreParty` (every name of the party, then birth
    * date, country and type); those at or above the threshold, best first. Delisted parties are
-   * not screened.
+   * not screened, but for `history` (as of a past date: every listing period of each party).
    */
   screenNames(q: NameQuery): QueryResult {
     const mask = this.listMask(q.lists);
     const query = prepareQuery({ name: q.name, birth_date: q.birth_date, country: q.country, party_type: q.party_type });
     const docs = this.names;
-    const active = (doc: number) => {
-      const local = docs.local(doc);
-      return this.eligible(local, mask) && !this.delisted(local);
-    };
+    const flags = this.cols;
+    // As of a past date every listing period is a candidate: the calling thread keeps those listed then.
+    const candidate = q.history ? (doc: number) => this.onLists(docs.local(doc), mask) : (doc: number) => this.eligible(docs.local(doc), mask) && !this.delisted(docs.local(doc));
     const scored: { entity: number; score: number; detail: PartyMatchDetail }[] = [];
     const seen = new Set<number>();
-    for (const doc of this.nameCandidates(query.name, this.opts.partyCandidates, active, SCREEN_MIN_SHARE)) {
+    for (const doc of this.nameCandidates(query.name, this.opts.partyCandidates, candidate, SCREEN_MIN_SHARE)) {
       const party = this.nameParty[doc];
-      const recorded = party > 0 ? this.parties.entity(party) : -1;
+      const recorded = party > 0 ? this.parties.entities(party) : [];
       // A name without a party record stands alone, keyed by its document.
-      const key = recorded >= 0 ? party : -1 - doc;
+      const key = recorded.length > 0 ? party : -1 - doc;
       if (seen.has(key)) continue;
       seen.add(key);
-      const entity = recorded >= 0 ? recorded : this.ids[docs.local(doc)];
-      if (recorded >= 0 && this.cols.flagsOf(recorded) & FLAG_DELISTED) continue;
+      const entities = recorded.length === 0 ? [this.ids[docs.local(doc)]] : q.history ? recorded : recorded.filter((e) => (flags.flagsOf(e) & FLAG_DELISTED) === 0);
+      if (entities.length === 0) continue;
       const m = scoreParty(query, this.parties.get(key, () => docs.text(doc)));
-      if (m.score > 0 && m.score >= q.threshold) scored.push({ entity, score: m.score, detail: { name: m.name, explanation: m.explanation } });
+      if (m.score > 0 && m.score >= q.threshold) for (const entity of entities) scored.push({ entity, score: m.score, detail: { name: m.name, explanation: m.explanation } });
     }
     scored.sort((a, b) => b.score - a.score || a.entity - b.entity);
     scored.length = Math.min(scored.length, q.limit);
@@ -371,12 +377,18 @@ export class ShardGeneration {
     }
   }
 
-  /** Government-ID documents sharing the most (and rarest) trigrams with the canonical key `key`. */
-  private idCandidates(key: string, mask: Uint8Array, activeOnly: boolean): number[] {
+  /**
+   * Government-ID documents sharing the most (and rarest) trigrams with the canonical key `key`,
+   * among those a query sees: screening now (`active`), the search (`shown`: active and current
+   * delistings) or screening as of a past date (`history`: every listing period, which the
+   * calling thread then filters by time).
+   */
+  private idCandidates(key: string, mask: Uint8Array, scope: 'active' | 'shown' | 'history'): number[] {
     const docs = this.govIds;
     return this.idIndex.candidates(trigrams(key), this.opts.idCandidates, (doc) => {
       const local = docs.local(doc);
-      return this.eligible(local, mask) && !(activeOnly && this.delisted(local));
+      if (scope === 'history') return this.onLists(local, mask);
+      return this.eligible(local, mask) && !(scope === 'active' && this.delisted(local));
     });
   }
 
@@ -384,7 +396,7 @@ export class ShardGeneration {
     const mask = this.listMask(q.lists);
     const ids: number[] = [];
     const sims: number[] = [];
-    for (const doc of this.idCandidates(q.key, mask, true)) {
+    for (const doc of this.idCandidates(q.key, mask, q.history ? 'history' : 'active')) {
       const sim = idSimilarity(q.key, this.govIds.text(doc));
       if (sim >= q.threshold) {
         ids.push(this.ids[this.govIds.local(doc)]);
@@ -404,8 +416,10 @@ export class ShardGeneration {
     const active: number[] = [];
     const delisted: number[] = [];
     let timedOut = false;
+    const cpu = threadCpuClock();
+    const stopAt = cpu() + q.budgetMs;
     for (let local = 0; local < this.n && active.length < q.limit; local++) {
-      if (local % REGEX_CLOCK_EVERY === 0 && Date.now() > q.deadline) {
+      if (local % REGEX_CLOCK_EVERY === 0 && local > 0 && cpu() > stopAt) {
         timedOut = true;
         break;
       }

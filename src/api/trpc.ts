@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { RawResponse, type AnyEndpoint, type RequestMeta } from '../core/endpoint.js';
 import { HttpError } from '../core/errors.js';
 import { execute, type PipelineDeps } from '../core/pipeline.js';
-import { toPydanticIssue } from '../core/validation.js';
+import { checkBodyRules, toPydanticIssue } from '../core/validation.js';
 import { ErrorDetail, HTTPValidationError, PaymentRequired, ValidationError } from './schemas/errors.js';
 
 /**
@@ -21,14 +21,21 @@ const t = initTRPC
   .context<TrpcContext>()
   .meta<OpenApiMeta>()
   .create({
-    errorFormatter({ shape, error }) {
+    // Never a stack trace in an answer (tRPC adds one in development mode): the log has it.
+    isDev: false,
+    errorFormatter({ shape, error, ctx }) {
       const cause = error.cause;
+      const request_id = ctx?.meta.requestId;
+      if (error.code === 'INTERNAL_SERVER_ERROR') {
+        // An unexpected failure's own message may name internals; the client gets the request id to quote.
+        return { ...shape, message: 'Internal Server Error', data: { code: shape.data.code, httpStatus: shape.data.httpStatus, path: shape.data.path, detail: 'Internal Server Error', request_id } };
+      }
       let detail: unknown = shape.message;
       if (cause instanceof HttpError) detail = cause.toBody();
       else if (cause instanceof z.ZodError) {
         detail = { detail: cause.issues.map((i) => toPydanticIssue(i, ['body', ...i.path.map((p) => (typeof p === 'number' ? p : String(p)))], undefined)) };
       }
-      return { ...shape, data: { ...shape.data, detail } };
+      return { ...shape, data: { ...shape.data, detail, request_id } };
     },
   });
 
@@ -89,6 +96,7 @@ export function buildTrpcRouter(endpoints: readonly AnyEndpoint[], deps: Pipelin
     const base = t.procedure.meta(openApiMeta(ep)).input(ep.input).output(ep.output);
     const resolve = async ({ input, ctx }: { input: unknown; ctx: TrpcContext }) => {
       try {
+        checkBodyRules(input);
         const outcome = await execute(ep, input, ctx.meta, deps);
         if (outcome.raw instanceof RawResponse) {
           throw new HttpError(400, 'this format is only available over REST');
@@ -105,7 +113,7 @@ export function buildTrpcRouter(endpoints: readonly AnyEndpoint[], deps: Pipelin
 }
 
 type OpenApiDoc = ReturnType<typeof generateOpenApiDocument>;
-type Operation = { responses?: Record<string, unknown>; security?: unknown; parameters?: unknown[] };
+type Operation = { responses?: Record<string, unknown>; security?: unknown; parameters?: unknown[]; requestBody?: unknown };
 
 const SECURITY = {
   bearer: { type: 'http', scheme: 'bearer', description: 'API token from the dashboard: `Authorization: Bearer <token>`.' },
@@ -165,6 +173,29 @@ export function buildOpenApiDocument(router: AnyRouter, endpoints: readonly AnyE
         else responses[String(status)] = jsonResponse(ERROR_TEXT[status] ?? 'Error', 'ErrorDetail');
       }
       op.responses = responses;
+      if (ep.headers) {
+        const ok = responses['200'] as { headers?: Record<string, unknown> } | undefined;
+        if (ok) ok.headers = { ...(ok.headers ?? {}), ...Object.fromEntries(Object.entries(ep.headers).map(([k, d]) => [k, { description: d, schema: { type: 'string' } }])) };
+      }
+      if (ep.accepted && responses['200']) {
+        responses['202'] = {
+          ...(responses['200'] as object),
+          description: 'Accepted: the operation goes on; poll it at Location',
+          headers: { Location: { description: 'Where to poll the operation', schema: { type: 'string' } } },
+        };
+      }
+      if (ep.rawBody) {
+        // The body is the content itself; the other input fields are query parameters.
+        const bodyFields = Object.keys(ep.input.shape).filter((k) => !ep.path.includes(`{${k}}`));
+        op.parameters = [
+          ...(op.parameters ?? []),
+          ...bodyFields.map((name) => ({ name, in: 'query', required: false, schema: z.toJSONSchema(ep.input.shape[name], { io: 'input', unrepresentable: 'any' }) })),
+        ];
+        op.requestBody = {
+          required: true,
+          content: Object.fromEntries(Object.entries(ep.rawBody).map(([type, description]) => [type, { schema: { type: type === 'application/json' ? 'array' : 'string', description } }])),
+        };
+      }
       if (ep.access === 'metered') {
         op.security = [{ bearer: [] }, { x402: [] }, { x402v1: [] }];
         const ok = responses['200'] as { headers?: Record<string, unknown> } | undefined;
@@ -189,6 +220,8 @@ const ERROR_TEXT: Record<number, string> = {
   403: 'Forbidden',
   404: 'Not found',
   409: 'Conflict',
+  413: 'Payload too large',
+  415: 'Unsupported media type',
   502: 'Upstream failure',
   503: 'Service unavailable',
 };

@@ -8,6 +8,9 @@ function toChangeRow(c: ListChange): ListChangeRow {
   const at = Date.parse(c.at);
   if (!Number.isFinite(at)) throw new Error(`list change of ${c.list} has an invalid time: ${String(c.at)}`);
   return {
+    seq: c.seq,
+    change_id: c.change_id,
+    owner: c.owner,
     list: c.list,
     version: c.version,
     kind: c.kind,

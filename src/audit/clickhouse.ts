@@ -6,7 +6,7 @@ import { createChdbConnection } from 'chdb/connection';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { stagedFileInsert } from './chdb-insert.js';
-import { renderDdl } from './schema.js';
+import { ident, REKEYED, renderDdl } from './schema.js';
 import type { InsertLines } from './writer.js';
 
 export type ClickHouseConfig = Pick<
@@ -63,9 +63,25 @@ export function streamInsert(client: ClickHouseClient): InsertLines {
   };
 }
 
-/** Creates the database and tables when missing (every start; the statements are idempotent). */
+/**
+ * Creates the database and tables when missing and adds the columns added since (every start;
+ * the statements are idempotent). A table whose key changed is renamed aside first (REKEYED).
+ */
 export async function migrateClickHouse(client: ClickHouseClient, cfg: Pick<Config, 'CLICKHOUSE_DATABASE' | 'CLICKHOUSE_CLUSTER'>): Promise<void> {
-  for (const query of renderDdl(cfg.CLICKHOUSE_DATABASE, cfg.CLICKHOUSE_CLUSTER)) {
+  const db = cfg.CLICKHOUSE_DATABASE;
+  for (const { table, column } of REKEYED) {
+    const rs = await client.query({
+      query: `SELECT countIf(name = {column:String}) AS has, count() AS columns FROM system.columns WHERE database = {db:String} AND table = {table:String}`,
+      query_params: { db, table, column },
+      format: 'JSONEachRow',
+    });
+    const [found] = await rs.json<{ has: number; columns: number }>();
+    if (!found || Number(found.columns) === 0 || Number(found.has) > 0) continue;
+    const on = cfg.CLICKHOUSE_CLUSTER ? ` ON CLUSTER ${ident(cfg.CLICKHOUSE_CLUSTER)}` : '';
+    const names = cfg.CLICKHOUSE_CLUSTER ? [table, `${table}_local`] : [table];
+    for (const name of names) await client.command({ query: `RENAME TABLE ${ident(db)}.${ident(name)} TO ${ident(db)}.${ident(`${name.replace(/_local$/, '')}_legacy${name.endsWith('_local') ? '_local' : ''}`)}${on}` });
+  }
+  for (const query of renderDdl(db, cfg.CLICKHOUSE_CLUSTER)) {
     await client.command({ query });
   }
 }

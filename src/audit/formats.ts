@@ -60,24 +60,30 @@ interface MatchedText {
   list: string;
   listType: string;
   match: string;
+  version: string;
+  asOf: number | null;
   text: string;
 }
 /** The matched entities' last columns, most recent first overwritten in turn (a request's matches are a few entities). */
 const matchedTexts = new Array<MatchedText | null>(8).fill(null);
 let nextMatched = 0;
 
-/** A tab, then `matched_value`, `list`, `list_type` and `match`, and the newline. */
+/** A tab, then `matched_value`, `list`, `list_type`, `match`, `list_version` and `as_of`, and the newline. */
 function matched(r: AuditMatchRow): string {
   for (let i = 0; i < matchedTexts.length; i++) {
     const m = matchedTexts[i];
-    if (m !== null && m.value === r.matched_value && m.list === r.list && m.listType === r.list_type && m.match === r.match) return m.text;
+    if (m !== null && m.value === r.matched_value && m.list === r.list && m.listType === r.list_type && m.match === r.match && m.version === r.list_version && m.asOf === r.as_of) {
+      return m.text;
+    }
   }
   const m: MatchedText = {
     value: r.matched_value,
     list: r.list,
     listType: r.list_type,
     match: r.match,
-    text: ['', text(r.matched_value), text(r.list), text(r.list_type), `${text(r.match)}\n`].join('\t'),
+    version: r.list_version,
+    asOf: r.as_of,
+    text: ['', text(r.matched_value), text(r.list), text(r.list_type), text(r.match), text(r.list_version), `${r.as_of === null ? '\\N' : dateTime64(r.as_of)}\n`].join('\t'),
   };
   matchedTexts[nextMatched] = m;
   nextMatched = (nextMatched + 1) % matchedTexts.length;
@@ -85,7 +91,7 @@ function matched(r: AuditMatchRow): string {
 }
 
 export const auditMatchLines: LineFormat<AuditMatchRow> = {
-  columns: ['time', 'customer_id', 'payer', 'request_id', 'endpoint', 'screened_value', 'matched_value', 'list', 'list_type', 'match'],
+  columns: ['time', 'customer_id', 'payer', 'request_id', 'endpoint', 'screened_value', 'matched_value', 'list', 'list_type', 'match', 'list_version', 'as_of'],
   check: (r) => {
     checkHead(r.time, r.customer_id, r.payer, r.request_id, r.endpoint);
     checkText(r.screened_value);
@@ -93,6 +99,8 @@ export const auditMatchLines: LineFormat<AuditMatchRow> = {
     checkText(r.list);
     checkText(r.list_type);
     checkText(r.match);
+    checkText(r.list_version);
+    if (r.as_of !== null) checkTime(r.as_of);
   },
   line: (r) => {
     const start = head(r.time, r.customer_id, r.payer, r.request_id, r.endpoint);
@@ -157,8 +165,11 @@ export const settlementLines: LineFormat<SettlementRow> = {
 const KINDS: readonly ListChangeRow['kind'][] = ['listed', 'delisted', 'relisted'];
 
 export const listChangeLines: LineFormat<ListChangeRow> = {
-  columns: ['list', 'version', 'kind', 'at', 'entity_type', 'value', 'metadata', 'source_url'],
+  columns: ['seq', 'change_id', 'owner', 'list', 'version', 'kind', 'at', 'entity_type', 'value', 'metadata', 'source_url'],
   check: (r) => {
+    uint(r.seq, Number.MAX_SAFE_INTEGER);
+    checkText(r.change_id);
+    uint(r.owner, UINT32);
     checkText(r.list);
     checkText(r.version);
     member(r.kind, KINDS);
@@ -169,6 +180,7 @@ export const listChangeLines: LineFormat<ListChangeRow> = {
     checkNullableText(r.source_url);
   },
   line: (r) =>
+    `${uint(r.seq, Number.MAX_SAFE_INTEGER)}\t${text(r.change_id)}\t${uint(r.owner, UINT32)}\t` +
     `${text(r.list)}\t${text(r.version)}\t${member(r.kind, KINDS)}\t${dateTime64(r.at)}\t${text(r.entity_type)}\t` +
     `${text(r.value)}\t${text(r.metadata)}\t${nullableText(r.source_url)}\n`,
 };

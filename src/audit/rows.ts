@@ -14,6 +14,10 @@ export interface AuditMatchRow {
   list: string;
   list_type: string;
   match: string;
+  /** The version of `list` the request was screened against. */
+  list_version: string;
+  /** The as-of time (ms) of a screening as of a past date, else null. */
+  as_of: number | null;
 }
 
 export interface UsageRow {
@@ -43,6 +47,10 @@ export interface SettlementRow {
 }
 
 export interface ListChangeRow {
+  seq: number;
+  change_id: string;
+  /** A private list's customer; 0 for public lists. */
+  owner: number;
   list: string;
   version: string;
   kind: 'listed' | 'delisted' | 'relisted';

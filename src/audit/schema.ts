@@ -12,6 +12,8 @@ export interface TableSpec {
   orderBy: string;
   ttl?: string;
   indexes?: string[];
+  /** Columns added after the table was first released: added to an existing table at start. */
+  added?: string[];
   /** Distributed sharding key: rows that are read together live on one shard. */
   shardBy: string;
 }
@@ -30,7 +32,10 @@ export const TABLES: TableSpec[] = [
       ['list', 'LowCardinality(String)'],
       ['list_type', 'LowCardinality(String)'],
       ['match', 'LowCardinality(String)'],
+      ['list_version', 'LowCardinality(String)'],
+      ['as_of', "Nullable(DateTime64(3, 'UTC'))"],
     ],
+    added: ['list_version', 'as_of'],
     engine: 'MergeTree',
     partitionBy: 'toYYYYMM(time)',
     orderBy: '(customer_id, payer, time, request_id)',
@@ -65,6 +70,9 @@ export const TABLES: TableSpec[] = [
   {
     name: 'list_changes',
     columns: [
+      ['seq', 'UInt64'],
+      ['change_id', 'String'],
+      ['owner', 'UInt32'],
       ['list', 'LowCardinality(String)'],
       ['version', 'String'],
       ['kind', "Enum8('listed' = 1, 'delisted' = 2, 'relisted' = 3)"],
@@ -74,11 +82,14 @@ export const TABLES: TableSpec[] = [
       ['metadata', 'String'],
       ['source_url', 'Nullable(String)'],
     ],
-    // A re-run of the same diff writes identical keys, which merges collapse.
+    // The changes feed pages through (owner, seq) in order: the primary key finds a cursor's
+    // granule at once. A change delivered twice (the loaders' sinks are at-least-once) has the same
+    // key, which merges collapse and readers skip (LIMIT 1 BY seq).
     engine: 'ReplacingMergeTree',
-    partitionBy: 'toYYYYMM(at)',
-    orderBy: '(list, entity_type, value, at, kind, version)',
-    shardBy: 'sipHash64(list, entity_type, value)',
+    partitionBy: 'intDiv(seq, 10000000)',
+    orderBy: '(owner, seq)',
+    indexes: ['INDEX at_idx at TYPE minmax GRANULARITY 1', 'INDEX value_idx value TYPE bloom_filter(0.01) GRANULARITY 4'],
+    shardBy: 'owner',
   },
   {
     name: 'x402_settlements',
@@ -124,7 +135,15 @@ export function fileStructure(table: string, columns: readonly string[]): string
     .join(', ');
 }
 
-/** CREATE statements for the database and every table, idempotent (IF NOT EXISTS). */
+/**
+ * Tables whose key changed since an earlier release, with a column only the new one has: an
+ * existing table without it is renamed to `<name>_legacy` (kept, no longer written) at start,
+ * and the new one is created in its place. `list_changes` was keyed by value; the changes feed
+ * needs its ingest sequence.
+ */
+export const REKEYED: { table: string; column: string }[] = [{ table: 'list_changes', column: 'seq' }];
+
+/** CREATE statements for the database and every table, idempotent (IF NOT EXISTS), then the added columns. */
 export function renderDdl(database: string, cluster?: string): string[] {
   const db = ident(database);
   const on = cluster ? ` ON CLUSTER ${ident(cluster)}` : '';
@@ -149,6 +168,10 @@ export function renderDdl(database: string, cluster?: string): string[] {
         `CREATE TABLE IF NOT EXISTS ${db}.${ident(t.name)}${on} AS ${db}.${ident(local)}\n` +
           `ENGINE = Distributed(${ident(cluster)}, ${db}, ${ident(local)}, ${t.shardBy})`,
       );
+    }
+    const added = (t.added ?? []).map((name) => `ADD COLUMN IF NOT EXISTS ${ident(name)} ${t.columns.find(([n]) => n === name)![1]}`);
+    if (added.length > 0) {
+      for (const table of cluster ? [local, t.name] : [t.name]) out.push(`ALTER TABLE ${db}.${ident(table)}${on} ${added.join(', ')}`);
     }
   }
   return out;

@@ -19,6 +19,8 @@ export interface GateDeps {
   /** Where settled x402 payments are recorded (the `x402_settlements` table). */
   settlements: RowSink<SettlementRow>;
   config: Pick<Config, 'ADMIN_KEY' | 'AUDIT_STRICT'>;
+  /** The local operator key this node advertises in DATA_DIR (src/operator/service-file.ts): accepted like ADMIN_KEY. */
+  localOperatorKey?: string;
   now?: () => number;
   log?: Logger;
 }
@@ -61,7 +63,7 @@ function digest(s: string): Buffer {
  */
 export function createGate(deps: GateDeps): Gate {
   const now = deps.now ?? Date.now;
-  const adminKey = deps.config.ADMIN_KEY ? digest(deps.config.ADMIN_KEY) : null;
+  const adminKeys = [deps.config.ADMIN_KEY, deps.localOperatorKey].filter((k): k is string => !!k).map(digest);
   const strict = deps.config.AUDIT_STRICT;
 
   /** `undefined`: no Authorization header; `null`: a malformed, unknown or revoked token. */
@@ -83,19 +85,21 @@ export function createGate(deps: GateDeps): Gate {
       list: m.list,
       list_type: m.list_type,
       match: m.match,
+      list_version: m.list_version,
+      as_of: m.as_of,
     }));
   }
 
   function quotaCharge(endpoint: AnyEndpoint, meta: RequestMeta, id: TokenIdentity, r: Reservation): Charge {
     let done = false;
-    const usageRow = (time: number, status: number): UsageRow => ({
+    const usageRow = (time: number, status: number, credits: number): UsageRow => ({
       time,
       customer_id: id.customerId,
       payer: '',
       request_id: meta.requestId,
       endpoint: endpoint.id,
       status,
-      credits: r.credits,
+      credits,
       method: 'quota',
       amount: '0',
       tx_hash: '',
@@ -103,15 +107,16 @@ export function createGate(deps: GateDeps): Gate {
     });
     return {
       caller: { kind: 'customer', customerId: id.customerId, tokenId: id.tokenId },
-      commit({ status, audit }) {
+      settlesBeforeAnswer: false,
+      commit({ status, audit, credits = r.credits }) {
         if (done) return NO_HEADERS;
         done = true;
         const time = now();
         if (strict) {
           // The response waits until its rows are stored; if they cannot be, it fails and costs nothing.
-          return Promise.all([deps.usage.write([usageRow(time, status)]), deps.audit.write(matchRows(endpoint, meta, time, id.customerId, '', audit))]).then(
+          return Promise.all([deps.usage.write([usageRow(time, status, credits)]), deps.audit.write(matchRows(endpoint, meta, time, id.customerId, '', audit))]).then(
             () => {
-              r.commit();
+              r.commit(credits);
               return NO_HEADERS;
             },
             (err: unknown) => {
@@ -124,13 +129,13 @@ export function createGate(deps: GateDeps): Gate {
           // The audit rows first: their values come from the lists, while the usage row is all
           // our own numbers, so a refused row leaves nothing buffered for a request that fails.
           deps.audit.push(matchRows(endpoint, meta, time, id.customerId, '', audit));
-          deps.usage.push([usageRow(time, status)]);
+          deps.usage.push([usageRow(time, status, credits)]);
         } catch (err) {
           // A row the writer refuses: the request fails and costs nothing.
           r.release();
           return Promise.reject(err);
         }
-        r.commit();
+        r.commit(credits);
         return NO_HEADERS;
       },
       release() {
@@ -148,9 +153,15 @@ export function createGate(deps: GateDeps): Gate {
     let done = false;
     return {
       caller,
+      settlesBeforeAnswer: true,
       async commit({ status, audit }) {
         if (done) return NO_HEADERS;
         done = true;
+        if (meta.gone?.()) {
+          // The answer can no longer be delivered: the authorization stays unsettled.
+          deps.payments.release(payment);
+          throw new HttpError(503, 'the answer could not be delivered; the payment was not settled');
+        }
         if (strict) {
           // The audit rows are stored before any money moves: if they cannot be, the request
           // fails unpaid.
@@ -215,7 +226,7 @@ export function createGate(deps: GateDeps): Gate {
   }
 
   function free(caller: Caller): Charge {
-    return { caller, commit: () => NO_HEADERS, release: () => undefined };
+    return { caller, settlesBeforeAnswer: false, commit: () => NO_HEADERS, release: () => undefined };
   }
 
   const anonymous = free({ kind: 'anonymous' });
@@ -225,6 +236,11 @@ export function createGate(deps: GateDeps): Gate {
     if (id === undefined) throw new HttpError(401, 'Not authenticated', { 'WWW-Authenticate': 'Bearer' });
     if (id === null) throw invalidTokenError();
     return free({ kind: 'customer', customerId: id.customerId, tokenId: id.tokenId });
+  }
+
+  function uncharged(id: TokenIdentity | null | undefined): Charge {
+    if (id === null) throw invalidTokenError();
+    return id ? free({ kind: 'customer', customerId: id.customerId, tokenId: id.tokenId }) : anonymous;
   }
 
   function metered(endpoint: AnyEndpoint, meta: RequestMeta, credits: number, id: TokenIdentity | null | undefined): Charge | Promise<Charge> {
@@ -249,9 +265,13 @@ export function createGate(deps: GateDeps): Gate {
       case 'public':
         return anonymous;
       case 'admin': {
-        if (!adminKey) throw new HttpError(503, 'admin API disabled');
+        if (adminKeys.length === 0) throw new HttpError(503, 'admin API disabled');
         const key = bearer(meta.headers.authorization);
-        if (!key || !timingSafeEqual(digest(key), adminKey)) throw new HttpError(401, 'Invalid admin key', { 'WWW-Authenticate': 'Bearer' });
+        const given = key ? digest(key) : null;
+        // Every key is compared, so the time taken does not tell which one came close.
+        let ok = false;
+        for (const k of adminKeys) if (given !== null && timingSafeEqual(given, k)) ok = true;
+        if (!ok) throw new HttpError(401, 'Invalid admin key', { 'WWW-Authenticate': 'Bearer' });
         return admin;
       }
       case 'account': {
@@ -261,6 +281,8 @@ export function createGate(deps: GateDeps): Gate {
       case 'metered': {
         const credits = endpoint.credits?.(input) ?? 1;
         const id = identify(meta);
+        // Nothing to charge (a batch of invalid items only): no quota, no payment, no challenge.
+        if (credits === 0) return id instanceof Promise ? id.then(uncharged) : uncharged(id);
         return id instanceof Promise ? id.then((i) => metered(endpoint, meta, credits, i)) : metered(endpoint, meta, credits, id);
       }
     }

@@ -18,7 +18,8 @@ export function monthOf(ms: number): string {
 export interface Reservation {
   readonly month: string;
   readonly credits: number;
-  commit(): void;
+  /** Consumes `used` of the credits (all by default) and gives back the rest. */
+  commit(used?: number): void;
   release(): void;
 }
 
@@ -161,20 +162,26 @@ export class QuotaManager {
     let done = false;
     const month = s.month;
     const monthKey = s.key;
+    const giveBack = (n: number) => {
+      if (n <= 0) return;
+      const current = this.states.get(customerId);
+      if (current && current.month === month) current.local += n;
+      else add(this.returnPending, monthKey, n);
+    };
     return {
       month,
       credits,
-      commit: () => {
+      commit: (used = credits) => {
         if (done) return;
         done = true;
-        add(this.usedPending, monthKey, credits);
+        const n = Math.max(0, Math.min(credits, used));
+        if (n > 0) add(this.usedPending, monthKey, n);
+        giveBack(credits - n);
       },
       release: () => {
         if (done) return;
         done = true;
-        const current = this.states.get(customerId);
-        if (current && current.month === month) current.local += credits;
-        else add(this.returnPending, monthKey, credits);
+        giveBack(credits);
       },
     };
   }

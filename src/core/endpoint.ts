@@ -34,6 +34,25 @@ export interface RequestMeta {
   clientIp: string;
   /** Lower-case header names. Only the ones the pipeline needs are kept. */
   headers: Record<string, string | undefined>;
+  /**
+   * True once the answer can no longer be delivered (the client went away, or shutdown closed the
+   * connection at its deadline): a payment is then not settled. Set by transports that know.
+   */
+  gone?: () => boolean;
+}
+
+/**
+ * What a screening answer was computed against: the version of each list screened and, for a
+ * screening as of a past date, that date. The answer states it in headers and each audit row
+ * records it.
+ */
+export interface ScreeningBasis {
+  /** The response headers that state it (`X-List-Versions`, and `X-As-Of` for a past date). */
+  readonly headers: Readonly<Record<string, string>>;
+  /** The version of a list screened ('' for a list that was not). */
+  versionOf(list: string): string;
+  /** The as-of time (ms since the epoch), or null for a screening of the current lists. */
+  readonly asOf: number | null;
 }
 
 export interface RequestContext {
@@ -42,6 +61,8 @@ export interface RequestContext {
   caller: Caller;
   /** Clock in ms since epoch (injectable for tests). */
   now: () => number;
+  /** Set by a screening handler: the pipeline adds its headers to the answer and passes it to the audit rows. */
+  basis?: ScreeningBasis;
 }
 
 /** A match written to the audit trail. */
@@ -51,6 +72,10 @@ export interface AuditMatch {
   list: string;
   list_type: ListType;
   match: MatchKind | string;
+  /** The version of `list` the request was screened against. */
+  list_version: string;
+  /** The as-of time of a screening as of a past date (ms), else null. */
+  as_of: number | null;
 }
 
 /** A handler's answer when it is not JSON (CSV download); an iterable body is streamed with backpressure. */
@@ -58,6 +83,17 @@ export class RawResponse {
   constructor(
     readonly contentType: string,
     readonly body: string | Buffer | AsyncIterable<string> | Iterable<string>,
+    readonly headers: Record<string, string> = {},
+  ) {}
+}
+
+/**
+ * A handler's answer for work that goes on after the response (a job to poll): status 202, the
+ * body (of the endpoint's output schema) and headers such as `Location`.
+ */
+export class Accepted<T = unknown> {
+  constructor(
+    readonly body: T,
     readonly headers: Record<string, string> = {},
   ) {}
 }
@@ -78,18 +114,30 @@ export interface EndpointDef<I extends z.ZodObject = z.ZodObject, O extends z.Zo
   errors?: number[];
   /** Credits a metered call costs (default 1). */
   credits?: (input: z.output<I>) => number;
+  /**
+   * A streamed answer (an array sent element by element): the credits of the elements actually
+   * delivered, so that an answer cut off is charged (and audited) for what was sent. See
+   * `executeStreamed` in pipeline.ts.
+   */
+  deliveredCredits?: (delivered: z.output<O>) => number;
   /** Audit rows of a metered call's successful result. */
-  audit?: (input: z.output<I>, output: z.output<O>) => AuditMatch[];
+  audit?: (input: z.output<I>, output: z.output<O>, ctx: RequestContext) => AuditMatch[];
   /** The REST route is registered by hand (streaming answers); the definition still feeds tRPC, OpenAPI and MCP. */
   nativeRoute?: boolean;
+  /** The REST body is raw content, not JSON fields: content type → description (OpenAPI). */
+  rawBody?: Record<string, string>;
   /**
    * JSON of a successful REST answer, when something faster than JSON.stringify gives the same
    * text. A Buffer may be a view that the next call writes over: it is sent before anything else runs.
    */
   serialize?: (output: z.output<O>) => string | Buffer;
+  /** The answer may be a 202 (Accepted) with the same body: work that goes on, to poll at `Location`. */
+  accepted?: boolean;
+  /** Headers of a successful answer, name → description (OpenAPI). */
+  headers?: Record<string, string>;
   /** Example output for the x402 discovery block and the docs. */
   example?: z.output<O>;
-  handler: (input: z.output<I>, ctx: RequestContext) => Promise<z.output<O> | RawResponse> | z.output<O> | RawResponse;
+  handler: (input: z.output<I>, ctx: RequestContext) => Promise<z.output<O> | RawResponse | Accepted<z.output<O>>> | z.output<O> | RawResponse | Accepted<z.output<O>>;
 }
 
 /** Helper that keeps input/output types tied together for inference. */

@@ -29,8 +29,40 @@ export interface ValidationIssue {
 
 export class ValidationFailed extends HttpError {
   constructor(readonly issues: ValidationIssue[]) {
-    super(422, issues);
+    super(422, issues.map((i) => (i.input !== null && typeof i.input === 'object' ? { ...i, input: boundedEcho(i.input) } : i)));
   }
+}
+
+/** Levels and entries of an object or array that a 422's `input` echoes back. */
+const ECHO_DEPTH = 4;
+const ECHO_ENTRIES = 20;
+/** Stands for what an echo leaves out. */
+const ECHO_ELIDED = '…';
+
+/**
+ * The client's input as a 422 echoes it: primitives as given, objects and arrays up to
+ * ECHO_DEPTH levels and ECHO_ENTRIES entries each (the rest `…`). The echo is serialized into the
+ * answer, and untrusted structure of any depth or size must never reach JSON.stringify.
+ */
+export function boundedEcho(value: unknown, depth = 0): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  if (depth >= ECHO_DEPTH) return ECHO_ELIDED;
+  if (Array.isArray(value)) {
+    const out = value.slice(0, ECHO_ENTRIES).map((v) => boundedEcho(v, depth + 1));
+    if (value.length > ECHO_ENTRIES) out.push(ECHO_ELIDED);
+    return out;
+  }
+  const out: Record<string, unknown> = {};
+  let n = 0;
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) continue;
+    if (n++ === ECHO_ENTRIES) {
+      out[ECHO_ELIDED] = ECHO_ELIDED;
+      break;
+    }
+    out[key] = boundedEcho((value as Record<string, unknown>)[key], depth + 1);
+  }
+  return out;
 }
 
 /** A value-level failure found after schema validation (e.g. an ENS name that does not resolve). */

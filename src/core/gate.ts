@@ -22,10 +22,16 @@ export interface CommitResult {
 export interface Charge {
   caller: Caller;
   /**
+   * True when the charge is settled before the answer goes out (x402: its receipt is a header of
+   * the answer), so a streamed answer cannot be charged for part of what it promised.
+   */
+  settlesBeforeAnswer: boolean;
+  /**
    * The handler succeeded: record usage and audit rows, then settle a payment. Rejects with an
    * HttpError (a fresh 402) when settlement fails, in which case the response must be withheld.
+   * `credits`: fewer than reserved when a streamed answer was cut off (quota only).
    */
-  commit(result: { status: number; audit: AuditMatch[] }): CommitResult | Promise<CommitResult>;
+  commit(result: { status: number; audit: AuditMatch[]; credits?: number }): CommitResult | Promise<CommitResult>;
   /** The handler failed: nothing is charged, a payment authorization stays unsettled. */
   release(reason: { status: number }): void;
 }

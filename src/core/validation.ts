@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { ValidationFailed, type ValidationIssue } from './errors.js';
+import { boundedEcho, ValidationFailed, type ValidationIssue } from './errors.js';
 
 /**
  * Input parsing shared by every transport, reporting failures exactly as FastAPI/Pydantic v2 do:
@@ -129,8 +129,9 @@ function jsonType(v: unknown): string {
   return typeof v;
 }
 
-/** Maps one zod v4 issue to Pydantic's vocabulary. */
-export function toPydanticIssue(issue: z.core.$ZodIssue, loc: (string | number)[], input: unknown, parseError?: string): ValidationIssue {
+/** Maps one zod v4 issue to Pydantic's vocabulary; an object or array input is echoed bounded (see boundedEcho). */
+export function toPydanticIssue(issue: z.core.$ZodIssue, loc: (string | number)[], rawInput: unknown, parseError?: string): ValidationIssue {
+  const input = rawInput !== null && typeof rawInput === 'object' ? boundedEcho(rawInput) : rawInput;
   if (parseError) return { type: parseError, loc, msg: PARSE_MESSAGES[parseError] ?? 'Invalid input', input };
   const i = issue as z.core.$ZodIssue & Record<string, unknown>;
   switch (issue.code) {
@@ -214,6 +215,8 @@ export function valueAt(root: unknown, path: PropertyKey[]): unknown {
  */
 export function parseInput<S extends z.ZodObject>(schema: S, raw: RawInput, bodyLocation: Location = 'body'): z.output<S> {
   const shape = schema.shape as Record<string, z.ZodType>;
+  refuseNul(raw.path, 'path');
+  refuseNul(raw.query, 'query');
   const body = raw.body;
   if (body !== undefined && (body === null || typeof body !== 'object' || Array.isArray(body))) {
     throw new ValidationFailed([
@@ -237,18 +240,107 @@ export function parseInput<S extends z.ZodObject>(schema: S, raw: RawInput, body
   throw new ValidationFailed(issues);
 }
 
+/** Deepest nesting of arrays and objects a JSON body may have (the body itself is level 1). */
+const MAX_JSON_DEPTH = 64;
+
+const NUL_MESSAGE = 'NUL characters (U+0000) are not allowed';
+
+function nulIssue(loc: (string | number)[], input: string): ValidationIssue {
+  return { type: 'value_error', loc, msg: `Value error, ${NUL_MESSAGE}`, input, ctx: { error: NUL_MESSAGE } };
+}
+
+/** Query and path strings with a NUL character: no store takes it (PostgreSQL text cannot hold one). */
+function refuseNul(values: Record<string, string>, where: Location): void {
+  for (const key in values) if (values[key].includes('\0')) throw new ValidationFailed([nulIssue([where, key], values[key])]);
+}
+
+/**
+ * Where a parsed body breaks the body rules: the path to the first array or object nested deeper
+ * than MAX_JSON_DEPTH, or (when `nul`) to the first string holding a NUL character. `value` sits
+ * at `depth` (the body itself at 1). The walk never goes deeper than the limit, so it is safe on
+ * any input (JSON.parse itself is not recursive and takes any depth; what comes after it —
+ * validation, error echoes, JSON.stringify — must not see more). The elements of the body's
+ * field `opaque` are skipped for depth: their endpoint checks each itself (batch items).
+ */
+function bodyProblem(value: unknown, nul: boolean, depth: number, opaque?: string): { path: (string | number)[]; kind: 'depth' | 'nul'; input?: string } | null {
+  const path: (string | number)[] = [];
+  const walk = (v: unknown, d: number): 'depth' | 'nul' | null => {
+    if (typeof v === 'string') return nul && v.includes('\0') ? 'nul' : null;
+    if (v === null || typeof v !== 'object') return null;
+    if (d > MAX_JSON_DEPTH) return 'depth';
+    if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) {
+        const e: unknown = v[i];
+        if (typeof e !== 'object' && !nul) continue;
+        const found = walk(e, d + 1);
+        if (found) return (path.unshift(i), found);
+      }
+      return null;
+    }
+    for (const key in v) {
+      const e = (v as Record<string, unknown>)[key];
+      if (typeof e !== 'object' && !nul) continue;
+      if (!nul && d === 1 && key === opaque && Array.isArray(e)) continue;
+      const found = walk(e, d + 1);
+      if (found) return (path.unshift(key), found);
+    }
+    return null;
+  };
+  const kind = walk(value, depth);
+  if (!kind) return null;
+  return { path, kind, input: kind === 'nul' ? (valueAt(value, path) as string) : undefined };
+}
+
 /**
  * Parses a JSON request body, reporting a syntax error as Pydantic's `json_invalid`. An empty body
  * is an empty object, so an action without fields (`POST .../test`) needs none and a missing
- * field is reported at its own `["body", name]`.
+ * field is reported at its own `["body", name]`. A body nested deeper than MAX_JSON_DEPTH is a
+ * `json_invalid` too, and a string with a NUL character a `value_error` at its place. `opaque`:
+ * a top-level array field whose elements the endpoint checks for depth itself (checkBodyRules).
  */
-export function parseJsonBody(text: string): unknown {
+export function parseJsonBody(text: string, opaque?: string): unknown {
   if (text.trim() === '') return {};
+  let body: unknown;
   try {
-    return JSON.parse(text);
+    body = JSON.parse(text);
   } catch (err) {
     const message = (err as Error).message;
     const pos = Number(/position (\d+)/.exec(message)?.[1] ?? 0);
     throw new ValidationFailed([{ type: 'json_invalid', loc: ['body', pos], msg: 'JSON decode error', input: {}, ctx: { error: message } }]);
   }
+  // A NUL can only arrive escaped, so the walk looks for one only when the text has the escape.
+  throwBodyProblem(bodyProblem(body, text.includes('\\u0000'), 1, opaque), []);
+  return body;
+}
+
+/**
+ * Throws the 422 of a value nested deeper than MAX_JSON_DEPTH or holding a NUL character in a
+ * string (`nul` false: the caller knows there is none). `at`: where the value sits in the body
+ * (a batch item: `['items', i]`); by default it is the body (or tool arguments, or tRPC input).
+ */
+export function checkBodyRules(value: unknown, nul = true, at: (string | number)[] = []): void {
+  throwBodyProblem(bodyProblem(value, nul, 1 + at.length), at);
+}
+
+function throwBodyProblem(problem: ReturnType<typeof bodyProblem>, at: (string | number)[]): void {
+  if (problem?.kind === 'depth') {
+    const error = `nesting deeper than ${MAX_JSON_DEPTH} levels`;
+    throw new ValidationFailed([{ type: 'json_invalid', loc: ['body', ...at, ...problem.path], msg: 'JSON decode error', input: {}, ctx: { error } }]);
+  }
+  if (problem?.kind === 'nul') throw new ValidationFailed([nulIssue(['body', ...at, ...problem.path], problem.input!)]);
+}
+
+/**
+ * The depth bound for a transport that parses the body itself (/trpc, /mcp): throws its 422 when
+ * the text is JSON nested deeper than MAX_JSON_DEPTH. Text that is not JSON is left to the
+ * transport's own error, and NUL characters to checkBodyRules on the input it hands over.
+ */
+export function checkJsonDepth(text: string): void {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return;
+  }
+  checkBodyRules(body, false);
 }

@@ -3,7 +3,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from '@x402/core/http';
 import type { RequestMeta } from '../core/endpoint.js';
 import { errorOutcome, execute, type Outcome, type PipelineDeps } from '../core/pipeline.js';
-import { parseInput } from '../core/validation.js';
+import { checkBodyRules, parseInput } from '../core/validation.js';
 import { ValidationFailed } from '../core/errors.js';
 import {
   paymentHeaderFromMcpMeta,
@@ -110,8 +110,9 @@ function decodeHeader<T>(value: string | undefined, decode: (v: string) => T): T
   }
 }
 
-function errorResult(outcome: Omit<Outcome, 'caller'>): CallToolResult {
-  const body = asRecord(outcome.body);
+/** An error result: the documented error body; an unexpected failure says only that, with the request id to quote (the log has the rest). */
+function errorResult(outcome: Omit<Outcome, 'caller'>, requestId: string): CallToolResult {
+  const body = outcome.status >= 500 ? { ...asRecord(outcome.body), request_id: requestId } : asRecord(outcome.body);
   const result: CallToolResult = { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body };
   const v2 = decodeHeader(outcome.headers[PAYMENT_REQUIRED_HEADER], decodePaymentRequiredHeader);
   if (v2 !== undefined) result._meta = { [META_PAYMENT_REQUIRED]: v2 };
@@ -125,9 +126,18 @@ function successResult(tool: McpTool, outcome: Outcome): CallToolResult {
     content: [{ type: 'text', text: JSON.stringify(outcome.body) }],
     structuredContent: tool.wrapped ? { [WRAP_KEY]: outcome.body } : asRecord(outcome.body),
   };
-  if (receipt !== undefined) result._meta = { [META_PAYMENT_RESPONSE]: receipt };
+  const meta: Record<string, unknown> = {};
+  if (receipt !== undefined) meta[META_PAYMENT_RESPONSE] = receipt;
+  // What a screening was computed against, which REST states in headers.
+  if (outcome.headers['X-List-Versions'] !== undefined) meta[META_LIST_VERSIONS] = outcome.headers['X-List-Versions'];
+  if (outcome.headers['X-As-Of'] !== undefined) meta[META_AS_OF] = outcome.headers['X-As-Of'];
+  if (Object.keys(meta).length > 0) result._meta = meta;
   return result;
 }
+
+/** `_meta` keys of a screening tool's result: the X-List-Versions and X-As-Of headers of REST. */
+const META_LIST_VERSIONS = 'screening/list-versions';
+const META_AS_OF = 'screening/as-of';
 
 /**
  * One tool call through the same pipeline as REST: validate the arguments (422 before anything is
@@ -151,6 +161,7 @@ export async function callTool(tool: McpTool, rawArgs: unknown, rawMeta: unknown
       // Over stdio there is no caller address to fall back on.
       throw new ValidationFailed([{ type: 'missing', loc: ['body', tool.clientIpField], msg: 'Field required', input: null }]);
     }
+    checkBodyRules(args);
     const input = parseInput(tool.endpoint.input, { path: {}, query: {}, body: args });
     const done = await execute(tool.endpoint, input, meta, deps.pipeline);
     if (done.raw) throw new Error(`tool ${tool.name} produced a non-JSON answer`);
@@ -160,5 +171,5 @@ export async function callTool(tool: McpTool, rawArgs: unknown, rawMeta: unknown
     outcome = errorOutcome(err, deps.log, meta);
   }
   deps.log.debug({ reqId: meta.requestId, tool: tool.name, status: outcome.status }, 'mcp tool call');
-  return errorResult(outcome);
+  return errorResult(outcome, meta.requestId);
 }

@@ -4,6 +4,8 @@ import type { RequestMeta } from '../core/endpoint.js';
 import type { RouteHelpers } from '../server/app.js';
 import { preflight, StreamWriter, writeHead, type ResponseState } from '../server/uws-io.js';
 import type { McpConnection } from './call.js';
+import { checkJsonDepth } from '../core/validation.js';
+import { errorOutcome } from '../core/pipeline.js';
 import type { McpServerFactory } from './server.js';
 
 /**
@@ -107,6 +109,13 @@ export function registerMcpRoute(app: TemplatedApp, helpers: RouteHelpers, facto
         const error = JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: 'Request body too large' }, id: null });
         writeWhole(res, state, 413, { 'Content-Type': 'application/json', 'X-Request-Id': meta.requestId }, error);
         return 413;
+      }
+      try {
+        checkJsonDepth(text);
+      } catch (err) {
+        const refused = errorOutcome(err, helpers.log, meta);
+        writeWhole(res, state, refused.status, { 'Content-Type': 'application/json', 'X-Request-Id': meta.requestId }, JSON.stringify(refused.body));
+        return refused.status;
       }
       const headers = new Headers();
       for (const h of TRANSPORT_HEADERS) {

@@ -7,10 +7,10 @@ import type { AnyRouter } from '@trpc/server';
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
 import type { AnyEndpoint, RequestMeta } from '../core/endpoint.js';
 import { execute, errorOutcome, type Outcome, type PipelineDeps } from '../core/pipeline.js';
-import { parseInput, parseJsonBody, type RawInput } from '../core/validation.js';
+import { checkJsonDepth, parseInput, parseJsonBody, type RawInput } from '../core/validation.js';
 import { ClientIpResolver } from './client-ip.js';
 import { UwsRequestMeta } from './request-meta.js';
-import { JSON_TYPE, preflight, readText, ResponseState, sendBody, StreamWriter, writeBody, writeHead } from './uws-io.js';
+import { JSON_TYPE, preflight, readText, refuseUnread, ResponseState, sendBody, StreamWriter, writeBody, writeHead } from './uws-io.js';
 import type { Metrics, RouteStats } from './metrics.js';
 import type { TrpcContext } from '../api/trpc.js';
 
@@ -21,6 +21,8 @@ import type { TrpcContext } from '../api/trpc.js';
  */
 
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
+/** After the drain deadline closed their connections, how long the remaining handlers get to record what they did. */
+const CLOSE_GRACE_MS = 2_000;
 
 export interface RouteHelpers {
   /** Reads the request into a RequestMeta; call synchronously at the start of a handler. */
@@ -70,7 +72,13 @@ export interface HttpAppOptions {
 
 export interface HttpServer {
   listen(host: string, port: number): Promise<number>;
-  /** Stops accepting connections, then resolves once in-flight requests finished (or timeout). */
+  /**
+   * Graceful stop: stops accepting connections; a request arriving afterwards on an open
+   * connection is answered 503 with `Connection: close`; resolves once every request already
+   * received was answered, or at `timeoutMs`, when the connections of the requests still running
+   * are closed (their handlers then finish without an answer: nothing is charged or settled for
+   * them, a streamed batch only for the lines it sent).
+   */
   drain(timeoutMs: number): Promise<void>;
   inflight(): number;
 }
@@ -92,13 +100,48 @@ function parseQuery(q: string): Record<string, string> {
   return out;
 }
 
+/** The answer to a request that arrives once the server is stopping: try another node, on a new connection. */
+function refuseStopping(res: HttpResponse): void {
+  res.cork(() => {
+    writeHead(res, 503, { 'Content-Type': 'application/json', 'Retry-After': '1' });
+    res.end('{"detail":"Service is shutting down"}', true);
+  });
+}
+
+type Handler = (res: HttpResponse, req: HttpRequest) => void;
+
+/**
+ * The app with every route behind the stop check: once `stopping()`, a route's handler is not
+ * run and the request is refused (503, connection closed). One boolean per request.
+ */
+function guarded(app: TemplatedApp, stopping: () => boolean): TemplatedApp {
+  const wrap = (handler: Handler): Handler => (res, req) => (stopping() ? refuseStopping(res) : handler(res, req));
+  return new Proxy(app, {
+    get(target, prop, receiver) {
+      const value = Reflect.get(target, prop, receiver) as unknown;
+      if (typeof value !== 'function') return value;
+      if (prop === 'get' || prop === 'post' || prop === 'del' || prop === 'put' || prop === 'patch' || prop === 'any') {
+        return (pattern: string, handler: Handler) => {
+          (value as (p: string, h: Handler) => TemplatedApp).call(target, pattern, wrap(handler));
+          return receiver as TemplatedApp;
+        };
+      }
+      return (value as (...args: unknown[]) => unknown).bind(target);
+    },
+  });
+}
+
 export function createHttpApp(opts: HttpAppOptions): HttpServer {
-  const app = uWS.App();
+  const uwsApp = uWS.App();
+  let stopping = false;
+  const app = guarded(uwsApp, () => stopping);
   const clientIps = new ClientIpResolver(opts.trustedProxies);
   const { log, metrics } = opts;
   let inflight = 0;
   let listenSocket: us_listen_socket | null = null;
   let drained: (() => void) | null = null;
+  /** Answers that are not sent yet, to close at the drain deadline. */
+  const running = new Map<ResponseState, HttpResponse>();
 
   const readMeta = (res: HttpResponse, req: HttpRequest, transport: RequestMeta['transport'], method = req.getMethod().toUpperCase()): RequestMeta =>
     new UwsRequestMeta(res, req, transport, method, clientIps);
@@ -106,16 +149,18 @@ export function createHttpApp(opts: HttpAppOptions): HttpServer {
   const beginWith = (res: HttpResponse, stats: RouteStats, started = performance.now()): Begun => {
     const state = new ResponseState();
     inflight++;
+    running.set(state, res);
     let finished = false;
     const finish = (status: number) => {
       if (finished) return;
       finished = true;
       inflight--;
+      running.delete(state);
       stats.observe(status, (performance.now() - started) / 1000);
       if (inflight === 0 && drained) drained();
     };
     res.onAborted(() => {
-      state.aborted = true;
+      state.abort();
       finish(499);
     });
     return { state, finish };
@@ -170,6 +215,7 @@ export function createHttpApp(opts: HttpAppOptions): HttpServer {
       else if (ip !== undefined) log.debug({ reqId: meta.requestId, route, status, ip }, 'request');
     };
     const answerLater = (res: HttpResponse, begun: Begun, result: Answer | Promise<Answer>, meta: RequestMeta) => {
+      meta.gone = () => begun.state.aborted;
       void Promise.resolve(result)
         .catch((err: unknown) => errorOutcome(err, log, meta))
         .then(async (outcome) => {
@@ -177,6 +223,12 @@ export function createHttpApp(opts: HttpAppOptions): HttpServer {
           await sendOutcome(res, begun.state, outcome, meta.requestId, ep.serialize);
           begun.finish(outcome.status);
           logged(meta, outcome.status, ip);
+        })
+        .catch((err: unknown) => {
+          // Sending failed (an answer that cannot be serialized): a logged 500, never a crash.
+          const failed = errorOutcome(err, log, meta);
+          void Promise.resolve(sendOutcome(res, begun.state, failed, meta.requestId)).catch((e: unknown) => log.error({ err: e, reqId: meta.requestId }, 'error answer not sent'));
+          begun.finish(failed.status);
         });
     };
     const handler = (res: HttpResponse, req: HttpRequest) => {
@@ -270,6 +322,7 @@ export function createHttpApp(opts: HttpAppOptions): HttpServer {
     const method = meta.method;
     const run = async () => {
       const body = method === 'GET' || method === 'HEAD' ? undefined : await readText(res, state, MAX_BODY_BYTES);
+      if (body !== undefined) checkJsonDepth(body);
       const headers = new Headers();
       for (const [k, v] of Object.entries(meta.headers)) if (v !== undefined) headers.set(k, v);
       const request = new Request(meta.url.replace(/^[^/]*\/\/[^/]*/, 'http://localhost'), { method, headers, body });
@@ -305,12 +358,26 @@ export function createHttpApp(opts: HttpAppOptions): HttpServer {
     const allow = [...methods].join(', ');
     app.any(pattern, (res, req) => {
       if (req.getMethod() === 'options') return preflight(res);
-      res.cork(() => res.writeStatus('405 Method Not Allowed').writeHeader('Allow', allow).writeHeader('Content-Type', 'application/json').end('{"detail":"Method Not Allowed"}'));
+      refuseUnread(res, req, 405, '{"detail":"Method Not Allowed"}', { Allow: allow });
     });
   }
-  app.any('/*', (res) => {
-    res.cork(() => res.writeStatus('404 Not Found').writeHeader('Content-Type', 'application/json').end('{"detail":"Not Found"}'));
-  });
+  app.any('/*', (res, req) => refuseUnread(res, req, 404, '{"detail":"Not Found"}'));
+
+  /** Resolves true once no request is running, false after `ms`. */
+  const settled = (ms: number): Promise<boolean> =>
+    inflight === 0
+      ? Promise.resolve(true)
+      : new Promise((resolve) => {
+          const timer = setTimeout(() => {
+            drained = null;
+            resolve(false);
+          }, ms);
+          drained = () => {
+            clearTimeout(timer);
+            drained = null;
+            resolve(true);
+          };
+        });
 
   return {
     listen(host, port) {
@@ -322,19 +389,21 @@ export function createHttpApp(opts: HttpAppOptions): HttpServer {
         });
       });
     },
-    drain(timeoutMs) {
+    async drain(timeoutMs) {
+      stopping = true;
       if (listenSocket) {
         uWS.us_listen_socket_close(listenSocket);
         listenSocket = null;
       }
-      if (inflight === 0) return Promise.resolve();
-      return new Promise((resolve) => {
-        const timer = setTimeout(resolve, timeoutMs);
-        drained = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
+      if (await settled(timeoutMs)) return;
+      log.warn({ running: inflight, timeoutMs }, 'shutdown deadline reached: closing the connections of the requests still running');
+      for (const [state, res] of [...running]) {
+        if (state.aborted) continue;
+        state.abort();
+        res.cork(() => res.close());
+      }
+      // Their handlers see the closed connection and finish (a batch records what it sent).
+      await settled(CLOSE_GRACE_MS);
     },
     inflight: () => inflight,
   };

@@ -1,12 +1,12 @@
 import type { TemplatedApp } from 'uWebSockets.js';
 import type { AnyEndpoint } from '../core/endpoint.js';
 import { parseInput, parseJsonBody } from '../core/validation.js';
-import { execute, errorOutcome } from '../core/pipeline.js';
+import { executeStreamed, errorOutcome } from '../core/pipeline.js';
 import type { ScreenEnvelope } from '../api/endpoints/screen.js';
 import type { BatchLineT } from '../api/endpoints/batch.js';
 import { screenResponseJson, writeScreenResponseLine } from '../api/screen-json.js';
 import type { RouteHelpers } from './app.js';
-import { StreamWriter } from './uws-io.js';
+import { refuseUnread, StreamWriter } from './uws-io.js';
 
 /**
  * The REST route of batch screening (`screen.batch`): the answer is streamed as NDJSON with
@@ -45,10 +45,17 @@ export function registerBatchRoute(app: TemplatedApp, helpers: RouteHelpers, ep:
       let status = 200;
       try {
         const text = await helpers.readText(res, state);
-        const body = parseJsonBody(text);
+        const body = parseJsonBody(text, 'items');
         const queryParams = Object.fromEntries(new URLSearchParams(query));
         const input = parseInput(ep.input, { path: {}, query: queryParams, body });
-        const outcome = await execute(ep, input, meta, helpers.pipeline);
+        const streamed = await executeStreamed(ep, input, meta, helpers.pipeline);
+        const { outcome } = streamed;
+        if (outcome.raw) {
+          // A replay (Idempotency-Key): the answer as it was first sent.
+          await helpers.sendOutcome(res, state, outcome, meta.requestId);
+          finish(200);
+          return;
+        }
         const lines = outcome.body as BatchLineT[];
         const writer = new StreamWriter(res, state);
         writer.start(200, { ...outcome.headers, 'Content-Type': 'application/x-ndjson', 'X-Request-Id': meta.requestId });
@@ -56,19 +63,34 @@ export function registerBatchRoute(app: TemplatedApp, helpers: RouteHelpers, ep:
         // strings first made every chunk a large string to flatten, each a large-object allocation.
         const out = lineBytes;
         let used = 0;
+        // Lines handed to uWS: what the batch is charged and audited for when it is cut off.
+        let sent = 0;
         for (let i = 0; i < lines.length && !state.aborted; i++) {
           const line = lines[i];
           let end = putLine(line, out, used);
           if (end < 0 && used > 0) {
             await writer.write(out.subarray(0, used));
+            if (!state.aborted) sent = i;
             used = 0;
             end = putLine(line, out, 0);
           }
           if (end >= 0) used = end;
-          else await writer.write(lineText(line));
+          else {
+            await writer.write(lineText(line));
+            if (!state.aborted) sent = i + 1;
+          }
         }
         if (used > 0 && !state.aborted) await writer.write(out.subarray(0, used));
-        writer.end();
+        if (!state.aborted) sent = lines.length;
+        try {
+          await streamed.delivered(sent, () => lines.map(lineText).join(''));
+        } catch (err) {
+          // AUDIT_STRICT and the rows could not be stored: the answer is not completed.
+          helpers.log.error({ err, reqId: meta.requestId }, 'batch rows not stored; answer left incomplete');
+          if (!state.aborted) res.cork(() => res.close());
+          status = 503;
+        }
+        if (status === 200) writer.end();
       } catch (err) {
         const outcome = errorOutcome(err, helpers.log, meta);
         status = outcome.status;
@@ -77,7 +99,5 @@ export function registerBatchRoute(app: TemplatedApp, helpers: RouteHelpers, ep:
       finish(status);
     })();
   });
-  app.any('/api/v1/screen/batch', (res) => {
-    res.cork(() => res.writeStatus('405 Method Not Allowed').writeHeader('Allow', 'POST').writeHeader('Content-Type', 'application/json').end('{"detail":"Method Not Allowed"}'));
-  });
+  app.any('/api/v1/screen/batch', (res, req) => refuseUnread(res, req, 405, '{"detail":"Method Not Allowed"}', { Allow: 'POST' }));
 }

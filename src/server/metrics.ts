@@ -85,7 +85,7 @@ export class Metrics {
    * Per-list gauges read from `status()` at scrape time: entities served, when the data last
    * changed, and whether the last check failed (the previous version stays in service).
    */
-  listGauges(status: () => Record<string, { total: number; last_updated: string | null; last_error: string | null; loaded: boolean }>): void {
+  listGauges(status: () => Record<string, { total: number; last_updated: string | null; last_error: string | null; loaded: boolean; stale: boolean }>): void {
     const read = () => Object.entries(status());
     new Gauge({
       name: 'list_entities',
@@ -105,6 +105,16 @@ export class Metrics {
       collect() {
         this.reset();
         for (const [list, s] of read()) this.labels(list).set(s.last_updated ? Date.parse(s.last_updated) / 1000 : 0);
+      },
+    });
+    new Gauge({
+      name: 'list_stale',
+      help: '1 when a list has been failing for longer than its cadence allows (stale in /api/v1/stats), else 0',
+      labelNames: ['list'] as const,
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const [list, s] of read()) this.labels(list).set(s.stale ? 1 : 0);
       },
     });
     new Gauge({

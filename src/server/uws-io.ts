@@ -1,4 +1,4 @@
-import type { HttpResponse } from 'uWebSockets.js';
+import type { HttpRequest, HttpResponse } from 'uWebSockets.js';
 import { StringDecoder } from 'node:string_decoder';
 import { HttpError } from '../core/errors.js';
 
@@ -18,6 +18,7 @@ const STATUS_TEXT: Record<number, string> = {
   406: 'Not Acceptable',
   409: 'Conflict',
   413: 'Payload Too Large',
+  414: 'URI Too Long',
   415: 'Unsupported Media Type',
   422: 'Unprocessable Entity',
   429: 'Too Many Requests',
@@ -34,6 +35,24 @@ function statusLine(status: number): string {
 export class ResponseState {
   aborted = false;
   done = false;
+  /** Close the connection after the answer (it comes before the request body was read in full). */
+  closeAfter = false;
+  private onAbort: (() => void)[] | null = null;
+
+  /** The connection is gone (the client left, or shutdown closed it): wakes whatever waits on it. */
+  abort(): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    const listeners = this.onAbort;
+    this.onAbort = null;
+    if (listeners) for (const l of listeners) l();
+  }
+
+  /** Calls `listener` once the connection is gone (at once when it is already). */
+  whenAborted(listener: () => void): void {
+    if (this.aborted) listener();
+    else (this.onAbort ??= []).push(listener);
+  }
 }
 
 /**
@@ -42,12 +61,12 @@ export class ResponseState {
  */
 const CORS_HEADERS: Record<string, string> = {
   'Access-Control-Allow-Origin': '*',
-  'Access-Control-Expose-Headers': 'PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-PAYMENT-RESPONSE, X-Request-Id, Retry-After, WWW-Authenticate, Content-Disposition, X-Total-Count',
+  'Access-Control-Expose-Headers': 'PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-PAYMENT-RESPONSE, X-Request-Id, Retry-After, WWW-Authenticate, Content-Disposition, X-Total-Count, Idempotency-Replayed',
 };
 /** Added to CORS_HEADERS (which every answer carries) on a preflight. */
 const CORS_PREFLIGHT_HEADERS: Record<string, string> = {
   'Access-Control-Allow-Methods': 'GET, POST, DELETE, OPTIONS',
-  'Access-Control-Allow-Headers': 'Authorization, Content-Type, X-PAYMENT, PAYMENT-SIGNATURE, X-Request-Id, Accept, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-ID',
+  'Access-Control-Allow-Headers': 'Authorization, Content-Type, X-PAYMENT, PAYMENT-SIGNATURE, Idempotency-Key, X-Request-Id, Accept, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-ID',
   'Access-Control-Max-Age': '86400',
 };
 
@@ -95,21 +114,21 @@ export function preflight(res: HttpResponse): void {
 export function sendBody(res: HttpResponse, state: ResponseState, status: number, contentType: string, body: string | Buffer, headers: Record<string, string>, requestId?: string): void {
   if (state.aborted || state.done) return;
   state.done = true;
-  res.cork(() => writeBody(res, status, contentType, body, headers, requestId));
+  res.cork(() => writeBody(res, status, contentType, body, headers, requestId, state.closeAfter));
 }
 
 /**
  * Writes a whole answer. Call it within uWS's own request callback (which corks the socket) or
  * inside `res.cork`, and only while the response is neither aborted nor answered.
  */
-export function writeBody(res: HttpResponse, status: number, contentType: string, body: string | Buffer, headers: Record<string, string>, requestId?: string): void {
+export function writeBody(res: HttpResponse, status: number, contentType: string, body: string | Buffer, headers: Record<string, string>, requestId?: string, closeConnection = false): void {
   if (contentType === JSON_TYPE) {
     writeHeadWith(res, status, CORS_JSON_BLOCK, headers, requestId);
   } else {
     writeHeadWith(res, status, CORS_BLOCK, headers, requestId);
     res.writeHeader(CONTENT_TYPE, contentType);
   }
-  res.end(body);
+  res.end(body, closeConnection);
 }
 
 /**
@@ -167,7 +186,13 @@ export class StreamWriter {
     this.res.cork(() => {
       ok = this.res.write(chunk);
     });
-    if (!ok && !this.state.aborted) await new Promise<void>((r) => (this.waiting = r));
+    if (!ok && !this.state.aborted) {
+      // Woken when the socket drained, or when the connection is gone (no drain will come).
+      await new Promise<void>((r) => {
+        this.waiting = r;
+        this.state.whenAborted(r);
+      });
+    }
   }
 
   end(): void {
@@ -175,4 +200,14 @@ export class StreamWriter {
     this.state.done = true;
     this.res.cork(() => this.res.end());
   }
+}
+
+/** An error answer given without reading the request (404, 405): a HEAD answer has no body. */
+export function refuseUnread(res: HttpResponse, req: HttpRequest, status: number, body: string, headers: Record<string, string> = {}): void {
+  const head = req.getMethod() === 'head';
+  res.cork(() => {
+    writeHead(res, status, { 'Content-Type': 'application/json', ...headers });
+    if (head) res.endWithoutBody(0);
+    else res.end(body);
+  });
 }

@@ -183,7 +183,7 @@ export function createWebhookDelivery(opts: WebhookDeliveryOptions): WebhookDeli
     const startedAt = new Date(now()).toISOString();
     // Read at attempt time: the current URL and secret (a rotation takes effect at once).
     const { rows } = await db.query<EventRow & { url: string; secret: string }>(
-      `SELECT ev.id, ev.type, ev.created_at, ev.monitored_entity_id, ev.entity_type, ev.value, ev.label, ev.listing, e.url, e.secret
+      `SELECT ev.id, ev.type, ev.created_at, ev.change_id, ev.monitored_entity_id, ev.entity_type, ev.value, ev.label, ev.listing, e.url, e.secret
        FROM webhook_deliveries d JOIN webhook_events ev ON ev.id = d.event_id JOIN webhook_endpoints e ON e.id = d.endpoint_id
        WHERE d.id = $1 AND d.status = 'pending'`,
       [deliveryId],

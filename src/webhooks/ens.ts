@@ -112,6 +112,7 @@ export function createEnsMonitor(opts: EnsMonitorOptions): EnsMonitor {
           }),
           type: 'entity.listed',
           created_at: at.toISOString(),
+          change_id: null,
           monitored_entity_id: m.id,
           entity_type: 'onchain_address',
           value: m.value,

@@ -32,6 +32,8 @@ export interface WebhookEvent {
   id: string;
   type: WebhookEventType;
   created_at: string;
+  /** The list change reported (as in the changes feed); null for test events and ENS resolutions. */
+  change_id: string | null;
   monitored_entity: { id: number | null; entity_type: string; value: string; label: string | null };
   listing: Listing;
 }
@@ -41,6 +43,7 @@ export interface EventRow {
   id: string;
   type: WebhookEventType;
   created_at: string;
+  change_id: string | null;
   monitored_entity_id: number | null;
   entity_type: string;
   value: string;
@@ -79,6 +82,7 @@ export function eventFromRow(row: EventRow): WebhookEvent {
     id: row.id,
     type: row.type,
     created_at: row.created_at,
+    change_id: row.change_id ?? null,
     monitored_entity: { id: row.monitored_entity_id, entity_type: row.entity_type, value: row.value, label: row.label },
     listing: JSON.parse(row.listing) as Listing,
   };

@@ -3,7 +3,6 @@ import type { EntityRecord } from '../../engine/model.js';
 import { matchOne, screenProbes } from '../../engine/match-one.js';
 import { canonicalKey, normalizeGovernmentId } from '../../engine/normalize/index.js';
 import type { ChangeSink, ListChange } from '../../loaders/diff.js';
-import { LISTS } from '../../loaders/registry.js';
 import type { ListDefinition } from '../../loaders/types.js';
 import type { Db, Queryable } from '../store/db.js';
 import { eventId, SCREEN_KIND, type EventRow, type MonitoredEntityType } from './events.js';
@@ -24,6 +23,7 @@ import { isEnsName } from './store.js';
  *
  * The loaders deliver changes at least once; event ids are deterministic and inserted with
  * ON CONFLICT DO NOTHING, so a redelivered change neither duplicates an event nor re-queues it.
+ * A change of a customer's private list makes events for that customer's monitored values only.
  */
 
 export interface Monitor {
@@ -39,8 +39,8 @@ export interface Monitor {
 export interface WebhookSinkOptions {
   db: Db;
   log: Logger;
-  /** The list registry, for `list_name` and `list_type` (default: loaders/registry.ts). */
-  lists?: readonly ListDefinition[];
+  /** A list's definition (registry or uploaded), for `list_name`, `list_type` and a private list's owner. */
+  list: (slug: string) => Pick<ListDefinition, 'slug' | 'display_name' | 'list_type' | 'owner'> | undefined;
   /** Clock (ms) for the first attempt time of new deliveries. */
   now?: () => number;
   /** Called with the number of events created by each write (metrics). */
@@ -132,7 +132,6 @@ const TYPE = { listed: 'entity.listed', delisted: 'entity.delisted', relisted: '
 
 export function createWebhookSink(opts: WebhookSinkOptions): ChangeSink {
   const { db, log } = opts;
-  const defs = new Map((opts.lists ?? LISTS).map((d) => [d.slug, d]));
   const now = opts.now ?? Date.now;
   return {
     async write(changes: ListChange[]): Promise<void> {
@@ -141,12 +140,13 @@ export function createWebhookSink(opts: WebhookSinkOptions): ChangeSink {
       // (list, version, customer) → events, in change order.
       const groups = new Map<string, { customerId: number; events: EventRow[] }>();
       for (const change of changes) {
-        const def = defs.get(change.list);
+        const def = opts.list(change.list);
         if (!def) {
-          log.warn({ list: change.list }, 'list change of a list outside the registry: no webhook events');
+          log.warn({ list: change.list }, 'list change of an unknown list: no webhook events');
           continue;
         }
-        const matches = index.matching(change.record);
+        // A private list's changes reach its owner's monitored values only.
+        const matches = index.matching(change.record).filter((m) => def.owner === undefined || m.customer_id === def.owner);
         if (matches.length === 0) continue;
         const canonical = canonicalKey(change.record.entity_type, change.record.value)!;
         const listing = listingJson(def, change.record);
@@ -167,6 +167,7 @@ export function createWebhookSink(opts: WebhookSinkOptions): ChangeSink {
             }),
             type: TYPE[change.kind],
             created_at: change.at,
+            change_id: change.change_id,
             monitored_entity_id: m.id,
             entity_type: m.entity_type,
             value: m.value,

@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { normalize as ensNormalize } from 'viem/ens';
-import { normalizeCountry, normalizeCrypto, normalizeEmail, normalizeGovernmentId, normalizeWebsite } from '../../engine/normalize/index.js';
+import { valueProblem } from '../../engine/normalize/validate.js';
 import { getList, PRIMARY_LIST } from '../../loaders/registry.js';
 import type { Db } from '../store/db.js';
-import { eventFromRow, type EventRow, type MonitoredEntityType, type WebhookEvent, type WebhookEventType } from './events.js';
+import { eventFromRow, SCREEN_KIND, type EventRow, type MonitoredEntityType, type WebhookEvent, type WebhookEventType } from './events.js';
 import { insertEvent } from './outbox.js';
 import { newSigningSecret } from './signature.js';
 import { resolveWebhookTarget, type Lookup, type UrlPolicy } from './ssrf.js';
@@ -98,31 +97,10 @@ function endpointView(r: EndpointRow): WebhookEndpointView {
   };
 }
 
-/** Throws MonitorValueError unless screening can normalize the value as its type. */
+/** Throws MonitorValueError unless the value passes the validator screening applies to its kind. */
 function checkValue(type: MonitoredEntityType, value: string): void {
-  const ok = (() => {
-    switch (type) {
-      case 'onchain_address':
-        if (isEnsName(type, value)) {
-          try {
-            ensNormalize(value.trim());
-            return true;
-          } catch {
-            return false;
-          }
-        }
-        return !/\s/.test(value.trim()) && normalizeCrypto(value).key !== '';
-      case 'email':
-        return normalizeEmail(value) !== null;
-      case 'website':
-        return normalizeWebsite(value) !== null;
-      case 'government_id':
-        return normalizeGovernmentId(value) !== '';
-      case 'country':
-        return normalizeCountry(value) !== null;
-    }
-  })();
-  if (!ok) throw new MonitorValueError(type === 'onchain_address' && value.includes('.') ? 'not a valid ENS name' : `not a valid ${type.replace('_', ' ')}`);
+  const problem = valueProblem(SCREEN_KIND[type], value);
+  if (problem !== null) throw new MonitorValueError(problem);
 }
 
 export interface WebhookStoreOptions {
@@ -257,6 +235,7 @@ export class WebhookStore {
       id: `evt_test_${randomUUID()}`,
       type: 'test',
       created_at: at.toISOString(),
+      change_id: null,
       monitored_entity_id: null,
       entity_type: 'onchain_address',
       value: TEST_ADDRESS,

@@ -73,8 +73,11 @@ function expectedTypes(specType: string): Set<string> {
 /** SPEC.md sections whose component carries a more telling name. */
 const COMPONENT_NAMES: Record<string, string> = { Payload: 'WebhookEvent' };
 
-/** Fields beyond SPEC.md, each documented (issue #4: the last refresh error per source in /stats). */
-const DOCUMENTED_EXTRAS: Record<string, string[]> = { SourceStats: ['last_error'] };
+/**
+ * Fields beyond SPEC.md, each documented: the last refresh error per source in /stats (issue #4),
+ * whether a source is stale, and the change a webhook event reports (issue #22).
+ */
+const DOCUMENTED_EXTRAS: Record<string, string[]> = { SourceStats: ['last_error', 'stale'], WebhookEvent: ['change_id'] };
 
 test('every resource of SPEC.md is a component with the same fields, types, nullability and required list', () => {
   const resources = specResources();
@@ -116,9 +119,9 @@ test('error components, security schemes and the error responses of each operati
   assert.deepEqual(Object.keys(crypto.responses).sort(), ['200', '400', '401', '402', '422', '503']);
   assert.deepEqual(crypto.security, [{ bearer: [] }, { x402: [] }, { x402v1: [] }]);
   const search = doc.paths['/api/v1/search'].get;
-  assert.deepEqual(Object.keys(search.responses).sort(), ['200', '400', '422', '429']);
+  assert.deepEqual(Object.keys(search.responses).sort(), ['200', '400', '422', '429', '503']);
   assert.deepEqual(search.security, []);
-  assert.deepEqual(Object.keys(doc.paths['/api/v1/screen/lists/{slug}/entities'].get.responses).sort(), ['200', '404', '422']);
+  assert.deepEqual(Object.keys(doc.paths['/api/v1/screen/lists/{slug}/entities'].get.responses).sort(), ['200', '404', '422', '503']);
   assert.deepEqual(Object.keys(doc.paths['/api/v1/screen/lists'].get.responses).sort(), ['200']);
   for (const path of ['/api/v1/screen/crypto/{address}', '/api/v1/screen/email/{email}', '/api/v1/screen/website', '/api/v1/screen/id/{government_id}', '/api/v1/screen/country/{country}', '/api/v1/screen/pep', '/api/v1/vpn', '/api/v1/vpn/{ip_address}', '/api/v1/geo', '/api/v1/geo/{ip_address}']) {
     assert.ok(doc.paths[path]?.get, path);
@@ -127,6 +130,50 @@ test('error components, security schemes and the error responses of each operati
   for (const path of ['/api/v1/screen/lists', '/api/v1/screen/lists/{slug}/entities', '/api/v1/stats', '/api/v1/delisted', '/api/v1/search']) {
     assert.deepEqual(doc.paths[path].get.security, [], `${path} is public`);
   }
+});
+
+test('the list operations of issue #22: the changes feed, refresh on demand, uploaded lists, as_of and the screening headers', () => {
+  const op = (method: string, path: string) => {
+    const o = (doc.paths[`/api/v1${path}`] as Record<string, { responses: Record<string, { headers?: Record<string, unknown> }>; security?: unknown; parameters?: { name: string; in: string }[]; requestBody?: { content: Record<string, unknown> } }> | undefined)?.[method];
+    assert.ok(o, `${method.toUpperCase()} ${path} is documented`);
+    return o;
+  };
+  const changes = op('get', '/changes');
+  assert.deepEqual(changes.security, []);
+  assert.deepEqual(Object.keys(changes.responses).sort(), ['200', '400', '422', '429']);
+  assert.deepEqual(changes.parameters!.map((p) => p.name).sort(), ['cursor', 'entity_types', 'format', 'kinds', 'limit', 'lists', 'since']);
+  for (const [method, path, statuses] of [
+    ['post', '/admin/lists', ['200', '202', '401', '409', '422']],
+    ['get', '/admin/lists', ['200', '401']],
+    ['post', '/admin/lists/{slug}/upload', ['200', '202', '401', '404', '409', '413', '415', '422']],
+    ['delete', '/admin/lists/{slug}', ['200', '202', '401', '404', '409', '422']],
+    ['post', '/admin/lists/{slug}/refresh', ['200', '202', '400', '401', '404', '409', '422']],
+    ['post', '/admin/lists/refresh', ['200', '202', '401', '409', '422']],
+    ['get', '/admin/lists/jobs/{job_id}', ['200', '401', '404', '422']],
+    ['post', '/account/lists', ['200', '202', '401', '403', '409', '422']],
+    ['get', '/account/lists', ['200', '401']],
+    ['post', '/account/lists/{slug}/upload', ['200', '202', '401', '404', '409', '413', '415', '422']],
+    ['delete', '/account/lists/{slug}', ['200', '202', '401', '404', '409', '422']],
+    ['get', '/account/lists/{slug}/entities', ['200', '401', '404', '422']],
+    ['get', '/account/lists/{slug}/changes', ['200', '401', '404', '422']],
+    ['get', '/account/lists/jobs/{job_id}', ['200', '401', '404', '422']],
+  ] as const) {
+    const o = op(method, path);
+    assert.deepEqual(Object.keys(o.responses).sort(), [...statuses].sort(), `${method} ${path}`);
+    if (o.responses['202']) assert.ok(o.responses['202'].headers?.Location, `${method} ${path}: 202 says where to poll`);
+  }
+  const upload = op('post', '/admin/lists/{slug}/upload');
+  assert.deepEqual(Object.keys(upload.requestBody!.content).sort(), ['application/json', 'application/x-ndjson', 'text/csv']);
+  assert.deepEqual(upload.parameters!.map((p) => [p.name, p.in]), [['slug', 'path'], ['wait', 'query']]);
+  for (const path of ['/screen/crypto/{address}', '/screen/email/{email}', '/screen/website', '/screen/id/{government_id}', '/screen/country/{country}']) {
+    const o = op('get', path);
+    assert.ok(o.parameters!.some((p) => p.name === 'as_of' && p.in === 'query'), `${path} takes as_of`);
+    assert.deepEqual(Object.keys(o.responses['200'].headers ?? {}).sort(), ['PAYMENT-RESPONSE', 'X-As-Of', 'X-List-Versions', 'X-PAYMENT-RESPONSE'], path);
+  }
+  assert.ok(op('get', '/screen/pep').parameters!.some((p) => p.name === 'as_of'), 'the PEP proxy documents that it refuses as_of');
+  const stats = doc.components.schemas.SourceStats as { properties: Record<string, unknown> };
+  assert.ok(stats.properties.stale);
+  for (const name of ['ListChange', 'ChangesPage', 'ListJob', 'RefreshResult', 'UploadedList']) assert.ok(doc.components.schemas[name], name);
 });
 
 test('the served document is valid OpenAPI 3.1 with info.version 2.0.0', async () => {

@@ -32,8 +32,8 @@ test('audit export: a screened value starting with = is written with the formula
   assert.equal(res.headers.get('content-type'), 'text/csv; charset=utf-8');
   const text = await res.text();
   const lines = text.split('\r\n');
-  assert.equal(lines[0], 'time,request_id,endpoint,screened_value,matched_value,list,list_type,match');
-  assert.match(lines[1], /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z,[^,]+,screen\.email,"'=1\+1@mailinator\.com",mailinator\.com,disposable_email,risk,domain$/);
+  assert.equal(lines[0], 'time,request_id,endpoint,screened_value,matched_value,list,list_type,match,list_version,as_of');
+  assert.match(lines[1], /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z,[^,]+,screen\.email,"'=1\+1@mailinator\.com",mailinator\.com,disposable_email,risk,domain,[0-9a-f]{16},$/);
   assert.deepEqual(lines.slice(2), ['']);
   const records = parse(text, { columns: true }) as Record<string, string>[];
   assert.deepEqual(records.map((r) => r.screened_value), ["'=1+1@mailinator.com"]);

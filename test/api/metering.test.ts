@@ -34,7 +34,7 @@ test('REST: one credit per request however many lists match; failures cost nothi
   const ok = await fetch(`${svc.url}/api/v1/screen/crypto/${XBT}`, { headers: auth });
   assert.equal(ok.status, 200);
   assert.equal(((await ok.json()) as { matches: unknown[] }).matches.length, 2);
-  assert.equal((await fetch(`${svc.url}/api/v1/screen/crypto/x?lists=nope`, { headers: auth })).status, 400);
+  assert.equal((await fetch(`${svc.url}/api/v1/screen/crypto/${XBT}?lists=nope`, { headers: auth })).status, 400);
   assert.equal((await fetch(`${svc.url}/api/v1/screen/website`, { headers: auth })).status, 422);
   const r = await rows(customerId);
   assert.deepEqual(r.usage, [{ endpoint: 'screen.crypto', credits: 1, method: 'quota', status: 200 }]);

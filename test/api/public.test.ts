@@ -66,6 +66,14 @@ test('/screen/lists/{slug}/entities: JSON page, total of the whole list, limits,
   const nf = await get('/screen/lists/nope/entities');
   assert.equal(nf.status, 404);
   assert.deepEqual(nf.body, { detail: 'List not found: nope' });
+  // A list without data here (no EU file in ../shared/data) is a 503 in either format, as screening and search answer it.
+  for (const format of ['json', 'csv']) {
+    const offline = await fetch(`${svc.url}/api/v1/screen/lists/eu_fsf/entities?format=${format}`);
+    assert.equal(offline.status, 503);
+    assert.equal(offline.headers.get('retry-after'), '60');
+    assert.deepEqual(await offline.json(), { detail: 'list not loaded yet: eu_fsf (see /api/v1/stats)' });
+  }
+  assert.equal((await get('/search?q=maduro&lists=eu_fsf')).status, 503);
   assert.deepEqual((await get('/screen/lists/un_sc/entities?limit=0')).body, {
     detail: [{ type: 'greater_than_equal', loc: ['query', 'limit'], msg: 'Input should be greater than or equal to 1', input: '0', ctx: { ge: 1 } }],
   });

@@ -87,7 +87,7 @@ test('lists filter: named lists only, in the order given; unknown slug 400; a li
   const res = await screen('crypto/12QtD5BFwRsdNsAZY76UVE1xyCGNTojH9h?lists=eth_phishing,ofac_crypto,eth_phishing');
   assert.deepEqual((res.body as { lists_checked: string[] }).lists_checked, ['eth_phishing', 'ofac_crypto']);
   assert.deepEqual((res.body as { matches: { list: string }[] }).matches.map((m) => m.list), ['ofac_crypto']);
-  const unknown = await screen('crypto/x?lists=nope,ofac_sdn,nada');
+  const unknown = await screen('crypto/12QtD5BFwRsdNsAZY76UVE1xyCGNTojH9h?lists=nope,ofac_sdn,nada');
   assert.equal(unknown.status, 400);
   assert.deepEqual(unknown.body, { detail: 'unknown lists: nope, nada (see /api/v1/screen/lists)' });
   const missing = await screen('email/a@b.com?lists=eu_fsf');

@@ -23,6 +23,8 @@ function match(i: number, customer: number, time: number, list = i % 2 ? 'ofac_s
     list,
     list_type: 'sanctions',
     match: 'exact',
+    list_version: 'v1',
+    as_of: null,
   };
 }
 
@@ -61,14 +63,14 @@ describe('ClickHouse audit store (chDB)', () => {
     const page = await storeOf().queries.auditTrail(21, { ...range, list: 'ofac_sdn' }, { limit: 1, offset: 0 });
     assert.equal(page.total, 2);
     assert.deepEqual(page.items, [
-      { time: '2025-06-02T09:30:00.250Z', request_id: 'req-3', endpoint: 'screen.crypto', screened_value: '0xabc3', matched_value: '0xABC3', list: 'ofac_sdn', list_type: 'sanctions', match: 'exact' },
+      { time: '2025-06-02T09:30:00.250Z', request_id: 'req-3', endpoint: 'screen.crypto', screened_value: '0xabc3', matched_value: '0xABC3', list: 'ofac_sdn', list_type: 'sanctions', match: 'exact', list_version: 'v1', as_of: null },
     ]);
     const byValue = await storeOf().queries.auditTrail(21, { ...range, value: '0xABC2' }, { limit: 10, offset: 0 });
     assert.deepEqual(byValue.items.map((i) => i.request_id), ['req-2']);
     assert.deepEqual(await storeOf().queries.auditExport(21, range, 100), [
-      ['2025-06-02T09:30:00.250Z', 'req-3', 'screen.crypto', '0xabc3', '0xABC3', 'ofac_sdn', 'sanctions', 'exact'],
-      ['2025-06-01T08:00:00.000Z', 'req-1', 'screen.crypto', '0xabc1', '0xABC1', 'ofac_sdn', 'sanctions', 'exact'],
-      ['2025-06-01T08:00:00.000Z', 'req-2', 'screen.crypto', '0xabc2', '0xABC2', 'un_sc', 'sanctions', 'exact'],
+      ['2025-06-02T09:30:00.250Z', 'req-3', 'screen.crypto', '0xabc3', '0xABC3', 'ofac_sdn', 'sanctions', 'exact', 'v1', ''],
+      ['2025-06-01T08:00:00.000Z', 'req-1', 'screen.crypto', '0xabc1', '0xABC1', 'ofac_sdn', 'sanctions', 'exact', 'v1', ''],
+      ['2025-06-01T08:00:00.000Z', 'req-2', 'screen.crypto', '0xabc2', '0xABC2', 'un_sc', 'sanctions', 'exact', 'v1', ''],
     ]);
   });
 
@@ -77,12 +79,13 @@ describe('ClickHouse audit store (chDB)', () => {
       list: 'ofac_sdn', entity_type: 'crypto_address' as const, value, metadata: { programs: ['CYBER2'] },
       source_url: 'https://example.org/sdn', listed_at: null, removed_at: null,
     });
+    const ids = { seq: 0, change_id: '', owner: 0 };
     await storeOf().changes.write([
-      { list: 'ofac_sdn', version: 'v1', kind: 'listed', at: '2025-01-01T00:00:00Z', record: rec('0xA') },
-      { list: 'ofac_sdn', version: 'v1', kind: 'listed', at: '2025-01-01T00:00:00Z', record: rec('0xB') },
-      { list: 'ofac_sdn', version: 'v2', kind: 'delisted', at: '2025-02-01T00:00:00Z', record: rec('0xA') },
-      { list: 'ofac_sdn', version: 'v2', kind: 'delisted', at: '2025-02-01T00:00:00Z', record: rec('0xB') },
-      { list: 'ofac_sdn', version: 'v3', kind: 'relisted', at: '2025-03-01T00:00:00Z', record: rec('0xB') },
+      { ...ids, seq: 1, change_id: 'chg_1', list: 'ofac_sdn', version: 'v1', kind: 'listed', at: '2025-01-01T00:00:00Z', record: rec('0xA') },
+      { ...ids, seq: 2, change_id: 'chg_2', list: 'ofac_sdn', version: 'v1', kind: 'listed', at: '2025-01-01T00:00:00Z', record: rec('0xB') },
+      { ...ids, seq: 3, change_id: 'chg_3', list: 'ofac_sdn', version: 'v2', kind: 'delisted', at: '2025-02-01T00:00:00Z', record: rec('0xA') },
+      { ...ids, seq: 4, change_id: 'chg_4', list: 'ofac_sdn', version: 'v2', kind: 'delisted', at: '2025-02-01T00:00:00Z', record: rec('0xB') },
+      { ...ids, seq: 5, change_id: 'chg_5', list: 'ofac_sdn', version: 'v3', kind: 'relisted', at: '2025-03-01T00:00:00Z', record: rec('0xB') },
     ]);
     assert.equal(await count('list_changes'), 5);
     assert.deepEqual(await storeOf().queries.delisted(['ofac_sdn', 'un_sc'], 10), [
@@ -106,7 +109,12 @@ describe('ClickHouse audit store (chDB)', () => {
 
   test('cluster DDL: replicated local tables behind distributed ones', () => {
     const ddl = renderDdl('screening', 'main');
-    assert.equal(ddl.length, 1 + 2 * 4);
+    // The database, a local and a distributed table each, and the columns audit_matches gained on both.
+    assert.equal(ddl.length, 1 + 2 * 4 + 2);
+    assert.equal(
+      ddl[3],
+      "ALTER TABLE `screening`.`audit_matches_local` ON CLUSTER `main` ADD COLUMN IF NOT EXISTS `list_version` LowCardinality(String), ADD COLUMN IF NOT EXISTS `as_of` Nullable(DateTime64(3, 'UTC'))",
+    );
     assert.match(ddl[1], /^CREATE TABLE IF NOT EXISTS `screening`.`audit_matches_local` ON CLUSTER `main`/);
     assert.match(ddl[1], /ENGINE = ReplicatedMergeTree\('\/clickhouse\/tables\/\{shard\}\/screening\/audit_matches_local', '\{replica\}'\)/);
     assert.equal(ddl[2], 'CREATE TABLE IF NOT EXISTS `screening`.`audit_matches` ON CLUSTER `main` AS `screening`.`audit_matches_local`\nENGINE = Distributed(`main`, `screening`, `audit_matches_local`, sipHash64(customer_id, payer))');

@@ -58,15 +58,18 @@ function hostileMatch(i: number, value: string, customer: number): AuditMatchRow
     list: value,
     list_type: 'sanctions',
     match: 'exact',
+    list_version: value,
+    as_of: i % 2 ? null : Date.parse('2024-01-01T00:00:00Z') + i,
   };
 }
 
 async function readMatches(customer: number): Promise<AuditMatchRow[]> {
   const rows = await select<Omit<AuditMatchRow, 'time'> & { time: number }>(
-    `SELECT toUnixTimestamp64Milli(time) AS time, customer_id, payer, request_id, endpoint, screened_value, matched_value, list, list_type, match
+    `SELECT toUnixTimestamp64Milli(time) AS time, customer_id, payer, request_id, endpoint, screened_value, matched_value, list, list_type, match,
+            list_version, toUnixTimestamp64Milli(as_of) AS as_of
        FROM screening.audit_matches WHERE customer_id = ${customer} ORDER BY time`,
   );
-  return rows.map((r) => ({ ...r, time: Number(r.time) }));
+  return rows.map((r) => ({ ...r, time: Number(r.time), as_of: r.as_of === null ? null : Number(r.as_of) }));
 }
 
 describe('audit writer: rows as TabSeparated lines', () => {
@@ -84,15 +87,16 @@ describe('audit writer: rows as TabSeparated lines', () => {
 
   test("each format's check refuses exactly the rows its line refuses", () => {
     const base = { time: Date.parse('2025-07-01T00:00:00Z'), customer_id: 1, payer: '', request_id: 'r', endpoint: 'e' };
-    const match: AuditMatchRow = { ...base, screened_value: 's', matched_value: 'm', list: 'l', list_type: 'sanctions', match: 'exact' };
+    const match: AuditMatchRow = { ...base, screened_value: 's', matched_value: 'm', list: 'l', list_type: 'sanctions', match: 'exact', list_version: 'v', as_of: base.time };
     const usage: UsageRow = { ...base, status: 200, credits: 1, method: 'quota', amount: '0', tx_hash: '', network: '' };
     const settlement: SettlementRow = { ...base, network: 'eip155:84532', x402_version: 2, amount: '10000', tx_hash: '0xabc' };
-    const change: ListChangeRow = { list: 'l', version: 'v', kind: 'listed', at: base.time, entity_type: 'name', value: 'v', metadata: '{}', source_url: null };
+    const change: ListChangeRow = { seq: 1, change_id: 'chg_1', owner: 0, list: 'l', version: 'v', kind: 'listed', at: base.time, entity_type: 'name', value: 'v', metadata: '{}', source_url: null };
     const bad = [
       { time: Number.NaN }, { time: Date.UTC(2300, 0, 1) }, { at: -Infinity }, { customer_id: -1 }, { customer_id: 1.5 }, { customer_id: 2 ** 32 },
       { status: 65_536 }, { credits: -1 }, { x402_version: 256 }, { amount: '-1' }, { amount: '18446744073709551616' }, { amount: 5 },
-      { method: 'card' }, { kind: 'moved' }, { source_url: 7 }, { source_url: undefined },
-      ...['payer', 'request_id', 'endpoint', 'screened_value', 'matched_value', 'list', 'list_type', 'match', 'tx_hash', 'network', 'version', 'entity_type', 'value', 'metadata'].flatMap((k) => [{ [k]: undefined }, { [k]: 1 }, { [k]: null }]),
+      { method: 'card' }, { kind: 'moved' }, { source_url: 7 }, { source_url: undefined }, { as_of: Number.NaN }, { as_of: Date.UTC(2300, 0, 1) },
+      { seq: -1 }, { seq: 0.5 }, { owner: -1 }, { owner: 2 ** 32 },
+      ...['payer', 'request_id', 'endpoint', 'screened_value', 'matched_value', 'list', 'list_type', 'match', 'list_version', 'tx_hash', 'network', 'change_id', 'version', 'entity_type', 'value', 'metadata'].flatMap((k) => [{ [k]: undefined }, { [k]: 1 }, { [k]: null }]),
     ];
     const cases: [LineFormat<never>, object][] = [[auditMatchLines, match], [usageLines, usage], [settlementLines, settlement], [listChangeLines, change]];
     let refused = 0;
@@ -137,13 +141,14 @@ describe('audit writer: rows as TabSeparated lines', () => {
     // Field by field, as the formats would write them without keeping anything.
     const u32 = (n: number) => String(uint(n, UINT32));
     const matchLine = (r: AuditMatchRow) =>
-      [dateTime64(r.time), u32(r.customer_id), r.payer, r.request_id, r.endpoint, r.screened_value, r.matched_value, r.list, r.list_type, r.match].map((v, i) => (i < 2 ? v : text(v))).join('\t') + '\n';
+      [dateTime64(r.time), u32(r.customer_id), r.payer, r.request_id, r.endpoint, r.screened_value, r.matched_value, r.list, r.list_type, r.match, r.list_version].map((v, i) => (i < 2 ? v : text(v))).join('\t') +
+      `\t${r.as_of === null ? '\\N' : dateTime64(r.as_of)}\n`;
     const usageLine = (r: UsageRow) =>
       [dateTime64(r.time), u32(r.customer_id), text(r.payer), text(r.request_id), text(r.endpoint), String(uint(r.status, UINT16)), u32(r.credits), r.method, r.amount, text(r.tx_hash), text(r.network)].join('\t') + '\n';
-    const base: AuditMatchRow = { time: Date.parse('2025-07-01T00:00:00Z'), customer_id: 7, payer: '', request_id: 'r1', endpoint: 'screen.crypto', screened_value: 'v', matched_value: 'V', list: 'ofac_sdn', list_type: 'sanctions', match: 'exact' };
+    const base: AuditMatchRow = { time: Date.parse('2025-07-01T00:00:00Z'), customer_id: 7, payer: '', request_id: 'r1', endpoint: 'screen.crypto', screened_value: 'v', matched_value: 'V', list: 'ofac_sdn', list_type: 'sanctions', match: 'exact', list_version: 'v1', as_of: null };
     const usage: UsageRow = { time: base.time, customer_id: 7, payer: '', request_id: 'r1', endpoint: 'screen.crypto', status: 200, credits: 1, method: 'quota', amount: '0', tx_hash: '', network: '' };
     const matchRows: AuditMatchRow[] = [base, { ...base }];
-    for (const [k, v] of Object.entries({ time: base.time + 1, customer_id: 8, payer: '0xp\t', request_id: 'r2', endpoint: 'screen.email', screened_value: 'w\\', matched_value: 'W\n', list: 'un_sc', list_type: 'crime', match: 'fuzzy' })) {
+    for (const [k, v] of Object.entries({ time: base.time + 1, customer_id: 8, payer: '0xp\t', request_id: 'r2', endpoint: 'screen.email', screened_value: 'w\\', matched_value: 'W\n', list: 'un_sc', list_type: 'crime', match: 'fuzzy', list_version: 'v2', as_of: base.time - 1 })) {
       matchRows.push({ ...base, [k]: v }, { ...base, [k]: v }, base);
     }
     // More matched entities than are kept, twice over: old ones must be written anew.
@@ -177,7 +182,7 @@ describe('audit writer: rows as TabSeparated lines', () => {
       Date.parse('2025-06-02T09:30:00.999Z'), 1e13 - 1, 1e13, Date.UTC(2299, 11, 31, 23, 59, 59, 999),
     ];
     const change = (at: number, i: number): ListChangeRow => ({
-      list: 'edges', version: `v${i}`, kind: 'listed', at, entity_type: 'name', value: 'time', metadata: '{}', source_url: null,
+      seq: 1000 + i, change_id: `chg_${i}`, owner: 0, list: 'edges', version: `v${i}`, kind: 'listed', at, entity_type: 'name', value: 'time', metadata: '{}', source_url: null,
     });
     // One insert of them all, and one whose body ends with an epoch number.
     await storeOf().listChanges.write(times.map(change));
@@ -213,9 +218,9 @@ describe('audit writer: rows as TabSeparated lines', () => {
       { time, request_id: 's1\\', customer_id: 7, payer: '0xP', endpoint: 'screen.crypto', network: 'base', x402_version: 255, amount: '10000', tx_hash: '0xT' },
     ];
     const changes: ListChangeRow[] = [
-      { list: 'ofac_sdn', version: 'v\t1', kind: 'listed', at: Date.UTC(1900, 0, 1), entity_type: 'name', value: 'A\nB', metadata: JSON.stringify({ note: 'line\nbreak "quoted" \\ tab\t' }), source_url: null },
-      { list: 'ofac_sdn', version: 'v2', kind: 'delisted', at: Date.UTC(2299, 11, 31, 23, 59, 59, 999), entity_type: 'name', value: 'A\nB', metadata: '{}', source_url: '\\N' },
-      { list: 'ofac_sdn', version: 'v3', kind: 'relisted', at: -1, entity_type: 'name', value: 'A\nB', metadata: '{}', source_url: '' },
+      { seq: Number.MAX_SAFE_INTEGER, change_id: 'chg\t1', owner: 4_294_967_295, list: 'ofac_sdn', version: 'v\t1', kind: 'listed', at: Date.UTC(1900, 0, 1), entity_type: 'name', value: 'A\nB', metadata: JSON.stringify({ note: 'line\nbreak "quoted" \\ tab\t' }), source_url: null },
+      { seq: 2001, change_id: 'chg_2', owner: 0, list: 'ofac_sdn', version: 'v2', kind: 'delisted', at: Date.UTC(2299, 11, 31, 23, 59, 59, 999), entity_type: 'name', value: 'A\nB', metadata: '{}', source_url: '\\N' },
+      { seq: 2002, change_id: 'chg_3', owner: 0, list: 'ofac_sdn', version: 'v3', kind: 'relisted', at: -1, entity_type: 'name', value: 'A\nB', metadata: '{}', source_url: '' },
     ];
     await Promise.all([storeOf().usage.write(usage), storeOf().settlements.write(settlements), storeOf().listChanges.write(changes)]);
 
@@ -230,9 +235,9 @@ describe('audit writer: rows as TabSeparated lines', () => {
     );
     assert.deepEqual(gotSettlements.map((r) => ({ ...r, time: Number(r.time) })), settlements);
     const gotChanges = await select<ListChangeRow>(
-      `SELECT list, version, kind, toUnixTimestamp64Milli(at) AS at, entity_type, value, metadata, source_url FROM screening.list_changes WHERE list = 'ofac_sdn' ORDER BY version`,
+      `SELECT seq, change_id, owner, list, version, kind, toUnixTimestamp64Milli(at) AS at, entity_type, value, metadata, source_url FROM screening.list_changes WHERE list = 'ofac_sdn' ORDER BY version`,
     );
-    assert.deepEqual(gotChanges.map((r) => ({ ...r, at: Number(r.at) })), changes);
+    assert.deepEqual(gotChanges.map((r) => ({ ...r, seq: Number(r.seq), at: Number(r.at) })), changes);
   });
 
   test('a row ClickHouse would reject fails its own push and keeps none of its rows', async () => {

@@ -1,24 +1,14 @@
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { openPglite } from '../../src/store/pglite.js';
 import { freshPostgresUrl } from '../store/backends.js';
+import { cli } from '../support/cli.js';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const dataDir = mkdtempSync(join(tmpdir(), 'cli-test-'));
 after(() => rmSync(dataDir, { recursive: true, force: true }));
-
-function cli(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'silent', ...env } }, (err, stdout, stderr) =>
-      resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-    );
-  });
-}
 
 test('customers and tokens on a PostgreSQL server (DATABASE_URL)', async () => {
   const env = { DATABASE_URL: await freshPostgresUrl(), DATA_DIR: dataDir };

@@ -178,8 +178,8 @@ for (const backend of BACKENDS) {
       const charge = await gate.authorize(screen, { value: 'x' }, m);
       assert.deepEqual(charge.caller, { kind: 'customer', customerId, tokenId });
       const audited = [
-        { screened_value: '0xabc', matched_value: '0xABC', list: 'ofac_sdn', list_type: 'sanctions' as const, match: 'exact' },
-        { screened_value: '0xabc', matched_value: '0xABC', list: 'crypto_scam', list_type: 'crime' as const, match: 'exact' },
+        { screened_value: '0xabc', matched_value: '0xABC', list: 'ofac_sdn', list_type: 'sanctions' as const, match: 'exact', list_version: 'v1', as_of: null },
+        { screened_value: '0xabc', matched_value: '0xABC', list: 'crypto_scam', list_type: 'crime' as const, match: 'exact', list_version: 'v2', as_of: null },
       ];
       assert.deepEqual(await charge.commit({ status: 200, audit: audited }), { headers: {} });
       assert.equal(payments.verified, before, 'no payment taken');
@@ -260,6 +260,33 @@ for (const backend of BACKENDS) {
       assert.equal(bad.status, 402);
     });
 
+    test('a payment whose answer can no longer be delivered (client gone, shutdown deadline) is not settled', async () => {
+      const m = meta({ 'x-payment': JSON.stringify({ payer: '0xgone', ok: true }) });
+      const charge = await gate.authorize(screen, { value: 'x' }, m);
+      let gone = false;
+      m.gone = () => gone;
+      gone = true;
+      const settled = payments.settled;
+      const released = payments.released;
+      const err = await rejection(charge.commit({ status: 200, audit: [] }));
+      assert.equal(err.status, 503);
+      assert.equal(payments.settled, settled);
+      assert.equal(payments.released, released + 1);
+      assert.deepEqual(await rows('usage', m.requestId), []);
+    });
+
+    test('a streamed answer cut off is charged only the credits it delivered; the rest goes back to the quota', async () => {
+      const { token, customerId } = await customerToken(10);
+      const m = meta({ authorization: `Bearer ${token}` });
+      const charge = await gate.authorize(batch, { items: ['a', 'b', 'c', 'd', 'e', 'f'] }, m);
+      assert.equal(charge.settlesBeforeAnswer, false);
+      await charge.commit({ status: 200, audit: [], credits: 2 });
+      assert.equal((await rows('usage', m.requestId))[0].credits, 2);
+      assert.equal((await quota.status(customerId))?.used, 2);
+      await (await gate.authorize(batch, { items: ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'] }, meta({ authorization: `Bearer ${token}` }))).commit({ status: 200, audit: [] });
+      assert.equal((await quota.status(customerId))?.used, 10, 'the 4 credits not delivered were given back');
+    });
+
     test('a batch of N costs N credits and is refused whole when fewer remain', async () => {
       const { token, customerId } = await customerToken(5);
       const auth = { authorization: `Bearer ${token}` };
@@ -289,7 +316,7 @@ for (const backend of BACKENDS) {
       const { token } = await customerToken(10);
       const m = meta({ authorization: `Bearer ${token}` });
       const charge = await lenient.authorize(screen, { value: 'x' }, m);
-      await charge.commit({ status: 200, audit: [{ screened_value: 'v', matched_value: 'V', list: 'l', list_type: 'risk', match: 'exact' }] });
+      await charge.commit({ status: 200, audit: [{ screened_value: 'v', matched_value: 'V', list: 'l', list_type: 'risk', match: 'exact', list_version: 'v1', as_of: null }] });
       const t0 = Date.now();
       while ((await rows('audit_matches', m.requestId)).length === 0) {
         assert.ok(Date.now() - t0 < 5000, 'row not written');

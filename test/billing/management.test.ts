@@ -92,7 +92,7 @@ describe('management API handlers', () => {
     const t = Date.parse('2025-06-14T10:00:00Z');
     const row = (i: number, list: string) => ({
       time: t + i, customer_id: c.id, payer: '', request_id: `m${i}`, endpoint: 'screen.email', screened_value: `a${i}@x.io`,
-      matched_value: `a${i}@x.io`, list, list_type: 'crime', match: 'exact',
+      matched_value: `a${i}@x.io`, list, list_type: 'crime', match: 'exact', list_version: 'v1', as_of: null,
     });
     await audit.matches.write([row(1, 'phish'), row(2, 'phish'), row(3, 'disposable')]);
     await audit.usage.write([1, 2, 3].map((i) => ({ time: t + i, customer_id: c.id, payer: '', request_id: `m${i}`, endpoint: 'screen.email', status: 200, credits: 1, method: 'quota' as const, amount: '0', tx_hash: '', network: '' })));
@@ -108,7 +108,7 @@ describe('management API handlers', () => {
     assert.equal(csv.contentType, 'text/csv; charset=utf-8');
     assert.equal(
       [...(csv.body as Iterable<string>)].join(''),
-      'time,request_id,endpoint,screened_value,matched_value,list,list_type,match\r\n' + '2025-06-14T10:00:00.003Z,m3,screen.email,a3@x.io,a3@x.io,disposable,crime,exact\r\n',
+      'time,request_id,endpoint,screened_value,matched_value,list,list_type,match,list_version,as_of\r\n' + '2025-06-14T10:00:00.003Z,m3,screen.email,a3@x.io,a3@x.io,disposable,crime,exact,v1,\r\n',
     );
     const otherCaller: Caller = { kind: 'customer', customerId: other.id, tokenId: foreign.id };
     assert.deepEqual(((await call('account.audit', {}, otherCaller)) as { total: number }).total, 0, "another customer's trail is empty");

@@ -228,9 +228,9 @@ describe('engine semantics on a small generation', () => {
   test('stats: active totals by entity type, delisted and countries', () => {
     assert.deepEqual(engine.stats(), {
       lists: {
-        sdn: { total: 9, by_entity_type: { crypto_address: 1, email: 1, website: 1, government_id: 1, name: 2, country: 3 } },
-        scam: { total: 3, by_entity_type: { crypto_address: 1, website: 1, name: 1 } },
-        disposable: { total: 1, by_entity_type: { email_domain: 1 } },
+        sdn: { total: 9, by_entity_type: { crypto_address: 1, email: 1, website: 1, government_id: 1, name: 2, country: 3 }, delisted: 3 },
+        scam: { total: 3, by_entity_type: { crypto_address: 1, website: 1, name: 1 }, delisted: 0 },
+        disposable: { total: 1, by_entity_type: { email_domain: 1 }, delisted: 0 },
       },
       delisted: 3,
       countries: 3,
@@ -296,5 +296,57 @@ describe('engine failures', () => {
     } finally {
       await engine.close();
     }
+  });
+});
+
+describe('listing periods: screening as of a past date', () => {
+  const T = (d: string) => `2025-0${d}-01T00:00:00.000Z`;
+  const period = (entity_type: EntityType, value: string, listed_at: string, removed_at: string | null, superseded = false): EntityRecord => ({
+    list: 'sdn', entity_type, value, metadata: { p: `${listed_at}` }, source_url: null, listed_at, removed_at, ...(superseded ? { superseded: true } : {}),
+  });
+  // An address listed T1-T3, then again from T5; an ID listed T2-T4 (its latest period); a domain active since T1.
+  const HISTORY: EntityRecord[] = [
+    period('crypto_address', '0xAAAA00000000000000000000000000000000000A', T('5'), null),
+    period('website', 'always.example', T('1'), null),
+    period('crypto_address', '0xaaaa00000000000000000000000000000000000a', T('1'), T('3'), true),
+    period('government_id', 'QQ1234567', T('2'), T('4')),
+  ];
+  let engine: Engine;
+  before(async () => {
+    engine = await Engine.create({ shards: 2 });
+    await engine.load({ lists: [LISTS[0]], records: HISTORY });
+  });
+  after(async () => {
+    await engine.close();
+  });
+  const at = (d: string) => Date.parse(T(d));
+  const crypto = (asOf?: number) =>
+    engine.screenExact({ kind: 'crypto', value: '0xaaaa00000000000000000000000000000000000a', lists: ['sdn'], asOf })!.map((h) => h.entity.listed_at);
+
+  test('an exact key matches the period that covers the time: listed at or before it, not yet removed', () => {
+    assert.deepEqual(crypto(at('1') - 1), []);
+    assert.deepEqual(crypto(at('1')), [T('1')]);
+    assert.deepEqual(crypto(at('3') - 1), [T('1')]);
+    assert.deepEqual(crypto(at('3')), []);
+    assert.deepEqual(crypto(at('5')), [T('5')]);
+    assert.deepEqual(crypto(), [T('5')], 'now: the active period only');
+    assert.deepEqual(engine.screenExact({ kind: 'website', value: 'login.always.example', lists: ['sdn'], asOf: at('2') })!.map((h) => h.match), ['subdomain']);
+  });
+
+  test('government IDs, exact and fuzzy through the shards, as of a time inside and outside their period', async () => {
+    const id = async (value: string, asOf?: number) => (await engine.screen({ kind: 'id', value, lists: ['sdn'], asOf })).map((h) => [h.match, h.entity.value]);
+    assert.deepEqual(await id('QQ1234567', at('3')), [['exact', 'QQ1234567']]);
+    assert.deepEqual(await id('QQ1234568', at('3')), [['fuzzy', 'QQ1234567']]);
+    assert.deepEqual(await id('QQ1234568', at('4')), []);
+    assert.deepEqual(await id('QQ1234568'), [], 'delisted now');
+  });
+
+  test('a past period never shows as a current delisting, in /delisted, the search or the counts', async () => {
+    assert.deepEqual(engine.delisted(['sdn'], 10).map((e) => e.value), ['QQ1234567']);
+    assert.deepEqual(engine.stats().lists.sdn, { total: 2, by_entity_type: { crypto_address: 1, website: 1 }, delisted: 1 });
+    const found = await engine.search({ q: '0xaaaa00000000000000000000000000000000000a', mode: 'fuzzy', lists: ['sdn'], limit: 10 });
+    assert.deepEqual(found.map((h) => [h.entity.listed_at, h.entity.removed_at]), [[T('5'), null]]);
+    const regex = await engine.search({ q: '^0xaaaa', mode: 'regex', lists: ['sdn'], limit: 10 });
+    assert.deepEqual(regex.map((h) => h.entity.listed_at), [T('5')]);
   });
 });

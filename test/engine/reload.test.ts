@@ -1,6 +1,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Engine } from '../../engine/engine.js';
+import { Engine, RegexTooCostly } from '../../engine/engine.js';
 import type { EntityRecord } from '../../engine/model.js';
 import { syntheticRecords, SYNTHETIC_LISTS } from '../../harness/synthetic.js';
 
@@ -96,7 +96,7 @@ describe('generations', () => {
     assert.equal(seen.length, inFlight.length);
   });
 
-  test('a regex scan stops at its time budget with what it found', async () => {
+  test('a regex scan either finishes or is refused at its budget, never answered in part', async () => {
     const needle: EntityRecord = { list: 'ofac_sdn', entity_type: 'name', value: 'Needle Qwxz Last', metadata: {}, source_url: null, listed_at: null, removed_at: null };
     async function* records() {
       for (const r of syntheticRecords(120_000, 13)) yield r;
@@ -108,6 +108,6 @@ describe('generations', () => {
       full.map((h) => [h.entity.id, h.match]),
       [[120_000, 'regex']],
     );
-    assert.deepEqual(await engine.search({ q: 'needle qwxz', mode: 'regex', lists: ALL, limit: 5, budgetMs: 0 }), []);
+    await assert.rejects(engine.search({ q: 'needle qwxz', mode: 'regex', lists: ALL, limit: 5, budgetMs: 0 }), RegexTooCostly);
   });
 });

@@ -9,7 +9,7 @@ export interface paths {
         };
         /**
          * Screen a crypto address (any chain) or an ENS name
-         * @description Checksum and case variants of an address are the same address. A dotted name is resolved through ENS and `value` is the resolved address; a name that does not resolve is a 422, an unreachable Ethereum RPC a 503.
+         * @description Checksum and case variants of an address are the same address. A dotted name is resolved through ENS and `value` is the resolved address; a name that does not resolve is a 422, an unreachable Ethereum RPC a 503. With `as_of`, an ENS name is resolved as of now (ENS history is not kept) and the address is screened against the lists as they stood then.
          */
         get: operations["screenCrypto"];
         put?: never;
@@ -149,7 +149,7 @@ export interface paths {
         };
         /**
          * Screen a person against politically exposed persons
-         * @description Fuzzy name matching against a politically-exposed-persons dataset (OpenSanctions), sharpened by birth date and country. `pep` is true when a candidate reaches the 0.7 decision threshold. No `lists` filter.
+         * @description Fuzzy name matching against a politically-exposed-persons dataset (OpenSanctions), sharpened by birth date and country. `pep` is true when a candidate reaches the 0.7 decision threshold. No `lists` filter. `as_of` is refused (422): the dataset is asked live and keeps no history.
          */
         get: operations["screenPep"];
         put?: never;
@@ -323,9 +323,29 @@ export interface paths {
         };
         /**
          * Free fuzzy or regex search over every list
-         * @description Names, companies and identifiers including crypto addresses, e-mails, websites and countries. Delisted rows are included, ranked last, with `removed_at`. `regex` mode takes a case-insensitive POSIX-style regular expression run by a linear-time engine. Never metered, audited or logged; burst-limited per client IP (429 with Retry-After).
+         * @description Names, companies and identifiers including crypto addresses, e-mails, websites and countries. Delisted rows are included, ranked last, with `removed_at`. `regex` mode takes a case-insensitive POSIX-style regular expression run by a linear-time engine; the answer is always complete: a pattern whose scan needs more CPU time than the budget (`SEARCH_REGEX_BUDGET_MS`) is refused whole with a 422 of type `regex_too_costly`, never answered in part. Never metered, audited or logged; burst-limited per client IP (429 with Retry-After).
          */
         get: operations["search"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/changes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The changes feed: values listed, delisted and relisted on the public lists
+         * @description Every change of the public lists in ingest order, with the list version that made it. Page with `cursor` (the `next_cursor` of the previous page): pages never overlap or skip, also while new versions arrive, so polling with the last `next_cursor` returns exactly what is new. Filters: `lists`, `kinds`, `entity_types`, `since`. `format=csv` gives the page as CSV (columns change_id, kind, list, list_version, entity_type, value, metadata, source_url, at) with `X-Next-Cursor` and `X-Has-More` headers. Burst-limited per client IP (429 with Retry-After).
+         */
+        get: operations["changes"];
         put?: never;
         post?: never;
         delete?: never;
@@ -449,9 +469,124 @@ export interface paths {
         };
         /**
          * The audit trail as a CSV download
-         * @description Columns: time, request_id, endpoint, screened_value, matched_value, list, list_type, match. Newest first.
+         * @description Columns: time, request_id, endpoint, screened_value, matched_value, list, list_type, match, list_version, as_of. Newest first.
          */
         get: operations["accountAuditCsv"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/account/lists": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The customer’s private lists */
+        get: operations["accountListsList"];
+        put?: never;
+        /**
+         * Create a private list (empty; fill it by upload)
+         * @description A private list is screened for this customer only: it joins their default screening set (unless `in_default_set` is false) and may be named in their `lists=`; for anyone else it does not exist, and it never appears on a public endpoint. Its slug is `c<customer id>.<name>`. The number of lists per customer is limited (403 beyond).
+         */
+        post: operations["accountListsCreate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/account/lists/{slug}/upload": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replace a private list’s content by upload
+         * @description Replaces the list’s content with the rows of the body, streamed: `text/csv`: CSV with a header line `entity_type,value,metadata` (metadata as JSON text; may be empty).; `application/json`: A JSON array of `{"entity_type", "value", "metadata"}` objects.; `application/x-ndjson`: One `{"entity_type", "value", "metadata"}` object per line.. Each row is checked with the normalizer of its entity type and the validator screening applies to its kind; the first bad row rejects the whole upload (422 naming its line) and the previous version stays. The upload becomes a new version: diffed (listed, delisted, relisted), recorded in the changes feed and the history, and delivered to webhooks of monitored values. A body over LIST_UPLOAD_MAX_BYTES is a 413; another upload of the same list still running a 409. Over /trpc an upload is refused (400): it streams over REST only. The rows across a customer’s private lists are limited (413 beyond). Webhook events of a private list go to its owner’s monitored values only.
+         */
+        post: operations["accountListsUpload"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/account/lists/{slug}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a private list
+         * @description Its last version delists every value (your monitors learn of it). Creating it again with the same name brings it back with its history.
+         */
+        delete: operations["accountListsDelete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/account/lists/{slug}/entities": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The entities of a private list (JSON or CSV) */
+        get: operations["accountListsEntities"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/account/lists/{slug}/changes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The changes feed of a private list
+         * @description As `/changes`, for one of the customer’s private lists; a deleted list’s history stays readable here (its last version delisted every value).
+         */
+        get: operations["accountListsChanges"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/account/lists/jobs/{job_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An operation on one of the customer’s lists (job) and its outcome */
+        get: operations["accountListsJob"];
         put?: never;
         post?: never;
         delete?: never;
@@ -706,6 +841,121 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/admin/lists": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The operator’s uploaded lists */
+        get: operations["adminListsList"];
+        put?: never;
+        /**
+         * Create an operator list (empty; fill it by upload)
+         * @description An operator list is public: it appears on /screen/lists, /stats, /search, /delisted and /changes like the registry’s lists, and is screened by default unless `in_default_set` is false.
+         */
+        post: operations["adminListsCreate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/lists/{slug}/upload": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replace an operator list’s content by upload
+         * @description Replaces the list’s content with the rows of the body, streamed: `text/csv`: CSV with a header line `entity_type,value,metadata` (metadata as JSON text; may be empty).; `application/json`: A JSON array of `{"entity_type", "value", "metadata"}` objects.; `application/x-ndjson`: One `{"entity_type", "value", "metadata"}` object per line.. Each row is checked with the normalizer of its entity type and the validator screening applies to its kind; the first bad row rejects the whole upload (422 naming its line) and the previous version stays. The upload becomes a new version: diffed (listed, delisted, relisted), recorded in the changes feed and the history, and delivered to webhooks of monitored values. A body over LIST_UPLOAD_MAX_BYTES is a 413; another upload of the same list still running a 409. Over /trpc an upload is refused (400): it streams over REST only.
+         */
+        post: operations["adminListsUpload"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/lists/{slug}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete an operator list
+         * @description Its last version delists every value (monitors learn of it through their webhooks); the history stays in the changes feed and for screening as of a past date.
+         */
+        delete: operations["adminListsDelete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/lists/{slug}/refresh": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check a list at its source now
+         * @description Runs on the ingesting node under its leadership. The result is `unchanged`, `new_version` with the counts of listed, delisted and relisted values, or `failed` with the source’s error (the previous version stays). A refresh of a list that is already running is a 409; an uploaded list has no source to check (400).
+         */
+        post: operations["adminListsRefresh"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/lists/refresh": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Check every list with a source now */
+        post: operations["adminListsRefreshAll"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/lists/jobs/{job_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A list operation (job) and its outcome */
+        get: operations["adminListsJob"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -954,9 +1204,9 @@ export interface components {
              */
             list_type: "sanctions" | "crime" | "risk";
             /** @enum {string} */
-            kind: "sanctions_list" | "country_designations" | "phishing_domains" | "disposable_email" | "onchain_events";
+            kind: "sanctions_list" | "country_designations" | "phishing_domains" | "disposable_email" | "onchain_events" | "operator_list" | "private_list";
             /** @enum {string} */
-            cadence: "scheduled" | "hourly" | "daily" | "weekly" | "static";
+            cadence: "scheduled" | "hourly" | "daily" | "weekly" | "static" | "manual";
             enabled: boolean;
             /** @description Entity count (active entities). */
             total: number;
@@ -1017,6 +1267,8 @@ export interface components {
             last_updated: string | null;
             /** @description The last refresh failure of this source, if its last attempt failed (the last good version is still served). */
             last_error?: string | null;
+            /** @description The source has been failing for longer than its cadence allows: the version served is older than it should be (or there is none). */
+            stale?: boolean;
         };
         DelistedEntity: {
             /**
@@ -1067,6 +1319,42 @@ export interface components {
             source_url?: string | null;
             /** @description Set on delisted rows. */
             removed_at?: string | null;
+        };
+        ChangesPage: {
+            changes: components["schemas"]["ListChange"][];
+            /** @description Pass as `cursor` to read on from here: also when the page is empty, to poll for new changes. */
+            next_cursor: string;
+            /** @description More changes are already there after this page. */
+            has_more: boolean;
+        };
+        ListChange: {
+            /** @description Deterministic id of the change (`chg_` + 32 hex digits); webhook events of the change carry it. */
+            change_id: string;
+            /** @enum {string} */
+            kind: "listed" | "delisted" | "relisted";
+            list: string;
+            list_name: string;
+            /**
+             * @description `sanctions`, `crime` or `risk`.
+             * @enum {string}
+             */
+            list_type: "sanctions" | "crime" | "risk";
+            /** @description The version that made the change. */
+            list_version: string;
+            /** @enum {string} */
+            entity_type: "crypto_address" | "email" | "email_domain" | "website" | "government_id" | "name" | "country" | "party";
+            /** @description The value as published on the list. */
+            value: string;
+            /** @description Free-form attributes of the list entry. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            source_url: string | null;
+            /**
+             * Format: date-time
+             * @description When the version was ingested.
+             */
+            at: string;
         };
         AccountInfo: {
             customer_id: number;
@@ -1156,6 +1444,59 @@ export interface components {
             list: string;
             list_type: string;
             match: string;
+            /** @description The version of the list the request was screened against. */
+            list_version: string;
+            /** @description The as-of time of a screening as of a past date, else null. */
+            as_of: string | null;
+        };
+        UploadedList: {
+            slug: string;
+            display_name: string;
+            /**
+             * @description `sanctions`, `crime` or `risk`.
+             * @enum {string}
+             */
+            list_type: "sanctions" | "crime" | "risk";
+            /** @enum {string} */
+            kind: "sanctions_list" | "country_designations" | "phishing_domains" | "disposable_email" | "onchain_events" | "operator_list" | "private_list";
+            /** @enum {string} */
+            cadence: "scheduled" | "hourly" | "daily" | "weekly" | "static" | "manual";
+            /** @description Entity count (active entities). */
+            total: number;
+            last_updated: string | null;
+            entity_types: ("crypto_address" | "email" | "email_domain" | "website" | "government_id" | "name" | "country" | "party")[];
+            in_default_set: boolean;
+            /** @description The version served. */
+            version: string | null;
+            created_at: string | null;
+        };
+        ListJob: {
+            id: number;
+            /** @enum {string} */
+            kind: "refresh" | "upload" | "create" | "delete";
+            /** @description The list, or null for a refresh of every list. */
+            list: string | null;
+            /** @enum {string} */
+            status: "receiving" | "queued" | "running" | "done" | "failed";
+            /** @description One per list once done (a refresh of every list has several). */
+            results: components["schemas"]["RefreshResult"][];
+            error: string | null;
+            /** Format: date-time */
+            created_at: string;
+            finished_at: string | null;
+        };
+        RefreshResult: {
+            list: string;
+            /** @enum {string} */
+            result: "new_version" | "unchanged" | "failed" | "not_configured";
+            /** @description The version served after the operation. */
+            version: string | null;
+            listed: number;
+            delisted: number;
+            relisted: number;
+            /** @description Active entities of the version served (null when unknown after a failure). */
+            total: number | null;
+            error: string | null;
         };
         MonitoredEntity: {
             id: number;
@@ -1228,6 +1569,8 @@ export interface components {
              * @example 2025-06-01T08:00:00.000Z
              */
             created_at: string;
+            /** @description The list change reported, as `change_id` in the changes feed (`/changes`); null for test events. */
+            change_id: string | null;
             monitored_entity: {
                 /** @description Null on test events and once the monitored entity is deleted. */
                 id: number | null;
@@ -1364,6 +1707,7 @@ export interface operations {
         parameters: {
             query?: {
                 lists?: string;
+                as_of?: string;
             };
             header?: never;
             path: {
@@ -1377,6 +1721,10 @@ export interface operations {
             /** @description Successful response */
             200: {
                 headers: {
+                    /** @description The version of each list screened, `slug=version` separated by commas (the same versions the audit rows record). */
+                    "X-List-Versions"?: string;
+                    /** @description With `as_of`: the time the lists were screened as of (ISO 8601, UTC). */
+                    "X-As-Of"?: string;
                     /** @description x402 v2 receipt (base64 JSON), when paid with PAYMENT-SIGNATURE */
                     "PAYMENT-RESPONSE"?: string;
                     /** @description x402 v1 receipt (base64 JSON), when paid with X-PAYMENT */
@@ -1440,6 +1788,7 @@ export interface operations {
         parameters: {
             query?: {
                 lists?: string;
+                as_of?: string;
             };
             header?: never;
             path: {
@@ -1453,6 +1802,10 @@ export interface operations {
             /** @description Successful response */
             200: {
                 headers: {
+                    /** @description The version of each list screened, `slug=version` separated by commas (the same versions the audit rows record). */
+                    "X-List-Versions"?: string;
+                    /** @description With `as_of`: the time the lists were screened as of (ISO 8601, UTC). */
+                    "X-As-Of"?: string;
                     /** @description x402 v2 receipt (base64 JSON), when paid with PAYMENT-SIGNATURE */
                     "PAYMENT-RESPONSE"?: string;
                     /** @description x402 v1 receipt (base64 JSON), when paid with X-PAYMENT */
@@ -1518,6 +1871,7 @@ export interface operations {
                 /** @description Website address (URL) or web domain. */
                 address: string;
                 lists?: string;
+                as_of?: string;
             };
             header?: never;
             path?: never;
@@ -1528,6 +1882,10 @@ export interface operations {
             /** @description Successful response */
             200: {
                 headers: {
+                    /** @description The version of each list screened, `slug=version` separated by commas (the same versions the audit rows record). */
+                    "X-List-Versions"?: string;
+                    /** @description With `as_of`: the time the lists were screened as of (ISO 8601, UTC). */
+                    "X-As-Of"?: string;
                     /** @description x402 v2 receipt (base64 JSON), when paid with PAYMENT-SIGNATURE */
                     "PAYMENT-RESPONSE"?: string;
                     /** @description x402 v1 receipt (base64 JSON), when paid with X-PAYMENT */
@@ -1591,6 +1949,7 @@ export interface operations {
         parameters: {
             query?: {
                 lists?: string;
+                as_of?: string;
             };
             header?: never;
             path: {
@@ -1604,6 +1963,10 @@ export interface operations {
             /** @description Successful response */
             200: {
                 headers: {
+                    /** @description The version of each list screened, `slug=version` separated by commas (the same versions the audit rows record). */
+                    "X-List-Versions"?: string;
+                    /** @description With `as_of`: the time the lists were screened as of (ISO 8601, UTC). */
+                    "X-As-Of"?: string;
                     /** @description x402 v2 receipt (base64 JSON), when paid with PAYMENT-SIGNATURE */
                     "PAYMENT-RESPONSE"?: string;
                     /** @description x402 v1 receipt (base64 JSON), when paid with X-PAYMENT */
@@ -1667,6 +2030,7 @@ export interface operations {
         parameters: {
             query?: {
                 lists?: string;
+                as_of?: string;
             };
             header?: never;
             path: {
@@ -1680,6 +2044,10 @@ export interface operations {
             /** @description Successful response */
             200: {
                 headers: {
+                    /** @description The version of each list screened, `slug=version` separated by commas (the same versions the audit rows record). */
+                    "X-List-Versions"?: string;
+                    /** @description With `as_of`: the time the lists were screened as of (ISO 8601, UTC). */
+                    "X-As-Of"?: string;
                     /** @description x402 v2 receipt (base64 JSON), when paid with PAYMENT-SIGNATURE */
                     "PAYMENT-RESPONSE"?: string;
                     /** @description x402 v1 receipt (base64 JSON), when paid with X-PAYMENT */
@@ -1750,6 +2118,7 @@ export interface operations {
                 threshold?: number;
                 limit?: number;
                 lists?: string;
+                as_of?: string;
             };
             header?: never;
             path?: never;
@@ -1760,6 +2129,10 @@ export interface operations {
             /** @description Successful response */
             200: {
                 headers: {
+                    /** @description The version of each list screened, `slug=version` separated by commas (the same versions the audit rows record). */
+                    "X-List-Versions"?: string;
+                    /** @description With `as_of`: the time the lists were screened as of (ISO 8601, UTC). */
+                    "X-As-Of"?: string;
                     /** @description x402 v2 receipt (base64 JSON), when paid with PAYMENT-SIGNATURE */
                     "PAYMENT-RESPONSE"?: string;
                     /** @description x402 v1 receipt (base64 JSON), when paid with X-PAYMENT */
@@ -1831,8 +2204,13 @@ export interface operations {
                 "application/json": {
                     /** @description 1 to 10000 items {type, value}; type is crypto, email, website, id, country or name (a name item may add birth_date, country and party_type, as /screen/name takes them). */
                     items: unknown[];
-                    /** @description Comma-separated list slugs; default: the enabled lists (for screening: those of the default set). An unknown or disabled slug gives 400. */
+                    /** @description Comma-separated list slugs; default: all (screening: the default set); unknown: 400. */
                     lists?: string;
+                    /**
+                     * Format: date-time
+                     * @description Screen as of this time.
+                     */
+                    as_of?: string;
                 };
             };
         };
@@ -1840,6 +2218,10 @@ export interface operations {
             /** @description Successful response */
             200: {
                 headers: {
+                    /** @description The version of each list screened, `slug=version` separated by commas (the same versions the audit rows record). */
+                    "X-List-Versions"?: string;
+                    /** @description With `as_of`: the time the lists were screened as of (ISO 8601, UTC). */
+                    "X-As-Of"?: string;
                     /** @description x402 v2 receipt (base64 JSON), when paid with PAYMENT-SIGNATURE */
                     "PAYMENT-RESPONSE"?: string;
                     /** @description x402 v1 receipt (base64 JSON), when paid with X-PAYMENT */
@@ -1898,6 +2280,7 @@ export interface operations {
                 birth_date?: string;
                 country?: string;
                 limit?: number;
+                as_of?: string;
             };
             header?: never;
             path?: never;
@@ -2250,6 +2633,15 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
+            /** @description Service unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
         };
     };
     stats: {
@@ -2311,6 +2703,15 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
+            /** @description Service unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
         };
     };
     search: {
@@ -2335,6 +2736,76 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PublicSearchResult"][];
+                };
+            };
+            /** @description Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Service unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+        };
+    };
+    changes: {
+        parameters: {
+            query?: {
+                lists?: string;
+                kinds?: string;
+                entity_types?: string;
+                since?: string;
+                cursor?: string;
+                limit?: number;
+                format?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    /** @description CSV only: the next cursor. */
+                    "X-Next-Cursor"?: string;
+                    /** @description CSV only: whether more changes follow. */
+                    "X-Has-More"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChangesPage"];
                 };
             };
             /** @description Bad request */
@@ -2691,6 +3162,450 @@ export interface operations {
             };
         };
     };
+    accountListsList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UploadedList"][];
+                };
+            };
+            /** @description Missing, invalid or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+        };
+    };
+    accountListsCreate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Name in your namespace (1-40 lower-case letters, digits or underscores): the slug is `c<customer id>.<name>`. */
+                    name: string;
+                    display_name: string;
+                    /**
+                     * @description `sanctions`, `crime` or `risk`.
+                     * @enum {string}
+                     */
+                    list_type: "sanctions" | "crime" | "risk";
+                    /** @description Entity types an upload may hold. */
+                    entity_types: ("crypto_address" | "email" | "email_domain" | "website" | "government_id" | "name" | "country" | "party")[];
+                    /**
+                     * @description Screened when a request names no lists (default true).
+                     * @default true
+                     */
+                    in_default_set?: boolean;
+                    /**
+                     * @description Seconds to wait for the outcome (200) before answering 202 with the job to poll.
+                     * @default 60
+                     */
+                    wait?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListJob"];
+                };
+            };
+            /** @description Accepted: the operation goes on; poll it at Location */
+            202: {
+                headers: {
+                    /** @description Where to poll the operation */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListJob"];
+                };
+            };
+            /** @description Missing, invalid or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    accountListsUpload: {
+        parameters: {
+            query?: {
+                wait?: number;
+            };
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "text/csv": string;
+                "application/json": unknown[];
+                "application/x-ndjson": string;
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListJob"];
+                };
+            };
+            /** @description Accepted: the operation goes on; poll it at Location */
+            202: {
+                headers: {
+                    /** @description Where to poll the operation */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListJob"];
+                };
+            };
+            /** @description Missing, invalid or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    accountListsDelete: {
+        parameters: {
+            query?: {
+                wait?: number;
+            };
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListJob"];
+                };
+            };
+            /** @description Accepted: the operation goes on; poll it at Location */
+            202: {
+                headers: {
+                    /** @description Where to poll the operation */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListJob"];
+                };
+            };
+            /** @description Missing, invalid or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    accountListsEntities: {
+        parameters: {
+            query?: {
+                format?: string;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListEntitiesResponse"];
+                };
+            };
+            /** @description Missing, invalid or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    accountListsChanges: {
+        parameters: {
+            query?: {
+                kinds?: string;
+                entity_types?: string;
+                since?: string;
+                cursor?: string;
+                limit?: number;
+                format?: string;
+            };
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChangesPage"];
+                };
+            };
+            /** @description Missing, invalid or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    accountListsJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                job_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListJob"];
+                };
+            };
+            /** @description Missing, invalid or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
     accountMonitorsList: {
         parameters: {
             query?: never;
@@ -2732,7 +3647,7 @@ export interface operations {
                 "application/json": {
                     entity_type: components["schemas"]["MonitoredEntityType"];
                     /**
-                     * @description The value, in any form screening accepts.
+                     * @description The value, in any form screening accepts (the same validator as screening its kind).
                      * @example vitalik.eth
                      */
                     value: string;
@@ -3628,6 +4543,493 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ApiToken"];
+                };
+            };
+            /** @description Missing, invalid or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    adminListsList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UploadedList"][];
+                };
+            };
+            /** @description Missing, invalid or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+        };
+    };
+    adminListsCreate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Slug: 3-48 lower-case letters, digits or underscores, starting with a letter. */
+                    slug: string;
+                    display_name: string;
+                    /**
+                     * @description `sanctions`, `crime` or `risk`.
+                     * @enum {string}
+                     */
+                    list_type: "sanctions" | "crime" | "risk";
+                    /** @description Entity types an upload may hold. */
+                    entity_types: ("crypto_address" | "email" | "email_domain" | "website" | "government_id" | "name" | "country" | "party")[];
+                    /**
+                     * @description Screened when a request names no lists (default true).
+                     * @default true
+                     */
+                    in_default_set?: boolean;
+                    /**
+                     * @description Seconds to wait for the outcome (200) before answering 202 with the job to poll.
+                     * @default 60
+                     */
+                    wait?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListJob"];
+                };
+            };
+            /** @description Accepted: the operation goes on; poll it at Location */
+            202: {
+                headers: {
+                    /** @description Where to poll the operation */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListJob"];
+                };
+            };
+            /** @description Missing, invalid or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    adminListsUpload: {
+        parameters: {
+            query?: {
+                wait?: number;
+            };
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "text/csv": string;
+                "application/json": unknown[];
+                "application/x-ndjson": string;
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListJob"];
+                };
+            };
+            /** @description Accepted: the operation goes on; poll it at Location */
+            202: {
+                headers: {
+                    /** @description Where to poll the operation */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListJob"];
+                };
+            };
+            /** @description Missing, invalid or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    adminListsDelete: {
+        parameters: {
+            query?: {
+                wait?: number;
+            };
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListJob"];
+                };
+            };
+            /** @description Accepted: the operation goes on; poll it at Location */
+            202: {
+                headers: {
+                    /** @description Where to poll the operation */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListJob"];
+                };
+            };
+            /** @description Missing, invalid or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    adminListsRefresh: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Seconds to wait for the outcome (200) before answering 202 with the job to poll.
+                     * @default 60
+                     */
+                    wait?: number;
+                    /** @description Read the source files from this directory of the ingesting node (laid out like the SOURCE_DIR tree) instead of the configured source: `lists import`. */
+                    source_dir?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListJob"];
+                };
+            };
+            /** @description Accepted: the operation goes on; poll it at Location */
+            202: {
+                headers: {
+                    /** @description Where to poll the operation */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListJob"];
+                };
+            };
+            /** @description Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Missing, invalid or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    adminListsRefreshAll: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Seconds to wait for the outcome (200) before answering 202 with the job to poll.
+                     * @default 60
+                     */
+                    wait?: number;
+                    /** @description Read the source files from this directory of the ingesting node (laid out like the SOURCE_DIR tree) instead of the configured source: `lists import`. */
+                    source_dir?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListJob"];
+                };
+            };
+            /** @description Accepted: the operation goes on; poll it at Location */
+            202: {
+                headers: {
+                    /** @description Where to poll the operation */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListJob"];
+                };
+            };
+            /** @description Missing, invalid or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    adminListsJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                job_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListJob"];
                 };
             };
             /** @description Missing, invalid or revoked credentials */

@@ -1,7 +1,7 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import type { EntityRecord, EntityType } from '../../engine/model.js';
-import { diffVersion, entityKey } from '../../loaders/diff.js';
+import { changeId, diffVersion, entityKey, type ListChange } from '../../loaders/diff.js';
 
 const rec = (entity_type: EntityType, value: string, metadata: Record<string, unknown> = {}): EntityRecord => ({
   list: 'l',
@@ -13,6 +13,50 @@ const rec = (entity_type: EntityType, value: string, metadata: Record<string, un
   removed_at: null,
 });
 
+/** A committed version in memory: what the store's files would hold. */
+interface Version {
+  active: EntityRecord[];
+  ended: EntityRecord[];
+  changes: ListChange[];
+  droppedUntil: string | null;
+  counts: { listed: number; delisted: number; relisted: number };
+}
+
+let seq = 1;
+async function diff(
+  version: string,
+  at: string,
+  previous: Version | null,
+  next: EntityRecord[],
+  opts: { cutoff?: string; maxPeriods?: number } = {},
+): Promise<Version> {
+  const out: Version = { active: [], ended: [], changes: [], droppedUntil: null, counts: { listed: 0, delisted: 0, relisted: 0 } };
+  const r = await diffVersion({
+    list: 'l',
+    owner: 0,
+    version,
+    at,
+    next,
+    previous: previous && { active: () => previous.active, ended: () => previous.ended },
+    firstSeq: seq,
+    cutoff: opts.cutoff ?? '',
+    maxPeriods: opts.maxPeriods ?? 1_000_000,
+    active: { write: async (x) => void out.active.push(x) },
+    ended: { write: async (x) => void out.ended.push(x) },
+    changes: { write: async (c) => void out.changes.push(c) },
+  });
+  assert.equal(r.total, out.active.length);
+  assert.equal(r.periods, out.ended.length);
+  assert.equal(r.lastSeq, seq + out.changes.length - 1);
+  out.changes.forEach((c, i) => assert.equal(c.seq, seq + i));
+  seq = r.lastSeq + 1;
+  out.droppedUntil = r.droppedUntil;
+  out.counts = { listed: r.listed, delisted: r.delisted, relisted: r.relisted };
+  return out;
+}
+
+const periods = (v: Version) => v.ended.map((r) => [r.value, r.listed_at, r.removed_at, r.superseded === true]);
+
 describe('diffVersion', () => {
   test('keys are (entity_type, canonical key): case and format do not make a new entity', () => {
     assert.equal(entityKey(rec('email', 'A@Example.COM')), entityKey(rec('email', 'a@example.com')));
@@ -21,60 +65,80 @@ describe('diffVersion', () => {
     assert.notEqual(entityKey(rec('website', 'x.example')), entityKey(rec('email_domain', 'x.example')));
   });
 
-  test('baseline: no changes; every record listed at the ingestion time', () => {
-    const d = diffVersion({ list: 'l', version: 'v1', at: 'T1', previous: null, next: [rec('name', 'Ali Hassan'), rec('email', 'x@y.org')] });
+  test('baseline: no changes; every record listed at the ingestion time', async () => {
+    const d = await diff('v1', 'T1', null, [rec('name', 'Ali Hassan'), rec('email', 'x@y.org')]);
     assert.deepEqual(d.changes, []);
-    assert.deepEqual(d.delisted, []);
+    assert.deepEqual(d.ended, []);
     assert.deepEqual(d.active.map((r) => [r.value, r.listed_at, r.removed_at]), [
       ['Ali Hassan', 'T1', null],
       ['x@y.org', 'T1', null],
     ]);
   });
 
-  test('records sharing a key move together and give one change', () => {
-    const v1 = diffVersion({
-      list: 'l',
-      version: 'v1',
-      at: 'T1',
-      previous: null,
-      next: [rec('name', 'Ali Hassan', { uid: 1 }), rec('name', 'ALI HASSAN', { uid: 2 }), rec('name', 'Omar')],
-    });
-    const v2 = diffVersion({ list: 'l', version: 'v2', at: 'T2', previous: v1, next: [rec('name', 'Omar')] });
+  test('records sharing a key move together and give one change, with a deterministic change id', async () => {
+    const v1 = await diff('v1', 'T1', null, [rec('name', 'Ali Hassan', { uid: 1 }), rec('name', 'ALI HASSAN', { uid: 2 }), rec('name', 'Omar')]);
+    const v2 = await diff('v2', 'T2', v1, [rec('name', 'Omar')]);
     assert.deepEqual(
       v2.changes.map((c) => [c.kind, c.record.value, c.record.metadata, c.record.listed_at, c.record.removed_at]),
       [['delisted', 'Ali Hassan', { uid: 1 }, 'T1', 'T2']],
     );
-    assert.deepEqual(v2.delisted.map((r) => [r.value, r.removed_at]), [
-      ['Ali Hassan', 'T2'],
-      ['ALI HASSAN', 'T2'],
+    assert.equal(v2.changes[0].change_id, changeId('l', 'v2', 'T2', 'delisted', entityKey(rec('name', 'Ali Hassan'))));
+    assert.match(v2.changes[0].change_id, /^chg_[0-9a-f]{32}$/);
+    assert.deepEqual(periods(v2), [
+      ['Ali Hassan', 'T1', 'T2', false],
+      ['ALI HASSAN', 'T1', 'T2', false],
     ]);
-    const v3 = diffVersion({ list: 'l', version: 'v3', at: 'T3', previous: v2, next: [rec('name', 'Omar'), rec('name', 'ali hassan')] });
+    const v3 = await diff('v3', 'T3', v2, [rec('name', 'Omar'), rec('name', 'ali hassan')]);
     assert.deepEqual(v3.changes.map((c) => [c.kind, c.version, c.at, c.record.value, c.record.listed_at]), [['relisted', 'v3', 'T3', 'ali hassan', 'T3']]);
-    assert.deepEqual(v3.delisted, []);
+    assert.deepEqual(v3.counts, { listed: 0, delisted: 0, relisted: 1 });
+    // The ended period stays, superseded: screening as of T2 still sees the key as removed, as of T1 as listed.
+    assert.deepEqual(periods(v3), [
+      ['Ali Hassan', 'T1', 'T2', true],
+      ['ALI HASSAN', 'T1', 'T2', true],
+    ]);
     assert.deepEqual(v3.active.map((r) => [r.value, r.listed_at]), [
       ['Omar', 'T1'],
       ['ali hassan', 'T3'],
     ]);
   });
 
-  test('a delisted key stays in the history, older removals first; removed again gets the new time', () => {
-    const v1 = diffVersion({ list: 'l', version: 'v1', at: 'T1', previous: null, next: [rec('email', 'a@x.org'), rec('email', 'b@x.org')] });
-    const v2 = diffVersion({ list: 'l', version: 'v2', at: 'T2', previous: v1, next: [rec('email', 'b@x.org')] });
-    const v3 = diffVersion({ list: 'l', version: 'v3', at: 'T3', previous: v2, next: [rec('email', 'c@x.org')] });
+  test('every listing period stays in the history, oldest end first; only the latest of a key is not superseded', async () => {
+    const v1 = await diff('v1', 'T1', null, [rec('email', 'a@x.org'), rec('email', 'b@x.org')]);
+    const v2 = await diff('v2', 'T2', v1, [rec('email', 'b@x.org')]);
+    const v3 = await diff('v3', 'T3', v2, [rec('email', 'c@x.org')]);
     assert.deepEqual(v3.changes.map((c) => [c.kind, c.record.value]), [
       ['listed', 'c@x.org'],
       ['delisted', 'b@x.org'],
     ]);
-    assert.deepEqual(v3.delisted.map((r) => [r.value, r.listed_at, r.removed_at]), [
-      ['a@x.org', 'T1', 'T2'],
-      ['b@x.org', 'T1', 'T3'],
+    assert.deepEqual(periods(v3), [
+      ['a@x.org', 'T1', 'T2', false],
+      ['b@x.org', 'T1', 'T3', false],
     ]);
-    const v4 = diffVersion({ list: 'l', version: 'v4', at: 'T4', previous: v3, next: [rec('email', 'a@x.org')] });
-    const v5 = diffVersion({ list: 'l', version: 'v5', at: 'T5', previous: v4, next: [] });
-    assert.deepEqual(v5.delisted.map((r) => [r.value, r.listed_at, r.removed_at]), [
-      ['b@x.org', 'T1', 'T3'],
-      ['c@x.org', 'T3', 'T4'],
-      ['a@x.org', 'T4', 'T5'],
+    const v4 = await diff('v4', 'T4', v3, [rec('email', 'a@x.org')]);
+    const v5 = await diff('v5', 'T5', v4, []);
+    assert.deepEqual(periods(v5), [
+      ['a@x.org', 'T1', 'T2', true],
+      ['b@x.org', 'T1', 'T3', false],
+      ['c@x.org', 'T3', 'T4', false],
+      ['a@x.org', 'T4', 'T5', false],
     ]);
+  });
+
+  test('compaction: periods ended before the cut-off or beyond the cap go, and the reach says from when answers are complete', async () => {
+    const v1 = await diff('v1', 'T1', null, [rec('email', 'a@x.org'), rec('email', 'b@x.org'), rec('email', 'c@x.org'), rec('email', 'd@x.org')]);
+    const v2 = await diff('v2', 'T2', v1, [rec('email', 'b@x.org'), rec('email', 'c@x.org'), rec('email', 'd@x.org')]);
+    const v3 = await diff('v3', 'T3', v2, [rec('email', 'c@x.org'), rec('email', 'd@x.org')]);
+    const v4 = await diff('v4', 'T4', v3, [rec('email', 'd@x.org')], { cutoff: 'T3' });
+    assert.deepEqual(periods(v4), [
+      ['b@x.org', 'T1', 'T3', false],
+      ['c@x.org', 'T1', 'T4', false],
+    ]);
+    assert.equal(v4.droppedUntil, 'T2');
+    const v5 = await diff('v5', 'T5', v4, [], { maxPeriods: 2 });
+    assert.deepEqual(periods(v5), [
+      ['c@x.org', 'T1', 'T4', false],
+      ['d@x.org', 'T1', 'T5', false],
+    ]);
+    assert.equal(v5.droppedUntil, 'T3');
   });
 });

@@ -2,7 +2,7 @@ import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createHash } from 'node:crypto';
-import { mkdtemp, readFile, rm, mkdir, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, mkdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
@@ -36,7 +36,8 @@ const file = (key: string, path: string, optional = false): SourceFile => ({
 const opts = (over: Partial<FetchOptions> = {}): FetchOptions => ({
   dataDir,
   urlOverrides: {},
-  timeoutMs: 300,
+  // Long enough that a busy machine never trips it; the timeout test sets its own.
+  timeoutMs: 10_000,
   retries: 2,
   maxBytes: 1024,
   backoffMs: 10,
@@ -107,21 +108,41 @@ describe('fetchSourceFile', () => {
     assert.ok(Date.now() - started >= 400);
   });
 
-  test('a truncated body is an error and the previous cached file stays', async () => {
+  test('a truncated body is an error, the previous cached file stays and no temporary file is left', async () => {
+    let open: ServerResponse | null = null;
     handlers.set('/trunc.csv', (_req, res, n) => {
       if (n === 1) return void res.writeHead(200, { 'content-length': 6 }).end('good\n\n');
       res.writeHead(200, { 'content-length': 100 });
       res.write('partial');
-      setTimeout(() => res.socket!.destroy(), 20);
+      open = res;
     });
+    // The connection is cut once the client holds the 7 bytes (not after a delay, which a busy
+    // machine can outlast: the body's error then discards the unread bytes).
+    const cut = () => open?.socket?.destroy();
     const good = await fetchSourceFile('l', file('trunc', '/trunc.csv'), opts());
-    await assert.rejects(fetchSourceFile('l', file('trunc', '/trunc.csv'), opts({ retries: 1 })), (err: unknown) => {
+    await assert.rejects(fetchSourceFile('l', file('trunc', '/trunc.csv'), opts({ retries: 1, progress: cut })), (err: unknown) => {
       assert.ok(err instanceof FetchError);
       assert.match(err.message, /^http:\/\/127\.0\.0\.1:\d+\/trunc\.csv: body interrupted after 7 bytes/);
       return true;
     });
     assert.equal(hits.get('/trunc.csv')!.length, 3);
     assert.equal(await readFile(good!.path, 'utf8'), 'good\n\n');
+    assert.deepEqual((await readdir(join(dataDir, 'sources', 'l'))).filter((f) => f.startsWith('trunc')).sort(), ['trunc.csv', 'trunc.meta.json']);
+  });
+
+  test('many interrupted downloads at once: each fails cleanly, the process stays up, nothing is left behind', async () => {
+    handlers.set('/cut.csv', (_req, res) => {
+      res.writeHead(200, { 'content-length': 100_000 });
+      res.write('x'.repeat(5000));
+      setImmediate(() => res.socket?.destroy());
+    });
+    const runs = await Promise.allSettled(Array.from({ length: 40 }, (_, i) => fetchSourceFile(`cut${i}`, file('cut', '/cut.csv'), opts({ retries: 2, maxBytes: 1_000_000 }))));
+    for (const r of runs) {
+      assert.equal(r.status, 'rejected');
+      assert.ok((r as PromiseRejectedResult).reason instanceof FetchError);
+      assert.match(String((r as PromiseRejectedResult).reason.message), /: body interrupted after \d+ bytes/);
+    }
+    for (let i = 0; i < 40; i++) assert.deepEqual(await readdir(join(dataDir, 'sources', `cut${i}`)), []);
   });
 
   test('a body over the size limit is rejected without retry, by header or by counting', async () => {

@@ -8,7 +8,7 @@ import { Engine } from '../../engine/engine.js';
 import type { EntityRecord, EntityType } from '../../engine/model.js';
 import { loadConfig } from '../../src/config.js';
 import { ListManager } from '../../loaders/manager.js';
-import type { ChangeSink, ListChange } from '../../loaders/diff.js';
+import { changeId, entityKey, type ChangeSink, type ListChange } from '../../loaders/diff.js';
 import type { FetchedFiles, ListDefinition } from '../../loaders/types.js';
 
 /**
@@ -81,7 +81,7 @@ const sink: ChangeSink = {
 const writeSource = (lines: string[]) => writeFile(join(sourceDir, 'test', 't.csv'), lines.join('\n') + '\n');
 const config = (extra: Record<string, string> = {}) =>
   loadConfig({ DATA_DIR: dataDir, SOURCE_DIR: sourceDir, PRIMARY_CHECK_MINUTES_UTC: '5,35', ...extra });
-const manager = () => new ListManager({ config: config(), engine, sinks: [sink], log, now, lists: [csvList, mixerList, disabledList] });
+const manager = () => new ListManager({ config: config(), engine, sinks: [sink], log, now, lists: [csvList, mixerList, disabledList], redeliverMs: 20 });
 const values = (list: string) => engine.entities(list, { limit: 100 }).entities.map((e) => [e.value, e.listed_at]);
 const removed = (list: string) => engine.delisted([list], 100).map((e) => [e.value, e.removed_at]);
 
@@ -112,7 +112,7 @@ describe('ListManager', () => {
     await m.start();
     await m.idle();
     assert.deepEqual(m.status(), {
-      'test-csv': { loaded: true, version: m.status()['test-csv'].version, last_updated: T1, last_error: null, last_checked: T1, total: 3 },
+      'test-csv': { loaded: true, version: m.status()['test-csv'].version, last_updated: T1, last_error: null, last_checked: T1, total: 3, stale: false },
       'test-mixer': {
         loaded: false,
         version: null,
@@ -120,6 +120,7 @@ describe('ListManager', () => {
         last_error: 'not configured: set MIXER_RPC_URL and MIXER_POOLS to build the mixer-pool lists',
         last_checked: null,
         total: 0,
+        stale: false,
       },
     });
     assert.match(m.status()['test-csv'].version!, /^[0-9a-f]{16}$/);
@@ -138,8 +139,20 @@ describe('ListManager', () => {
     clock = new Date(T2);
     await writeSource([`crypto_address,${A},CYBER2`, 'name,Ivan Petrov,UKRAINE-EO13660', 'website,evil.example,CYBER2']);
     const r2 = await m.refresh('test-csv');
+    await m.idle();
     assert.equal(r2[0].result, 'new_version');
+    assert.deepEqual([r2[0].listed, r2[0].delisted, r2[0].relisted, r2[0].total], [1, 1, 0, 3]);
     const v2 = r2[0].version!;
+    const change = (seq: number, version: string, kind: ListChange['kind'], at: string, record: EntityRecord): ListChange => ({
+      seq,
+      change_id: changeId('test-csv', version, at, kind, entityKey(record)),
+      list: 'test-csv',
+      owner: 0,
+      version,
+      kind,
+      at,
+      record,
+    });
     const record = (value: string, type: EntityType, program: string, listed_at: string | null, removed_at: string | null): EntityRecord => ({
       list: 'test-csv',
       entity_type: type,
@@ -150,10 +163,7 @@ describe('ListManager', () => {
       removed_at,
     });
     assert.deepEqual(received, [
-      [
-        { list: 'test-csv', version: v2, kind: 'listed', at: T2, record: record('evil.example', 'website', 'CYBER2', T2, null) },
-        { list: 'test-csv', version: v2, kind: 'delisted', at: T2, record: record('bad@example.com', 'email', 'SDGT', T1, T2) },
-      ],
+      [change(1, v2, 'listed', T2, record('evil.example', 'website', 'CYBER2', T2, null)), change(2, v2, 'delisted', T2, record('bad@example.com', 'email', 'SDGT', T1, T2))],
     ]);
     assert.deepEqual(values('test-csv'), [
       [A, T1],
@@ -167,11 +177,12 @@ describe('ListManager', () => {
     await writeSource([`crypto_address,${A.toLowerCase()},CYBER2`, 'email,BAD@Example.com,SDGT', 'website,evil.example,CYBER2']);
     received.length = 0;
     const r3 = await m.refresh('test-csv');
+    await m.idle();
     const v3 = r3[0].version!;
     assert.deepEqual(received, [
       [
-        { list: 'test-csv', version: v3, kind: 'relisted', at: T3, record: record('BAD@Example.com', 'email', 'SDGT', T3, null) },
-        { list: 'test-csv', version: v3, kind: 'delisted', at: T3, record: record('Ivan Petrov', 'name', 'UKRAINE-EO13660', T1, T3) },
+        change(3, v3, 'relisted', T3, record('BAD@Example.com', 'email', 'SDGT', T3, null)),
+        change(4, v3, 'delisted', T3, record('Ivan Petrov', 'name', 'UKRAINE-EO13660', T1, T3)),
       ],
     ]);
     assert.deepEqual(values('test-csv'), [
@@ -189,7 +200,7 @@ describe('ListManager', () => {
     clock = new Date(T4);
     received.length = 0;
     const before = parses;
-    assert.deepEqual(await m.refresh('test-csv'), [{ slug: 'test-csv', result: 'unchanged', version: v3, changes: 0 }]);
+    assert.deepEqual(await m.refresh('test-csv'), [{ slug: 'test-csv', result: 'unchanged', version: v3, changes: 0, total: 3 }]);
     assert.equal(parses, before);
     assert.deepEqual(received, []);
     assert.equal(m.status()['test-csv'].last_checked, T4);
@@ -259,25 +270,28 @@ describe('ListManager', () => {
     }
   });
 
-  test('changes a sink could not take stay committed and are delivered at the next check', async () => {
+  test('changes a sink could not take stay committed and are delivered shortly after, without waiting for a check', async () => {
     clock = new Date('2026-03-06T10:00:00.000Z');
     await writeSource([`crypto_address,${A},CYBER2`, 'email,BAD@Example.com,SDGT']);
     received.length = 0;
     sinkFails = 1;
-    const [r] = await m.refresh('test-csv');
+    // A running manager (the one above was stopped): it retries the sinks on its own.
+    const running = manager();
+    await running.open();
+    const [r] = await running.refresh('test-csv');
     assert.equal(r.result, 'new_version');
-    assert.equal(m.status()['test-csv'].last_updated, '2026-03-06T10:00:00.000Z');
-    assert.equal(m.status()['test-csv'].last_error, null);
+    assert.equal(running.status()['test-csv'].last_updated, '2026-03-06T10:00:00.000Z');
+    assert.equal(running.status()['test-csv'].last_error, null);
     assert.deepEqual(values('test-csv'), [
       [A, T1],
       ['BAD@Example.com', T3],
     ]);
+    await running.idle();
     assert.deepEqual(received, []);
     const dir = join(dataDir, 'lists', 'test-csv');
-    assert.ok((await readdir(dir)).includes(`changes-5.ndjson`));
-    clock = new Date('2026-03-07T10:00:00.000Z');
-    const [r2] = await m.refresh('test-csv');
-    assert.equal(r2.result, 'unchanged');
+    assert.ok((await readdir(dir)).includes(`changes-6.ndjson`));
+    while (received.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    await running.idle();
     const delivered: ListChange[][] = received;
     assert.deepEqual(
       delivered.map((batch) => batch.map((c) => [c.kind, c.record.value, c.at])),
@@ -288,8 +302,9 @@ describe('ListManager', () => {
         ],
       ],
     );
-    assert.equal((await readdir(dir)).includes('changes-5.ndjson'), false);
+    assert.equal((await readdir(dir)).includes('changes-6.ndjson'), false);
     assert.equal(JSON.parse(await readFile(join(dir, 'state.json'), 'utf8')).pending_changes.length, 0);
+    await running.stop();
   });
 });
 
@@ -321,5 +336,167 @@ test('not ready while a committed version is not yet served by the engine (regre
     await m.stop();
     await own.close();
     await rm(dir, { recursive: true, force: true });
+  }
+});
+
+/** A fresh data directory and its manager on `csvList` (the source file is shared with the tests above). */
+async function fresh(opts: Partial<ConstructorParameters<typeof ListManager>[0]> = {}, env: Record<string, string> = {}) {
+  const dir = await mkdtemp(join(tmpdir(), 'manager-fresh-'));
+  const make = (extra: Partial<ConstructorParameters<typeof ListManager>[0]> = {}) =>
+    new ListManager({ config: loadConfig({ DATA_DIR: dir, SOURCE_DIR: sourceDir, LIST_REFRESH_ENABLED: 'false', ...env }), engine: null, log, now, lists: [csvList], ...opts, ...extra });
+  return { dir, make, close: () => rm(dir, { recursive: true, force: true }) };
+}
+
+test('changes left undelivered when the service stopped are delivered at the next start, not at the list’s next check (regression: webhook events pending for hours after a restart)', async () => {
+  const f = await fresh();
+  try {
+    clock = new Date('2026-04-01T00:00:00.000Z');
+    await writeSource([`crypto_address,${A},CYBER2`]);
+    await f.make().refresh();
+    clock = new Date('2026-04-02T00:00:00.000Z');
+    await writeSource([`crypto_address,${A},CYBER2`, 'email,pending@example.com,SDGT']);
+    // The sinks fail while the version is committed, and the process stops.
+    const down: ChangeSink = { write: async () => Promise.reject(new Error('ClickHouse is down')) };
+    const before = f.make({ sinks: [down], redeliverMs: 60_000 });
+    assert.equal((await before.refresh())[0].result, 'new_version');
+    await before.stop();
+    // The next start: no check is due (LIST_REFRESH_ENABLED=false, the list has a version), the
+    // changes go out at once.
+    const got: ListChange[][] = [];
+    const engine = await Engine.create({ shards: 1 });
+    const after = f.make({ sinks: [{ write: async (c) => void got.push(c) }], engine });
+    try {
+      await after.start();
+      await after.idle();
+      assert.deepEqual(got.map((b) => b.map((c) => [c.kind, c.record.value])), [[['listed', 'pending@example.com']]]);
+      assert.deepEqual(JSON.parse(await readFile(join(f.dir, 'lists', 'test-csv', 'state.json'), 'utf8')).pending_changes, []);
+      await after.stop();
+    } finally {
+      await engine.close();
+    }
+  } finally {
+    await f.close();
+  }
+});
+
+test('a version committed by another process is served at the next check even when the source did not change again (regression: lists import left the service unready and stale)', async () => {
+  const f = await fresh();
+  const own = await Engine.create({ shards: 1 });
+  try {
+    clock = new Date('2026-04-03T00:00:00.000Z');
+    await writeSource([`crypto_address,${A},CYBER2`]);
+    const service = f.make({ engine: own });
+    await service.start();
+    await service.idle();
+    // Another process (the CLI of old) commits a new version of the same source files.
+    await writeSource([`crypto_address,${A},CYBER2`, 'email,imported@example.com,SDGT']);
+    await f.make().refresh();
+    assert.equal(service.ready(), true);
+    const [r] = await service.refresh('test-csv');
+    assert.equal(r.result, 'unchanged', 'the source is what the other process committed');
+    assert.equal(service.ready(), true);
+    assert.equal(own.screenExact({ kind: 'email', value: 'imported@example.com', lists: ['test-csv'] })!.length, 1);
+    await service.stop();
+  } finally {
+    await own.close();
+    await f.close();
+  }
+});
+
+test('ready stays true while a newer version loads: the previous one serves until the swap', async () => {
+  const f = await fresh();
+  const own = await Engine.create({ shards: 1 });
+  let gate: Promise<void> = Promise.resolve();
+  const engine = { load: async (g: Parameters<Engine['load']>[0]) => (await gate, own.load(g)) };
+  try {
+    clock = new Date('2026-04-04T00:00:00.000Z');
+    await writeSource([`crypto_address,${A},CYBER2`]);
+    const m = f.make({ engine });
+    await m.start();
+    await m.idle();
+    assert.equal(m.ready(), true);
+    let release!: () => void;
+    gate = new Promise<void>((r) => (release = r));
+    await writeSource([`crypto_address,${A},CYBER2`, 'email,slow@example.com,SDGT']);
+    const refreshing = m.refresh('test-csv');
+    for (let i = 0; i < 20; i++) {
+      assert.equal(m.ready(), true);
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    release();
+    await refreshing;
+    assert.equal(m.ready(), true);
+    assert.equal(own.screenExact({ kind: 'email', value: 'slow@example.com', lists: ['test-csv'] })!.length, 1);
+    await m.stop();
+  } finally {
+    await own.close();
+    await f.close();
+  }
+});
+
+test('stale: failing for longer than the cadence allows (a daily list after a day of failures)', async () => {
+  const f = await fresh();
+  try {
+    clock = new Date('2026-04-05T00:00:00.000Z');
+    await writeSource([`crypto_address,${A},CYBER2`]);
+    const m = f.make();
+    await m.refresh();
+    await writeSource(['broken line']);
+    clock = new Date('2026-04-05T12:00:00.000Z');
+    assert.equal((await m.refresh())[0].result, 'failed');
+    assert.deepEqual([m.status()['test-csv'].last_error !== null, m.status()['test-csv'].stale], [true, false]);
+    clock = new Date('2026-04-06T00:00:01.000Z');
+    assert.equal(m.status()['test-csv'].stale, true, 'no successful check for more than a day');
+    await writeSource([`crypto_address,${A},CYBER2`]);
+    await m.refresh();
+    assert.equal(m.status()['test-csv'].stale, false);
+  } finally {
+    await f.close();
+  }
+});
+
+test('uploaded lists: created empty, each upload a diffed version, deleted with every value delisted; definitions found on disk by a later process', async () => {
+  const f = await fresh();
+  try {
+    clock = new Date('2026-04-07T00:00:00.000Z');
+    const got: ListChange[] = [];
+    const m = f.make({ sinks: [{ write: async (c) => void got.push(...c) }] });
+    await m.open();
+    const def = { slug: 'ops', display_name: 'Ops', list_type: 'risk' as const, kind: 'operator_list' as const, cadence: 'manual' as const, enabled: true, in_default_set: true, entity_types: ['email' as const] };
+    assert.deepEqual(await m.createList(def), { slug: 'ops', result: 'new_version', version: 'e3b0c44298fc1c14', changes: 0, listed: 0, delisted: 0, relisted: 0, total: 0 });
+    await assert.rejects(m.createList(def), { message: 'list ops already exists' });
+    const rec = (value: string): EntityRecord => ({ list: 'ops', entity_type: 'email', value, metadata: {}, source_url: null, listed_at: null, removed_at: null });
+    clock = new Date('2026-04-08T00:00:00.000Z');
+    const up = await m.uploadList('ops', { records: [rec('a@x.org'), rec('b@x.org')], version: 'v-ab' });
+    assert.deepEqual([up.result, up.listed, up.total], ['new_version', 2, 2]);
+    assert.deepEqual((await m.uploadList('ops', { records: [rec('a@x.org'), rec('b@x.org')], version: 'v-ab' })).result, 'unchanged');
+    clock = new Date('2026-04-09T00:00:00.000Z');
+    const del = await m.deleteList('ops');
+    assert.deepEqual([del.result, del.delisted, del.total], ['new_version', 2, 0]);
+    assert.deepEqual(got.map((c) => [c.kind, c.record.value, c.owner]), [
+      ['listed', 'a@x.org', 0],
+      ['listed', 'b@x.org', 0],
+      ['delisted', 'a@x.org', 0],
+      ['delisted', 'b@x.org', 0],
+    ]);
+    await assert.rejects(m.uploadList('ops', { records: [], version: 'x' }), { message: 'no uploaded list ops' });
+    await assert.rejects(m.refresh('ops'), { message: 'unknown or disabled list: ops' });
+    const later = f.make();
+    await later.open();
+    assert.deepEqual(later.definitions().map((d) => [d.slug, d.source.type, d.deleted_at]), [
+      ['test-csv', 'files', undefined],
+      ['ops', 'upload', '2026-04-09T00:00:00.000Z'],
+    ]);
+    assert.deepEqual(later.history('ops'), {
+      reach: '2026-04-07T00:00:00.000Z',
+      compacted: false,
+      versions: [
+        { seq: 1, version: 'e3b0c44298fc1c14', at: '2026-04-07T00:00:00.000Z' },
+        { seq: 2, version: 'v-ab', at: '2026-04-08T00:00:00.000Z' },
+        { seq: 3, version: 'e3b0c44298fc1c14', at: '2026-04-09T00:00:00.000Z' },
+      ],
+    });
+  } finally {
+    await f.close();
   }
 });

@@ -110,7 +110,22 @@ test('party records: snapshot, restart without parsing, delisting as a change, h
       changes.map((c) => [c.kind, c.record.value, (c.record.metadata as PartyMetadata).name, c.record.removed_at]),
       [['delisted', 'P-1', 'Ivan Sergeyevich Petrov', '2026-03-02T10:00:00.000Z']],
     );
+    received.length = 0;
     assert.deepEqual(await screen(engine, 'Ivan Petroff'), []);
+
+    // Listed again: a new listing period, screened now; as of the delisting, nothing.
+    clock = new Date('2026-03-03T10:00:00.000Z');
+    await writeSource([IVAN, OLGA]);
+    await m.refresh('test-parties');
+    const [again] = await screen(engine, 'Ivan Petroff');
+    assert.deepEqual([again.entity.value, again.entity.removed_at, again.score], ['P-1', null, 1]);
+    const asOf = (at: string) => engine.screenName({ name: 'Ivan Petroff', lists: ['test-parties'], threshold: 0.7, limit: 5, asOf: Date.parse(at) });
+    assert.deepEqual((await asOf('2026-03-02T12:00:00.000Z')).map((h) => h.entity.value), []);
+    assert.deepEqual((await asOf('2026-03-01T12:00:00.000Z')).map((h) => [h.entity.value, h.entity.removed_at]), [['P-1', '2026-03-02T10:00:00.000Z']]);
+    assert.deepEqual((await asOf('2026-03-03T12:00:00.000Z')).map((h) => [h.entity.value, h.entity.removed_at]), [['P-1', null]]);
+    await writeSource([OLGA]);
+    clock = new Date('2026-03-04T10:00:00.000Z');
+    await m.refresh('test-parties');
     await m.stop();
 
     // A restart reads the committed snapshot and history, not the source.
@@ -134,7 +149,7 @@ test('party records: snapshot, restart without parsing, delisting as a change, h
     const gone = restarted.delisted(['test-parties'], 10).filter((e) => e.entity_type === 'party');
     assert.deepEqual(
       gone.map((e) => [e.value, (e.metadata as PartyMetadata).aliases, e.removed_at]),
-      [['P-1', [{ name: 'Ivan Petroff', type: 'a.k.a.', weak: false }], '2026-03-02T10:00:00.000Z']],
+      [['P-1', [{ name: 'Ivan Petroff', type: 'a.k.a.', weak: false }], '2026-03-04T10:00:00.000Z']],
     );
     await m2.stop();
   } finally {

@@ -46,7 +46,8 @@ describe('list registry', () => {
         assert.equal(typeof s.load, 'function', l.slug);
         assert.match(s.url, /^https:\/\//, l.slug);
       } else {
-        assert.ok(s.role === 'depositor_relayer' || s.role === 'recipient', l.slug);
+        assert.equal(s.type, 'chain', l.slug);
+        assert.ok(s.type === 'chain' && (s.role === 'depositor_relayer' || s.role === 'recipient'), l.slug);
       }
     }
   });

@@ -147,7 +147,9 @@ describe('metered tools with a bearer token', () => {
       assert.equal(result.isError, undefined, `${name}: ${JSON.stringify(result.structuredContent)}`);
       assert.deepEqual(result.structuredContent, expected, name);
       assert.deepEqual(JSON.parse((result.content[0] as { text: string }).text), expected, name);
-      assert.equal(result._meta, undefined, 'no receipt for a quota-funded call');
+      assert.equal(result._meta?.['x402/payment-response'], undefined, 'no receipt for a quota-funded call');
+      // A screening says which list versions it was screened against, as REST does in a header.
+      assert.equal(result._meta?.['screening/list-versions'], res.headers.get('x-list-versions') ?? undefined, name);
     }
     assert.equal((await call(c, 'vpn_check', {})).structuredContent?.ip, '127.0.0.1');
 
@@ -190,7 +192,7 @@ describe('metered tools with a bearer token', () => {
     const c = await client({ authorization: `Bearer ${token}`, 'payment-signature': encodePaymentSignatureHeader(payload) });
     const result = await call(c, 'screen_country', { country: 'CU' });
     assert.equal(result.isError, undefined);
-    assert.equal(result._meta, undefined);
+    assert.equal(result._meta?.['x402/payment-response'], undefined);
     assert.equal(await pc.balance(pc.payer.address), before);
   });
 });
@@ -266,7 +268,7 @@ describe('x402 payments', () => {
     const paid = await call(c, 'screen_country', { country: 'IR' }, { 'x402/payment': v2 });
     assert.equal(paid.isError, undefined, JSON.stringify(paid.structuredContent));
     const receipt = paid._meta!['x402/payment-response'] as { transaction: string };
-    assert.deepEqual(paid._meta, { 'x402/payment-response': { success: true, transaction: receipt.transaction, network: 'eip155:84532', payer: pc.payer.address } });
+    assert.deepEqual(paid._meta!['x402/payment-response'], { success: true, transaction: receipt.transaction, network: 'eip155:84532', payer: pc.payer.address });
     const replay = await call(c, 'screen_country', { country: 'IR' }, { 'x402/payment': v2 });
     assert.equal(replay.isError, true);
     assert.equal((replay.structuredContent as { error: string }).error, 'authorization already used, sign a fresh one');

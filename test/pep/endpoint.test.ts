@@ -68,8 +68,8 @@ describe('/screen/pep endpoint', () => {
     const input = parseInput(PepInput, { path: {}, query: { name: 'Mike Rogers', birth_date: '1963' } });
     const out = await ep.handler(input, ctx);
     assert.deepEqual(PepScreenResponse.parse(out), out);
-    assert.deepEqual(ep.audit!(input, out), [
-      { screened_value: 'Mike Rogers', matched_value: 'Mike Rogers', list: 'peps', list_type: 'risk', match: 'fuzzy' },
+    assert.deepEqual(ep.audit!(input, out, ctx), [
+      { screened_value: 'Mike Rogers', matched_value: 'Mike Rogers', list: 'peps', list_type: 'risk', match: 'fuzzy', list_version: '', as_of: null },
     ]);
     const matches = (out as { matches: { caption: string; score: number; match: boolean; birth_dates: string[] }[] }).matches;
     assert.deepEqual(

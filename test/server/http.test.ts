@@ -113,13 +113,13 @@ test('tRPC at /trpc serves the same procedures, with batching', async () => {
 });
 
 test('CORS: preflight from any origin, and answers readable by browsers (payment and request-id headers exposed)', async () => {
-  for (const path of ['/api/v1/screen/crypto/0xabc', '/api/v1/stats', '/mcp']) {
+  for (const path of ['/api/v1/screen/crypto/0x000000000000000000000000000000000000dEaD', '/api/v1/stats', '/mcp']) {
     const pre = await get(path, { method: 'OPTIONS', headers: { origin: 'https://app.example', 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization, payment-signature' } });
     assert.equal(pre.status, 204, path);
     assert.equal(pre.headers.get('access-control-allow-origin'), '*');
     assert.match(pre.headers.get('access-control-allow-headers') ?? '', /Authorization.*PAYMENT-SIGNATURE/);
   }
-  const res = await get('/api/v1/screen/crypto/0xabc', { headers: { origin: 'https://app.example' } });
+  const res = await get('/api/v1/screen/crypto/0x000000000000000000000000000000000000dEaD', { headers: { origin: 'https://app.example' } });
   assert.equal(res.status, 402);
   assert.equal(res.headers.get('access-control-allow-origin'), '*');
   assert.match(res.headers.get('access-control-expose-headers') ?? '', /PAYMENT-REQUIRED/);
@@ -136,11 +136,11 @@ async function rawHead(path: string): Promise<string[]> {
 }
 
 test('answers on the wire: one well-formed line per header, the fixed ones written once each', async () => {
-  const cors = ['Access-Control-Allow-Origin: *', 'Access-Control-Expose-Headers: PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-PAYMENT-RESPONSE, X-Request-Id, Retry-After, WWW-Authenticate, Content-Disposition, X-Total-Count'];
+  const cors = ['Access-Control-Allow-Origin: *', 'Access-Control-Expose-Headers: PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-PAYMENT-RESPONSE, X-Request-Id, Retry-After, WWW-Authenticate, Content-Disposition, X-Total-Count, Idempotency-Replayed'];
   const cases: [string, string, string][] = [
     ['/api/v1/screen/lists', 'HTTP/1.1 200 OK', 'application/json'],
     ['/api/v1/screen/lists/no_such_list/entities', 'HTTP/1.1 404 Not Found', 'application/json'],
-    ['/api/v1/screen/crypto/0xabc', 'HTTP/1.1 402 Payment Required', 'application/json'],
+    ['/api/v1/screen/crypto/0x000000000000000000000000000000000000dEaD', 'HTTP/1.1 402 Payment Required', 'application/json'],
     ['/api/v1/screen/lists/ofac_sdn/entities?format=csv&limit=1', 'HTTP/1.1 200 OK', 'text/csv; charset=utf-8'],
   ];
   for (const [path, status, type] of cases) {

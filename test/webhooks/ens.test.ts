@@ -105,7 +105,7 @@ describe('monitored ENS names', () => {
     const manager = new ListManager({
       config: loadConfig({ DATA_DIR: join(dir, 'data'), SOURCE_DIR: join(dir, 'src') }),
       engine,
-      sinks: [createWebhookSink({ db, log, lists: [list] })],
+      sinks: [createWebhookSink({ db, log, list: (slug) => [list].find((d) => d.slug === slug) })],
       log,
       now: () => clock,
       lists: [list],
@@ -146,8 +146,10 @@ describe('monitored ENS names', () => {
     const listing = { list: 'ens-watch', list_name: 'ENS watch list', list_type: 'crime', value: LISTED, source_url: null, metadata: { programs: ['RANSOMWARE'] } };
     const bodies = got.map((r) => r.body).sort((a, b) => String(a.created_at).localeCompare(String(b.created_at)));
     assert.match(bodies[0].id, /^evt_[0-9a-f]{32}$/);
-    assert.deepEqual(bodies[0], { id: bodies[0].id, type: 'entity.listed', created_at: '2026-05-01T01:00:00.000Z', monitored_entity: entity, listing });
-    assert.deepEqual(bodies[1], { id: bodies[1].id, type: 'entity.delisted', created_at: '2026-05-02T00:00:00.000Z', monitored_entity: entity, listing });
+    // A new resolution is no list change (change_id null); the delisting is one.
+    assert.deepEqual(bodies[0], { id: bodies[0].id, type: 'entity.listed', created_at: '2026-05-01T01:00:00.000Z', change_id: null, monitored_entity: entity, listing });
+    assert.match(String(bodies[1].change_id), /^chg_[0-9a-f]{32}$/);
+    assert.deepEqual(bodies[1], { id: bodies[1].id, type: 'entity.delisted', created_at: '2026-05-02T00:00:00.000Z', change_id: bodies[1].change_id, monitored_entity: entity, listing });
     await manager.stop();
   });
 });

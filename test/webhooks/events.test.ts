@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import type { EntityRecord, EntityType } from '../../engine/model.js';
-import type { ChangeSink, ListChange } from '../../loaders/diff.js';
+import { changeId, entityKey, type ChangeSink, type ListChange } from '../../loaders/diff.js';
 import { ListManager } from '../../loaders/manager.js';
 import type { FetchedFiles, ListDefinition } from '../../loaders/types.js';
 import { loadConfig } from '../../src/config.js';
@@ -104,7 +104,7 @@ describe('listing events from real loader diffs', () => {
   let customerA = 0;
   let customerB = 0;
   const monitors: Record<string, number> = {};
-  const sink = () => createWebhookSink({ db, log, lists: [watchList], now: () => clock.getTime() });
+  const sink = () => createWebhookSink({ db, log, list: (slug) => [watchList].find((d) => d.slug === slug), now: () => clock.getTime() });
   /** Runs the worker until nothing is due (each run takes at most 4 deliveries per endpoint). */
   const deliverAll = async () => {
     const worker = createWebhookDelivery({ db, log, policy, timeoutMs: 2000 });
@@ -181,6 +181,7 @@ describe('listing events from real loader diffs', () => {
       id: eventId({ customerId: customerA, monitoredEntityId: monitors.crypto, list: 'watch', entityType: 'crypto_address', canonicalValue: ADDRESS.toLowerCase(), kind: 'listed', version: v2, at: T2 }),
       type: 'entity.listed',
       created_at: T2,
+      change_id: changeId('watch', v2, T2, 'listed', entityKey({ entity_type: 'crypto_address', value: ADDRESS })),
       monitored_entity: { id: monitors.crypto, entity_type: 'onchain_address', value: ADDRESS.toLowerCase(), label: 'Treasury wallet' },
       listing: { list: 'watch', list_name: 'Test watch list', list_type: 'sanctions', value: ADDRESS, source_url: 'https://example.org/watch.csv', metadata: { programs: ['CYBER2'] } },
     });
@@ -222,8 +223,9 @@ describe('listing events from real loader diffs', () => {
     const entity = { id: monitors.crypto, entity_type: 'onchain_address', value: ADDRESS.toLowerCase(), label: 'Treasury wallet' };
     const id = (kind: string, version: string, at: string) =>
       eventId({ customerId: customerA, monitoredEntityId: monitors.crypto, list: 'watch', entityType: 'crypto_address', canonicalValue: ADDRESS.toLowerCase(), kind, version, at });
-    assert.deepEqual(crypto[1].body, { id: id('delisted', v3, T3), type: 'entity.delisted', created_at: T3, monitored_entity: entity, listing });
-    assert.deepEqual(crypto[2].body, { id: id('relisted', v4, T4), type: 'entity.relisted', created_at: T4, monitored_entity: entity, listing });
+    const change = (kind: 'delisted' | 'relisted', version: string, at: string) => changeId('watch', version, at, kind, entityKey({ entity_type: 'crypto_address', value: ADDRESS }));
+    assert.deepEqual(crypto[1].body, { id: id('delisted', v3, T3), type: 'entity.delisted', created_at: T3, change_id: change('delisted', v3, T3), monitored_entity: entity, listing });
+    assert.deepEqual(crypto[2].body, { id: id('relisted', v4, T4), type: 'entity.relisted', created_at: T4, change_id: change('relisted', v4, T4), monitored_entity: entity, listing });
     assert.equal(new Set(crypto.map((r) => r.body.id)).size, 3);
     assert.ok(crypto.every((r) => r.verified));
   });

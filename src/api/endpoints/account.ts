@@ -32,7 +32,7 @@ export interface AccountDeps {
 
 const TAGS = ['account'];
 
-function customerOf(caller: Caller): number {
+export function customerOf(caller: Caller): number {
   // The gate lets only a customer's token through to `account` endpoints.
   if (caller.kind !== 'customer') throw new HttpError(401, 'Not authenticated', { 'WWW-Authenticate': 'Bearer' });
   return caller.customerId;

@@ -1,11 +1,12 @@
 import { z } from 'zod';
 import { endpoint, type AnyEndpoint, type AuditMatch } from '../../core/endpoint.js';
-import { BatchItem, ScreenResponse, listsParam } from '../schemas/screen.js';
+import { BatchItem, ScreenResponse, asOfParam, listsParam } from '../schemas/screen.js';
+import { prepareValue, ValueProblem, type PreparedValue, type ValueKind } from '../../../engine/normalize/validate.js';
 import { HTTPValidationError } from '../schemas/errors.js';
-import { auditRows, screenValue, screenValueNow, type ScreenEnvelope, type ScreeningDeps } from './screen.js';
-import { toPydanticIssue, valueAt } from '../../core/validation.js';
+import { auditRows, screenPreparedNow, screenValue, screeningFor, SCREENING_HEADERS, type ScreenEnvelope, type ScreeningDeps } from './screen.js';
+import { checkBodyRules, toPydanticIssue, valueAt } from '../../core/validation.js';
 import { EnsResolver } from '../../ens/resolver.js';
-import { screenName, type NameLists } from './names.js';
+import { screenName, type NameLists, type NameScreening } from './names.js';
 
 /**
  * Batch screening (beyond SPEC.md, for high-volume clients): up to 10,000 values of any kinds in
@@ -19,38 +20,65 @@ const BatchLine = z.union([ScreenResponse, HTTPValidationError]);
 export type BatchLineT = z.output<typeof BatchLine>;
 
 type Item = z.output<typeof BatchItem>;
+/** A valid item, its value normalized once for both its validation and its screening. */
+interface ValidItem {
+  type: ValueKind;
+  value: string;
+  prepared: PreparedValue;
+}
 /** An item BatchItem refuses, with the value the client sent (for the validation line's `input`). */
 interface ItemError {
   error: z.ZodError;
   sent: unknown;
 }
+/** An ENS name: a valid crypto value that batches do not resolve, so answered (and free) like an invalid one. */
+interface EnsName {
+  ens: string;
+}
+/** A name, screened as `/screen/name` screens one. */
+interface NameItem {
+  name: NameScreening;
+}
+type Entry = ValidItem | NameItem | ItemError | EnsName;
 const ITEM_TYPES = new Set<string>(BatchItem.shape.type.options);
 
 /**
  * An item as BatchItem would accept it, checked without zod's result objects (10,000 items a
- * request); `null` when zod must judge it, which also yields the exact validation issues. The
- * check is conservative: zod counts a string's length in code points, so a value of more than
- * 512 UTF-16 units may still be valid, and zod decides.
+ * request), its value checked (and normalized) by its kind's validator; `null` when zod must
+ * judge it, which also yields the exact validation issues. The check is conservative: zod counts
+ * a string's length in code points, so a value of more than 512 UTF-16 units may still be valid,
+ * and zod decides.
  */
-function plainItem(item: unknown): Item | null {
+function plainItem(item: unknown): ValidItem | null {
   if (typeof item !== 'object' || item === null || Array.isArray(item)) return null;
   const { type, value } = item as Record<string, unknown>;
   if (typeof type !== 'string' || !ITEM_TYPES.has(type) || type === 'name' || typeof value !== 'string' || value.length < 1 || value.length > 512) return null;
   let keys = 0;
   for (const _ in item) keys++;
-  return keys === 2 ? (item as Item) : null;
+  if (keys !== 2) return null;
+  const prepared = prepareValue(type as ValueKind, value);
+  return prepared instanceof ValueProblem ? null : { type: type as ValueKind, value, prepared };
 }
 
 /** Each item judged once, as the input is parsed: the credit count (gate) and the handler both read the result. */
-function parseItem(item: unknown): Item | ItemError {
-  const plain = plainItem(item);
-  if (plain) return plain;
-  const judged = BatchItem.safeParse(item);
-  return judged.success ? judged.data : { error: judged.error, sent: item };
+function parseItem(item: unknown, index: number): Entry {
+  let valid = plainItem(item);
+  if (!valid) {
+    // The body's depth bound, for the items the body's own check leaves to the endpoint (a plain item is flat).
+    checkBodyRules(item, false, ['items', index]);
+    const judged = BatchItem.safeParse(item);
+    if (!judged.success) return { error: judged.error, sent: item };
+    // The schema's validator prepared this value last: found again without normalizing.
+    const { type, value } = judged.data;
+    if (type === 'name') return { name: { name: value.trim(), birth_date: judged.data.birth_date, country: judged.data.country, party_type: judged.data.party_type } };
+    valid = { type, value, prepared: prepareValue(type, value) as PreparedValue };
+  }
+  return valid.type === 'crypto' && EnsResolver.isName(valid.value) ? { ens: valid.value } : valid;
 }
 
-function isError(entry: Item | ItemError): entry is ItemError {
-  return 'error' in entry;
+/** An item that is screened (and costs a credit). */
+function isValid(entry: Entry): entry is ValidItem | NameItem {
+  return 'prepared' in entry || 'name' in entry;
 }
 
 const BatchInput = z.object({
@@ -63,6 +91,7 @@ const BatchInput = z.object({
     })
     .transform((items) => items.map(parseItem)),
   lists: listsParam,
+  as_of: asOfParam,
 });
 
 export function batchEndpoint(deps: ScreeningDeps, nameLists: NameLists): AnyEndpoint {
@@ -84,35 +113,40 @@ export function batchEndpoint(deps: ScreeningDeps, nameLists: NameLists): AnyEnd
     output: z.array(BatchLine),
     credits: (input) => {
       let valid = 0;
-      for (const item of input.items) if (!isError(item)) valid++;
+      for (const item of input.items) if (isValid(item)) valid++;
       return valid;
     },
-    audit: (_input, out) => out.flatMap((line): AuditMatch[] => ('matches' in line ? auditRows(line as ScreenEnvelope) : [])),
-    handler: async (input) => {
-      const lists = deps.catalog.resolve(input.lists);
+    // Each screened item is a ScreenResponse line; an invalid item's line is free.
+    deliveredCredits: (lines) => lines.reduce((n, line) => n + ('matches' in line ? 1 : 0), 0),
+    headers: SCREENING_HEADERS,
+    audit: (_input, out, ctx) => out.flatMap((line): AuditMatch[] => ('matches' in line ? auditRows(line as ScreenEnvelope, ctx.basis) : [])),
+    handler: async (input, ctx) => {
+      const lists = screeningFor(deps, ctx, input.lists, input.as_of, ['body', 'as_of']);
+      const nameScreening = nameLists.narrow(lists, input.lists);
       const items = input.items;
       const out = new Array<BatchLineT>(items.length);
       for (let i = 0; i < items.length; i++) {
-        const parsed = items[i];
-        if (isError(parsed)) {
+        const entry = items[i];
+        if ('ens' in entry) {
+          const error = 'ENS names are not resolved in batches';
+          out[i] = { detail: [{ type: 'value_error', loc: ['body', 'items', i, 'value'], msg: `Value error, ${error}`, input: entry.ens, ctx: { error } }] };
+          continue;
+        }
+        if (!isValid(entry)) {
           out[i] = {
-            detail: parsed.error.issues.map((issue) =>
-              toPydanticIssue(issue, ['body', 'items', i, ...issue.path.map((p) => (typeof p === 'number' ? p : String(p)))], valueAt(parsed.sent, issue.path)),
+            detail: entry.error.issues.map((issue) =>
+              toPydanticIssue(issue, ['body', 'items', i, ...issue.path.map((p) => (typeof p === 'number' ? p : String(p)))], valueAt(entry.sent, issue.path)),
             ),
           };
           continue;
         }
-        const { type, value } = parsed;
-        if (type === 'name') {
-          out[i] = await screenName(deps, { name: value.trim(), birth_date: parsed.birth_date, country: parsed.country, party_type: parsed.party_type }, nameLists.resolve(input.lists));
-          continue;
-        }
-        if (type === 'crypto' && EnsResolver.isName(value)) {
-          out[i] = { detail: [{ type: 'value_error', loc: ['body', 'items', i, 'value'], msg: 'Value error, ENS names are not resolved in batches', input: value, ctx: { error: 'ENS names are not resolved in batches' } }] };
+        if ('name' in entry) {
+          out[i] = await screenName(deps, entry.name, nameScreening);
           continue;
         }
         // Exact kinds answer synchronously: no promise per item.
-        out[i] = screenValueNow(deps, type, value, lists) ?? (await screenValue(deps, type, value, lists));
+        const { type, value, prepared } = entry;
+        out[i] = screenPreparedNow(deps, type, prepared, value, lists) ?? (await screenValue(deps, type, value, lists));
       }
       return out;
     },

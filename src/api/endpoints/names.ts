@@ -2,9 +2,10 @@ import type { z } from 'zod';
 import type { PartyHit } from '../../../engine/engine.js';
 import type { PartyType } from '../../../engine/model.js';
 import { NAME_THRESHOLD } from '../../../engine/names/index.js';
-import { endpoint, type AnyEndpoint } from '../../core/endpoint.js';
+import { endpoint, type AnyEndpoint, type RequestContext } from '../../core/endpoint.js';
+import type { Screening } from '../../lists/catalog.js';
 import { NameScreenInput, NameScreenResponse } from '../schemas/names.js';
-import { auditRows, type ScreeningDeps } from './screen.js';
+import { auditRows, screeningFor, SCREENING_HEADERS, type ScreeningDeps } from './screen.js';
 
 /**
  * `/screen/name`: a person's or organisation's name against the listed parties (metered,
@@ -24,28 +25,41 @@ export interface NameScreening {
 const DEFAULT_LIMIT = 5;
 
 /**
- * The lists a name is screened against without a `lists` filter: the default set's sanctions
- * lists that carry names (or parties) in the engine's current generation, worked out once per
- * generation.
+ * The lists a name is screened against: those the `lists` filter names, else the default set's
+ * sanctions lists that carry names (or parties) in the engine's current generation (worked out
+ * once per generation); now or as of `as_of`.
  */
 export class NameLists {
   private generation = -1;
-  private slugs: string[] = [];
+  private carrying = new Set<string>();
 
   constructor(private readonly deps: ScreeningDeps) {}
 
-  resolve(filter: string | undefined): string[] {
+  private carriesNames(slug: string): boolean {
     const { catalog, engine } = this.deps;
-    if (filter !== undefined && filter.trim() !== '') return catalog.resolve(filter);
     if (engine.generation() !== this.generation) {
       this.generation = engine.generation();
       const stats = engine.stats().lists;
-      this.slugs = catalog.resolve(undefined).filter((slug) => {
-        const counts = stats[slug]?.by_entity_type ?? {};
-        return catalog.labels.get(slug)?.list_type === 'sanctions' && ((counts.name ?? 0) > 0 || (counts.party ?? 0) > 0);
-      });
+      this.carrying = new Set(
+        Object.keys(stats).filter((s) => {
+          const counts = stats[s]?.by_entity_type ?? {};
+          return catalog.labels.get(s)?.list_type === 'sanctions' && ((counts.name ?? 0) > 0 || (counts.party ?? 0) > 0);
+        }),
+      );
     }
-    return this.slugs;
+    return this.carrying.has(slug);
+  }
+
+  /** Narrows a screening resolved without a `lists` filter (a batch's) to the lists that carry names. */
+  narrow(s: Screening, filter: string | undefined): Screening {
+    return filter !== undefined && filter.trim() !== '' ? s : this.deps.catalog.narrow(s, (slug) => this.carriesNames(slug));
+  }
+
+  /** The screening of a name request, its basis recorded on the context. */
+  screening(ctx: RequestContext, filter: string | undefined, asOf: string | undefined): Screening {
+    const s = this.narrow(screeningFor(this.deps, ctx, filter, asOf, ['query', 'as_of']), filter);
+    ctx.basis = s.basis;
+    return s;
   }
 }
 
@@ -85,8 +99,10 @@ function partyMatch(h: PartyHit, deps: ScreeningDeps): NameMatch {
 type NameEnvelope = z.output<typeof NameScreenResponse>;
 
 /** Screens one name (REST, tRPC, MCP and batch items alike). */
-export async function screenName(deps: ScreeningDeps, q: NameScreening, lists: string[]): Promise<NameEnvelope> {
+export async function screenName(deps: ScreeningDeps, q: NameScreening, s: Screening): Promise<NameEnvelope> {
+  const lists = s.lists as string[];
   const hits = await deps.engine.screenName({
+    asOf: s.asOf,
     name: q.name,
     party_type: q.party_type === undefined || q.party_type === 'any' ? null : q.party_type,
     birth_date: q.birth_date ?? null,
@@ -126,8 +142,9 @@ export function nameEndpoints(deps: ScreeningDeps): { endpoints: AnyEndpoint[]; 
         input: NameScreenInput,
         output: NameScreenResponse,
         example: EXAMPLE,
-        audit: (_input, out) => auditRows(out),
-        handler: (input) => screenName(deps, input, lists.resolve(input.lists)),
+        audit: (_input, out, ctx) => auditRows(out, ctx.basis),
+        headers: SCREENING_HEADERS,
+        handler: (input, ctx) => screenName(deps, input, lists.screening(ctx, input.lists, input.as_of)),
       }),
     ],
   };

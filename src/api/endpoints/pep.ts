@@ -34,7 +34,7 @@ export function pepEndpoints(deps: { pep: PepProvider }): AnyEndpoint[] {
       tags: ['Screening'],
       summary: 'Screen a person against politically exposed persons',
       description:
-        'Fuzzy name matching against a politically-exposed-persons dataset (OpenSanctions), sharpened by birth date and country. `pep` is true when a candidate reaches the 0.7 decision threshold. No `lists` filter.',
+        'Fuzzy name matching against a politically-exposed-persons dataset (OpenSanctions), sharpened by birth date and country. `pep` is true when a candidate reaches the 0.7 decision threshold. No `lists` filter. `as_of` is refused (422): the dataset is asked live and keeps no history.',
       access: 'metered',
       errors: [502, 503],
       input: PepInput,
@@ -44,7 +44,7 @@ export function pepEndpoints(deps: { pep: PepProvider }): AnyEndpoint[] {
       audit: (input, output) =>
         output.matches
           .filter((m) => m.match)
-          .map((m) => ({ screened_value: input.name, matched_value: m.caption, list: output.dataset, list_type: 'risk' as const, match: 'fuzzy' })),
+          .map((m) => ({ screened_value: input.name, matched_value: m.caption, list: output.dataset, list_type: 'risk' as const, match: 'fuzzy', list_version: '', as_of: null })),
     }),
   ];
 }

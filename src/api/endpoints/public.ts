@@ -1,17 +1,22 @@
 import { z } from 'zod';
-import { EngineQueryError, type Engine, type EntityView } from '../../../engine/engine.js';
+import { EngineQueryError, RegexTooCostly, type Engine, type EntityView } from '../../../engine/engine.js';
 import { endpoint, RawResponse, type AnyEndpoint } from '../../core/endpoint.js';
 import { DelistedEntity, ListEntitiesResponse, ListInfo, PublicSearchResult, StatsResponse, listsParam } from '../schemas/screen.js';
 import type { ListCatalog } from '../../lists/catalog.js';
-import { HttpError, valueError } from '../../core/errors.js';
+import { HttpError, ValidationFailed, valueError } from '../../core/errors.js';
 import type { RateLimiter } from '../../core/rate-limit.js';
+import type { ListDefinition } from '../../../loaders/types.js';
 import { csvChunks } from '../csv.js';
 
-/** Public endpoints: no credentials, never metered or audited. */
+/**
+ * Public endpoints: no credentials, never metered or audited. They show the public lists only
+ * (the registry's and the operator's): a customer's private list never appears here.
+ */
 
 interface ListStatusView {
   last_updated: string | null;
   last_error: string | null;
+  stale: boolean;
 }
 
 export interface PublicDeps {
@@ -30,6 +35,41 @@ const CSV_COLUMNS = ['entity_type', 'value', 'listed_at', 'source_url', 'metadat
 /** The CSV rows of entities, in CSV_COLUMNS order. */
 function* csvRows(entities: readonly EntityView[]): Iterable<string[]> {
   for (const e of entities) yield [e.entity_type, e.value, e.listed_at ?? '', e.source_url ?? '', JSON.stringify(e.metadata)];
+}
+
+export const EntitiesInput = z.object({
+  slug: z.string(),
+  format: z.string().regex(/^(json|csv)$/).default('json'),
+  limit: z.number().int().min(1).max(100000).default(5000),
+});
+
+/** One list's active entities as JSON (ListEntitiesResponse) or a CSV download. */
+export function listEntities(
+  deps: Pick<PublicDeps, 'engine' | 'status'>,
+  def: Pick<ListDefinition, 'slug' | 'display_name' | 'list_type'>,
+  input: z.output<typeof EntitiesInput>,
+): z.output<typeof ListEntitiesResponse> | RawResponse {
+  const page = deps.engine.entities(def.slug, { limit: input.limit });
+  if (input.format === 'csv') {
+    return new RawResponse('text/csv; charset=utf-8', csvChunks(CSV_COLUMNS, csvRows(page.entities)), {
+      'Content-Disposition': `attachment; filename="${def.slug}.csv"`,
+      'X-Total-Count': String(page.total),
+    });
+  }
+  return {
+    list: def.slug,
+    list_name: def.display_name,
+    list_type: def.list_type,
+    total: page.total,
+    last_updated: deps.status()[def.slug]?.last_updated ?? null,
+    entities: page.entities.map((e) => ({
+      entity_type: e.entity_type,
+      value: e.value,
+      metadata: e.metadata,
+      source_url: e.source_url,
+      listed_at: e.listed_at,
+    })),
+  };
 }
 
 function latest(values: Iterable<string | null>): string | null {
@@ -54,7 +94,7 @@ export function publicEndpoints(deps: PublicDeps): AnyEndpoint[] {
       handler: () => {
         const stats = engine.stats().lists;
         const status = deps.status();
-        return catalog.definitions.map((d) => ({
+        return catalog.publicDefinitions().map((d) => ({
           slug: d.slug,
           display_name: d.display_name,
           list_type: d.list_type,
@@ -74,38 +114,10 @@ export function publicEndpoints(deps: PublicDeps): AnyEndpoint[] {
       summary: 'The full dataset of one list (JSON or CSV)',
       description: `Active entities in a stable order. \`format=csv\` streams a CSV download with the columns ${CSV_COLUMNS.join(', ')} (metadata as JSON).`,
       access: 'public',
-      errors: [404],
-      input: z.object({
-        slug: z.string(),
-        format: z.string().regex(/^(json|csv)$/).default('json'),
-        limit: z.number().int().min(1).max(100000).default(5000),
-      }),
+      errors: [404, 503],
+      input: EntitiesInput,
       output: ListEntitiesResponse,
-      handler: (input) => {
-        const def = catalog.get(input.slug);
-        if (!def || !def.enabled) throw new HttpError(404, `List not found: ${input.slug}`);
-        const page = engine.entities(def.slug, { limit: input.limit });
-        if (input.format === 'csv') {
-          return new RawResponse('text/csv; charset=utf-8', csvChunks(CSV_COLUMNS, csvRows(page.entities)), {
-            'Content-Disposition': `attachment; filename="${def.slug}.csv"`,
-            'X-Total-Count': String(page.total),
-          });
-        }
-        return {
-          list: def.slug,
-          list_name: def.display_name,
-          list_type: def.list_type,
-          total: page.total,
-          last_updated: deps.status()[def.slug]?.last_updated ?? null,
-          entities: page.entities.map((e) => ({
-            entity_type: e.entity_type,
-            value: e.value,
-            metadata: e.metadata,
-            source_url: e.source_url,
-            listed_at: e.listed_at,
-          })),
-        };
-      },
+      handler: (input) => listEntities(deps, catalog.requireLoaded(input.slug), input),
     }),
     endpoint({
       id: 'stats',
@@ -120,20 +132,27 @@ export function publicEndpoints(deps: PublicDeps): AnyEndpoint[] {
         const stats = engine.stats();
         const status = deps.status();
         const sources: z.output<typeof StatsResponse>['sources'] = {};
+        let countries = 0;
+        let delisted = 0;
         for (const slug of catalog.enabledSlugs) {
           const def = catalog.get(slug)!;
+          const s = status[slug];
+          const counts = stats.lists[slug];
+          countries += counts?.by_entity_type.country ?? 0;
+          delisted += counts?.delisted ?? 0;
           sources[slug] = {
             list_type: def.list_type,
-            total: stats.lists[slug]?.total ?? 0,
-            by_entity_type: stats.lists[slug]?.by_entity_type ?? {},
-            last_updated: status[slug]?.last_updated ?? null,
-            last_error: status[slug]?.last_error ?? null,
+            total: counts?.total ?? 0,
+            by_entity_type: counts?.by_entity_type ?? {},
+            last_updated: s?.last_updated ?? null,
+            last_error: s?.last_error ?? null,
+            stale: s?.stale ?? false,
           };
         }
         return {
           sources,
-          countries: stats.countries,
-          delisted: stats.delisted,
+          countries,
+          delisted,
           last_updated: latest(catalog.enabledSlugs.map((s) => status[s]?.last_updated ?? null)),
           primary_refresh: deps.primaryRefresh(),
         };
@@ -146,12 +165,12 @@ export function publicEndpoints(deps: PublicDeps): AnyEndpoint[] {
       tags: ['lists'],
       summary: 'Recently removed (delisted) entities, newest removal first',
       access: 'public',
-      errors: [400],
+      errors: [400, 503],
       input: z.object({ limit: z.number().int().min(1).max(500).default(100), lists: listsParam }),
       output: z.array(DelistedEntity),
       handler: (input) => {
         const lists = catalog.resolve(input.lists, 'enabled');
-        return engine.delisted(lists, input.limit).map((e) => ({
+        return engine.delisted(lists as string[], input.limit).map((e) => ({
           entity_type: e.entity_type,
           value: e.value,
           list: e.list,
@@ -169,9 +188,10 @@ export function publicEndpoints(deps: PublicDeps): AnyEndpoint[] {
       summary: 'Free fuzzy or regex search over every list',
       description:
         'Names, companies and identifiers including crypto addresses, e-mails, websites and countries. Delisted rows are included, ranked last, with `removed_at`. ' +
-        '`regex` mode takes a case-insensitive POSIX-style regular expression run by a linear-time engine. Never metered, audited or logged; burst-limited per client IP (429 with Retry-After).',
+        '`regex` mode takes a case-insensitive POSIX-style regular expression run by a linear-time engine; the answer is always complete: a pattern whose scan needs more CPU time than the budget (`SEARCH_REGEX_BUDGET_MS`) is refused whole with a 422 of type `regex_too_costly`, never answered in part. ' +
+        'Never metered, audited or logged; burst-limited per client IP (429 with Retry-After).',
       access: 'public',
-      errors: [400, 429],
+      errors: [400, 429, 503],
       input: z.object({
         q: z.string().min(3).max(100).meta({ description: 'Name, company or identifier, including crypto addresses.' }),
         lists: listsParam,
@@ -185,8 +205,11 @@ export function publicEndpoints(deps: PublicDeps): AnyEndpoint[] {
         const lists = catalog.resolve(input.lists, 'enabled');
         let hits;
         try {
-          hits = await engine.search({ q: input.q, mode: input.mode, lists, limit: input.limit, budgetMs: deps.regexBudgetMs });
+          hits = await engine.search({ q: input.q, mode: input.mode, lists: lists as string[], limit: input.limit, budgetMs: deps.regexBudgetMs });
         } catch (err) {
+          if (err instanceof RegexTooCostly) {
+            throw new ValidationFailed([{ type: 'regex_too_costly', loc: ['query', 'q'], msg: `Value error, ${err.message}`, input: input.q, ctx: { budget_ms: err.budgetMs } }]);
+          }
           if (err instanceof EngineQueryError) throw valueError(['query', 'q'], err.message, input.q);
           throw err;
         }

@@ -1,10 +1,11 @@
 import { z } from 'zod';
 import type { Engine, Hit, ScreenKind } from '../../../engine/engine.js';
-import { endpoint, type AnyEndpoint, type AuditMatch } from '../../core/endpoint.js';
-import { ScreenResponse, listsParam } from '../schemas/screen.js';
-import type { ListCatalog } from '../../lists/catalog.js';
+import { endpoint, type AnyEndpoint, type AuditMatch, type Caller, type RequestContext, type ScreeningBasis } from '../../core/endpoint.js';
+import { ScreenResponse, asOfParam, listsParam, screenedValue } from '../schemas/screen.js';
+import type { ListCatalog, Screening } from '../../lists/catalog.js';
 import { EnsResolver } from '../../ens/resolver.js';
 import { screenResponseBody } from '../screen-json.js';
+import type { PreparedValue } from '../../../engine/normalize/validate.js';
 
 /** The five screening endpoints: one envelope, one optional `lists` filter, metered. */
 
@@ -40,19 +41,49 @@ export function envelope(value: string, lists: readonly string[], hits: readonly
   };
 }
 
-export function auditRows(out: ScreenEnvelope): AuditMatch[] {
-  return out.matches.map((m) => ({ screened_value: out.value, matched_value: m.value, list: m.list, list_type: m.list_type, match: m.match }));
+/** The audit rows of an answer: one per match, with the version of its list and the as-of time. */
+export function auditRows(out: ScreenEnvelope, basis: ScreeningBasis | undefined): AuditMatch[] {
+  return out.matches.map((m) => ({
+    screened_value: out.value,
+    matched_value: m.value,
+    list: m.list,
+    list_type: m.list_type,
+    match: m.match,
+    list_version: basis?.versionOf(m.list) ?? '',
+    as_of: basis?.asOf ?? null,
+  }));
+}
+
+/** The customer whose private lists a caller sees (none for a payer or anonymous caller). */
+function ownerOf(caller: Caller): number | undefined {
+  return caller.kind === 'customer' ? caller.customerId : undefined;
+}
+
+/**
+ * Resolves the lists of a screening request for its caller, now or as of `as_of`, and records
+ * the basis on the context (the pipeline states it in headers and audit rows).
+ */
+export function screeningFor(deps: ScreeningDeps, ctx: RequestContext, lists: string | undefined, asOf: string | undefined, loc: (string | number)[]): Screening {
+  const s = deps.catalog.screening(lists, ownerOf(ctx.caller), asOf, ctx.now(), loc);
+  ctx.basis = s.basis;
+  return s;
 }
 
 /** Screens one value of a kind: synchronously on the engine's exact path, else once the shards answered. */
-export function screenValue(deps: ScreeningDeps, kind: ScreenKind, value: string, lists: readonly string[]): ScreenEnvelope | Promise<ScreenEnvelope> {
-  return screenValueNow(deps, kind, value, lists) ?? deps.engine.screen({ kind, value, lists: lists as string[] }).then((hits) => envelope(value, lists, hits, deps.catalog));
+export function screenValue(deps: ScreeningDeps, kind: ScreenKind, value: string, s: Screening): ScreenEnvelope | Promise<ScreenEnvelope> {
+  return screenValueNow(deps, kind, value, s) ?? deps.engine.screen({ kind, value, lists: s.lists as string[], asOf: s.asOf }).then((hits) => envelope(value, s.lists, hits, deps.catalog));
+}
+
+/** `screenValueNow` of a batch item, validated and normalized before (see batch.ts). */
+export function screenPreparedNow(deps: ScreeningDeps, kind: ScreenKind, prepared: PreparedValue, value: string, s: Screening): ScreenEnvelope | null {
+  const hits = deps.engine.screenPrepared(kind, prepared, s.lists as string[], s.asOf);
+  return hits && envelope(value, s.lists, hits, deps.catalog);
 }
 
 /** The answer when the engine's exact path alone decides it (on this thread, now); null when the shards must be asked (fuzzy kinds). */
-export function screenValueNow(deps: ScreeningDeps, kind: ScreenKind, value: string, lists: readonly string[]): ScreenEnvelope | null {
-  const hits = deps.engine.screenExact({ kind, value, lists: lists as string[] });
-  return hits && envelope(value, lists, hits, deps.catalog);
+function screenValueNow(deps: ScreeningDeps, kind: ScreenKind, value: string, s: Screening): ScreenEnvelope | null {
+  const hits = deps.engine.screenExact({ kind, value, lists: s.lists as string[], asOf: s.asOf });
+  return hits && envelope(value, s.lists, hits, deps.catalog);
 }
 
 const EXAMPLE: ScreenEnvelope = {
@@ -73,7 +104,12 @@ const EXAMPLE: ScreenEnvelope = {
   ],
 };
 
-const value = (description: string) => z.string().trim().min(1).max(512).meta({ description });
+/** Response headers of every screening answer (OpenAPI). */
+export const SCREENING_HEADERS: Record<string, string> = {
+  'X-List-Versions': 'The version of each list screened, `slug=version` separated by commas (the same versions the audit rows record).',
+  'X-As-Of': 'With `as_of`: the time the lists were screened as of (ISO 8601, UTC).',
+};
+
 
 export function screeningEndpoints(deps: ScreeningDeps): AnyEndpoint[] {
   const common = {
@@ -83,8 +119,9 @@ export function screeningEndpoints(deps: ScreeningDeps): AnyEndpoint[] {
     output: ScreenResponse,
     errors: [400, 503],
     example: EXAMPLE,
-    audit: (_: unknown, out: ScreenEnvelope) => auditRows(out),
+    audit: (_: unknown, out: ScreenEnvelope, ctx: RequestContext) => auditRows(out, ctx.basis),
     serialize: screenResponseBody,
+    headers: SCREENING_HEADERS,
   };
   /** An endpoint screening its one parameter as given (everything but crypto, which may resolve ENS first). */
   const direct = (id: string, path: string, kind: ScreenKind, param: string, paramDescription: string, summary: string, description: string) =>
@@ -94,8 +131,9 @@ export function screeningEndpoints(deps: ScreeningDeps): AnyEndpoint[] {
       path,
       summary,
       description,
-      input: z.object({ [param]: value(paramDescription), lists: listsParam }),
-      handler: (input: Record<string, string | undefined>) => screenValue(deps, kind, input[param]!, deps.catalog.resolve(input.lists)),
+      input: z.object({ [param]: screenedValue(kind, paramDescription), lists: listsParam, as_of: asOfParam }),
+      handler: (input: Record<string, string | undefined>, ctx: RequestContext) =>
+        screenValue(deps, kind, input[param]!, screeningFor(deps, ctx, input.lists, input.as_of, ['query', 'as_of'])),
     });
   return [
     endpoint({
@@ -104,12 +142,13 @@ export function screeningEndpoints(deps: ScreeningDeps): AnyEndpoint[] {
       path: '/screen/crypto/{address}',
       summary: 'Screen a crypto address (any chain) or an ENS name',
       description:
-        'Checksum and case variants of an address are the same address. A dotted name is resolved through ENS and `value` is the resolved address; a name that does not resolve is a 422, an unreachable Ethereum RPC a 503.',
-      input: z.object({ address: value('An address on any chain, or an ENS name (anything with a dot).'), lists: listsParam }),
-      handler: (input) => {
-        const lists = deps.catalog.resolve(input.lists);
-        if (!EnsResolver.isName(input.address)) return screenValue(deps, 'crypto', input.address, lists);
-        return deps.ens.resolve(input.address, ['path', 'address']).then((address) => screenValue(deps, 'crypto', address, lists));
+        'Checksum and case variants of an address are the same address. A dotted name is resolved through ENS and `value` is the resolved address; a name that does not resolve is a 422, an unreachable Ethereum RPC a 503. ' +
+        'With `as_of`, an ENS name is resolved as of now (ENS history is not kept) and the address is screened against the lists as they stood then.',
+      input: z.object({ address: screenedValue('crypto', 'An address on any chain, or an ENS name (anything with a dot).'), lists: listsParam, as_of: asOfParam }),
+      handler: (input, ctx) => {
+        const s = screeningFor(deps, ctx, input.lists, input.as_of, ['query', 'as_of']);
+        if (!EnsResolver.isName(input.address)) return screenValue(deps, 'crypto', input.address, s);
+        return deps.ens.resolve(input.address, ['path', 'address']).then((address) => screenValue(deps, 'crypto', address, s));
       },
     }),
     direct('screen.email', '/screen/email/{email}', 'email', 'email', 'An e-mail address.', 'Screen an e-mail address',

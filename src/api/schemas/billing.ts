@@ -152,6 +152,8 @@ const AuditEntry = z
     list: z.string(),
     list_type: z.string(),
     match: z.string(),
+    list_version: z.string().meta({ description: 'The version of the list the request was screened against.' }),
+    as_of: dateTime.nullable().meta({ description: 'The as-of time of a screening as of a past date, else null.' }),
   })
   .strict()
   .meta({ id: 'AuditEntry' });

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { PARTY_TYPES } from '../../../engine/model.js';
 import { NAME_THRESHOLD } from '../../../engine/names/index.js';
 import { birthDateParam, countryParam, NAME_MAX, partyTypeParam } from './person.js';
-import { listsParam, ScreenMatch, ScreenResponse } from './screen.js';
+import { asOfParam, listsParam, ScreenMatch, ScreenResponse } from './screen.js';
 
 /** `/screen/name`: parameters, and the ScreenResponse envelope with its matches' metadata documented. */
 export const NameScreenInput = z
@@ -14,6 +14,7 @@ export const NameScreenInput = z
     threshold: z.number().min(0).max(1).default(NAME_THRESHOLD),
     limit: z.number().int().min(1).max(25).default(5),
     lists: listsParam.meta({ description: 'List slugs (comma-separated); default: the sanctions lists with names.' }),
+    as_of: asOfParam,
   })
   .strict();
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { LIST_TYPES, ENTITY_TYPES, MATCH_KINDS } from '../../../engine/model.js';
 import { CADENCES, LIST_KINDS } from '../../../loaders/types.js';
+import { VALUE_KINDS, valueProblem, type ValueKind } from '../../../engine/normalize/validate.js';
 import { birthDateParam, countryParam, NAME_MAX, partyTypeParam } from './person.js';
 
 /**
@@ -115,6 +116,10 @@ const SourceStats = z
     by_entity_type: z.record(z.string(), z.number().int()),
     last_updated: z.string().nullable(),
     last_error: z.string().nullable().optional().meta({ description: 'The last refresh failure of this source, if its last attempt failed (the last good version is still served).' }),
+    stale: z
+      .boolean()
+      .optional()
+      .meta({ description: 'The source has been failing for longer than its cadence allows: the version served is older than it should be (or there is none).' }),
   })
   .strict()
   .meta({ id: 'SourceStats' });
@@ -139,16 +144,53 @@ export const StatsResponse = z
 export const listsParam = z
   .string()
   .max(2000)
-  .meta({ description: 'Comma-separated list slugs; default: the enabled lists (for screening: those of the default set). An unknown or disabled slug gives 400.' })
+  .meta({ description: 'Comma-separated list slugs; default: all (screening: the default set); unknown: 400.' })
   .optional();
+
+/** Longest screened value. */
+const VALUE_MAX = 512;
+
+/** Adds the kind's validator's verdict (engine/normalize/validate.ts) as a zod issue; lengths are the string schema's business. */
+function checkValue(kind: ValueKind, value: string, ctx: z.RefinementCtx, path?: string[]): void {
+  // Lengths count code points, as the string schema does (a UTF-16 length over the maximum may not be).
+  if (value.length === 0 || (value.length > VALUE_MAX && [...value].length > VALUE_MAX)) return;
+  const problem = valueProblem(kind, value);
+  if (problem !== null) ctx.addIssue({ code: 'custom', message: problem, input: value, ...(path ? { path } : {}) });
+}
+
+/** A screened value of one kind: refused (422, nothing charged) when it cannot be of that kind. */
+export function screenedValue(kind: ValueKind, description: string) {
+  return z
+    .string()
+    .trim()
+    .min(1)
+    .max(VALUE_MAX)
+    .superRefine((v, ctx) => checkValue(kind, v, ctx))
+    .meta({ description });
+}
+
+/** An ISO 8601 date-time with a zone, as `as_of` takes it. */
+const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
+
+/**
+ * Screening as of a past date (every screening endpoint and the batch). Checked by a refinement
+ * rather than `z.iso.datetime()`, whose JSON schema carries a long pattern: the x402 discovery
+ * block of each metered endpoint describes its parameters, and v2 clients echo it in a header
+ * that must stay under uWS's 4 KB.
+ */
+export const asOfParam = z
+  .string()
+  .refine((s) => ISO_DATE_TIME.test(s) && !Number.isNaN(Date.parse(s)), 'Input should be a valid datetime (ISO 8601 with a zone)')
+  .optional()
+  .meta({ format: 'date-time', description: 'Screen as of this time.' });
 
 /** Fields of a batch item that only a name may have. */
 const NAME_ONLY = ['birth_date', 'country', 'party_type'] as const;
 
 export const BatchItem = z
   .object({
-    type: z.enum(['crypto', 'email', 'website', 'id', 'country', 'name']),
-    value: z.string().min(1).max(512),
+    type: z.enum([...VALUE_KINDS, 'name']),
+    value: z.string().min(1).max(VALUE_MAX),
     birth_date: birthDateParam.optional(),
     country: countryParam.optional(),
     party_type: partyTypeParam.optional(),
@@ -161,6 +203,7 @@ export const BatchItem = z
       return;
     }
     for (const field of NAME_ONLY) if (item[field] !== undefined) ctx.addIssue({ code: 'custom', path: [field], message: 'only items of type name take it' });
+    checkValue(item.type, item.value, ctx, ['value']);
   })
   .meta({
     id: 'BatchItem',

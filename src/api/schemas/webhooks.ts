@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { LIST_TYPES } from '../../../engine/model.js';
-import { EVENT_TYPES, MONITORED_ENTITY_TYPES } from '../../webhooks/events.js';
+import { EVENT_TYPES, MONITORED_ENTITY_TYPES, SCREEN_KIND } from '../../webhooks/events.js';
+import { valueProblem } from '../../../engine/normalize/validate.js';
 
 /** Schemas of the monitoring API (`/account/monitored-entities`, `/account/webhooks`) and of the webhook event. */
 
@@ -27,10 +28,14 @@ export const MonitoredEntity = z
 export const MonitoredEntityCreateInput = z
   .object({
     entity_type: MonitoredEntityType,
-    value: z.string().min(1).max(512).meta({ description: 'The value, in any form screening accepts.', examples: ['vitalik.eth'] }),
+    value: z.string().min(1).max(512).meta({ description: 'The value, in any form screening accepts (the same validator as screening its kind).', examples: ['vitalik.eth'] }),
     label: z.string().min(1).max(200).optional().meta({ description: 'Your label, repeated in events.' }),
   })
-  .strict();
+  .strict()
+  .superRefine((input, ctx) => {
+    const problem = valueProblem(SCREEN_KIND[input.entity_type], input.value);
+    if (problem !== null) ctx.addIssue({ code: 'custom', path: ['value'], message: problem, input: input.value });
+  });
 
 export const MonitoredEntityIdInput = z.object({ monitored_entity_id: id }).strict();
 
@@ -85,6 +90,7 @@ const WebhookEvent = z
     id: z.string().meta({ description: 'Stable across retries; deduplicate on it. Test events: `evt_test_<uuid>`.', examples: ['evt_3f9a0c1b2d4e5f60718293a4b5c6d7e8'] }),
     type: z.enum(EVENT_TYPES),
     created_at: dateTime.meta({ description: 'When the list change was ingested (ISO 8601, UTC).' }),
+    change_id: z.string().nullable().meta({ description: 'The list change reported, as `change_id` in the changes feed (`/changes`); null for test events.' }),
     monitored_entity: z
       .object({
         id: z.number().int().nullable().meta({ description: 'Null on test events and once the monitored entity is deleted.' }),

@@ -3,7 +3,7 @@ import type { Network } from '@x402/core/types';
 import { encodePaymentResponseHeader } from '@x402/core/http';
 import type { AnyEndpoint, RequestMeta } from '../../core/endpoint.js';
 import type { Config } from '../../config.js';
-import type { HttpError } from '../../core/errors.js';
+import { HttpError } from '../../core/errors.js';
 import type { ChallengeOptions, Payments, SettledPayment, VerifiedPayment } from '../../core/payments.js';
 import { buildChallenge, priceOf, requirementV2, type ServiceInfo } from './challenge.js';
 import { decodePayment, paymentHeader, PaymentRefused, type DecodedPayment } from './decode.js';
@@ -42,6 +42,9 @@ interface Flight {
   state: 'reserved' | 'settling' | 'settled' | 'released';
 }
 
+/** Longest resource URL a challenge carries (its PAYMENT-REQUIRED header is base64 of JSON holding it). */
+const MAX_RESOURCE_URL = 4096;
+
 /**
  * x402 pay-per-request (both generations): challenges, local verification with a reservation of
  * the authorization, and settlement after the response is ready — by the service's own wallet
@@ -67,10 +70,13 @@ export function createPayments(deps: PaymentsDeps): Payments {
   const local = new Map<string, { settled: boolean; expiresAt: number }>();
   const flights = new WeakMap<VerifiedPayment, Flight>();
 
-  const challenge = (endpoint: AnyEndpoint, meta: RequestMeta, opts: ChallengeOptions): HttpError =>
-    buildChallenge(s, service, endpoint, meta.url, opts);
+  const challenge = (endpoint: AnyEndpoint, meta: RequestMeta, opts: ChallengeOptions): HttpError => {
+    // The challenge names the resource in a header, which clients refuse beyond a few KiB.
+    if (meta.url.length > MAX_RESOURCE_URL) throw new HttpError(414, `URI Too Long: a payable request's URL may have at most ${MAX_RESOURCE_URL} characters`);
+    return buildChallenge(s, service, endpoint, meta.url, opts);
+  };
   const refuse = (endpoint: AnyEndpoint, url: string, credits: number, error: string): HttpError =>
-    buildChallenge(s, service, endpoint, url, { error, credits });
+    url.length > MAX_RESOURCE_URL ? new HttpError(414, `URI Too Long: a payable request's URL may have at most ${MAX_RESOURCE_URL} characters`) : buildChallenge(s, service, endpoint, url, { error, credits });
 
   let lastPrune = 0;
   function pruneLocal(): void {

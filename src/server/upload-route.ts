@@ -1,0 +1,149 @@
+import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js';
+import type { AnyEndpoint } from '../core/endpoint.js';
+import type { UploadHandler } from '../api/endpoints/lists.js';
+import { HttpError } from '../core/errors.js';
+import { errorOutcome } from '../core/pipeline.js';
+import { parseInput } from '../core/validation.js';
+import type { UploadFormat } from '../../loaders/upload.js';
+import type { RouteHelpers } from './app.js';
+import { ResponseState } from './uws-io.js';
+
+/**
+ * The REST routes of list uploads (`admin.lists.upload`, `account.lists.upload`): the body is the
+ * list's rows, streamed to a spool file with backpressure (uWS pauses the socket while the file
+ * catches up: briefly, as a disk write never waits on parsing), never held whole. The caller is
+ * authenticated before a byte is written; an answer given before the body was read in full
+ * closes the connection.
+ */
+
+const FORMATS: Record<string, UploadFormat> = {
+  'text/csv': 'csv',
+  'application/csv': 'csv',
+  'application/json': 'json',
+  'application/x-ndjson': 'ndjson',
+  'application/ndjson': 'ndjson',
+  'application/jsonl': 'ndjson',
+};
+
+/** Bytes buffered before the socket is paused (and resumed below half of it). */
+const HIGH_WATER = 1 << 20;
+
+/**
+ * The request body as an async iterable of chunks. uWS lends each chunk only during its
+ * callback, so it is copied; reading pauses the socket above HIGH_WATER buffered bytes. More than
+ * `limit` bytes end the iteration with a 413; a client that goes away ends it with an error.
+ */
+class BodyStream implements AsyncIterable<Uint8Array> {
+  private readonly chunks: Buffer[] = [];
+  private buffered = 0;
+  private received = 0;
+  private ended = false;
+  private paused = false;
+  private failure: Error | null = null;
+  private wake: (() => void) | null = null;
+
+  constructor(
+    private readonly res: HttpResponse,
+    private readonly state: ResponseState,
+    private readonly limit: number,
+  ) {
+    res.onData((ab, isLast) => {
+      if (this.failure || state.aborted || state.done) return;
+      this.received += ab.byteLength;
+      if (this.received > limit) {
+        this.fail(new HttpError(413, `Request body too large: an upload holds at most ${limit} bytes (LIST_UPLOAD_MAX_BYTES)`));
+        return;
+      }
+      if (ab.byteLength > 0) {
+        this.chunks.push(Buffer.from(new Uint8Array(ab)));
+        this.buffered += ab.byteLength;
+      }
+      if (isLast) this.ended = true;
+      else if (this.buffered > HIGH_WATER && !this.paused) {
+        this.paused = true;
+        res.pause();
+      }
+      this.notify();
+    });
+  }
+
+  /** The whole body arrived. */
+  get complete(): boolean {
+    return this.ended;
+  }
+
+  aborted(): void {
+    this.fail(new Error('the client went away during the upload'));
+  }
+
+  private fail(err: Error): void {
+    this.failure ??= err;
+    this.notify();
+  }
+
+  private notify(): void {
+    const w = this.wake;
+    this.wake = null;
+    w?.();
+  }
+
+  async *[Symbol.asyncIterator](): AsyncIterator<Uint8Array> {
+    for (;;) {
+      if (this.failure) throw this.failure;
+      const chunk = this.chunks.shift();
+      if (chunk) {
+        this.buffered -= chunk.byteLength;
+        if (this.paused && this.buffered < HIGH_WATER / 2 && !this.state.aborted && !this.state.done) {
+          this.paused = false;
+          this.res.resume();
+        }
+        yield chunk;
+        continue;
+      }
+      if (this.ended) return;
+      await new Promise<void>((r) => (this.wake = r));
+    }
+  }
+}
+
+function formatOf(contentType: string | undefined): UploadFormat | null {
+  const type = (contentType ?? '').split(';')[0].trim().toLowerCase();
+  return FORMATS[type] ?? null;
+}
+
+export function registerUploadRoute(app: TemplatedApp, helpers: RouteHelpers, ep: AnyEndpoint, maxBytes: number, upload: UploadHandler): void {
+  const pattern = `/api/v1${ep.path.replace(/\{(\w+)\}/g, ':$1')}`;
+  const route = `POST /api/v1${ep.path}`;
+  app.post(pattern, (res: HttpResponse, req: HttpRequest) => {
+    const meta = helpers.readMeta(res, req, 'rest');
+    const slug = req.getParameter(0);
+    const query = Object.fromEntries(new URLSearchParams(req.getQuery()));
+    const declared = Number(req.getHeader('content-length') || '0');
+    const { state, finish } = helpers.begin(res, route, 'POST');
+    const body = new BodyStream(res, state, maxBytes);
+    state.whenAborted(() => body.aborted());
+    void (async () => {
+      let outcome: { status: number; body?: unknown; headers: Record<string, string> };
+      try {
+        let decoded: string;
+        try {
+          decoded = decodeURIComponent(slug);
+        } catch {
+          throw new HttpError(404, `List not found: ${slug}`);
+        }
+        const input = parseInput(ep.input, { path: { slug: decoded }, query }) as { slug: string; wait: number };
+        const charge = await helpers.pipeline.gate.authorize(ep, input, meta);
+        if (declared > maxBytes) throw new HttpError(413, `Request body too large: an upload holds at most ${maxBytes} bytes (LIST_UPLOAD_MAX_BYTES)`);
+        const format = formatOf(meta.headers['content-type']);
+        if (!format) throw new HttpError(415, `Content-Type must be one of ${Object.keys(FORMATS).join(', ')}`);
+        outcome = await upload(charge.caller, input, format, body);
+      } catch (err) {
+        outcome = errorOutcome(err, helpers.log, meta);
+      }
+      if (state.aborted) return finish(499);
+      state.closeAfter = !body.complete;
+      await helpers.sendOutcome(res, state, outcome, meta.requestId);
+      finish(outcome.status);
+    })();
+  });
+}
