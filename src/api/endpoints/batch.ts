@@ -19,7 +19,6 @@ const BATCH_MAX_ITEMS = 10_000;
 const BatchLine = z.union([ScreenResponse, HTTPValidationError]);
 export type BatchLineT = z.output<typeof BatchLine>;
 
-type Item = z.output<typeof BatchItem>;
 /** A valid item, its value normalized once for both its validation and its screening. */
 interface ValidItem {
   type: ValueKind;
