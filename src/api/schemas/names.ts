@@ -7,13 +7,14 @@ import { asOfParam, listsParam, ScreenMatch, ScreenResponse } from './screen.js'
 /** `/screen/name`: parameters, and the ScreenResponse envelope with its matches' metadata documented. */
 export const NameScreenInput = z
   .object({
-    name: z.string().trim().min(2).max(NAME_MAX).meta({ description: 'Name, in any script.', examples: ['Saddam Hussein'] }),
+    name: z.string().trim().min(2).max(NAME_MAX).meta({ description: 'Name, in any script.' }),
     party_type: partyTypeParam.default('any'),
     birth_date: birthDateParam.optional(),
     country: countryParam.optional(),
     threshold: z.number().min(0).max(1).default(NAME_THRESHOLD),
     limit: z.number().int().min(1).max(25).default(5),
-    lists: listsParam.meta({ description: 'List slugs (comma-separated); default: the sanctions lists with names.' }),
+    // Descriptions stay short: the v2 payment header echoing them must fit in 3.5 KB.
+    lists: listsParam.meta({ description: 'Default: the sanctions lists with names.' }),
     as_of: asOfParam,
   })
   .strict();

@@ -18,7 +18,7 @@ export const birthDateParam = z
   .string()
   .regex(/^\d{4}(-\d{2}(-\d{2})?)?$/)
   .refine(isCalendarDate, 'not a calendar date')
-  .meta({ description: '`YYYY-MM-DD`, or partial: `YYYY-MM` or the year `YYYY`. Sharpens matching.', examples: ['1988'] });
+  .meta({ description: '`YYYY-MM-DD`, `YYYY-MM` or `YYYY`.', examples: ['1988'] });
 
 export const countryParam = z
   .string()
