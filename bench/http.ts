@@ -4,15 +4,18 @@
  * state; the report gives medians and each route's requests/s as a fraction of the bare route, and
  * where each run's CPU went per request (server main thread, its other threads, wrk, softirq), read
  * from Linux's /proc.
- *   node --import tsx bench/http.ts [--seconds N] [--rounds N] [--connections N]
+ *   node --import tsx bench/http.ts [--seconds N] [--rounds N] [--connections N] [--parent DIR]
+ * `--parent DIR`: a checkout of another commit, built (`make build`), whose service runs beside
+ * this one: its `/search` is measured in the same rounds (issue #21 holds `/screen/name`'s ratio to
+ * the bare route to the parent build's `/search` ratio). It ingests the lists itself at start.
  * Prints a markdown section on stdout.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { Agent, request } from 'node:http';
-import { rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { once } from 'node:events';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { prepareDataDir, spawnService, testEnv, TEST_ADMIN_KEY } from '../harness/service.js';
 import { COMPILED, REPO_ROOT } from '../harness/paths.js';
 import { hasWrk, median, wrk, type WrkResult } from './wrk.js';
@@ -26,6 +29,9 @@ const SECONDS = arg('seconds', 5);
 // Five rounds: on a 2-core machine shared with wrk, single 5 s runs of a route spread by ±10%.
 const ROUNDS = arg('rounds', 5);
 const CONNECTIONS = arg('connections', 64);
+const PARENT = process.argv.includes('--parent') ? process.argv[process.argv.indexOf('--parent') + 1] : undefined;
+/** One name for `/search` and `/screen/name`: it matches a listed party (KIM Jong Un, 0.9). */
+const NAME = 'Jong Un Kim';
 const XBT = '12QtD5BFwRsdNsAZY76UVE1xyCGNTojH9h';
 
 async function startBare(): Promise<{ child: ChildProcess; port: number }> {
@@ -138,25 +144,31 @@ async function main() {
   const dataDir = await prepareDataDir();
   const bare = await startBare();
   process.on('exit', () => bare.child.kill('SIGTERM'));
-  const svc = await spawnService(testEnv(dataDir, { LOG_LEVEL: 'info', SEARCH_BURST: '100000', SEARCH_RATE_PER_SECOND: '100000', ENGINE_SHARDS: '2' }));
+  const env = { LOG_LEVEL: 'info', SEARCH_BURST: '100000', SEARCH_RATE_PER_SECOND: '100000', ENGINE_SHARDS: '2' };
+  const svc = await spawnService(testEnv(dataDir, env));
   const url = `http://127.0.0.1:${svc.port}`;
+  const parentDir = PARENT ? mkdtempSync(join(tmpdir(), 'bench-parent-')) : null;
+  const parent = PARENT ? await spawnService(testEnv(parentDir!, env), { root: PARENT }) : null;
+  const parentUrl = parent ? `http://127.0.0.1:${parent.port}` : null;
   try {
-    while ((await fetch(`${url}/readyz`)).status !== 200) await new Promise((r) => setTimeout(r, 200));
+    for (const u of [url, parentUrl]) while (u && (await fetch(`${u}/readyz`)).status !== 200) await new Promise((r) => setTimeout(r, 200));
     const auth = `Bearer ${await token(url)}`;
-    const targets: { name: string; url: string; headers?: Record<string, string> }[] = [
+    const targets: { name: string; url: string; headers?: Record<string, string>; parent?: boolean }[] = [
       { name: 'bare uWS route (fixed JSON)', url: `http://127.0.0.1:${bare.port}/hello` },
       { name: '/screen/crypto match, token + quota + audit', url: `${url}/api/v1/screen/crypto/${XBT}`, headers: { authorization: auth } },
       { name: '/screen/crypto no match, token + quota + audit', url: `${url}/api/v1/screen/crypto/0x000000000000000000000000000000000000dEaD`, headers: { authorization: auth } },
       { name: '/screen/country region match, token', url: `${url}/api/v1/screen/country/Ukraine`, headers: { authorization: auth } },
       { name: '/vpn/{ip}, token', url: `${url}/api/v1/vpn/2.26.157.10`, headers: { authorization: auth } },
       { name: '/geo/{ip}, token', url: `${url}/api/v1/geo/8.8.8.8`, headers: { authorization: auth } },
-      { name: '/search fuzzy (public)', url: `${url}/api/v1/search?q=${encodeURIComponent('Jong Un Kim')}` },
+      { name: '/screen/name match, token + quota + audit', url: `${url}/api/v1/screen/name?name=${encodeURIComponent(NAME)}`, headers: { authorization: auth } },
+      { name: '/search fuzzy (public)', url: `${url}/api/v1/search?q=${encodeURIComponent(NAME)}` },
+      ...(parentUrl ? [{ name: `/search fuzzy (public), parent build (${PARENT})`, url: `${parentUrl}/api/v1/search?q=${encodeURIComponent(NAME)}`, parent: true }] : []),
       { name: '/stats (public)', url: `${url}/api/v1/stats` },
     ];
     const results = new Map<string, MeasuredRun[]>();
     for (let round = 0; round < ROUNDS; round++) {
       for (const [i, t] of targets.entries()) {
-        const r = await measuredRun(t.url, i === 0 ? bare.child.pid! : svc.child.pid!, t.headers);
+        const r = await measuredRun(t.url, i === 0 ? bare.child.pid! : t.parent ? parent!.child.pid! : svc.child.pid!, t.headers);
         if (r.non2xx > 0 || r.errors > 0) throw new Error(`${t.name}: ${r.non2xx} non-2xx, ${r.errors} socket errors`);
         results.set(t.name, [...(results.get(t.name) ?? []), r]);
       }
@@ -213,10 +225,14 @@ async function main() {
     ];
     console.log(lines.join('\n'));
   } finally {
+    // Listen before signalling: a child that exits while another is awaited must not be missed.
+    const exited = [svc, parent].flatMap((c) => (c ? [once(c.child, 'exit')] : []));
     svc.child.kill('SIGTERM');
+    parent?.child.kill('SIGTERM');
     bare.child.kill('SIGTERM');
-    await once(svc.child, 'exit');
+    await Promise.all(exited);
     rmSync(dataDir, { recursive: true, force: true });
+    if (parentDir) rmSync(parentDir, { recursive: true, force: true });
   }
 }
 

@@ -1,7 +1,7 @@
 /**
  * `make bench`: runs every benchmark as its own process and writes bench/RESULTS.md with the
  * date, the machine, the Node version and the load average beside each result.
- *   node dist/bench/run.js [--only engine,loaders,audit,audit-paced,ipintel,names,analytics,lists-feed,lists-upload,http] [--engine-sizes 100000,1000000]
+ *   node dist/bench/run.js [--only engine,loaders,audit,audit-paced,ipintel,names,flexsearch,analytics,lists-feed,lists-upload,http] [--engine-sizes 100000,1000000] [--parent DIR]
  * (`make bench` builds dist/ first; every suite then runs compiled, as `make run` does. Under
  * `node --import tsx bench/run.ts` the suites run through tsx instead.)
  */
@@ -16,6 +16,8 @@ const argValue = (name: string) => {
   return i > 0 ? process.argv[i + 1] : undefined;
 };
 const only = argValue('only')?.split(',');
+/** A checkout of the parent commit, built: the HTTP suite measures its `/search` beside this build's routes. */
+const parent = argValue('parent');
 const engineSizes = (argValue('engine-sizes') ?? '100000,1000000').split(',');
 
 const suites: { name: string; title: string; args: string[]; node?: string[] }[] = [
@@ -25,6 +27,7 @@ const suites: { name: string; title: string; args: string[]; node?: string[] }[]
   { name: 'audit-paced', title: "Audit inserts at the service's rate (75,000 rows/s for 10 s, CPU per row)", args: ['bench/audit.ts', 'paced'] },
   { name: 'ipintel', title: 'IP intelligence lookups', args: ['bench/ipintel.ts'] },
   { name: 'names', title: 'Name matching: quality targets and speed (issue #21)', args: ['bench/names-quality.ts'] },
+  { name: 'flexsearch', title: "FlexSearch as the name index: options, memory and build time per name, export/import (issue #21)", args: ['bench/flexsearch-options.ts'], node: ['--expose-gc'] },
   { name: 'analytics', title: 'Dashboard analytics over 10M audit rows of one customer (embedded ClickHouse)', args: ['bench/analytics.ts'] },
   { name: 'lists-feed', title: 'Changes feed over 10M stored changes (page near the end vs the first page)', args: ['bench/lists.ts', 'feed'] },
   { name: 'lists-upload', title: 'Upload of 1M rows into an operator list (streamed, checked, diffed, served)', args: ['bench/lists.ts', 'upload'], node: ['--expose-gc'] },
@@ -32,13 +35,13 @@ const suites: { name: string; title: string; args: string[]; node?: string[] }[]
   // after which V8's memory reducer left its heap so small that it spent a third of its time in
   // GC decoding the 2.5 MB answers: the batch rows measured the client (89% CPU, the service's
   // main thread 59%), not the service.
-  { name: 'http', title: 'HTTP routes against a bare uWS route', args: ['bench/http.ts'], node: ['--no-memory-reducer'] },
+  { name: 'http', title: 'HTTP routes against a bare uWS route', args: ['bench/http.ts', ...(parent ? ['--parent', parent] : [])], node: ['--no-memory-reducer'] },
 ];
 
 const resultsPath = join(REPO_ROOT, 'bench', 'RESULTS.md');
-/** With --only, the other suites keep their last results. */
+/** With --only, the other suites keep their last results; sections no suite writes (notes by hand) always stay. */
 const previous = new Map<string, string>();
-if (only && existsSync(resultsPath)) {
+if (existsSync(resultsPath)) {
   for (const part of readFileSync(resultsPath, 'utf8').split(/^(?=## )/m).slice(1)) previous.set(part.split('\n')[0].slice(3).trim(), part.trimEnd() + '\n');
 }
 const sections: string[] = [];
@@ -56,6 +59,8 @@ for (const s of suites) {
   const body = /^(#|\|)/m.test(out) ? out : '```\n' + out + '\n```';
   sections.push(`## ${s.title}\n\nLoad average before the run: ${load}. Exit code ${r.status}.\n\n${body}\n${r.status ? '\n```\n' + r.stderr.slice(-2000) + '\n```\n' : ''}`);
 }
+
+for (const [title, part] of previous) if (!suites.some((s) => s.title === title)) sections.push(part);
 
 const cpu = cpus()[0]?.model ?? 'unknown CPU';
 const header = [

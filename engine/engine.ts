@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { RE2JS } from 're2js';
-import { TYPE_INDEX as T, type EntityRecord, type EntityType, type ListSnapshotInfo } from './model.js';
+import { TYPE_INDEX as T, type EntityRecord, type EntityType, type ListSnapshotInfo, type PartyType } from './model.js';
+import type { MatchExplanation } from './names/index.js';
 import { normalizeGovernmentId } from './normalize/index.js';
 import { ProbeList, type ScreenKind } from './probes.js';
 import { FUZZY_ID_THRESHOLD } from './similarity.js';
@@ -27,8 +28,12 @@ export interface EngineOptions {
   onProgress?: (loaded: number) => void;
   /** Name index terms: 'strict' (default) indexes tokens and 4-letter prefixes, 'forward' every prefix (heavier). */
   tokenize?: 'forward' | 'strict';
+  /** How the candidate indexes rank: 'idf' (default) or FlexSearch's own 'flexsearch' (see shards/candidate-index.ts). */
+  ranking?: 'idf' | 'flexsearch';
   /** Names verified per shard and fuzzy query (government IDs: 32). */
   candidates?: number;
+  /** Names whose parties are scored per shard and name screening. */
+  partyCandidates?: number;
 }
 
 export interface ScreenQuery {
@@ -40,6 +45,31 @@ export interface ScreenQuery {
    * period is searched, and an entity matches when it was listed then and not yet removed.
    */
   asOf?: number;
+}
+
+/** A name screening: the listed parties a person or organisation of this name could be. */
+export interface NameScreenQuery {
+  name: string;
+  /** `YYYY`, `YYYY-MM` or `YYYY-MM-DD`. */
+  birth_date?: string | null;
+  /** ISO 3166 code or country name. */
+  country?: string | null;
+  party_type?: PartyType | null;
+  lists: string[];
+  threshold: number;
+  limit: number;
+  /** Screen the lists as they stood at this time (ms since the epoch). */
+  asOf?: number;
+}
+
+/** A listed party a name screening met. */
+export interface PartyHit {
+  /** The party's record (for a name of no party record, the name's). */
+  entity: EntityView;
+  score: number;
+  /** The party's name that scored best. */
+  name: string | null;
+  explanation: MatchExplanation;
 }
 
 export interface SearchQuery {
@@ -69,13 +99,20 @@ const SEARCH_MIN_SIMILARITY = 0.6;
 /** Regex budget (CPU time of each shard's scan) when the caller gives none. */
 const DEFAULT_REGEX_BUDGET_MS = 250;
 /**
- * The term index ranks documents sharing more (and rarer) query terms first, a query token it
- * does not know standing for its one-edit neighbours; past the first dozen or so per shard the
+ * The candidate index ranks documents sharing more (and rarer) query terms first, a query token
+ * it does not know standing for its one-edit neighbours; past the first dozen or so per shard the
  * verification (our similarity) costs more than it finds (docs/performance.md).
  */
 const DEFAULT_CANDIDATES = 16;
 /** Government IDs verified per shard and query: a screening must not miss a near match. */
 const ID_CANDIDATES = 32;
+/**
+ * Names whose parties are scored per shard and name screening: a screening must not miss a
+ * party, so more than the search verifies; each costs a party's preparation on first use.
+ */
+const PARTY_CANDIDATES = 24;
+/** Listing periods per party a name screening as of a past date makes room for per shard. */
+const HISTORY_PERIODS = 4;
 
 function byRank(g: Generation) {
   return (a: Hit, b: Hit) =>
@@ -110,7 +147,9 @@ export class Engine {
     const shards = Math.max(1, opts.shards ?? availableParallelism());
     const pool = await ShardPool.start(shards, {
       tokenize: opts.tokenize ?? 'strict',
+      ranking: opts.ranking ?? 'idf',
       candidates: opts.candidates ?? DEFAULT_CANDIDATES,
+      partyCandidates: opts.partyCandidates ?? PARTY_CANDIDATES,
       idCandidates: ID_CANDIDATES,
       prefixShare: SEARCH_MIN_SIMILARITY,
     });
@@ -161,13 +200,15 @@ export class Engine {
    */
   screenExact(q: ScreenQuery): Hit[] | null {
     if (q.kind === 'id') return null;
-    return collect(this.current, this.probes.screening(q.kind, q.value), q.lists, false, [], q.asOf);
+    const g = this.current;
+    return collect(g, this.probes.screening(q.kind, q.value, g.caselessCrypto), q.lists, false, [], q.asOf);
   }
 
   /** `screenExact` of a value of `kind` already validated and normalized (`prepareValue`), as of `asOf` when given. */
   screenPrepared(kind: ScreenKind, p: PreparedValue, lists: string[], asOf?: number): Hit[] | null {
     if (kind === 'id') return null;
-    return collect(this.current, this.probes.prepared(kind, p), lists, false, [], asOf);
+    const g = this.current;
+    return collect(g, this.probes.prepared(kind, p, g.caselessCrypto), lists, false, [], asOf);
   }
 
   /** Exact kinds resolve without an async frame (the hot path); `id` consults the shards. */
@@ -199,6 +240,36 @@ export class Engine {
     }
     fuzzy.sort(byRank(g));
     return out.concat(fuzzy);
+  }
+
+  /** Listed parties (active, or listed at `asOf`) whose names score at or above the threshold, best first (see ShardGeneration.screenNames). */
+  async screenName(q: NameScreenQuery): Promise<PartyHit[]> {
+    const g = this.current;
+    const lists = g.listIndices(q.lists);
+    if (lists.length === 0 || q.limit <= 0) return [];
+    const asOf = q.asOf;
+    const history = asOf !== undefined;
+    const results = await this.fanOut(g, (gen) => ({
+      op: 'name',
+      gen,
+      name: q.name,
+      birth_date: q.birth_date ?? null,
+      country: q.country ?? null,
+      party_type: q.party_type ?? null,
+      lists,
+      threshold: q.threshold,
+      // As of a past date a party may come once per listing period, those of other times dropped here.
+      limit: history ? q.limit * HISTORY_PERIODS : q.limit,
+      history,
+    }));
+    const hits: PartyHit[] = [];
+    for (const r of results) {
+      r.ids.forEach((id, i) => {
+        if (history && !g.listedAt(id, asOf)) return;
+        hits.push({ entity: g.store.view(id), score: r.sims[i], name: r.details![i].name, explanation: r.details![i].explanation });
+      });
+    }
+    return hits.sort((a, b) => b.score - a.score || a.entity.id - b.entity.id).slice(0, q.limit);
   }
 
   async search(q: SearchQuery): Promise<Hit[]> {

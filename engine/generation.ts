@@ -74,6 +74,8 @@ export class Generation {
     readonly store: EntityStore,
     tables: ExactTable[],
     private readonly onDrop: (g: Generation) => void,
+    /** Some crypto addresses are listed in lower case only, their case unknown (see ProbeList.screening). */
+    readonly caselessCrypto = false,
   ) {
     this.tables = tables;
     const slugs = store.listSlugs;

@@ -1,6 +1,6 @@
 /**
- * 64-bit hash (two 32-bit lanes, cyrb53-style mixing) of `s.slice(start, end)` for the term
- * indexes, without making the substring (index terms are substrings). It writes into a
+ * 64-bit hash (two 32-bit lanes, cyrb53-style mixing) of `s.slice(start, end)` for the prefix
+ * index, without making the substring (its terms are prefixes of keys). It writes into a
  * caller-owned pair instead of allocating, and takes two UTF-16 units per multiply. The seed keeps
  * kinds of terms apart. (Exact-table keys are hashed as UTF-8 words: see `KeyBytes`.)
  */
@@ -22,25 +22,7 @@ export function hashRange(s: string, start: number, end: number, seed: number, o
   finish(h1, h2, out);
 }
 
-/** `hashRange` of the UTF-16 units `codes[0 .. n)` (terms assembled in a buffer, not in a string). */
-export function hashCodes(codes: Uint16Array, n: number, seed: number, out: Uint32Array): void {
-  let h1 = 0xdeadbeef ^ seed;
-  let h2 = 0x41c6ce57 ^ seed;
-  let i = 0;
-  for (; i + 1 < n; i += 2) {
-    const c = codes[i] | (codes[i + 1] << 16);
-    h1 = Math.imul(h1 ^ c, 2654435761);
-    h2 = Math.imul(h2 ^ c, 1597334677);
-  }
-  if (i < n) {
-    const c = codes[i] | 0x80000000;
-    h1 = Math.imul(h1 ^ c, 2654435761);
-    h2 = Math.imul(h2 ^ c, 1597334677);
-  }
-  finish(h1, h2, out);
-}
-
-/** The final avalanche of both lanes, shared by `hashRange` and `hashCodes` (they must agree). */
+/** The final avalanche of both lanes. */
 function finish(h1: number, h2: number, out: Uint32Array): void {
   h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
   h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);

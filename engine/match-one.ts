@@ -25,9 +25,13 @@ export interface OneMatch {
   similarity: number;
 }
 
-/** The exact-index probes of a screening of `value` (probes.ts), in the engine's order; empty when it cannot be normalized. */
+/**
+ * The exact-index probes of a screening of `value` (probes.ts), in the engine's order, with the
+ * lower-case probe of a base58 address a generation holding addresses of unknown case makes;
+ * empty when it cannot be normalized.
+ */
 export function screenProbes(kind: ScreenKind, value: string): Probe[] {
-  const probes = new ProbeList().screening(kind, value);
+  const probes = new ProbeList().screening(kind, value, true);
   return Array.from({ length: probes.length }, (_, i): Probe => ({ entity_type: ENTITY_TYPES[probes.types[i]], key: probes.keys[i], match: probes.matches[i] }));
 }
 

@@ -9,9 +9,11 @@ export type ListType = (typeof LIST_TYPES)[number];
 
 /**
  * `email_domain` is a domain all of whose addresses are listed (disposable e-mail providers): an
- * e-mail screening matches it through the address's domain.
+ * e-mail screening matches it through the address's domain. `party` is a listed party as one
+ * record (value: its id at the source, metadata: `PartyMetadata`); the other records of a party
+ * carry that id as `metadata.party_id`.
  */
-export const ENTITY_TYPES = ['crypto_address', 'email', 'email_domain', 'website', 'government_id', 'name', 'country'] as const;
+export const ENTITY_TYPES = ['crypto_address', 'email', 'email_domain', 'website', 'government_id', 'name', 'country', 'party'] as const;
 export type EntityType = (typeof ENTITY_TYPES)[number];
 /** Each entity type's position in ENTITY_TYPES: the number the indexes know it by. */
 export const TYPE_INDEX = Object.freeze(Object.fromEntries(ENTITY_TYPES.map((t, i) => [t, i]))) as { readonly [T in EntityType]: number };
@@ -59,4 +61,41 @@ export interface ListSnapshotInfo {
   version: string;
   /** ISO 8601 date-time of the last successful load of the source, or null. */
   last_updated: string | null;
+}
+
+export const PARTY_TYPES = ['person', 'organization', 'vessel', 'aircraft'] as const;
+export type PartyType = (typeof PARTY_TYPES)[number];
+
+/** One name of a listed party. */
+export interface PartyAlias {
+  name: string;
+  /** As the source calls it (`a.k.a.`, `f.k.a.`, `alias`, `original_script`, ...). */
+  type: string;
+  /** The source marks it weak or of low quality: it matches only exactly, with a birth date or country agreeing. */
+  weak: boolean;
+}
+
+/** An identifier the source gives for a party (passport, national ID, registration or IMO number). */
+export interface PartyIdentifier {
+  type: string | null;
+  value: string;
+  country: string | null;
+}
+
+/**
+ * The metadata of a `party` record: the party as its source lists it. Besides these keys, each
+ * source keeps its own identifiers (`ent_num`, `reference_number`, `logical_id`, `uk_id`, ...).
+ */
+export interface PartyMetadata extends Metadata {
+  /** The primary name (SPEC's `name` key). */
+  name: string;
+  party_type: PartyType | null;
+  /** Every other name of the party. */
+  aliases: PartyAlias[];
+  /** `YYYY`, `YYYY-MM`, `YYYY-MM-DD`, or a range of years `YYYY/YYYY`. */
+  birth_dates: string[];
+  /** Nationalities, citizenships and countries of address, as published. */
+  countries: string[];
+  identifiers: PartyIdentifier[];
+  programs: string[];
 }

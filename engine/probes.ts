@@ -13,6 +13,9 @@ import { prepareValue, ValueProblem, type PreparedValue, type ValueKind } from '
 /** The kinds of screened values (one validator each, normalize/validate.ts). */
 export type ScreenKind = ValueKind;
 
+/** A base58 address (Bitcoin legacy, Tron, Litecoin, Monero, ...): its case is part of it. */
+const BASE58 = /^[1-9A-HJ-NP-Za-km-z]{25,110}$/;
+
 /**
  * Probes as parallel arrays, the first `length` entries valid: an entity type's exact index (its
  * TYPE_INDEX), the key, how a hit matches. Screening is the hot path: a list is reused from one
@@ -34,27 +37,38 @@ export class ProbeList {
   /**
    * The exact-index probes of a screening of `value`, in order; none when the value is not of its
    * kind (normalize/validate.ts refuses it before it gets here on every request path).
+   * `caselessCrypto`: see `prepared`.
    */
-  screening(kind: ScreenKind, value: string): this {
+  screening(kind: ScreenKind, value: string, caselessCrypto = false): this {
     const prepared = prepareValue(kind, value);
     if (prepared instanceof ValueProblem) {
       this.length = 0;
       return this;
     }
-    return this.prepared(kind, prepared);
+    return this.prepared(kind, prepared, caselessCrypto);
   }
 
   /**
    * The probes of a value already validated and normalized by `prepareValue`, so a value is
    * normalized once whether it came alone or in a batch. A crypto address is keyed by its key
    * alone (the chain detection of `normalizeCrypto` costs base58 checksums for the same key).
+   * `caselessCrypto`: some listed base58 addresses are known only in lower case (a source lost
+   * their case), so a mixed-case key is also probed in lower case.
    */
-  prepared(kind: ScreenKind, p: PreparedValue): this {
+  prepared(kind: ScreenKind, p: PreparedValue, caselessCrypto = false): this {
     this.length = 0;
     switch (kind) {
-      case 'crypto':
+      case 'crypto': {
+        const key = p as string;
+        this.add(T.crypto_address, key, 'exact');
+        if (caselessCrypto && BASE58.test(key)) {
+          const lower = key.toLowerCase();
+          if (lower !== key) this.add(T.crypto_address, lower, 'exact');
+        }
+        return this;
+      }
       case 'id':
-        this.add(kind === 'crypto' ? T.crypto_address : T.government_id, p as string, 'exact');
+        this.add(T.government_id, p as string, 'exact');
         return this;
       case 'email': {
         const e = p as { key: string; domain: string };
@@ -93,5 +107,8 @@ export class ProbeList {
   }
 }
 
-/** Entity types a free-text search looks up exactly (names are searched by similarity). */
-const SEARCHED_TYPES = ENTITY_TYPES.filter((t) => t !== 'name');
+/**
+ * Entity types a free-text search looks up exactly (names are searched by similarity; a party is
+ * found through its names, not its source id).
+ */
+const SEARCHED_TYPES = ENTITY_TYPES.filter((t) => t !== 'name' && t !== 'party');

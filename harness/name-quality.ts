@@ -8,7 +8,7 @@
  *   whole.
  * - Cross-script pairs: the share at or above their minimum score.
  * - UN positives with seeded typos (one edit per 8 letters, half of them also reordered) screened
- *   against every UN party: the listed party's rank.
+ *   against every UN party (the loaders' party records): the listed party's rank.
  * - Negatives (people on no list), name only, against every party of the lists that carry names:
  *   the share with any party at or above the threshold.
  */
@@ -16,15 +16,14 @@ import { readFileSync } from 'node:fs';
 import { parse } from 'csv-parse/sync';
 import { parseListFromDir } from '../loaders/registry.js';
 import { indexTerms, nameScore, prepareName, prepareParty, prepareQuery, scoreParty, type PartyType } from '../engine/names/index.js';
+import type { PartyMetadata } from '../engine/model.js';
 import { SHARED_DATA, sharedData } from './paths.js';
 import { xorshift32 } from './random.js';
 
-type PartyKind = 'person' | 'organization' | 'vessel' | 'aircraft';
-
 export interface ListedParty {
-  /** `list:id` from the name records' metadata (UN reference number, OFAC entity number). */
+  /** `list:id` of the party record (UN reference number, OFAC entity number). */
   id: string;
-  party_type: PartyKind | null;
+  party_type: PartyType | null;
   names: { value: string; weak: boolean }[];
 }
 
@@ -139,26 +138,21 @@ export function crossScriptQuality(m: MatcherUnderTest): { passed: number; pairs
   return { passed: pairs.filter((p) => p.score >= p.min).length, pairs };
 }
 
-/** The loaders' name records of the given lists, grouped into parties by their metadata id. */
+/** The loaders' party records of the given lists: each party's names (weak ones marked) and type. */
 export async function listedParties(lists: string[]): Promise<ListedParty[]> {
-  const parties = new Map<string, ListedParty>();
+  const parties: ListedParty[] = [];
   for (const list of lists) {
     for await (const r of parseListFromDir(list, SHARED_DATA)) {
-      if (r.entity_type !== 'name') continue;
-      const m = r.metadata;
-      const id = `${list}:${String(m.reference_number ?? m.ent_num)}`;
-      let party = parties.get(id);
-      if (!party) {
-        const type = String(m.subject_type ?? m.sdn_type ?? '');
-        const kind: PartyKind | null =
-          type === 'individual' ? 'person' : type === 'entity' ? 'organization' : type === 'vessel' || type === 'aircraft' ? type : null;
-        party = { id, party_type: kind, names: [] };
-        parties.set(id, party);
-      }
-      party.names.push({ value: r.value, weak: /^(weak|low)/i.test(String(m.alias_quality ?? '')) });
+      if (r.entity_type !== 'party') continue;
+      const m = r.metadata as PartyMetadata;
+      parties.push({
+        id: `${list}:${r.value}`,
+        party_type: m.party_type,
+        names: [{ value: m.name, weak: false }, ...m.aliases.map((a) => ({ value: a.name, weak: a.weak }))],
+      });
     }
   }
-  return [...parties.values()];
+  return parties;
 }
 
 const LETTERS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';

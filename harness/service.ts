@@ -112,10 +112,12 @@ export async function startTestService(env: Env = {}, overrides: ServiceOverride
 /**
  * Starts the service as a separate process (for signal and crash tests); resolves once it listens.
  * `compiled`: run the build in dist/ (`make build`) as `make run` does, instead of src/ through tsx.
+ * `root`: the checkout to run (another commit's build, for side-by-side benchmarks), compiled.
  */
-export async function spawnService(env: Env, opts: { compiled?: boolean } = {}): Promise<{ child: ChildProcess; port: number; output: () => string }> {
-  const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, ...((opts.compiled ?? COMPILED) ? ['dist/src/main.js'] : ['--import', 'tsx', 'src/main.ts'])], {
-    cwd: REPO_ROOT,
+export async function spawnService(env: Env, opts: { compiled?: boolean; root?: string } = {}): Promise<{ child: ChildProcess; port: number; output: () => string }> {
+  const compiled = opts.root !== undefined || (opts.compiled ?? COMPILED);
+  const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, ...(compiled ? ['dist/src/main.js'] : ['--import', 'tsx', 'src/main.ts'])], {
+    cwd: opts.root ?? REPO_ROOT,
     env: { ...process.env, ...env, LOG_LEVEL: env.LOG_LEVEL ?? 'info' } as NodeJS.ProcessEnv,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -1,5 +1,5 @@
 import { hash } from 'node:crypto';
-import type { EntityRecord, EntityType, ListSnapshotInfo } from '../engine/model.js';
+import type { EntityRecord, EntityType, ListSnapshotInfo, Metadata, PartyMetadata } from '../engine/model.js';
 import { rng } from './random.js';
 
 /**
@@ -206,9 +206,47 @@ const SOURCE: Record<string, string> = {
   disposable_email: 'https://github.com/disposable-email-domains/disposable-email-domains',
 };
 
-/** `n` records in a stable order for a given seed; streamed, nothing is held. */
-export function* syntheticRecords(n: number, seed = 1): Generator<EntityRecord> {
+const BIRTH_YEARS = 60;
+
+/** A party of the names drawn so far: its id, list, names and type. */
+interface OpenParty {
+  id: string;
+  list: string;
+  names: string[];
+  /** Names it takes before its record is published (1 to 3). */
+  size: number;
+}
+
+/** The `party` record of a synthetic party: its names, a birth year for a person, a country. */
+function partyRecord(p: OpenParty, s: Synth): EntityRecord {
+  const organization = /\b(TRADING|LLC|LTD|COMPANY|HOLDING|GROUP|INDUSTRIES|SHIPPING|BANK|JSC|GMBH|FZE|CORP)$/.test(p.names[0]);
+  const metadata: PartyMetadata = {
+    name: p.names[0],
+    party_type: organization ? 'organization' : 'person',
+    aliases: p.names.slice(1).map((name) => ({ name, type: 'a.k.a.', weak: false })),
+    birth_dates: organization ? [] : [String(1940 + s.int(BIRTH_YEARS))],
+    countries: [s.pick(COUNTRIES)],
+    identifiers: [],
+    programs: [],
+  };
+  return { list: p.list, entity_type: 'party', value: p.id, metadata, source_url: SOURCE[p.list], listed_at: LISTED_AT[0][0], removed_at: null };
+}
+
+export interface SyntheticOptions {
+  /**
+   * Names grouped into listed parties of 1 to 3 names (a typo variant or another name as aliases),
+   * each name carrying `party_id` and each party published as a `party` record after its last
+   * name, in addition to the `n` records.
+   */
+  parties?: boolean;
+}
+
+/** `n` records (and, with `parties`, the party records) in a stable order for a given seed; streamed, nothing is held. */
+export function* syntheticRecords(n: number, seed = 1, opts: SyntheticOptions = {}): Generator<EntityRecord> {
   const s = new Synth(rng(seed));
+  const partySynth = new Synth(rng(seed + 1_000_003));
+  let party: OpenParty | null = null;
+  let parties = 0;
   const cumulative: [EntityType, number][] = [];
   let acc = 0;
   for (const [t, p] of MIX) cumulative.push([t, (acc += p)]);
@@ -218,7 +256,7 @@ export function* syntheticRecords(n: number, seed = 1): Generator<EntityRecord> 
     let value: string;
     switch (type) {
       case 'name':
-        value = s.name();
+        value = party && party.names.length > 0 && partySynth.r() < 0.5 ? typo(party.names[0], partySynth) : s.name();
         break;
       case 'government_id':
         value = s.governmentId();
@@ -238,18 +276,30 @@ export function* syntheticRecords(n: number, seed = 1): Generator<EntityRecord> 
       default:
         value = s.pick(COUNTRIES);
     }
-    const list = listFor(type, s);
+    let list = listFor(type, s);
     const delisted = s.r() < 0.02;
+    const metadata: Metadata = { uid: i };
+    if (opts.parties && type === 'name') {
+      party ??= { id: `P${++parties}`, list, names: [], size: 1 + partySynth.int(3) };
+      list = party.list;
+      party.names.push(value);
+      metadata.party_id = party.id;
+    }
     yield {
       list,
       entity_type: type,
       value,
-      metadata: { uid: i },
+      metadata,
       source_url: SOURCE[list],
       listed_at: LISTED_AT[s.int(15)][s.int(9)],
       removed_at: delisted ? REMOVED_AT[s.int(9)][s.int(18)] : null,
     };
+    if (party && party.names.length === party.size) {
+      yield partyRecord(party, partySynth);
+      party = null;
+    }
   }
+  if (party) yield partyRecord(party, partySynth);
 }
 
 /** A typo variant of a name (one letter replaced, dropped or swapped), for fuzzy benchmarks. */

@@ -86,6 +86,8 @@ export async function fetchSourceFile(slug: string, file: SourceFile, opts: Fetc
   if (opts.sourceDir) return readFromSourceDir(file, opts, paths.meta, previous);
 
   const url = sourceUrl(slug, file, opts);
+  // An optional file without a public download is read only from a configured URL.
+  if (!url && file.optional) return null;
   const cached = previous && previous.url === url && (await exists(paths.file)) ? previous : null;
   const backoff = opts.backoffMs ?? 500;
   for (let attempt = 0; ; attempt++) {

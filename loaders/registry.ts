@@ -7,7 +7,8 @@ import { cryptoScamDbParser } from './sources/cryptoscamdb-yaml.js';
 import { euXmlParser } from './sources/eu-xml.js';
 import { ofacCsvParser } from './sources/ofac-csv.js';
 import { ofacXmlParser } from './sources/ofac-xml.js';
-import { addressesByAssetParser, domainListParser, websitesAndEmailsParser } from './sources/text-lists.js';
+import { domainListParser, websitesAndEmailsParser } from './sources/text-lists.js';
+import { ofacCryptoParser } from './sources/ofac-crypto.js';
 import { ukCsvParser } from './sources/uk-csv.js';
 import { unXmlParser } from './sources/un-xml.js';
 
@@ -136,12 +137,17 @@ export const LISTS: readonly ListDefinition[] = Object.freeze([
     enabled: true,
     in_default_set: true,
     source: files(
-      OFAC_CRYPTO_ASSETS.map((asset) => ({
-        key: asset,
-        url: ofacCryptoUrl(asset),
-        sourceDirPath: `crypto/by-chain-2024/sanctioned_addresses_${asset}.txt`,
-      })),
-      addressesByAssetParser('ofac_crypto', OFAC_CRYPTO_ASSETS, ofacCryptoUrl),
+      [
+        ...OFAC_CRYPTO_ASSETS.map((asset) => ({
+          key: asset,
+          url: ofacCryptoUrl(asset),
+          sourceDirPath: `crypto/by-chain-2024/sanctioned_addresses_${asset}.txt`,
+        })),
+        // An extract of SDN.XML naming each address's party; it has no official download, so
+        // online it is read only from a URL configured as SOURCE_URLS["ofac_crypto.entries"].
+        { key: 'entries', url: '', sourceDirPath: 'crypto/ofac-sanctioned-addresses-2026-08.json', optional: true },
+      ],
+      ofacCryptoParser('ofac_crypto', OFAC_CRYPTO_ASSETS, ofacCryptoUrl, 'entries'),
     ),
   },
   {

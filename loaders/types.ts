@@ -56,7 +56,7 @@ export type Cadence = (typeof CADENCES)[number];
 export interface SourceFile {
   /** Key the parser uses to find the file (e.g. `sdn`, `add`). */
   key: string;
-  /** Official download URL (overridable by configuration). */
+  /** Official download URL (overridable by configuration); empty for an optional file with none. */
   url: string;
   /** Path relative to `SOURCE_DIR` (laid out like ../shared/data), e.g. `ofac/sdn.csv`. */
   sourceDirPath: string;

@@ -16,6 +16,7 @@ import { ListCatalog } from './lists/catalog.js';
 import { EnsResolver } from './ens/resolver.js';
 import { screeningEndpoints, type ScreeningDeps } from './api/endpoints/screen.js';
 import { batchEndpoint } from './api/endpoints/batch.js';
+import { nameEndpoints } from './api/endpoints/names.js';
 import { registerBatchRoute } from './server/batch-route.js';
 import { publicEndpoints } from './api/endpoints/public.js';
 import type { Db } from './store/db.js';
@@ -209,7 +210,8 @@ export async function createService(config: Config, overrides: ServiceOverrides 
     }).catch((err: unknown) => log.error({ err }, 'role change failed'));
   });
 
-  const batch = batchEndpoint(screening);
+  const names = nameEndpoints(screening);
+  const batch = batchEndpoint(screening, names.lists);
   const listsDeps: ListsDeps = {
     engine,
     catalog,
@@ -223,6 +225,7 @@ export async function createService(config: Config, overrides: ServiceOverrides 
   const accountLists = accountListEndpoints(listsDeps);
   const endpoints: AnyEndpoint[] = [
     ...screeningEndpoints(screening),
+    ...names.endpoints,
     batch,
     ...pepEndpoints({ pep }),
     ...ipIntelEndpoints({ ipintel }),

@@ -20,5 +20,6 @@ export {
   prepareQuery,
   scoreParty,
   type EvidencePolicy,
+  type MatchExplanation,
   type PreparedParty,
 } from './party.js';

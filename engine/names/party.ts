@@ -82,7 +82,7 @@ interface EvidenceEffect {
   change: number;
 }
 
-interface MatchExplanation {
+export interface MatchExplanation {
   /** The best name's score before any evidence. */
   name_score: number;
   birth_date: EvidenceEffect;

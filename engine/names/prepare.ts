@@ -9,8 +9,9 @@ import { nicknameGroups } from './nicknames.js';
 import { numberTokens } from './numbers.js';
 import { romanizationKey } from './romanization.js';
 import { GENERIC_ORG_WORDS, ORG_INDICATORS, PARTICLES, PATRONYMIC_MARKERS, TITLES } from '../normalize/words.js';
+import type { PartyType } from '../model.js';
 
-export type PartyType = 'person' | 'organization' | 'vessel' | 'aircraft';
+export type { PartyType } from '../model.js';
 
 /** Token kinds (bit flags). */
 export const F_INITIAL = 1;

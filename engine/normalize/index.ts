@@ -38,5 +38,7 @@ export function canonicalKey(type: EntityType, value: string): string | null {
       return normalizeName(value) || null;
     case 'country':
       return normalizeCountry(value)?.code ?? null;
+    case 'party':
+      return value.trim() || null;
   }
 }

@@ -1,7 +1,20 @@
 /** Messages between the coordinator (engine.ts via pool.ts) and the shard workers. */
 
 import type { ExactKeySet, ExactTableData } from '../exact-table.js';
+import type { PartyType } from '../model.js';
+import type { MatchExplanation } from '../names/index.js';
 import type { SharedColumns } from '../store.js';
+
+/**
+ * What a shard needs of a `party` record to score the party (the calling thread reads it from the
+ * record's metadata): its names, the primary first, and the evidence.
+ */
+export interface PartyFeatures {
+  names: { value: string; weak: boolean }[];
+  birth_dates: string[];
+  countries: string[];
+  party_type: PartyType | null;
+}
 
 export type Control =
   /**
@@ -9,8 +22,12 @@ export type Control =
    * into `partitions` tables.
    */
   | { t: 'begin'; seq: number; gen: number; columns: SharedColumns; partitions: number }
-  /** Entities `from` .. `to` - 1 are written: the shard takes them. */
-  | { t: 'add'; seq: number; gen: number; from: number; to: number }
+  /**
+   * Entities `ids` (ascending) are written: the shard takes them. `parties` gives each one's party
+   * number (0: none; a party's records all go to one shard), `features` each party record's
+   * features, in the order of the party records among `ids`.
+   */
+  | { t: 'add'; seq: number; gen: number; ids: Uint32Array; parties: Uint32Array; features: PartyFeatures[] }
   /** No more entities: the shard seals its indexes and answers with its exact keys by partition. */
   | { t: 'finish'; seq: number; gen: number }
   /** Builds the exact table of one partition from every shard's keys of it (in shard order). */
@@ -51,7 +68,29 @@ export interface RegexQuery {
   budgetMs: number;
 }
 
-export type Query = FuzzyQuery | IdQuery | RegexQuery;
+/** Listed parties whose names score at or above the threshold for a name (name screening). */
+export interface NameQuery {
+  op: 'name';
+  qid: number;
+  gen: number;
+  name: string;
+  birth_date: string | null;
+  country: string | null;
+  party_type: PartyType | null;
+  lists: number[];
+  threshold: number;
+  limit: number;
+  /** As of a past date: every listing period is screened (the calling thread filters by time). */
+  history?: boolean;
+}
+
+export type Query = FuzzyQuery | IdQuery | RegexQuery | NameQuery;
+
+/** A party's match (name screening): the name that scored best and what the evidence did. */
+export interface PartyMatchDetail {
+  name: string | null;
+  explanation: MatchExplanation;
+}
 
 /** Parallel arrays; `kinds` holds a MatchKind index (see MATCH_KINDS) per hit. */
 export interface QueryResult {
@@ -61,6 +100,8 @@ export interface QueryResult {
   kinds: number[];
   /** The regex scan used up its budget before it finished: its ids are not the whole answer. */
   timedOut?: boolean;
+  /** Name screening: each hit's best name and explanation (`ids` are the parties' records). */
+  details?: PartyMatchDetail[];
   error?: string;
 }
 

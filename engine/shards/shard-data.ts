@@ -2,31 +2,39 @@ import { RE2JS } from 're2js';
 import { ENTITY_TYPES, MATCH_KINDS, type EntityType } from '../model.js';
 import { canonicalKey, normalizeGovernmentId } from '../normalize/index.js';
 import { idSimilarity } from '../similarity.js';
-import { indexTerms, nameScore, prepareName } from '../names/index.js';
+import { indexTerms, nameScore, prepareName, prepareQuery, scoreParty, type PreparedName } from '../names/index.js';
 import { buildExactTable, ExactKeyCollector, type ExactKeySet, type ExactTableData } from '../exact-table.js';
 import { BytePool } from '../byte-pool.js';
 import { KeyBytes } from '../key-bytes.js';
 import { ColumnViews, ENTITY_WORDS, FLAG_DELISTED, FLAG_SUPERSEDED, type SharedColumns } from '../store.js';
-import { CandidateRanker, TermIndex, TermIndexBuilder } from './term-index.js';
+import { CandidateIndex } from './candidate-index.js';
+import { PrefixIndex } from './prefix-index.js';
+import { ShardParties } from './parties.js';
+import { BoundedCache } from './bounded-cache.js';
 import { forEachEdit } from './edits.js';
-import type { FuzzyQuery, IdQuery, QueryResult, RegexQuery } from './protocol.js';
+import type { FuzzyQuery, IdQuery, NameQuery, PartyFeatures, PartyMatchDetail, QueryResult, RegexQuery } from './protocol.js';
 import { threadCpuClock } from './thread-cpu.js';
 
 const T_NAME = ENTITY_TYPES.indexOf('name');
 const T_ID = ENTITY_TYPES.indexOf('government_id');
+const T_PARTY = ENTITY_TYPES.indexOf('party');
 const PREFIX_TYPES = new Set((['crypto_address', 'email', 'email_domain', 'website'] as EntityType[]).map((t) => ENTITY_TYPES.indexOf(t)));
 const K_FUZZY = MATCH_KINDS.indexOf('fuzzy');
 const K_REGEX = MATCH_KINDS.indexOf('regex');
 
 export interface ShardOptions {
   /**
-   * Name terms. 'strict': each token plus its first four letters (a typo after the fourth letter,
-   * or a query cut short, still meets the token). 'forward': each token plus every prefix of two
-   * letters or more (queries of a few letters find longer names; a larger index).
+   * Name terms. 'strict': each term plus its first four letters (a typo after the fourth letter,
+   * or a query cut short, still meets the token). 'forward': FlexSearch's forward tokenizer, every
+   * prefix of every term (queries of a few letters find longer names; a larger index).
    */
   tokenize: 'forward' | 'strict';
+  /** How the candidate indexes rank (see candidate-index.ts). */
+  ranking: 'idf' | 'flexsearch';
   /** Names taken per query before verification. */
   candidates: number;
+  /** Names taken per name screening before their parties are scored. */
+  partyCandidates: number;
   /** Government IDs taken per query before verification. */
   idCandidates: number;
   /**
@@ -36,27 +44,21 @@ export interface ShardOptions {
   prefixShare: number;
 }
 
-/** Receives index terms as substrings `text.slice(start, end)` (hashed in place, never copied). */
-type Emit = (text: string, start: number, end: number, seed: number) => void;
-
 /**
  * Overlapping trigrams of a canonical government ID (the whole key when shorter): an ID with one
  * wrong, missing or extra character still shares most of them.
  */
-function trigrams(key: string, emit: Emit): void {
-  if (key.length <= 3) {
-    if (key) emit(key, 0, key.length, SEED_TRIGRAM);
-    return;
-  }
-  for (let i = 0; i + 3 <= key.length; i++) emit(key, i, i + 3, SEED_TRIGRAM);
+function trigrams(key: string): string[] {
+  if (key.length <= 3) return key ? [key] : [];
+  const out: string[] = [];
+  for (let i = 0; i + 3 <= key.length; i++) out.push(key.slice(i, i + 3));
+  return out;
 }
 
 const NAME_PREFIX = 4;
-/** Hash seeds keeping the kinds of terms of one index apart. */
-const SEED_TOKEN = 101;
-const SEED_PREFIX = 102;
-const SEED_TRIGRAM = 103;
-/** Prefix terms are seeded by the key length above this. */
+/** Marks a name's prefix term apart from a token of the same letters. */
+const PREFIX_MARK = '*';
+/** Prefix keys are seeded by the key length above this. */
 const SEED_KEY_LENGTH = 1000;
 /**
  * Terms found in more of a shard's documents than this (generic words, common given names, digit
@@ -69,21 +71,27 @@ const MIN_PREFIX_QUERY = 3;
 const MIN_EDITED_TOKEN = 3;
 /** Postings the one-edit neighbours of a query's unknown tokens may add to its candidates' scoring. */
 const EDITED_POSTINGS = 20_000;
+/**
+ * Name candidates weighing less than this share of the best are not verified: on synthetic typo
+ * queries a half kept the listed name among the candidates as often as no floor did (97.4% against
+ * 98.0% at 107k names, one shard) and took verification from ~380 to ~230 µs a query
+ * (bench/RESULTS.md). Screening keeps more, a third: missing a party costs more than a search row.
+ */
+const SEARCH_MIN_SHARE = 0.5;
+/** Prepared names the search keeps per shard (see BoundedCache). */
+const PREPARED_NAMES = 50_000;
+const SCREEN_MIN_SHARE = 1 / 3;
 
 /**
  * Index terms of a name: the name matcher's terms (`indexTerms`: tokens, spelling folds,
- * consonant skeletons, romanization keys, original-script tokens), and the prefixes of its
- * tokens.
+ * consonant skeletons, romanization keys, original-script tokens), and in a strict index the
+ * four-letter prefixes of its terms (a forward index holds every prefix already).
  */
-function nameTerms(terms: string[], forward: boolean, emit: Emit): void {
-  for (const t of terms) {
-    emit(t, 0, t.length, SEED_TOKEN);
-    if (forward) {
-      for (let l = 2; l <= t.length; l++) emit(t, 0, l, SEED_PREFIX);
-    } else if (t.length >= NAME_PREFIX) {
-      emit(t, 0, NAME_PREFIX, SEED_PREFIX);
-    }
-  }
+function nameTerms(terms: string[], forward: boolean): string[] {
+  if (forward) return terms;
+  const out = [...terms];
+  for (const t of terms) if (t.length >= NAME_PREFIX) out.push(t.slice(0, NAME_PREFIX) + PREFIX_MARK);
+  return out;
 }
 
 /** Values scanned between two reads of the CPU clock (~0.5-1 ms of matching). */
@@ -124,29 +132,32 @@ class KeyedDocs {
 }
 
 /**
- * One shard's part of one generation. Entities reach it as ranges of ids whose columns (type,
- * list, flags, published value) it reads from the calling thread's shared memory; it computes
- * their canonical keys, collects them by hash partition, builds its own partition's exact table
- * (the calling thread probes it) from every shard's keys of that partition, and keeps the term
- * indexes fuzzy search needs: the name matcher's terms of names and their prefixes (with the name
- * as listed, which the matcher verifies candidates against), government-ID trigrams and key
- * prefixes of addresses, e-mails and domains (with the normalized text their candidates are
- * verified against). Shard-local numbers index `ids` (engine ids).
+ * One shard's part of one generation. Entities reach it as lists of ids whose columns (type, list,
+ * flags, published value) it reads from the calling thread's shared memory, with each one's party
+ * number (every record of a party comes to the same shard) and the features of party records; it
+ * computes their canonical keys, collects them by hash partition, builds its own partition's exact
+ * table (the calling thread probes it) from every shard's keys of that partition, and keeps what
+ * fuzzy search and name screening need: a FlexSearch candidate index of the name matcher's terms
+ * of names (with the name as listed, which the matcher verifies candidates against, and its
+ * party), one of government-ID trigrams, and key prefixes of addresses, e-mails and domains (with
+ * the normalized text their candidates are verified against). Shard-local numbers index `ids`
+ * (engine ids).
  */
 export class ShardGeneration {
   private n = 0;
   private ids = new Uint32Array(1024);
   private readonly cols: ColumnViews;
   private readonly names = new KeyedDocs();
+  /** Party number of each name document (0: none). */
+  private nameParty = new Uint32Array(1024);
   private readonly govIds = new KeyedDocs();
   private readonly prefixes = new KeyedDocs();
-  private nameBuilder: TermIndexBuilder | null = new TermIndexBuilder();
-  private idBuilder: TermIndexBuilder | null = new TermIndexBuilder();
-  private prefixBuilder: TermIndexBuilder | null = new TermIndexBuilder();
-  private nameIndex: TermIndex | null = null;
-  private idIndex: TermIndex | null = null;
-  private prefixIndex: TermIndex | null = null;
-  private readonly ranker = new CandidateRanker(MAX_FREQUENCY);
+  private readonly nameIndex: CandidateIndex;
+  private readonly idIndex: CandidateIndex;
+  private readonly prefixIndex = new PrefixIndex();
+  private readonly parties = new ShardParties();
+  /** Names as the matcher prepared them for the search's verification, by document. */
+  private readonly preparedNames = new BoundedCache<number, PreparedName>(PREPARED_NAMES);
   private exact: ExactKeyCollector | null;
   private readonly keyBytes = new KeyBytes();
 
@@ -157,6 +168,8 @@ export class ShardGeneration {
   ) {
     this.cols = new ColumnViews(columns);
     this.exact = new ExactKeyCollector(partitions);
+    this.nameIndex = new CandidateIndex({ tokenize: opts.tokenize, resolution: 1, ranking: opts.ranking }, MAX_FREQUENCY);
+    this.idIndex = new CandidateIndex({ tokenize: 'strict', resolution: 1, ranking: opts.ranking }, MAX_FREQUENCY);
   }
 
   /** Length of the indexed prefix of a key of `length` characters: the shortest query that can match it. */
@@ -164,21 +177,18 @@ export class ShardGeneration {
     return Math.max(MIN_PREFIX_QUERY, Math.ceil(this.opts.prefixShare * length - 1e-9));
   }
 
-  /** Takes entities `from` .. `to` - 1 (ascending ranges across calls). */
-  add(from: number, to: number): void {
-    this.ids = grow(this.ids, this.n + to - from);
-    this.cols.cover(to);
+  /** Takes entities `ids` (ascending across calls), with their party numbers and the party records' features. */
+  add(ids: Uint32Array, parties: Uint32Array, features: PartyFeatures[]): void {
+    if (ids.length === 0) return;
+    this.ids = grow(this.ids, this.n + ids.length);
+    this.cols.cover(ids[ids.length - 1] + 1);
     const { entities, offsets, values } = this.cols;
     const exact = this.exact!;
-    const names = this.nameBuilder!;
-    const govIds = this.idBuilder!;
-    const prefixes = this.prefixBuilder!;
     const forward = this.opts.tokenize === 'forward';
     const keyBytes = this.keyBytes;
-    let doc = 0;
-    const nameTerm: Emit = (text, start, end, seed) => names.add(text, start, end, seed, doc);
-    const idTerm: Emit = (text, start, end, seed) => govIds.add(text, start, end, seed, doc);
-    for (let id = from; id < to; id++) {
+    let party = 0;
+    for (let i = 0; i < ids.length; i++) {
+      const id = ids[i];
       const local = this.n++;
       this.ids[local] = id;
       const type = (entities[ENTITY_WORDS * id] >>> 16) & 0xff;
@@ -188,30 +198,29 @@ export class ShardGeneration {
       if (type === T_NAME) {
         const terms = indexTerms(prepareName(value));
         if (terms.length === 0) continue;
-        doc = this.names.add(local, value);
-        nameTerms(terms, forward, nameTerm);
+        const doc = this.names.add(local, value);
+        this.nameParty = grow(this.nameParty, doc + 1);
+        this.nameParty[doc] = parties[i];
+        this.nameIndex.add(doc, nameTerms(terms, forward));
         continue;
       }
+      if (type === T_PARTY) this.parties.set(parties[i], id, features[party++], (this.cols.flagsOf(id) & FLAG_SUPERSEDED) === 0);
       const key = canonicalKey(ENTITY_TYPES[type], value);
       if (key === null) continue;
       keyBytes.set(key, type + 1);
       exact.add(keyBytes.hi, keyBytes.lo, type, keyBytes, id, key === value, start);
       if (type === T_ID) {
-        doc = this.govIds.add(local, key);
-        trigrams(key, idTerm);
+        this.idIndex.add(this.govIds.add(local, key), trigrams(key));
       } else if (PREFIX_TYPES.has(type) && key.length >= MIN_PREFIX_QUERY) {
-        doc = this.prefixes.add(local, key);
-        prefixes.add(key, 0, this.prefixLength(key.length), SEED_KEY_LENGTH + key.length, doc);
+        const doc = this.prefixes.add(local, key);
+        this.prefixIndex.add(key, 0, this.prefixLength(key.length), SEED_KEY_LENGTH + key.length, doc);
       }
     }
   }
 
-  /** Seals the generation: lays out the term indexes; returns the exact keys by partition. */
+  /** Seals the generation: sorts the prefix index; returns the exact keys by partition. */
   finish(): ExactKeySet[] {
-    this.nameIndex = this.nameBuilder!.build();
-    this.idIndex = this.idBuilder!.build();
-    this.prefixIndex = this.prefixBuilder!.build();
-    this.nameBuilder = this.idBuilder = this.prefixBuilder = null;
+    this.prefixIndex.seal();
     const keys = this.exact!.seal();
     this.exact = null;
     return keys;
@@ -251,7 +260,13 @@ export class ShardGeneration {
       const prev = best.get(local);
       if (prev === undefined || sim > prev) best.set(local, sim);
     };
-    if (/\p{L}/u.test(q.q)) this.nameMatches(q.q, mask, offer);
+    if (/\p{L}/u.test(q.q)) {
+      const query = prepareName(q.q);
+      const docs = this.names;
+      for (const doc of this.nameCandidates(query, this.opts.candidates, (d) => this.eligible(docs.local(d), mask), SEARCH_MIN_SHARE)) {
+        offer(docs.local(doc), nameScore(query, this.preparedNames.get(doc, () => prepareName(docs.text(doc)))));
+      }
+    }
     const idKey = normalizeGovernmentId(q.q);
     if (idKey.length >= 4 && /\d/.test(idKey)) {
       for (const doc of this.idCandidates(idKey, mask, 'shown')) offer(this.govIds.local(doc), idSimilarity(idKey, this.govIds.text(doc)));
@@ -268,44 +283,71 @@ export class ShardGeneration {
   }
 
   /**
-   * Names sharing the most (and rarest) terms with the query, verified and ranked by the name
-   * matcher against the names as listed.
+   * Name documents sharing the most (and rarest) terms with the prepared query: its index terms,
+   * and for a token no listed name has (most likely a typo) the listed tokens one edit away, rare
+   * ones first within a budget of postings (the neighbours of a short token include common words).
    */
-  private nameMatches(raw: string, mask: Uint8Array, offer: (local: number, sim: number) => void): void {
-    const index = this.nameIndex!;
-    const query = prepareName(raw);
+  private nameCandidates(query: PreparedName, k: number, accept: (doc: number) => boolean, minShare: number): number[] {
+    const index = this.nameIndex;
     const queryTerms = indexTerms(query);
-    if (queryTerms.length === 0) return;
-    const terms: number[] = [];
-    const found: Emit = (text, start, end, seed) => {
-      const t = index.term(text, start, end, seed);
-      if (t >= 0) terms.push(t);
-    };
-    nameTerms(queryTerms, false, found);
-    // In a forward index, a query token may also be the start of a longer listed token.
-    if (this.opts.tokenize === 'forward') for (const term of queryTerms) found(term, 0, term.length, SEED_PREFIX);
-    // A token no listed name has is most likely a typo: the listed tokens one edit away stand in
-    // for it (a typo in its first letters also loses its prefix term). Rare ones first, within a
-    // budget of postings: the neighbours of a short token include common words.
-    const variants: number[] = [];
+    if (queryTerms.length === 0) return [];
+    const terms = nameTerms(queryTerms, this.opts.tokenize === 'forward');
+    const variants: { t: string; df: number }[] = [];
     const variant = (codes: Uint16Array, n: number) => {
-      const t = index.termOfCodes(codes, n, SEED_TOKEN);
-      if (t >= 0) variants.push(t);
+      if (!index.mayHold(codes, n)) return;
+      const t = String.fromCharCode.apply(null, codes.subarray(0, n) as unknown as number[]);
+      const df = index.frequency(t);
+      if (df > 0) variants.push({ t, df });
     };
     for (const token of query.latin.tokens) {
-      if (token.length >= MIN_EDITED_TOKEN && index.term(token, 0, token.length, SEED_TOKEN) < 0) forEachEdit(token, variant);
+      if (token.length >= MIN_EDITED_TOKEN && index.frequency(token) === 0) forEachEdit(token, variant);
     }
-    variants.sort((a, b) => index.frequency(a) - index.frequency(b));
+    variants.sort((a, b) => a.df - b.df);
     let budget = EDITED_POSTINGS;
-    for (const t of variants) {
-      budget -= index.frequency(t);
+    for (const { t, df } of variants) {
+      budget -= df;
       if (budget < 0) break;
       terms.push(t);
     }
-    if (terms.length === 0) return;
+    return index.candidates(terms, k, accept, minShare);
+  }
+
+  /**
+   * Name screening: the parties of the best name candidates (a name without a party record
+   * stands alone), scored by the name matcher's `scoreParty` (every name of the party, then birth
+   * date, country and type); those at or above the threshold, best first. Delisted parties are
+   * not screened, but for `history` (as of a past date: every listing period of each party).
+   */
+  screenNames(q: NameQuery): QueryResult {
+    const mask = this.listMask(q.lists);
+    const query = prepareQuery({ name: q.name, birth_date: q.birth_date, country: q.country, party_type: q.party_type });
     const docs = this.names;
-    const candidates = this.ranker.rank(index, terms, docs.size, this.opts.candidates, (doc) => this.eligible(docs.local(doc), mask));
-    for (const doc of candidates) offer(docs.local(doc), nameScore(query, prepareName(docs.text(doc))));
+    const flags = this.cols;
+    // As of a past date every listing period is a candidate: the calling thread keeps those listed then.
+    const candidate = q.history ? (doc: number) => this.onLists(docs.local(doc), mask) : (doc: number) => this.eligible(docs.local(doc), mask) && !this.delisted(docs.local(doc));
+    const scored: { entity: number; score: number; detail: PartyMatchDetail }[] = [];
+    const seen = new Set<number>();
+    for (const doc of this.nameCandidates(query.name, this.opts.partyCandidates, candidate, SCREEN_MIN_SHARE)) {
+      const party = this.nameParty[doc];
+      const recorded = party > 0 ? this.parties.entities(party) : [];
+      // A name without a party record stands alone, keyed by its document.
+      const key = recorded.length > 0 ? party : -1 - doc;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      const entities = recorded.length === 0 ? [this.ids[docs.local(doc)]] : q.history ? recorded : recorded.filter((e) => (flags.flagsOf(e) & FLAG_DELISTED) === 0);
+      if (entities.length === 0) continue;
+      const m = scoreParty(query, this.parties.get(key, () => docs.text(doc)));
+      if (m.score > 0 && m.score >= q.threshold) for (const entity of entities) scored.push({ entity, score: m.score, detail: { name: m.name, explanation: m.explanation } });
+    }
+    scored.sort((a, b) => b.score - a.score || a.entity - b.entity);
+    scored.length = Math.min(scored.length, q.limit);
+    return {
+      qid: q.qid,
+      ids: scored.map((h) => h.entity),
+      sims: scored.map((h) => h.score),
+      kinds: scored.map(() => K_FUZZY),
+      details: scored.map((h) => h.detail),
+    };
   }
 
   /**
@@ -317,21 +359,20 @@ export class ShardGeneration {
   private prefixMatches(raw: string, mask: Uint8Array, offer: (local: number, sim: number) => void): void {
     const q = raw.trim();
     if (q.length < MIN_PREFIX_QUERY || /\s/.test(q)) return;
-    const index = this.prefixIndex!;
     const docs = this.prefixes;
     const longest = Math.floor(q.length / this.opts.prefixShare + 1e-9);
     for (const prefix of new Set([q, q.toLowerCase()])) {
       let seen = 0;
       for (let length = prefix.length; length <= longest && seen < PREFIX_SCAN_MAX; length++) {
-        const t = index.term(prefix, 0, this.prefixLength(length), SEED_KEY_LENGTH + length);
-        if (t < 0) continue;
-        for (let p = index.offsets[t]; p < index.offsets[t + 1] && seen < PREFIX_SCAN_MAX; p++, seen++) {
-          const doc = index.postings[p];
+        this.prefixIndex.forEach(prefix, 0, this.prefixLength(length), SEED_KEY_LENGTH + length, (doc) => {
+          seen++;
           const local = docs.local(doc);
-          if (!this.eligible(local, mask)) continue;
-          const key = docs.text(doc);
-          if (key.startsWith(prefix)) offer(local, prefix.length / key.length);
-        }
+          if (this.eligible(local, mask)) {
+            const key = docs.text(doc);
+            if (key.length === length && key.startsWith(prefix)) offer(local, prefix.length / key.length);
+          }
+          return seen < PREFIX_SCAN_MAX;
+        });
       }
     }
   }
@@ -343,15 +384,8 @@ export class ShardGeneration {
    * calling thread then filters by time).
    */
   private idCandidates(key: string, mask: Uint8Array, scope: 'active' | 'shown' | 'history'): number[] {
-    const index = this.idIndex!;
-    const terms: number[] = [];
-    trigrams(key, (text, start, end, seed) => {
-      const t = index.term(text, start, end, seed);
-      if (t >= 0) terms.push(t);
-    });
-    if (terms.length === 0) return [];
     const docs = this.govIds;
-    return this.ranker.rank(index, terms, docs.size, this.opts.idCandidates, (doc) => {
+    return this.idIndex.candidates(trigrams(key), this.opts.idCandidates, (doc) => {
       const local = docs.local(doc);
       if (scope === 'history') return this.onLists(local, mask);
       return this.eligible(local, mask) && !(scope === 'active' && this.delisted(local));
@@ -372,7 +406,10 @@ export class ShardGeneration {
     return { qid: q.qid, ids, sims, kinds: ids.map(() => K_FUZZY) };
   }
 
-  /** Linear scan in id order; active hits fill first, delisted ones are kept up to the limit too. */
+  /**
+   * Linear scan in id order; active hits fill first, delisted ones are kept up to the limit too.
+   * Party records are found through their names, not their source ids.
+   */
   regex(q: RegexQuery): QueryResult {
     const re = RE2JS.compile(q.pattern, RE2JS.CASE_INSENSITIVE);
     const mask = this.listMask(q.lists);
@@ -386,7 +423,7 @@ export class ShardGeneration {
         timedOut = true;
         break;
       }
-      if (!this.eligible(local, mask)) continue;
+      if (!this.eligible(local, mask) || this.cols.typeOf(this.ids[local]) === T_PARTY) continue;
       const out = this.delisted(local) ? delisted : active;
       if (out.length < q.limit && re.test(this.cols.value(this.ids[local]))) out.push(this.ids[local]);
     }

@@ -25,6 +25,8 @@ function answer(q: Query): QueryResult {
         return g.idMatches(q);
       case 'regex':
         return g.regex(q);
+      case 'name':
+        return g.screenNames(q);
     }
   } catch (e) {
     return { qid: q.qid, ids: [], sims: [], kinds: [], error: (e as Error).message };
@@ -43,7 +45,7 @@ port.on('message', (msg: Control | { t: 'query'; batch: Query[] }) => {
         send({ t: 'done', seq: msg.seq });
         break;
       case 'add':
-        generations.get(msg.gen)!.add(msg.from, msg.to);
+        generations.get(msg.gen)!.add(msg.ids, msg.parties, msg.features);
         send({ t: 'done', seq: msg.seq });
         break;
       case 'finish': {

@@ -1,7 +1,7 @@
 import type { EntityRecord } from '../../engine/model.js';
 import type { FetchedFiles, ParseContext } from '../types.js';
 import { expectColumns, Progress, readCsv, requireFile, sourceError } from './io.js';
-import { ofacFeatureRecords, ofacNameRecord, type OfacParty } from './ofac-emit.js';
+import { ofacFeatureRecords, ofacNameRecord, ofacParty, ofacPartyRecord, type OfacParty } from './ofac-emit.js';
 import { parseRemarkItem, remarkItems, splitPrograms, type OfacFeature } from './ofac-features.js';
 
 /**
@@ -12,7 +12,9 @@ import { parseRemarkItem, remarkItems, splitPrograms, type OfacFeature } from '.
  * - alt: ent_num, alt_num, alt_type, alt_name, alt_remarks
  * - comments (optional): ent_num, text continuing that entry's remarks (the main file cuts long
  *   remarks mid-word; the continuation is appended as is)
- * `-0-` (with OFAC's trailing space) means empty. Features live in the remarks.
+ * `-0-` (with OFAC's trailing space) means empty. Features live in the remarks (birth dates and
+ * nationalities too, which only the party records carry). Each party's record comes after all its
+ * names, once the alias file has been read.
  */
 export interface OfacCsvKeys {
   main: string;
@@ -73,13 +75,7 @@ export function ofacCsvParser(list: string, keys: OfacCsvKeys) {
       const id = entNum(main, row.line, row.fields[0]);
       const name = field(row.fields[1]);
       if (!name) throw sourceError(main, row.line, `entry ${id} has no name`);
-      const party: OfacParty = {
-        entNum: id,
-        name,
-        sdnType: field(row.fields[2]) || 'entity',
-        programs: splitPrograms(field(row.fields[3])),
-        countries: [...(countries.get(id) ?? [])],
-      };
+      const party = ofacParty(id, name, field(row.fields[2]) || 'entity', splitPrograms(field(row.fields[3])), [...(countries.get(id) ?? [])]);
       parties.set(id, party);
       yield ofacNameRecord(list, party, name, 'primary', 'strong');
       const remarks = field(row.fields[11]) + (continuation.get(id) ?? '');
@@ -101,5 +97,6 @@ export function ofacCsvParser(list: string, keys: OfacCsvKeys) {
       const type = field(row.fields[2]).toLowerCase();
       yield ofacNameRecord(list, party, value, ALT_TYPES[type] ?? type, 'strong');
     }
+    for (const party of parties.values()) yield ofacPartyRecord(list, party);
   };
 }

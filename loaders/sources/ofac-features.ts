@@ -10,7 +10,12 @@ export type OfacFeature =
   | { kind: 'email'; value: string }
   | { kind: 'website'; value: string }
   | { kind: 'document'; documentType: string; value: string; country: string | null; details: string | null }
-  | { kind: 'alias'; aliasType: string; value: string };
+  | { kind: 'alias'; aliasType: string; value: string }
+  /** Facts about the party itself, for its party record only. */
+  | { kind: 'birth_date'; value: string }
+  | { kind: 'nationality'; value: string }
+  /** An identifier that is no government document (a vessel's IMO number). */
+  | { kind: 'identifier'; identifierType: string; value: string };
 
 /**
  * Identity and registration documents issued by a government (or a public registry), as OFAC
@@ -100,6 +105,9 @@ const TRAILING_KIND = /^(\S+)\s+\((website|email)\)$/i;
 const BARE_EMAIL = /^[^\s@'"]+@[^\s@'"]+\.[A-Za-z]{2,}\.?$/;
 const BARE_WEBSITE = /^(?:https?:\/\/|www\.)\S+$/i;
 const ALIAS = /^([afn]\.k\.a\.),?\s+'(.+)'$/i;
+const DOB = /^DOB\s+(.+)$/i;
+const NATIONALITY = /^(?:nationality|citizen)\s+(.+)$/i;
+const VESSEL_ID = /^(Vessel Registration Identification)\s+(.+)$/i;
 
 function clean(value: string): string {
   return value.trim().replace(/[.,;]+$/, '');
@@ -143,6 +151,12 @@ export function parseRemarkItem(raw: string): OfacFeature | null {
   if (BARE_WEBSITE.test(item)) return { kind: 'website', value: clean(item) };
   m = ALIAS.exec(item.replace(/\.$/, ''));
   if (m) return { kind: 'alias', aliasType: m[1].toLowerCase(), value: m[2].trim() };
+  m = DOB.exec(item);
+  if (m) return { kind: 'birth_date', value: m[1].trim() };
+  m = NATIONALITY.exec(item);
+  if (m) return { kind: 'nationality', value: clean(m[1]) };
+  m = VESSEL_ID.exec(item);
+  if (m) return { kind: 'identifier', identifierType: m[1], value: clean(m[2]) };
   for (const type of DOCUMENT_TYPES_LONGEST_FIRST) {
     if (item.length > type.length && item.startsWith(type) && item[type.length] === ' ') {
       const doc = splitDocument(item.slice(type.length + 1));
@@ -162,6 +176,7 @@ export function classifyIdEntry(idType: string, idNumber: string, idCountry: str
   if (crypto) return { kind: 'crypto', symbol: crypto[1].toUpperCase(), value: clean(number) };
   if (/^(Email Address|E-?mail)$/i.test(type)) return { kind: 'email', value: clean(number) };
   if (/^Website$/i.test(type)) return { kind: 'website', value: clean(number) };
+  if (/^Vessel Registration Identification$/i.test(type)) return { kind: 'identifier', identifierType: type, value: clean(number) };
   if (!OFAC_DOCUMENT_TYPES.includes(type) || isVesselNumber(number)) return null;
   return { kind: 'document', documentType: type, value: clean(number), country: idCountry.trim() || null, details: null };
 }

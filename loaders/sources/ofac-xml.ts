@@ -1,7 +1,7 @@
 import type { EntityRecord } from '../../engine/model.js';
 import type { FetchedFiles, ParseContext } from '../types.js';
 import { child, children, childText, Progress, readXmlRecords, requireFile, sourceError } from './io.js';
-import { ofacFeatureRecords, ofacNameRecord, type OfacParty } from './ofac-emit.js';
+import { ofacFeatureRecords, ofacNameRecord, ofacParty, ofacPartyRecord } from './ofac-emit.js';
 import { classifyIdEntry, type OfacFeature } from './ofac-features.js';
 
 /**
@@ -9,7 +9,9 @@ import { classifyIdEntry, type OfacFeature } from './ofac-features.js';
  * Sanctions List Service, `https://sanctionslistservice.ofac.treas.gov/api/PublicationPreview/exports/XML`).
  * Each `sdnEntry` has uid, lastName/firstName, sdnType, programList/program, akaList/aka
  * (type, category strong|weak, lastName/firstName), idList/id (idType, idNumber, idCountry — digital
- * currency addresses, e-mails, websites and documents alike) and addressList/address/country.
+ * currency addresses, e-mails, websites and documents alike), addressList/address/country, and for
+ * the party record dateOfBirthList/dateOfBirthItem/dateOfBirth and nationalityList/nationality and
+ * citizenshipList/citizenship (country).
  * `publshInformation/Record_Count` (OFAC's spelling) is checked against the entries read.
  */
 
@@ -40,13 +42,15 @@ export function ofacXmlParser(list: string, key: string) {
         const c = childText(a, 'country');
         if (c) countries.add(c);
       }
-      const party: OfacParty = {
-        entNum: uid,
-        name,
-        sdnType: (childText(node, 'sdnType') || 'entity').toLowerCase(),
-        programs: children(child(node, 'programList') ?? node, 'program').map((p) => p.text.trim()).filter(Boolean),
-        countries: [...countries],
-      };
+      const programs = children(child(node, 'programList') ?? node, 'program').map((p) => p.text.trim()).filter(Boolean);
+      const party = ofacParty(uid, name, (childText(node, 'sdnType') || 'entity').toLowerCase(), programs, [...countries]);
+      for (const d of children(child(node, 'dateOfBirthList') ?? node, 'dateOfBirthItem')) party.party.birthDate(childText(d, 'dateOfBirth'));
+      for (const [listName, itemName] of [
+        ['nationalityList', 'nationality'],
+        ['citizenshipList', 'citizenship'],
+      ] as const) {
+        for (const n of children(child(node, listName) ?? node, itemName)) party.party.country(childText(n, 'country'));
+      }
       yield ofacNameRecord(list, party, name, 'primary', 'strong');
       for (const aka of children(child(node, 'akaList') ?? node, 'aka')) {
         const value = personName(aka);
@@ -59,6 +63,7 @@ export function ofacXmlParser(list: string, key: string) {
         if (f) features.push(f);
       }
       yield* ofacFeatureRecords(list, party, features);
+      yield ofacPartyRecord(list, party);
     }
     if (declared !== null && declared !== entries) {
       throw sourceError(path, null, `Record_Count says ${declared} entries, file has ${entries} (truncated or malformed file)`);

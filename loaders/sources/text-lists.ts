@@ -1,7 +1,6 @@
 import type { EntityRecord, EntityType, Metadata } from '../../engine/model.js';
 import type { FetchedFiles, ParseContext } from '../types.js';
 import { Progress, readLines, requireFile, sourceError } from './io.js';
-import { networkOf } from './crypto-assets.js';
 
 /**
  * Plain one-value-per-line lists. Blank lines and `#` comments are skipped; a value repeated in
@@ -9,7 +8,7 @@ import { networkOf } from './crypto-assets.js';
  * and rejects the file (a sign of a wrong or damaged download).
  */
 
-async function* values(path: string, progress: Progress): AsyncGenerator<{ value: string; line: number }> {
+export async function* lineValues(path: string, progress: Progress): AsyncGenerator<{ value: string; line: number }> {
   const seen = new Set<string>();
   for await (const { text, line } of readLines(path, progress)) {
     const value = text.trim();
@@ -26,23 +25,6 @@ function record(list: string, entity_type: EntityType, value: string, metadata: 
 }
 
 /**
- * OFAC digital currency addresses split by asset (0xB10C's `sanctioned_addresses_<ASSET>.txt`):
- * one file per asset, the file key being the asset symbol. Every asset's file is required: a
- * missing one means a failed download, not an asset without sanctioned addresses.
- */
-export function addressesByAssetParser(list: string, assets: readonly string[], urlOf: (asset: string) => string) {
-  return async function* parse(files: FetchedFiles, ctx: ParseContext): AsyncGenerator<EntityRecord> {
-    const paths = assets.map((a) => requireFile(files, a, list));
-    const progress = new Progress(ctx, paths);
-    for (const [i, asset] of assets.entries()) {
-      for await (const { value } of values(paths[i], progress)) {
-        yield record(list, 'crypto_address', value, { symbol: asset, network: networkOf(asset, value) }, urlOf(asset));
-      }
-    }
-  };
-}
-
-/**
  * Websites and e-mail addresses named in the SDN list, one per line: a line with `@` is an
  * e-mail address (a leading `Email:` or `mailto:` label is dropped), any other line a website
  * (host or URL, as published).
@@ -52,7 +34,7 @@ export function websitesAndEmailsParser(list: string, key: string, sourceUrl: st
     const path = requireFile(files, key, list);
     const progress = new Progress(ctx, [path]);
     const seen = new Set<string>();
-    for await (const { value } of values(path, progress)) {
+    for await (const { value } of lineValues(path, progress)) {
       const email = value.includes('@');
       const v = email ? value.replace(/^(?:e-?mail|mailto)\s*:\s*/i, '') : value;
       if (seen.has(v)) continue;
@@ -67,7 +49,7 @@ export function domainListParser(list: string, key: string, entityType: EntityTy
   return async function* parse(files: FetchedFiles, ctx: ParseContext): AsyncGenerator<EntityRecord> {
     const path = requireFile(files, key, list);
     const progress = new Progress(ctx, [path]);
-    for await (const { value } of values(path, progress)) {
+    for await (const { value } of lineValues(path, progress)) {
       yield record(list, entityType, value, {}, sourceUrl);
     }
   };

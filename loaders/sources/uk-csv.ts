@@ -1,6 +1,7 @@
 import type { EntityRecord, Metadata } from '../../engine/model.js';
 import type { FetchedFiles, ParseContext } from '../types.js';
 import { Progress, readCsv, requireFile, sourceError, type CsvRow } from './io.js';
+import { PartyBuilder } from './party.js';
 
 /**
  * The UK Sanctions List CSV published by the FCDO (which replaced OFSI's Consolidated List in
@@ -11,7 +12,10 @@ import { Progress, readCsv, requireFile, sourceError, type CsvRow } from './io.j
  * Unique ID, OFSI Group ID, UN Reference Number, Name 1..5, Name 6 (surname or entity name),
  * Name type (Primary Name | Alias | Primary Name Variation), Alias strength, Name non-latin
  * script, Regime Name, Designation Type (Individual | Entity | Ship), Website, Email address,
- * National Identifier number, Passport number, Business registration number (s).
+ * National Identifier number, Passport number, Business registration number (s); for the party
+ * record (id: Unique ID, after the party's other records) also D.O.B (`DD/MM/YYYY`, `00` for an
+ * unknown part), Nationality(/ies), Address Country, Country of birth and IMO number. An alias of
+ * `Low quality` is weak.
  */
 
 const UK_LIST_PAGE = 'https://www.gov.uk/government/publications/the-uk-sanctions-list';
@@ -62,14 +66,17 @@ export function ukCsvParser(list: string, key: string) {
       group = [];
       const primary = rows.find((r) => /^primary name$/i.test(cell(c, r, 'Name type'))) ?? rows[0];
       const id = cell(c, primary, 'Unique ID');
-      const party: Metadata = {
-        name: fullName(c, primary),
+      const own: Metadata = {
         uk_id: id,
         ofsi_group_id: cell(c, primary, 'OFSI Group ID') || null,
         un_reference_number: cell(c, primary, 'UN Reference Number') || null,
         regime: cell(c, primary, 'Regime Name') || null,
         designation_type: cell(c, primary, 'Designation Type') || null,
       };
+      const name = fullName(c, primary);
+      const party: Metadata = { name, ...own, party_id: id };
+      const designation = cell(c, primary, 'Designation Type').toLowerCase();
+      const builder = new PartyBuilder(id, name, designation === 'individual' ? 'person' : designation === 'ship' ? 'vessel' : 'organization');
       const base = { list, source_url: UK_LIST_PAGE, listed_at: null, removed_at: null };
       const emit = (entity_type: EntityRecord['entity_type'], value: string, extra: Metadata): EntityRecord | null => {
         const k = `${id}\u0000${entity_type}\u0000${String(extra.document_type ?? '')}\u0000${value}`;
@@ -81,15 +88,24 @@ export function ukCsvParser(list: string, key: string) {
       for (const r of rows) {
         const nameType = cell(c, r, 'Name type');
         const strength = cell(c, r, 'Alias strength');
+        builder.alias(fullName(c, r), nameType || 'alias', /^low/i.test(strength));
+        builder.alias(cell(c, r, 'Name non-latin script'), 'non_latin_script', false);
+        for (const v of multi(cell(c, r, 'D.O.B'))) builder.birthDate(v);
+        for (const column of ['Nationality(/ies)', 'Address Country', 'Country of birth']) for (const v of multi(cell(c, r, column))) builder.country(v);
+        for (const v of multi(cell(c, r, 'IMO number'))) builder.identifier('IMO number', v, null);
         out.push(emit('name', fullName(c, r), { alias_type: nameType || 'alias', ...(strength ? { alias_quality: strength } : {}) }));
         out.push(emit('name', cell(c, r, 'Name non-latin script'), { alias_type: 'non_latin_script' }));
         for (const v of multi(cell(c, r, 'Website'))) out.push(emit('website', v, {}));
         for (const v of multi(cell(c, r, 'Email address'))) out.push(emit('email', v, {}));
         for (const [column, documentType] of DOCUMENT_COLUMNS) {
-          for (const v of multi(cell(c, r, column))) out.push(emit('government_id', v, { document_type: documentType }));
+          for (const v of multi(cell(c, r, column))) {
+            builder.identifier(documentType, v, null);
+            out.push(emit('government_id', v, { document_type: documentType }));
+          }
         }
       }
       for (const rec of out) if (rec) yield rec;
+      yield builder.record(list, UK_LIST_PAGE, multi(cell(c, primary, 'Regime Name')), own);
     }
 
     for await (const row of readCsv(path, progress)) {

@@ -216,6 +216,16 @@ export class ListCatalog {
   }
 
   /**
+   * `s` narrowed to the lists `keep` accepts (a kind of screening only some lists carry, such as
+   * names), its basis stating those lists alone.
+   */
+  narrow(s: Screening, keep: (slug: string) => boolean): Screening {
+    const lists = s.lists.filter(keep);
+    const { versionOf, asOf } = s.basis;
+    return { lists, basis: { headers: { ...s.basis.headers, [VERSIONS_HEADER]: versionsText(lists, versionOf) }, versionOf, asOf }, asOf: s.asOf };
+  }
+
+  /**
    * Resolves a screening: the lists now, or, with `asOf` (an ISO date-time), the lists as they
    * stood then. As of a past date the default set holds the lists that existed then (a list
    * created later is left out, one deleted since is in); naming a list that did not exist yet,

@@ -23,6 +23,7 @@ export const TOOL_SPECS: readonly ToolSpec[] = [
   { name: 'screen_website', endpoint: 'screen.website' },
   { name: 'screen_government_id', endpoint: 'screen.id' },
   { name: 'screen_country', endpoint: 'screen.country' },
+  { name: 'screen_name', endpoint: 'screen.name' },
   { name: 'screen_pep', endpoint: 'screen.pep' },
   { name: 'vpn_check', endpoint: 'ip.vpnClient', clientIpField: 'ip_address' },
   { name: 'ip_geolocation', endpoint: 'ip.geoClient', clientIpField: 'ip_address' },

@@ -129,3 +129,50 @@ test('as_of is refused with a 422 before the first version held, in the future, 
   const after = (await api.fetchJson(url('/account'), { headers: { authorization: `Bearer ${token}` } })).body as { quota: { used: number } };
   assert.equal(after.quota.used, usage.quota.used, 'a refused as_of costs nothing');
 });
+
+test('/screen/name as of a past date: a name of an uploaded list (no party record) before and after its delisting and relisting; name batch items too', async () => {
+  const created = await settled(svc.url, await api.fetchJson(url('/admin/lists'), { method: 'POST', headers: ADMIN, body: JSON.stringify({ slug: 'asof_names', display_name: 'As-of names', list_type: 'sanctions', entity_types: ['name'] }) }), ADMIN);
+  assert.equal(created.status, 200, JSON.stringify(created.body));
+  const upload = async (rows: { entity_type: string; value: string }[]) => {
+    const r = await settled(svc.url, await api.fetchJson(url('/admin/lists/asof_names/upload'), { method: 'POST', headers: ADMIN, body: JSON.stringify(rows) }), ADMIN);
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    const l = ((await api.fetchJson(url('/admin/lists'), { headers: ADMIN })).body as { slug: string; last_updated: string; version: string }[]).find((x) => x.slug === 'asof_names')!;
+    return { at: l.last_updated, version: l.version };
+  };
+  const NAME = 'Zebulon Quartermaine-Okonkwo';
+  const v1 = await upload([{ entity_type: 'name', value: NAME }]);
+  const v2 = await upload([{ entity_type: 'name', value: 'Someone Else Entirely' }]);
+  const v3 = await upload([{ entity_type: 'name', value: NAME }]);
+  const asOf = async (at: string | null) => {
+    const r = await screen(`/screen/name?name=${encodeURIComponent('Zebulon Quartermain Okonkwo')}${at ? `&as_of=${encodeURIComponent(at)}` : ''}`);
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    const body = r.body as { lists_checked: string[]; matches: { list: string; value: string; match: string; metadata: { id: string } }[] };
+    return { checked: body.lists_checked.includes('asof_names'), matches: body.matches.filter((m) => m.list === 'asof_names').map((m) => [m.value, m.match]), header: r.headers.get('x-as-of'), versions: r.headers.get('x-list-versions')! };
+  };
+  const during = await asOf(v1.at);
+  assert.deepEqual([during.checked, during.matches, during.header], [true, [[NAME, 'fuzzy']], v1.at]);
+  assert.match(during.versions, new RegExp(`(^|,)asof_names=${v1.version}(,|$)`));
+  // The default lists of a name screening are the sanctions lists carrying names: not the crypto-only watch list.
+  assert.ok(!during.versions.includes('asof_watch='));
+  assert.deepEqual((await asOf(v2.at)).matches, []);
+  assert.deepEqual((await asOf(v3.at)).matches, [[NAME, 'fuzzy']]);
+  const now = await asOf(null);
+  assert.deepEqual([now.matches, now.header], [[[NAME, 'fuzzy']], null]);
+
+  const batch = await fetch(url('/screen/batch'), {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ items: [{ type: 'name', value: NAME }, { type: 'name', value: NAME, party_type: 'person' }], lists: 'asof_names', as_of: v2.at }),
+  });
+  assert.equal(batch.status, 200);
+  assert.equal(batch.headers.get('x-list-versions'), `asof_names=${v2.version}`);
+  const lines = (await batch.text()).trim().split('\n').map((l) => JSON.parse(l) as { flagged: boolean });
+  assert.deepEqual(lines.map((l) => l.flagged), [false, false]);
+  const batch3 = await fetch(url('/screen/batch'), {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ items: [{ type: 'name', value: NAME }], as_of: v3.at }),
+  });
+  const [line] = (await batch3.text()).trim().split('\n').map((l) => JSON.parse(l) as { lists_checked: string[]; matches: { list: string }[] });
+  assert.ok(line.lists_checked.includes('asof_names') && line.matches.some((m) => m.list === 'asof_names'));
+});

@@ -325,7 +325,8 @@ test('refresh on demand: a list checked now from a directory, counts of the new 
   let job: Job;
   do job = (await get(`/admin/lists/jobs/${(running.body as Job).id}`, ADMIN)).body as Job;
   while (job.status !== 'done');
-  assert.deepEqual(job.results.map((x) => [x.result, x.listed]), [['new_version', 1]]);
+  // Listed: the party record and its name.
+  assert.deepEqual(job.results.map((x) => [x.result, x.listed]), [['new_version', 2]]);
 
   const all = await call('POST', '/admin/lists/refresh', ADMIN);
   assert.equal(all.status, 200);

@@ -71,7 +71,7 @@ test('batch: NDJSON in input order, invalid items answered in place and free, N 
     'error',
   ]);
   assert.deepEqual(lines[2], {
-    detail: [{ type: 'literal_error', loc: ['body', 'items', 2, 'type'], msg: "Input should be 'crypto', 'email', 'website', 'id' or 'country'", input: 'phone', ctx: { expected: "'crypto', 'email', 'website', 'id' or 'country'" } }],
+    detail: [{ type: 'literal_error', loc: ['body', 'items', 2, 'type'], msg: "Input should be 'crypto', 'email', 'website', 'id', 'country' or 'name'", input: 'phone', ctx: { expected: "'crypto', 'email', 'website', 'id', 'country' or 'name'" } }],
   });
   assert.deepEqual(lines[4].detail[0].loc, ['body', 'items', 4, 'value']);
   const r = await rows(customerId);

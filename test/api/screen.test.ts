@@ -50,9 +50,16 @@ test('a Bitcoin address from the SDN remarks matches the SDN entry and the per-a
         match: 'exact',
         value: address,
         source_url: `https://sanctionssearch.ofac.treas.gov/Details.aspx?id=${entNum}`,
-        metadata: { symbol: 'XBT', network: 'bitcoin', name: 'YAN, Xiaobing', sdn_name: 'YAN, Xiaobing', programs: ['SDNTK'], sdn_type: 'individual', ent_num: entNum },
+        metadata: { symbol: 'XBT', network: 'bitcoin', name: 'YAN, Xiaobing', sdn_name: 'YAN, Xiaobing', programs: ['SDNTK'], sdn_type: 'individual', ent_num: entNum, party_id: entNum },
       },
-      { ...OFAC_CRYPTO, match: 'exact', value: address, source_url: XBT_FILE, metadata: { symbol: 'XBT', network: 'bitcoin' } },
+      // The per-asset file has the address; the newer SDN extract names its party.
+      {
+        ...OFAC_CRYPTO,
+        match: 'exact',
+        value: address,
+        source_url: `https://sanctionssearch.ofac.treas.gov/Details.aspx?id=${entNum}`,
+        metadata: { symbol: 'XBT', network: 'bitcoin', name: 'Xiaobing YAN', sdn_name: 'Xiaobing YAN', programs: ['SDNTK'], ent_num: entNum, party_id: entNum },
+      },
     ],
   });
 });
@@ -119,7 +126,7 @@ test('e-mail: a listed address matches whatever its case; a disposable domain ma
         match: 'exact',
         value: 'info@aqsatv.ps',
         source_url: 'https://sanctionssearch.ofac.treas.gov/Details.aspx?id=11911',
-        metadata: { name: 'AL-AQSA TV', sdn_name: 'AL-AQSA TV', programs: ['SDGT'], sdn_type: 'entity', ent_num: '11911' },
+        metadata: { name: 'AL-AQSA TV', sdn_name: 'AL-AQSA TV', programs: ['SDGT'], sdn_type: 'entity', ent_num: '11911', party_id: '11911' },
       },
     ],
   });

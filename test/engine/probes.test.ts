@@ -17,7 +17,7 @@ const host = (v: string) => v.replace(/^https?:\/\//, '').replace(/\/.*$/, '');
 const typo = (v: string) => v.slice(0, -1) + (v.endsWith('7') ? '8' : '7');
 
 /** The screening kind that finds each entity type, and the values a client could screen for a listed value. */
-const SCREENS: Record<Exclude<EntityType, 'name'>, [ScreenKind, (listed: string) => string[]]> = {
+const SCREENS: Record<Exclude<EntityType, 'name' | 'party'>, [ScreenKind, (listed: string) => string[]]> = {
   crypto_address: ['crypto', (v) => [v, v.toUpperCase(), ` ${v.toLowerCase()} `]],
   email: ['email', (v) => [v, v.toUpperCase(), `someone.else@${v.split('@')[1]}`]],
   email_domain: ['email', (v) => [`someone@${host(v)}`, `someone@mx.${host(v).toUpperCase()}`]],
@@ -33,7 +33,7 @@ const LISTS = SYNTHETIC_LISTS.map((l) => l.slug);
 
 function screens(): [EntityType, ScreenKind, string][] {
   const out: [EntityType, ScreenKind, string][] = [];
-  for (const [type, [kind, variants]] of Object.entries(SCREENS) as [Exclude<EntityType, 'name'>, [ScreenKind, (v: string) => string[]]][]) {
+  for (const [type, [kind, variants]] of Object.entries(SCREENS) as [Exclude<EntityType, 'name' | 'party'>, [ScreenKind, (v: string) => string[]]][]) {
     for (const r of RECORDS.filter((x) => x.entity_type === type).slice(0, 12)) for (const v of variants(r.value)) out.push([type, kind, v]);
   }
   for (const v of COUNTRY_SCREENS) out.push(['country', 'country', v]);
@@ -66,11 +66,11 @@ describe('screening and monitoring read one probe table', () => {
   test('every entity type a screening can meet was met (the comparison is not vacuous)', () => {
     assert.deepEqual(
       [...matchedTypes].sort(),
-      ENTITY_TYPES.filter((t) => t !== 'name').sort(),
+      ENTITY_TYPES.filter((t) => t !== 'name' && t !== 'party').sort(),
     );
   });
 
-  test('no screening kind probes names (names are only searched)', () => {
+  test('no screening kind probes names or parties (names are searched, parties screened by name)', () => {
     const probed = new Set<EntityType>();
     const probes = new ProbeList();
     for (const [, kind, value] of screens()) {
@@ -78,6 +78,6 @@ describe('screening and monitoring read one probe table', () => {
       for (let i = 0; i < probes.length; i++) probed.add(ENTITY_TYPES[probes.types[i]]);
     }
     assert.equal(probed.has('name'), false);
-    assert.deepEqual([...probed].sort(), ENTITY_TYPES.filter((t) => t !== 'name').sort());
+    assert.deepEqual([...probed].sort(), ENTITY_TYPES.filter((t) => t !== 'name' && t !== 'party').sort());
   });
 });

@@ -100,6 +100,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/screen/name": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Screen a name against the listed parties
+         * @description A person's, organisation's, vessel's or aircraft's name. Every name of each listed party (aliases, original scripts) is compared with it by one name matcher (any script, spelling and transliteration variants, word order, nicknames, initials, legal forms); a birth date or country that agrees raises the score, a clear birth-date conflict lowers it below the threshold, a `party_type` that differs excludes the party, and weak or one-token aliases count only when exact and supported. One match per party at or above `threshold` (0-1, default 0.7), at most `limit` (1-25, default 5), best first; `metadata` is the party (see PartyMatchMetadata) with `score` and `explanation`. `party_type`: `person`, `organization`, `vessel`, `aircraft` or `any`. Without `lists`, the sanctions lists of the default set that carry names. One credit; every match is audited.
+         */
+        get: operations["screenName"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/screen/batch": {
         parameters: {
             query?: never;
@@ -111,7 +131,7 @@ export interface paths {
         put?: never;
         /**
          * Screen up to 10,000 values in one request (NDJSON answer)
-         * @description The REST answer is `application/x-ndjson`: one ScreenResponse per line in input order; an invalid item gets a line `{"detail":[...]}` in its place. Each valid item costs one credit (x402: the price times the number of valid items); the batch is refused whole with 402 when fewer credits remain. ENS names are not resolved in batches (screen them one by one). Over /trpc the answer is the same lines as a JSON array.
+         * @description The REST answer is `application/x-ndjson`: one ScreenResponse per line in input order; an invalid item gets a line `{"detail":[...]}` in its place. A `name` item is screened as `/screen/name` screens a name (default threshold and limit; without `lists`, the sanctions lists that carry names). Each valid item costs one credit (x402: the price times the number of valid items); the batch is refused whole with 402 when fewer credits remain. ENS names are not resolved in batches (screen them one by one). Over /trpc the answer is the same lines as a JSON array.
          */
         post: operations["screenBatch"];
         delete?: never;
@@ -1432,6 +1452,102 @@ export interface components {
                 [key: string]: unknown;
             };
         };
+        /** @description The ScreenResponse envelope of every `/screen/*` endpoint, its matches' metadata being the listed party. */
+        NameScreenResponse: {
+            /** @description The screened name. */
+            value: string;
+            /** @description True for any match, including crime and risk lists. */
+            flagged: boolean;
+            /** @description True only when a match came from a list whose list_type is sanctions. */
+            sanctioned: boolean;
+            /** @description Slugs of the lists screened. */
+            lists_checked: string[];
+            /** @description One match per listed party at or above the threshold, best first. */
+            matches: components["schemas"]["NameScreenMatch"][];
+        };
+        NameScreenMatch: {
+            /** @description List slug. */
+            list: string;
+            list_name: string;
+            /**
+             * @description `sanctions`, `crime` or `risk`.
+             * @enum {string}
+             */
+            list_type: "sanctions" | "crime" | "risk";
+            /**
+             * @description `exact` when the best name equals the screened one once normalised, else `fuzzy`.
+             * @enum {string}
+             */
+            match: "exact" | "fuzzy";
+            /** @description The party's name that scored best, as published. */
+            value: string;
+            source_url?: string | null;
+            metadata: components["schemas"]["PartyMatchMetadata"];
+        };
+        /** @description The listed party; the source's own identifiers (`ent_num`, `reference_number`, ...) may follow. */
+        PartyMatchMetadata: {
+            /** @description The party: `<list>:<its id at the source>` (OFAC uid, UN reference number, EU logicalId, UK unique id). */
+            id: string;
+            /** @description The party's primary name. */
+            caption: string;
+            /** @description The primary name (SPEC's `name` key). */
+            name: string;
+            /** @description OFAC lists: the SDN name. */
+            sdn_name?: string;
+            /** @description The match score (0..1): the best name, qualified by birth date, country and type. */
+            score: number;
+            party_type: ("person" | "organization" | "vessel" | "aircraft") | null;
+            /** @description The party's other names. */
+            aliases: {
+                name: string;
+                /** @description As the source calls it (`a.k.a.`, `f.k.a.`, `alias`, `original_script`, ...). */
+                type: string;
+                /** @description Marked weak or low quality by the source. */
+                weak: boolean;
+            }[];
+            /** @description `YYYY`, `YYYY-MM`, `YYYY-MM-DD` or a range of years `YYYY/YYYY`. */
+            birth_dates: string[];
+            /** @description Nationalities, citizenships and countries of address, as published. */
+            countries: string[];
+            /** @description Passports, national IDs, registration and IMO numbers. */
+            identifiers: {
+                type: string | null;
+                value: string;
+                country: string | null;
+            }[];
+            /** @description Sanctions programmes or regimes. */
+            programs: string[];
+            explanation: components["schemas"]["MatchExplanation"];
+        } & {
+            [key: string]: unknown;
+        };
+        MatchExplanation: {
+            /** @description The best name's score before any evidence. */
+            name_score: number;
+            /** @description `agrees` (raises the score), `near` (years one apart: no change), `conflicts` (different dates: lowered below the threshold), `not_compared`. */
+            birth_date: {
+                /** @enum {string} */
+                effect: "agrees" | "near" | "conflicts" | "differs" | "excludes" | "not_compared";
+                /** @description What the birth date did to the score (new score minus the score before). */
+                change: number;
+            };
+            /** @description `agrees` (raises the score), `differs` (no change for sanctions), `not_compared`. */
+            country: {
+                /** @enum {string} */
+                effect: "agrees" | "near" | "conflicts" | "differs" | "excludes" | "not_compared";
+                /** @description What the country did to the score (new score minus the score before). */
+                change: number;
+            };
+            /** @description `agrees`, `excludes` (another type: the party is left out), `not_compared`. */
+            party_type: {
+                /** @enum {string} */
+                effect: "agrees" | "near" | "conflicts" | "differs" | "excludes" | "not_compared";
+                /** @description What the party type did to the score (new score minus the score before). */
+                change: number;
+            };
+            /** @description Weak or one-token names that scored at or above the threshold but count only when exact and supported by a birth date or country. */
+            weak_names_left_out: number;
+        };
         PepScreenResponse: {
             /** @description The name screened. */
             value: string;
@@ -1518,10 +1634,10 @@ export interface components {
         };
         ListedEntity: {
             /**
-             * @description One of `crypto_address`, `email`, `email_domain`, `website`, `government_id`, `name`, `country`.
+             * @description One of `crypto_address`, `email`, `email_domain`, `website`, `government_id`, `name`, `country`, `party`.
              * @enum {string}
              */
-            entity_type: "crypto_address" | "email" | "email_domain" | "website" | "government_id" | "name" | "country";
+            entity_type: "crypto_address" | "email" | "email_domain" | "website" | "government_id" | "name" | "country" | "party";
             value: string;
             /** @description Free-form attributes of the list entry. */
             metadata: {
@@ -1563,10 +1679,10 @@ export interface components {
         };
         DelistedEntity: {
             /**
-             * @description One of `crypto_address`, `email`, `email_domain`, `website`, `government_id`, `name`, `country`.
+             * @description One of `crypto_address`, `email`, `email_domain`, `website`, `government_id`, `name`, `country`, `party`.
              * @enum {string}
              */
-            entity_type: "crypto_address" | "email" | "email_domain" | "website" | "government_id" | "name" | "country";
+            entity_type: "crypto_address" | "email" | "email_domain" | "website" | "government_id" | "name" | "country" | "party";
             value: string;
             list: string;
             /** @description Free-form attributes of the list entry. */
@@ -1579,10 +1695,10 @@ export interface components {
         };
         PublicSearchResult: {
             /**
-             * @description One of `crypto_address`, `email`, `email_domain`, `website`, `government_id`, `name`, `country`.
+             * @description One of `crypto_address`, `email`, `email_domain`, `website`, `government_id`, `name`, `country`, `party`.
              * @enum {string}
              */
-            entity_type: "crypto_address" | "email" | "email_domain" | "website" | "government_id" | "name" | "country";
+            entity_type: "crypto_address" | "email" | "email_domain" | "website" | "government_id" | "name" | "country" | "party";
             value: string;
             /**
              * @description The kind of match: `exact` (equal canonical values), `subdomain` (a subdomain of a listed domain), `domain` (the e-mail address is on a listed e-mail domain), `region` (a country containing, or lying in, a listed sanctioned region), `fuzzy` (similar government ID or name), `regex` (search only).
@@ -1633,7 +1749,7 @@ export interface components {
             /** @description The version that made the change. */
             list_version: string;
             /** @enum {string} */
-            entity_type: "crypto_address" | "email" | "email_domain" | "website" | "government_id" | "name" | "country";
+            entity_type: "crypto_address" | "email" | "email_domain" | "website" | "government_id" | "name" | "country" | "party";
             /** @description The value as published on the list. */
             value: string;
             /** @description Free-form attributes of the list entry. */
@@ -1868,7 +1984,7 @@ export interface components {
             /** @description Entity count (active entities). */
             total: number;
             last_updated: string | null;
-            entity_types: ("crypto_address" | "email" | "email_domain" | "website" | "government_id" | "name" | "country")[];
+            entity_types: ("crypto_address" | "email" | "email_domain" | "website" | "government_id" | "name" | "country" | "party")[];
             in_default_set: boolean;
             /** @description The version served. */
             version: string | null;
@@ -2674,6 +2790,91 @@ export interface operations {
             };
         };
     };
+    screenName: {
+        parameters: {
+            query: {
+                /** @description Name, in any script. */
+                name: string;
+                party_type?: "person" | "organization" | "vessel" | "aircraft" | "any";
+                birth_date?: string;
+                country?: string;
+                threshold?: number;
+                limit?: number;
+                lists?: string;
+                as_of?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    /** @description The version of each list screened, `slug=version` separated by commas (the same versions the audit rows record). */
+                    "X-List-Versions"?: string;
+                    /** @description With `as_of`: the time the lists were screened as of (ISO 8601, UTC). */
+                    "X-As-Of"?: string;
+                    /** @description x402 v2 receipt (base64 JSON), when paid with PAYMENT-SIGNATURE */
+                    "PAYMENT-RESPONSE"?: string;
+                    /** @description x402 v1 receipt (base64 JSON), when paid with X-PAYMENT */
+                    "X-PAYMENT-RESPONSE"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NameScreenResponse"];
+                };
+            };
+            /** @description Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Missing, invalid or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Payment required: the x402 v1 challenge (body) and v2 challenge (PAYMENT-REQUIRED header) */
+            402: {
+                headers: {
+                    /** @description base64 JSON of the x402 v2 challenge */
+                    "PAYMENT-REQUIRED"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentRequired"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Service unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+        };
+    };
     screenBatch: {
         parameters: {
             query?: never;
@@ -2684,7 +2885,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description 1 to 10000 items {type, value}; type is crypto, email, website, id or country. */
+                    /** @description 1 to 10000 items {type, value}; type is crypto, email, website, id, country or name (a name item may add birth_date, country and party_type, as /screen/name takes them). */
                     items: unknown[];
                     /** @description Comma-separated list slugs; default: all (screening: the default set); unknown: 400. */
                     lists?: string;
@@ -4397,7 +4598,7 @@ export interface operations {
                      */
                     list_type: "sanctions" | "crime" | "risk";
                     /** @description Entity types an upload may hold. */
-                    entity_types: ("crypto_address" | "email" | "email_domain" | "website" | "government_id" | "name" | "country")[];
+                    entity_types: ("crypto_address" | "email" | "email_domain" | "website" | "government_id" | "name" | "country" | "party")[];
                     /**
                      * @description Screened when a request names no lists (default true).
                      * @default true
@@ -6203,7 +6404,7 @@ export interface operations {
                      */
                     list_type: "sanctions" | "crime" | "risk";
                     /** @description Entity types an upload may hold. */
-                    entity_types: ("crypto_address" | "email" | "email_domain" | "website" | "government_id" | "name" | "country")[];
+                    entity_types: ("crypto_address" | "email" | "email_domain" | "website" | "government_id" | "name" | "country" | "party")[];
                     /**
                      * @description Screened when a request names no lists (default true).
                      * @default true

@@ -28,9 +28,11 @@ describe('EU Financial Sanctions Files XML 1.1 (hand-written fixture)', () => {
         ['name', 'Abu Ali'],
         ['name', 'Abou Ali'],
         ['government_id', '00011166'],
+        ['party', '13'],
         ['name', 'Korea Mining Development Trading Corporation'],
         ['name', 'KOMID'],
         ['government_id', 'KP-REG-0042'],
+        ['party', '1190'],
       ],
     );
     const saddam = records[0];
@@ -40,9 +42,26 @@ describe('EU Financial Sanctions Files XML 1.1 (hand-written fixture)', () => {
       programs: ['IRQ'],
       eu_reference_number: 'EU.27.28',
       logical_id: '13',
+      party_id: '13',
       alias_type: 'primary',
       alias_quality: 'strong',
     });
+    assert.deepEqual(records[4].metadata, {
+      subject_type: 'person',
+      eu_reference_number: 'EU.27.28',
+      logical_id: '13',
+      name: 'Saddam Hussein Al-Tikriti',
+      party_type: 'person',
+      aliases: [
+        { name: 'Abu Ali', type: 'alias', weak: false },
+        { name: 'Abou Ali', type: 'alias', weak: true },
+      ],
+      birth_dates: ['1937-04-28'],
+      countries: ['IQ'],
+      identifiers: [{ type: 'National passport', value: '00011166', country: 'IQ' }],
+      programs: ['IRQ'],
+    });
+    assert.equal(records[4].source_url, saddam.source_url);
     assert.equal(saddam.source_url, 'http://eur-lex.europa.eu/LexUriServ/LexUriServ.do?uri=OJ:L:2003:169:0006:0023:EN:PDF');
     assert.equal(records[2].metadata.alias_quality, 'weak');
     assert.equal(records[2].metadata.language, 'FR');
@@ -50,10 +69,16 @@ describe('EU Financial Sanctions Files XML 1.1 (hand-written fixture)', () => {
       { type: records[3].metadata.document_type, country: records[3].metadata.country, code: records[3].metadata.country_code },
       { type: 'National passport', country: 'IRAQ', code: 'IQ' },
     );
-    const komid = records[4];
+    const komid = records[5];
     assert.equal(komid.metadata.subject_type, 'enterprise');
     assert.equal(komid.metadata.un_reference_number, 'KPe.001');
     assert.deepEqual(komid.metadata.programs, ['PRK']);
+    const komidParty = records[8].metadata;
+    assert.deepEqual(
+      [komidParty.party_type, komidParty.countries, komidParty.aliases],
+      ['organization', ['KP'], [{ name: 'KOMID', type: 'alias', weak: false }]],
+    );
+    assert.ok(records.every((r) => r.metadata.party_id === (r.entity_type === 'party' ? undefined : r.value === 'KP-REG-0042' || r.value.startsWith('K') ? '1190' : '13')));
     assert.ok(records.every((r) => r.list === 'eu_fsf' && r.listed_at === null));
   });
 });
@@ -67,6 +92,7 @@ describe('UK Sanctions List CSV (hand-written fixture in the FCDO layout)', () =
         ['name', 'HAJI KHAIRULLAH HAJI SATTAR MONEY EXCHANGE', 'AFG0001'],
         ['name', 'حاجی خيرالله و حاجی ستار صرافی', 'AFG0001'],
         ['name', 'HAJI KHAIRULLAH HAJI SATTAR SARAFI', 'AFG0001'],
+        ['party', 'AFG0001', 'AFG0001'],
         ['name', 'Ivan Sergeyevich PETROV', 'RUS1234'],
         ['name', 'Иван Сергеевич Петров', 'RUS1234'],
         ['email', 'ivan.petrov@example.ru', 'RUS1234'],
@@ -74,14 +100,16 @@ describe('UK Sanctions List CSV (hand-written fixture in the FCDO layout)', () =
         ['government_id', '712345678', 'RUS1234'],
         ['government_id', '7700123456', 'RUS1234'],
         ['name', 'Ivan PETROFF', 'RUS1234'],
+        ['party', 'RUS1234', 'RUS1234'],
         ['name', 'NORTHERN STAR TRADING LLC', 'RUS2001'],
         ['website', 'www.northern-star.example', 'RUS2001'],
         ['website', 'northern-star.example.ru', 'RUS2001'],
         ['email', 'info@northern-star.example', 'RUS2001'],
         ['government_id', '1027700000001', 'RUS2001'],
+        ['party', 'RUS2001', 'RUS2001'],
       ],
     );
-    const alias = records[9];
+    const alias = records[10];
     assert.deepEqual(alias.metadata, {
       name: 'Ivan Sergeyevich PETROV',
       uk_id: 'RUS1234',
@@ -89,13 +117,44 @@ describe('UK Sanctions List CSV (hand-written fixture in the FCDO layout)', () =
       un_reference_number: null,
       regime: 'The Russia (Sanctions) (EU Exit) Regulations 2019',
       designation_type: 'Individual',
+      party_id: 'RUS1234',
       alias_type: 'Alias',
       alias_quality: 'Low quality',
     });
-    assert.equal(records[7].metadata.document_type, 'Passport');
-    assert.equal(records[8].metadata.document_type, 'National identifier');
-    assert.equal(records[14].metadata.document_type, 'Business registration number');
+    assert.equal(records[8].metadata.document_type, 'Passport');
+    assert.equal(records[9].metadata.document_type, 'National identifier');
+    assert.equal(records[16].metadata.document_type, 'Business registration number');
     assert.equal(records[0].metadata.un_reference_number, 'TAe.010');
+    const petrov = records[11].metadata;
+    assert.deepEqual(
+      {
+        name: petrov.name,
+        party_type: petrov.party_type,
+        aliases: petrov.aliases,
+        birth_dates: petrov.birth_dates,
+        countries: petrov.countries,
+        identifiers: petrov.identifiers,
+        programs: petrov.programs,
+      },
+      {
+        name: 'Ivan Sergeyevich PETROV',
+        party_type: 'person',
+        aliases: [
+          { name: 'Иван Сергеевич Петров', type: 'non_latin_script', weak: false },
+          { name: 'Ivan PETROFF', type: 'Alias', weak: true },
+        ],
+        birth_dates: ['1970-01-01'],
+        countries: ['Russia'],
+        identifiers: [
+          { type: 'Passport', value: '753123456', country: null },
+          { type: 'Passport', value: '712345678', country: null },
+          { type: 'National identifier', value: '7700123456', country: null },
+        ],
+        programs: ['The Russia (Sanctions) (EU Exit) Regulations 2019'],
+      },
+    );
+    assert.equal(records[17].metadata.party_type, 'organization');
+    assert.ok(records.filter((r) => r.entity_type !== 'party').every((r) => r.metadata.party_id === r.metadata.uk_id));
   });
 
   test('a row with the wrong number of columns is rejected at its line', async () => {

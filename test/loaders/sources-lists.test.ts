@@ -5,7 +5,8 @@ import { createRequire } from 'node:module';
 import { parse as parseYaml } from 'yaml';
 import type { EntityRecord } from '../../engine/model.js';
 import { canonicalKey } from '../../engine/normalize/index.js';
-import { OFAC_CRYPTO_ASSETS, parseListFromDir } from '../../loaders/registry.js';
+import { filesUnder, getList, OFAC_CRYPTO_ASSETS, parseListFromDir } from '../../loaders/registry.js';
+import type { FileSource } from '../../loaders/types.js';
 import { SHARED_DATA, sharedData } from '../../harness/paths.js';
 
 async function collect(it: AsyncIterable<EntityRecord>): Promise<EntityRecord[]> {
@@ -18,23 +19,65 @@ function distinctLines(path: string): string[] {
   return [...new Set(readFileSync(path, 'utf8').split('\n').map((l) => l.trim()).filter(Boolean))];
 }
 
-describe('OFAC addresses by asset (real files)', () => {
-  test('every line of every asset file, with its symbol', async () => {
+describe('OFAC addresses by asset and the SDN extract naming their parties (real files)', () => {
+  test('every line of every asset file with its symbol, every address of the extract with its party', async () => {
     const records = await collect(parseListFromDir('ofac_crypto', SHARED_DATA));
-    let total = 0;
+    const addresses = records.filter((r) => r.entity_type === 'crypto_address');
+    const pairs = new Set(addresses.map((r) => `${String(r.metadata.symbol)} ${r.value}`));
+    const listed = new Set<string>();
     for (const asset of OFAC_CRYPTO_ASSETS) {
-      const expected = distinctLines(sharedData('crypto', 'by-chain-2024', `sanctioned_addresses_${asset}.txt`)).sort();
-      const got = records.filter((r) => r.metadata.symbol === asset).map((r) => r.value).sort();
-      assert.deepEqual(got, expected, asset);
-      total += expected.length;
+      for (const line of distinctLines(sharedData('crypto', 'by-chain-2024', `sanctioned_addresses_${asset}.txt`))) {
+        assert.ok(pairs.has(`${asset} ${line}`), `${asset} ${line}`);
+        listed.add(line);
+      }
     }
-    assert.equal(records.length, total);
-    assert.equal(total, 654);
-    assert.ok(records.every((r) => r.entity_type === 'crypto_address' && r.list === 'ofac_crypto'));
+    assert.equal(listed.size, 641);
+    const extract = JSON.parse(readFileSync(sharedData('crypto', 'ofac-sanctioned-addresses-2026-08.json'), 'utf8')) as {
+      addresses: Record<string, { entries: { uid: string; entity: string }[] }>;
+    };
+    const byLower = new Map<string, EntityRecord[]>();
+    for (const r of addresses) byLower.set(r.value.toLowerCase(), [...(byLower.get(r.value.toLowerCase()) ?? []), r]);
+    for (const [key, item] of Object.entries(extract.addresses)) {
+      const found = byLower.get(key)!;
+      assert.deepEqual(new Set(found.map((r) => r.metadata.party_id)), new Set(item.entries.map((e) => e.uid)), key);
+    }
+    // Base58 addresses whose case only the lower-cased extract gives.
+    const caseless = new Set(addresses.filter((r) => r.metadata.address_case === 'unknown').map((r) => r.value));
+    assert.equal(caseless.size, 307);
+    assert.ok([...caseless].every((v) => v === v.toLowerCase() && !listed.has(v)));
+    // Addresses of the per-asset files that the newer extract no longer names keep no party.
+    assert.equal(addresses.filter((r) => r.metadata.party_id === undefined).length, 90);
+    const parties = records.filter((r) => r.entity_type === 'party');
+    assert.equal(parties.length, new Set(Object.values(extract.addresses).flatMap((i) => i.entries.map((e) => e.uid))).size);
+    assert.ok(records.every((r) => r.list === 'ofac_crypto'));
     const tron = records.find((r) => r.metadata.symbol === 'USDT' && r.value.startsWith('T'));
     assert.equal(tron?.metadata.network, 'tron');
     const xbt = records.find((r) => r.value === '12QtD5BFwRsdNsAZY76UVE1xyCGNTojH9h');
-    assert.deepEqual(xbt?.metadata, { symbol: 'XBT', network: 'bitcoin' });
+    assert.deepEqual(xbt?.metadata, {
+      symbol: 'XBT',
+      network: 'bitcoin',
+      name: 'Xiaobing YAN',
+      sdn_name: 'Xiaobing YAN',
+      programs: ['SDNTK'],
+      ent_num: '25308',
+      party_id: '25308',
+    });
+    assert.equal(xbt?.source_url, 'https://sanctionssearch.ofac.treas.gov/Details.aspx?id=25308');
+    const yan = parties.find((p) => p.value === '25308')!;
+    assert.deepEqual(yan.metadata.aliases, [
+      { name: 'ZHOU, William', type: 'a.k.a.', weak: false },
+      { name: 'YAN, Steven', type: 'a.k.a.', weak: false },
+    ]);
+  });
+
+  test('without the extract, the per-asset files as published', async () => {
+    const def = getList('ofac_crypto')!.source as FileSource;
+    const files = filesUnder(def, SHARED_DATA);
+    delete files.entries;
+    const records = await collect(def.parse(files, {}));
+    assert.equal(records.length, 654);
+    assert.ok(records.every((r) => r.entity_type === 'crypto_address' && r.metadata.party_id === undefined));
+    assert.deepEqual(records.find((r) => r.value === '12QtD5BFwRsdNsAZY76UVE1xyCGNTojH9h')?.metadata, { symbol: 'XBT', network: 'bitcoin' });
   });
 });
 

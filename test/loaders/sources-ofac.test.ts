@@ -118,11 +118,40 @@ describe('OFAC SDN legacy CSV (real files)', () => {
         programs: ['SDNTK'],
         sdn_type: 'individual',
         ent_num: '25308',
+        party_id: '25308',
       },
       source_url: 'https://sanctionssearch.ofac.treas.gov/Details.aspx?id=25308',
       listed_at: null,
       removed_at: null,
     });
+  });
+
+  test('one party record per entry, after its other records, with every name, birth date and nationality', () => {
+    const parties = records.filter((r) => r.entity_type === 'party');
+    assert.equal(parties.length, 8976);
+    const names = records.filter((r) => r.entity_type === 'name');
+    const byParty = new Map(parties.map((p) => [p.value, p]));
+    for (const n of names) {
+      const party = byParty.get(String(n.metadata.party_id))!.metadata;
+      const aliases = party.aliases as { name: string; weak: boolean }[];
+      assert.ok(n.value === party.name || aliases.some((a) => a.name === n.value && a.weak === (n.metadata.alias_quality === 'weak')), n.value);
+    }
+    assert.equal(
+      parties.reduce((sum, p) => sum + 1 + (p.metadata.aliases as unknown[]).length, 0),
+      new Set(names.map((n) => `${String(n.metadata.party_id)}\u0000${n.value}`)).size,
+    );
+    assert.ok(records.filter((r) => r.entity_type !== 'party').every((r) => byParty.has(String(r.metadata.party_id))));
+    const lastIndex = new Map<string, number>();
+    records.forEach((r, i) => lastIndex.set(String(r.entity_type === 'party' ? r.value : r.metadata.party_id), i));
+    assert.ok(parties.every((p) => records[lastIndex.get(p.value)!] === p));
+    const yan = byParty.get('25308')!;
+    assert.deepEqual(
+      [yan.metadata.name, yan.metadata.party_type, yan.metadata.birth_dates, yan.metadata.programs],
+      ['YAN, Xiaobing', 'person', ['1977-03-25'], ['SDNTK']],
+    );
+    const withDates = parties.filter((p) => (p.metadata.birth_dates as string[]).length > 0).length;
+    assert.equal(withDates, occurrences(raw.split('\n').filter((l) => /(?:"|; )(?:alt\. )?DOB /.test(l)).join('\n'), /^\d+,"/gm));
+    assert.deepEqual(countBy(parties, (p) => String(p.metadata.party_type)), { person: 4620, organization: 3673, vessel: 406, aircraft: 277 });
   });
 
   test('addresses split between sdn.csv and sdn_comments.csv are whole', () => {
@@ -196,7 +225,7 @@ describe('OFAC SDN.XML (hand-written fixture in the published format)', () => {
   test('names, aliases, addresses, e-mails, websites and documents', async () => {
     const parse = ofacXmlParser('ofac_sdn', 'sdn_xml');
     const records = await collect(parse({ sdn_xml: join(FIXTURES, 'loaders', 'SDN.XML') }, {}));
-    assert.deepEqual(countBy(records, (r) => r.entity_type), { name: 6, crypto_address: 2, email: 1, government_id: 2, website: 1 });
+    assert.deepEqual(countBy(records, (r) => r.entity_type), { name: 6, crypto_address: 2, email: 1, government_id: 2, website: 1, party: 3 });
     const names = records.filter((r) => r.entity_type === 'name').map((r) => [r.value, r.metadata.alias_type, r.metadata.alias_quality]);
     assert.deepEqual(names, [
       ['YAN, Xiaobing', 'primary', 'strong'],
@@ -215,7 +244,25 @@ describe('OFAC SDN.XML (hand-written fixture in the published format)', () => {
       programs: ['SDNTK'],
       sdn_type: 'individual',
       ent_num: '25308',
+      party_id: '25308',
     });
+    assert.deepEqual(records.find((r) => r.entity_type === 'party' && r.value === '25308')!.metadata, {
+      sdn_name: 'YAN, Xiaobing',
+      sdn_type: 'individual',
+      ent_num: '25308',
+      name: 'YAN, Xiaobing',
+      party_type: 'person',
+      aliases: [
+        { name: 'YAN, Xiao Bing', type: 'a.k.a.', weak: false },
+        { name: 'YAN BING', type: 'a.k.a.', weak: true },
+      ],
+      birth_dates: ['1976-07-20', '1974/1976'],
+      countries: ['China'],
+      identifiers: [{ type: 'Passport', value: 'E12345678', country: 'China' }],
+      programs: ['SDNTK'],
+    });
+    const vessel = records.find((r) => r.entity_type === 'party' && r.value === '30002')!.metadata;
+    assert.deepEqual([vessel.party_type, vessel.identifiers], ['vessel', [{ type: 'Vessel Registration Identification', value: 'IMO 9187629', country: null }]]);
     const passport = records.find((r) => r.entity_type === 'government_id' && r.value === 'E12345678')!;
     assert.equal(passport.metadata.document_type, 'Passport');
     assert.equal(passport.metadata.country, 'China');
@@ -226,7 +273,7 @@ describe('OFAC SDN.XML (hand-written fixture in the published format)', () => {
 
   test('ofac_sdn selects SDN.XML when the CSV set is absent', async () => {
     const records = await collect(parseOfacSdn({ sdn_xml: join(FIXTURES, 'loaders', 'SDN.XML') }, {}));
-    assert.equal(records.length, 12);
+    assert.equal(records.length, 15);
     assert.throws(() => parseOfacSdn({}, {}), /neither 'sdn'.*nor 'sdn_xml'/);
   });
 });

@@ -66,7 +66,7 @@ describe('catalog', () => {
     const { tools } = await c.listTools();
     assert.deepEqual(
       tools.map((t) => t.name),
-      ['screen_crypto', 'screen_email', 'screen_website', 'screen_government_id', 'screen_country', 'screen_pep', 'vpn_check', 'ip_geolocation', 'search', 'list_sources', 'list_entities', 'stats', 'delisted'],
+      ['screen_crypto', 'screen_email', 'screen_website', 'screen_government_id', 'screen_country', 'screen_name', 'screen_pep', 'vpn_check', 'ip_geolocation', 'search', 'list_sources', 'list_entities', 'stats', 'delisted'],
     );
     const byId = new Map(svc.service.endpoints.map((e) => [e.id, e]));
     for (const spec of TOOL_SPECS) {
@@ -132,6 +132,7 @@ describe('metered tools with a bearer token', () => {
       ['screen_website', { address: 'https://www.example.com/path' }, '/screen/website?address=https%3A%2F%2Fwww.example.com%2Fpath'],
       ['screen_government_id', { government_id: 'AB 123456' }, '/screen/id/AB%20123456'],
       ['screen_country', { country: 'IR' }, '/screen/country/IR'],
+      ['screen_name', { name: 'Saddam Hussein', birth_date: '1937', limit: 2 }, '/screen/name?name=Saddam%20Hussein&birth_date=1937&limit=2'],
       ['screen_pep', { name: 'Jake Auchincloss', limit: 2 }, '/screen/pep?name=Jake%20Auchincloss&limit=2'],
       ['vpn_check', { ip_address: '8.8.8.8' }, '/vpn?ip_address=8.8.8.8'],
       ['vpn_check', {}, '/vpn'],
@@ -159,7 +160,7 @@ describe('metered tools with a bearer token', () => {
     );
     assert.deepEqual(
       usage.map((u) => [u.customer_id, u.endpoint, u.method, u.credits, u.status, u.payer]).sort(),
-      ['screen.crypto', 'screen.email', 'screen.website', 'screen.id', 'screen.country', 'screen.pep', 'ip.vpnClient', 'ip.vpnClient', 'ip.vpnClient', 'ip.geoClient', 'ip.geoClient']
+      ['screen.crypto', 'screen.email', 'screen.website', 'screen.id', 'screen.country', 'screen.name', 'screen.pep', 'ip.vpnClient', 'ip.vpnClient', 'ip.vpnClient', 'ip.geoClient', 'ip.geoClient']
         .map((e) => [customerId, e, 'quota', 1, 200, ''])
         .sort(),
     );
@@ -308,14 +309,14 @@ describe('HTTP transport', () => {
       fetch(`${svc.url}/mcp`, { method: 'POST', headers: { accept, 'content-type': 'application/json' }, body: JSON.stringify(list) });
     const json = await post('application/json, text/event-stream');
     assert.equal(json.headers.get('content-type'), 'application/json');
-    assert.equal(((await json.json()) as { result: { tools: unknown[] } }).result.tools.length, 13);
+    assert.equal(((await json.json()) as { result: { tools: unknown[] } }).result.tools.length, 14);
 
     const sse = await post('text/event-stream, application/json');
     assert.equal(sse.status, 200);
     assert.equal(sse.headers.get('content-type'), 'text/event-stream');
     const events = (await sse.text()).split('\n').filter((l) => l.startsWith('data: '));
     assert.equal(events.length, 1);
-    assert.equal((JSON.parse(events[0].slice(6)) as { result: { tools: unknown[] } }).result.tools.length, 13);
+    assert.equal((JSON.parse(events[0].slice(6)) as { result: { tools: unknown[] } }).result.tools.length, 14);
 
     assert.equal((await post('application/json')).status, 406);
     for (const method of ['GET', 'DELETE']) {

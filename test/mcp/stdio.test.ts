@@ -94,7 +94,7 @@ test('stdio: free tools, a token in _meta, a payment in _meta settled once, a re
   const agent = await spawnAgent();
   const startup = Date.now() - started;
   const { tools } = await agent.client.listTools();
-  assert.equal(tools.length, 13);
+  assert.equal(tools.length, 14);
 
   const stats = await call(agent, 'stats', {});
   assert.equal(stats.isError, undefined);

@@ -46,7 +46,7 @@ const defs = [
 const toolsById = new Map(
   buildTools(
     // buildTools insists on every capability; the others reuse a definition under their own ids.
-    ['screen.email', 'screen.website', 'screen.id', 'screen.country', 'ip.vpnClient', 'ip.geoClient', 'search', 'lists.all', 'lists.entities', 'stats']
+    ['screen.email', 'screen.website', 'screen.id', 'screen.country', 'screen.name', 'ip.vpnClient', 'ip.geoClient', 'search', 'lists.all', 'lists.entities', 'stats']
       .map((id) => ({ ...defs[0], id, input: id === 'lists.entities' ? defs[0].input.extend({ format: z.string() }) : defs[0].input }))
       .concat(defs),
   ).map((t) => [t.endpoint.id, t]),

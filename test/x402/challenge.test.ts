@@ -12,6 +12,7 @@ import { loadConfig } from '../../src/config.js';
 import { HttpError } from '../../src/core/errors.js';
 import { screeningEndpoints } from '../../src/api/endpoints/screen.js';
 import { batchEndpoint } from '../../src/api/endpoints/batch.js';
+import { nameEndpoints } from '../../src/api/endpoints/names.js';
 import { pepEndpoints } from '../../src/api/endpoints/pep.js';
 import { ipIntelEndpoints } from '../../src/api/endpoints/ipintel.js';
 import {
@@ -206,13 +207,14 @@ describe('challenge', () => {
 
 describe("the service's metered endpoints", () => {
   const deps = {} as never;
-  const metered = [...screeningEndpoints(deps), batchEndpoint(deps), ...pepEndpoints(deps), ...ipIntelEndpoints(deps)].filter(
+  const names = nameEndpoints(deps);
+  const metered = [...screeningEndpoints(deps), ...names.endpoints, batchEndpoint(deps, names.lists), ...pepEndpoints(deps), ...ipIntelEndpoints(deps)].filter(
     (e) => e.access === 'metered',
   );
   const payments = createPayments({ config: config(), log });
 
   test('each yields a valid bazaar block and a v2 payment header that fits in 3.5 KB', () => {
-    assert.ok(metered.length >= 11);
+    assert.ok(metered.length >= 12);
     for (const e of metered) {
       const url = `https://screening.example.com/api/v1${e.path.replace(/\{[^}]+\}/g, '0x1234567890abcdef1234567890abcdef12345678')}?lists=ofac-sdn`;
       const required = decodePaymentRequiredHeader(

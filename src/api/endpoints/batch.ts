@@ -1,11 +1,12 @@
 import { z } from 'zod';
 import { endpoint, type AnyEndpoint, type AuditMatch } from '../../core/endpoint.js';
 import { BatchItem, ScreenResponse, asOfParam, listsParam } from '../schemas/screen.js';
-import { prepareValue, ValueProblem, type PreparedValue } from '../../../engine/normalize/validate.js';
+import { prepareValue, ValueProblem, type PreparedValue, type ValueKind } from '../../../engine/normalize/validate.js';
 import { HTTPValidationError } from '../schemas/errors.js';
 import { auditRows, screenPreparedNow, screenValue, screeningFor, SCREENING_HEADERS, type ScreenEnvelope, type ScreeningDeps } from './screen.js';
 import { checkBodyRules, toPydanticIssue, valueAt } from '../../core/validation.js';
 import { EnsResolver } from '../../ens/resolver.js';
+import { screenName, type NameLists, type NameScreening } from './names.js';
 
 /**
  * Batch screening (beyond SPEC.md, for high-volume clients): up to 10,000 values of any kinds in
@@ -18,10 +19,9 @@ const BATCH_MAX_ITEMS = 10_000;
 const BatchLine = z.union([ScreenResponse, HTTPValidationError]);
 export type BatchLineT = z.output<typeof BatchLine>;
 
-type Item = z.output<typeof BatchItem>;
 /** A valid item, its value normalized once for both its validation and its screening. */
 interface ValidItem {
-  type: Item['type'];
+  type: ValueKind;
   value: string;
   prepared: PreparedValue;
 }
@@ -34,7 +34,11 @@ interface ItemError {
 interface EnsName {
   ens: string;
 }
-type Entry = ValidItem | ItemError | EnsName;
+/** A name, screened as `/screen/name` screens one. */
+interface NameItem {
+  name: NameScreening;
+}
+type Entry = ValidItem | NameItem | ItemError | EnsName;
 const ITEM_TYPES = new Set<string>(BatchItem.shape.type.options);
 
 /**
@@ -47,12 +51,12 @@ const ITEM_TYPES = new Set<string>(BatchItem.shape.type.options);
 function plainItem(item: unknown): ValidItem | null {
   if (typeof item !== 'object' || item === null || Array.isArray(item)) return null;
   const { type, value } = item as Record<string, unknown>;
-  if (typeof type !== 'string' || !ITEM_TYPES.has(type) || typeof value !== 'string' || value.length < 1 || value.length > 512) return null;
+  if (typeof type !== 'string' || !ITEM_TYPES.has(type) || type === 'name' || typeof value !== 'string' || value.length < 1 || value.length > 512) return null;
   let keys = 0;
   for (const _ in item) keys++;
   if (keys !== 2) return null;
-  const prepared = prepareValue(type as Item['type'], value);
-  return prepared instanceof ValueProblem ? null : { type: type as Item['type'], value, prepared };
+  const prepared = prepareValue(type as ValueKind, value);
+  return prepared instanceof ValueProblem ? null : { type: type as ValueKind, value, prepared };
 }
 
 /** Each item judged once, as the input is parsed: the credit count (gate) and the handler both read the result. */
@@ -65,13 +69,15 @@ function parseItem(item: unknown, index: number): Entry {
     if (!judged.success) return { error: judged.error, sent: item };
     // The schema's validator prepared this value last: found again without normalizing.
     const { type, value } = judged.data;
+    if (type === 'name') return { name: { name: value.trim(), birth_date: judged.data.birth_date, country: judged.data.country, party_type: judged.data.party_type } };
     valid = { type, value, prepared: prepareValue(type, value) as PreparedValue };
   }
   return valid.type === 'crypto' && EnsResolver.isName(valid.value) ? { ens: valid.value } : valid;
 }
 
-function isValid(entry: Entry): entry is ValidItem {
-  return 'prepared' in entry;
+/** An item that is screened (and costs a credit). */
+function isValid(entry: Entry): entry is ValidItem | NameItem {
+  return 'prepared' in entry || 'name' in entry;
 }
 
 const BatchInput = z.object({
@@ -79,13 +85,15 @@ const BatchInput = z.object({
     .array(z.unknown())
     .min(1)
     .max(BATCH_MAX_ITEMS)
-    .meta({ description: `1 to ${BATCH_MAX_ITEMS} items {type, value}; type is crypto, email, website, id or country.` })
+    .meta({
+      description: `1 to ${BATCH_MAX_ITEMS} items {type, value}; type is crypto, email, website, id, country or name (a name item may add birth_date, country and party_type, as /screen/name takes them).`,
+    })
     .transform((items) => items.map(parseItem)),
   lists: listsParam,
   as_of: asOfParam,
 });
 
-export function batchEndpoint(deps: ScreeningDeps): AnyEndpoint {
+export function batchEndpoint(deps: ScreeningDeps, nameLists: NameLists): AnyEndpoint {
   return endpoint({
     id: 'screen.batch',
     method: 'POST',
@@ -94,6 +102,7 @@ export function batchEndpoint(deps: ScreeningDeps): AnyEndpoint {
     summary: 'Screen up to 10,000 values in one request (NDJSON answer)',
     description:
       'The REST answer is `application/x-ndjson`: one ScreenResponse per line in input order; an invalid item gets a line `{"detail":[...]}` in its place. ' +
+      'A `name` item is screened as `/screen/name` screens a name (default threshold and limit; without `lists`, the sanctions lists that carry names). ' +
       'Each valid item costs one credit (x402: the price times the number of valid items); the batch is refused whole with 402 when fewer credits remain. ' +
       'ENS names are not resolved in batches (screen them one by one). Over /trpc the answer is the same lines as a JSON array.',
     access: 'metered',
@@ -112,6 +121,7 @@ export function batchEndpoint(deps: ScreeningDeps): AnyEndpoint {
     audit: (_input, out, ctx) => out.flatMap((line): AuditMatch[] => ('matches' in line ? auditRows(line as ScreenEnvelope, ctx.basis) : [])),
     handler: async (input, ctx) => {
       const lists = screeningFor(deps, ctx, input.lists, input.as_of, ['body', 'as_of']);
+      const nameScreening = nameLists.narrow(lists, input.lists);
       const items = input.items;
       const out = new Array<BatchLineT>(items.length);
       for (let i = 0; i < items.length; i++) {
@@ -127,6 +137,10 @@ export function batchEndpoint(deps: ScreeningDeps): AnyEndpoint {
               toPydanticIssue(issue, ['body', 'items', i, ...issue.path.map((p) => (typeof p === 'number' ? p : String(p)))], valueAt(entry.sent, issue.path)),
             ),
           };
+          continue;
+        }
+        if ('name' in entry) {
+          out[i] = await screenName(deps, entry.name, nameScreening);
           continue;
         }
         // Exact kinds answer synchronously: no promise per item.

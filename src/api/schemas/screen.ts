@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { LIST_TYPES, ENTITY_TYPES, MATCH_KINDS } from '../../../engine/model.js';
 import { CADENCES, LIST_KINDS } from '../../../loaders/types.js';
 import { VALUE_KINDS, valueProblem, type ValueKind } from '../../../engine/normalize/validate.js';
+import { birthDateParam, countryParam, NAME_MAX, partyTypeParam } from './person.js';
 
 /**
  * SPEC.md's resources, field for field: names, types, nullability, required lists. These schemas
@@ -19,7 +20,7 @@ const matchKind = z.string().meta({
   examples: [...MATCH_KINDS],
 });
 
-const ScreenMatch = z
+export const ScreenMatch = z
   .object({
     list: z.string().meta({ description: 'List slug.' }),
     list_name: z.string(),
@@ -183,12 +184,29 @@ export const asOfParam = z
   .optional()
   .meta({ format: 'date-time', description: 'Screen as of this time.' });
 
+/** Fields of a batch item that only a name may have. */
+const NAME_ONLY = ['birth_date', 'country', 'party_type'] as const;
+
 export const BatchItem = z
   .object({
-    type: z.enum(VALUE_KINDS),
+    type: z.enum([...VALUE_KINDS, 'name']),
     value: z.string().min(1).max(VALUE_MAX),
+    birth_date: birthDateParam.optional(),
+    country: countryParam.optional(),
+    party_type: partyTypeParam.optional(),
   })
   .strict()
-  .superRefine((item, ctx) => checkValue(item.type, item.value, ctx, ['value']))
-  .meta({ id: 'BatchItem' });
+  .superRefine((item, ctx) => {
+    if (item.type === 'name') {
+      const length = item.value.trim().length;
+      if (length < 2 || length > NAME_MAX) ctx.addIssue({ code: 'custom', path: ['value'], message: `a name has 2 to ${NAME_MAX} characters` });
+      return;
+    }
+    for (const field of NAME_ONLY) if (item[field] !== undefined) ctx.addIssue({ code: 'custom', path: [field], message: 'only items of type name take it' });
+    checkValue(item.type, item.value, ctx, ['value']);
+  })
+  .meta({
+    id: 'BatchItem',
+    description: 'A value to screen; a `name` item may add `birth_date`, `country` and `party_type` (as `/screen/name` takes them).',
+  });
 

@@ -1,0 +1,243 @@
+import { Index } from 'flexsearch';
+
+/**
+ * A shard's candidate index of one kind of document (names, government IDs): a FlexSearch
+ * `Index` whose encoder is ours. Documents are added with the terms the caller computed (for
+ * names, the name matcher's `indexTerms`, so index and scorer see the same tokens); FlexSearch
+ * keeps them in its term map, under the tokenizer and resolution configured (see
+ * `CandidateIndexOptions`; bench/flexsearch-options.ts measures the choices).
+ *
+ * Candidates come out ranked one of two ways:
+ * - `idf` (default): documents by the summed weight of the query terms they hold, a term weighing
+ *   more the rarer it is (half-bits of inverse document frequency), over FlexSearch's own posting
+ *   arrays; terms found in more documents than `maxFrequency` are skipped once rarer terms gave
+ *   candidates, and documents weighing less than a share of the best may be left out (they share
+ *   only common or partial terms with the query; verifying them costs a name's preparation each).
+ *   The scratch is a byte per document, sized once.
+ * - `flexsearch`: FlexSearch's `search` with `suggest` (documents holding more of the query's
+ *   terms first, then by the order of the terms, which we give rarest first).
+ * bench/RESULTS.md compares them (recall of the listed name in the top candidates, latency).
+ */
+export interface CandidateIndexOptions {
+  /**
+   * FlexSearch's tokenizer over our terms: `strict` (each term as given; the caller adds the
+   * prefixes it wants as terms) or `forward` (FlexSearch adds every prefix of every term).
+   */
+  tokenize: 'strict' | 'forward';
+  /** FlexSearch's score slots per term; 1 when the caller ranks (positions carry nothing for names). */
+  resolution: number;
+  ranking: 'idf' | 'flexsearch';
+}
+
+/** What FlexSearch keeps per term: document ids per score slot. */
+type Slots = number[][];
+
+interface FlexSearchIndex {
+  map: Map<string, Slots>;
+  add(id: number, content: string): unknown;
+  search(query: string, options: { limit: number; suggest: boolean }): number[];
+  export(handler: (key: string, data: string) => void): unknown;
+  import(key: string, data: string): void;
+}
+
+/** Any content: the encoder ignores it and hands FlexSearch the terms set beside it. */
+const CONTENT = '\u0001';
+
+/**
+ * Bits of the filter of terms present: 2 MiB. A typo query looks up hundreds of one-edit variants
+ * of a token, nearly all absent; the filter turns most away without making their string or hashing
+ * it into FlexSearch's map.
+ */
+const FILTER_BITS = 1 << 24;
+
+/** FNV-1a of UTF-16 units, for the filter. */
+function fnv(codes: ArrayLike<number>, n: number): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < n; i++) h = Math.imul(h ^ codes[i], 0x01000193);
+  return h >>> 0;
+}
+
+function fnvOf(s: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  return h >>> 0;
+}
+
+/** Weight units per doubling of a term's rarity: scores fit a byte. */
+const WEIGHT_SCALE = 2;
+const MAX_WEIGHT = 48;
+
+export class CandidateIndex {
+  private readonly index: FlexSearchIndex;
+  private terms: string[] = [];
+  /** Documents added. */
+  size = 0;
+  private scores = new Uint8Array(0);
+  private touched = new Uint32Array(0);
+  private heapDoc = new Uint32Array(0);
+  private heapScore = new Float32Array(0);
+  private readonly filter = new Uint32Array(FILTER_BITS / 32);
+
+  constructor(
+    private readonly options: CandidateIndexOptions,
+    /** Terms found in more documents than this are skipped once rarer terms gave candidates. */
+    private readonly maxFrequency: number,
+  ) {
+    this.index = new Index({
+      tokenize: options.tokenize,
+      resolution: options.resolution,
+      fastupdate: false,
+      cache: false,
+      encode: () => this.terms,
+    }) as unknown as FlexSearchIndex;
+  }
+
+  /** Adds document `doc` (numbered densely from 0) with its terms. */
+  add(doc: number, terms: string[]): void {
+    if (doc >= this.size) this.size = doc + 1;
+    if (terms.length === 0) return;
+    this.terms = terms;
+    this.index.add(doc, CONTENT);
+    this.terms = [];
+    for (const t of terms) {
+      const bit = fnvOf(t) & (FILTER_BITS - 1);
+      this.filter[bit >>> 5] |= 1 << (bit & 31);
+    }
+  }
+
+  /** False when no document holds the term `codes[0 .. n)` (true may be a false alarm: ask `frequency`). */
+  mayHold(codes: ArrayLike<number>, n: number): boolean {
+    const bit = fnv(codes, n) & (FILTER_BITS - 1);
+    return ((this.filter[bit >>> 5] >>> (bit & 31)) & 1) === 1;
+  }
+
+  /** Documents holding `term` (0 when none). */
+  frequency(term: string): number {
+    const slots = this.index.map.get(term);
+    if (!slots) return 0;
+    let n = 0;
+    for (const ids of slots) if (ids) n += ids.length;
+    return n;
+  }
+
+  /**
+   * Up to `k` documents for the query terms (duplicates allowed; absent ones ignored), best first,
+   * those `accept` allows only; with `idf` ranking, none weighing less than `minShare` of the best.
+   */
+  candidates(terms: string[], k: number, accept: (doc: number) => boolean, minShare = 0): number[] {
+    const present = [...new Set(terms)].map((t) => ({ t, df: this.frequency(t) })).filter((x) => x.df > 0);
+    if (present.length === 0 || k <= 0) return [];
+    present.sort((a, b) => a.df - b.df);
+    if (this.options.ranking === 'flexsearch') {
+      const kept = present.filter((x, i) => i === 0 || x.df <= this.maxFrequency);
+      this.terms = kept.map((x) => x.t);
+      // Asked for more than k: the list filter comes after FlexSearch's ranking.
+      const ids = this.index.search(CONTENT, { limit: 4 * k, suggest: true });
+      this.terms = [];
+      const out: number[] = [];
+      for (const id of ids) {
+        if (accept(id)) out.push(id);
+        if (out.length === k) break;
+      }
+      return out;
+    }
+    return this.rank(present, k, accept, minShare);
+  }
+
+  private rank(terms: { t: string; df: number }[], k: number, accept: (doc: number) => boolean, minShare: number): number[] {
+    const documents = this.size;
+    if (this.scores.length < documents) {
+      this.scores = new Uint8Array(documents);
+      this.touched = new Uint32Array(documents);
+    }
+    const scores = this.scores;
+    const touched = this.touched;
+    let nTouched = 0;
+    for (const { t, df } of terms) {
+      if (df > this.maxFrequency && nTouched > 0) break;
+      const w = Math.max(1, Math.min(MAX_WEIGHT, Math.round(WEIGHT_SCALE * Math.log2(1 + documents / df))));
+      for (const ids of this.index.map.get(t)!) {
+        if (!ids) continue;
+        for (let p = 0; p < ids.length; p++) {
+          const d = ids[p];
+          const v = scores[d];
+          if (v === 0) touched[nTouched++] = d;
+          scores[d] = v + w > 255 ? 255 : v + w;
+        }
+      }
+    }
+    return this.best(nTouched, k, accept, minShare);
+  }
+
+  /**
+   * The best `k` of the touched documents by score (ties by document number), at least `minShare`
+   * of the best score, clearing their scores.
+   */
+  private best(nTouched: number, k: number, accept: (doc: number) => boolean, minShare: number): number[] {
+    if (this.heapDoc.length < k) {
+      this.heapDoc = new Uint32Array(k);
+      this.heapScore = new Float32Array(k);
+    }
+    const scores = this.scores;
+    const touched = this.touched;
+    let top = 0;
+    for (let i = 0; i < nTouched; i++) if (scores[touched[i]] > top) top = scores[touched[i]];
+    const floor = minShare * top;
+    const hd = this.heapDoc;
+    const hs = this.heapScore;
+    let size = 0;
+    // Min-heap of the best k (lowest score, then highest document number, at the root).
+    const worse = (i: number, j: number) => hs[i] < hs[j] || (hs[i] === hs[j] && hd[i] > hd[j]);
+    const swap = (i: number, j: number) => {
+      const d = hd[i];
+      hd[i] = hd[j];
+      hd[j] = d;
+      const s = hs[i];
+      hs[i] = hs[j];
+      hs[j] = s;
+    };
+    for (let i = 0; i < nTouched; i++) {
+      const d = touched[i];
+      const s = scores[d];
+      scores[d] = 0;
+      if (s < floor) continue;
+      if (size === k && (s < hs[0] || (s === hs[0] && d > hd[0]))) continue;
+      if (!accept(d)) continue;
+      if (size < k) {
+        hd[size] = d;
+        hs[size] = s;
+        for (let c = size++; c > 0; ) {
+          const parent = (c - 1) >> 1;
+          if (!worse(c, parent)) break;
+          swap(c, parent);
+          c = parent;
+        }
+      } else {
+        hd[0] = d;
+        hs[0] = s;
+        for (let c = 0; ; ) {
+          const l = 2 * c + 1;
+          const r = l + 1;
+          let m = c;
+          if (l < size && worse(l, m)) m = l;
+          if (r < size && worse(r, m)) m = r;
+          if (m === c) break;
+          swap(c, m);
+          c = m;
+        }
+      }
+    }
+    const order = Array.from({ length: size }, (_, i) => i).sort((a, b) => hs[b] - hs[a] || hd[a] - hd[b]);
+    return order.map((i) => hd[i]);
+  }
+
+  /** FlexSearch's export of the index (key/data chunks), for saving a built index. */
+  export(handler: (key: string, data: string) => void): void {
+    this.index.export(handler);
+  }
+
+  /** Restores chunks written by `export` (the terms of documents are not computed again). */
+  import(key: string, data: string): void {
+    this.index.import(key, data);
+  }
+}
