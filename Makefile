@@ -54,13 +54,13 @@ typecheck: install
 	npx tsc --noEmit -p tsconfig.json
 	npx tsc --noEmit -p src/dashboard/tsconfig.json
 
-# Part of `make test`: ESLint (typescript-eslint, with the type-aware rules for unhandled promises
-# and `any`), the layer rules (.dependency-cruiser.cjs: no upward import, no loop between files or
+# Part of `make test`: Prettier's check (.prettierrc.json; `make format` rewrites), ESLint
+# (typescript-eslint, with the type-aware rules for unhandled promises and `any`), the layer rules (.dependency-cruiser.cjs: no upward import, no loop between files or
 # folders) and knip (no unused file, export or dependency). The commands are package.json's scripts.
 lint: install
 	npm run -s lint
 
-# Prettier (.prettierrc.json); not part of `make test`.
+# Prettier (.prettierrc.json); `make lint` (so `make test`) checks it.
 format: install
 	npm run -s format
 

@@ -41,7 +41,11 @@ async function engineOf(dir: string): Promise<EngineLike> {
 
 const listed = [...syntheticRecords(entities, 1)].filter((r) => r.removed_at === null);
 const unlisted = [...syntheticRecords(20_000, 99)];
-const values = (from: EntityRecord[], type: EntityRecord['entity_type'], n = 4096) => from.filter((r) => r.entity_type === type).slice(0, n).map((r) => r.value);
+const values = (from: EntityRecord[], type: EntityRecord['entity_type'], n = 4096) =>
+  from
+    .filter((r) => r.entity_type === type)
+    .slice(0, n)
+    .map((r) => r.value);
 const host = (v: string) => v.replace(/^https?:\/\//, '').replace(/\/.*$/, '');
 
 const KINDS: [string, ScreenQuery['kind'], string[]][] = [

@@ -119,7 +119,9 @@ async function main() {
   try {
     while ((await fetch(`${base}/readyz`)).status !== 200) await new Promise((r) => setTimeout(r, 200));
     const admin = { authorization: `Bearer ${TEST_ADMIN_KEY}`, 'content-type': 'application/json' };
-    const c = (await (await fetch(`${base}/api/v1/admin/customers`, { method: 'POST', headers: admin, body: JSON.stringify({ name: 'bench', monthly_quota: 1_000_000_000 }) })).json()) as { id: number };
+    const c = (await (await fetch(`${base}/api/v1/admin/customers`, { method: 'POST', headers: admin, body: JSON.stringify({ name: 'bench', monthly_quota: 1_000_000_000 }) })).json()) as {
+      id: number;
+    };
     if (c.id !== CUSTOMER) throw new Error(`the bench customer is ${c.id}, the rows were generated for ${CUSTOMER}`);
     const token = ((await (await fetch(`${base}/api/v1/admin/customers/${c.id}/tokens`, { method: 'POST', headers: admin, body: '{}' })).json()) as { token: string }).token;
 
@@ -148,7 +150,9 @@ async function main() {
       const cpuMs = ((processTicks(svc.child.pid!).all - cpu0) * TICK_US) / 1000 / RUNS;
       const p95 = percentile(times, 95);
       const analytics = path.includes('/analytics/');
-      rows.push(`| \`${path.split('?')[0]}\` | ${what} | ${median(times).toFixed(0)} | ${p95.toFixed(0)} | ${Math.max(...times).toFixed(0)} | ${cpuMs.toFixed(0)} | ${analytics ? (p95 <= 200 ? 'yes' : '**no**') : '—'} |`);
+      rows.push(
+        `| \`${path.split('?')[0]}\` | ${what} | ${median(times).toFixed(0)} | ${p95.toFixed(0)} | ${Math.max(...times).toFixed(0)} | ${cpuMs.toFixed(0)} | ${analytics ? (p95 <= 200 ? 'yes' : '**no**') : '—'} |`,
+      );
     }
 
     // Screening latency alone, then with analytics requests running back to back beside it.
@@ -173,7 +177,9 @@ async function main() {
     busy = false;
     await background;
 
-    const load = loadavg().map((x) => x.toFixed(2)).join(' ');
+    const load = loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ');
     const lines = [
       `Analytics benchmark, ${new Date().toISOString()}: ${availableParallelism()} × ${cpus()[0]?.model ?? 'CPU'}, Node ${process.version}, load average after the run ${load}.`,
       '',

@@ -156,7 +156,10 @@ async function select<T>(query: string): Promise<T[]> {
 const count = async (table: string) => (await select<{ n: number }>(`SELECT toUInt32(count()) AS n FROM screening.${table}`))[0].n;
 const stored = { matches: await count('audit_matches'), usage: await count('usage') };
 const parts = Object.fromEntries(
-  (await select<{ table: string; n: number }>("SELECT table, toUInt32(count()) AS n FROM system.parts WHERE database = 'screening' AND active GROUP BY table ORDER BY table")).map((p) => [p.table, p.n]),
+  (await select<{ table: string; n: number }>("SELECT table, toUInt32(count()) AS n FROM system.parts WHERE database = 'screening' AND active GROUP BY table ORDER BY table")).map((p) => [
+    p.table,
+    p.n,
+  ]),
 );
 await store.close();
 rmSync(dir, { recursive: true, force: true });
@@ -178,7 +181,12 @@ const result = {
   main_cpu_us_per_row: us(mainMs),
   net_cpu_us_per_row: us(processMs - idleCpuMsPerS * windowSeconds),
   idle_cpu_ms_per_s: Number(idleCpuMsPerS.toFixed(1)),
-  threads_ms: Object.fromEntries([...threadMs].filter(([, ms]) => ms > 0).sort((a, b) => b[1] - a[1]).slice(0, 8)),
+  threads_ms: Object.fromEntries(
+    [...threadMs]
+      .filter(([, ms]) => ms > 0)
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 8),
+  ),
   parts,
   stored,
   missing: rows - stored.matches - stored.usage,

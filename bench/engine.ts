@@ -236,7 +236,11 @@ async function run(size: number, args: Args): Promise<Row[]> {
     const hits = await engine.screenName({ name: typo(name.value, screenTypos), lists, threshold: 0.7, limit: 5 });
     if (hits.some((h) => partyOf(h) === name.party)) found++;
   });
-  rows.push([`name screening (screenName) p50 / p99 (${fq} distinct typo queries)`, manyNames ? '≤ 1 ms / ≤ 5 ms at ≥ 1M names' : '', `${fmtMs(percentile(nameLat, 0.5))} / ${fmtMs(percentile(nameLat, 0.99))}`]);
+  rows.push([
+    `name screening (screenName) p50 / p99 (${fq} distinct typo queries)`,
+    manyNames ? '≤ 1 ms / ≤ 5 ms at ≥ 1M names' : '',
+    `${fmtMs(percentile(nameLat, 0.5))} / ${fmtMs(percentile(nameLat, 0.99))}`,
+  ]);
   rows.push(["  recall (the name's party among the matches)", '', `${((found / fq) * 100).toFixed(1)} %`]);
 
   const ids = sampler.ids;

@@ -35,7 +35,9 @@ const NAME = 'Jong Un Kim';
 const XBT = '12QtD5BFwRsdNsAZY76UVE1xyCGNTojH9h';
 
 async function startBare(): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn(process.execPath, [...(COMPILED ? [join(REPO_ROOT, 'dist', 'bench', 'bare-uws.js')] : ['--import', 'tsx', join(REPO_ROOT, 'bench', 'bare-uws.ts')]), '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...(COMPILED ? [join(REPO_ROOT, 'dist', 'bench', 'bare-uws.js')] : ['--import', 'tsx', join(REPO_ROOT, 'bench', 'bare-uws.ts')]), '0'], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   while (!/READY (\d+)/.test(out)) await new Promise((r) => setTimeout(r, 50));
@@ -177,7 +179,9 @@ async function main() {
     for (const listed of [false, true]) {
       for (const inFlight of [1, 2]) {
         const r = await batchRate(url, auth, listed, inFlight);
-        batches.push(`| ${listed ? 'a third listed (2 matches each)' : 'none listed'} | ${inFlight} | ${Math.round(r.median).toLocaleString('en-US')} | ${Math.round(r.aggregate).toLocaleString('en-US')} |`);
+        batches.push(
+          `| ${listed ? 'a third listed (2 matches each)' : 'none listed'} | ${inFlight} | ${Math.round(r.median).toLocaleString('en-US')} | ${Math.round(r.aggregate).toLocaleString('en-US')} |`,
+        );
       }
     }
     const bareRounds = results.get(targets[0].name)!;
@@ -202,9 +206,9 @@ async function main() {
       '',
       `### CPU per request while wrk runs each route (µs, medians of the rounds; ${availableParallelism()} cores)`,
       '',
-      'Per request: the server\'s main thread (uWS, the handler, and the kernel\'s send and receive paths it runs),',
-      'its other threads (engine shards, chDB, libuv\'s pool) and wrk share the cores, so requests/s is at most the',
-      'cores\' microseconds divided by their sum. Softirq is the machine\'s time delivering loopback packets; a kernel',
+      "Per request: the server's main thread (uWS, the handler, and the kernel's send and receive paths it runs),",
+      "its other threads (engine shards, chDB, libuv's pool) and wrk share the cores, so requests/s is at most the",
+      "cores' microseconds divided by their sum. Softirq is the machine's time delivering loopback packets; a kernel",
       'built without CONFIG_IRQ_TIME_ACCOUNTING also charges it to the thread it interrupted, and then it is part of',
       'the first three columns, not added to them. With one front-end thread a route reaches at most',
       '"bare main ÷ route main" of the bare route\'s requests/s.',

@@ -22,7 +22,6 @@ const probesAt = args.indexOf('--probes');
 const probeCount = probesAt >= 0 ? Number(args[probesAt + 1]) : 100_000;
 const sourceDir = args.find((a, i) => !a.startsWith('--') && args[i - 1] !== '--probes') ?? SHARED_DATA;
 
-
 function probes(n: number, members: string[]): string[] {
   const next = xorshift32(2024);
   const out: string[] = [];
@@ -86,7 +85,9 @@ try {
       .run();
   });
   intel.close();
-  console.log(`IP lists: ${ranges.length} entries → ${set.size.v4} IPv4 + ${set.size.v6} IPv6 merged ranges, built in ${buildMs.toFixed(0)} ms; createIpIntel (all lists + DB-IP) ${startMs.toFixed(0)} ms; ${ips.length} distinct probes.\n`);
+  console.log(
+    `IP lists: ${ranges.length} entries → ${set.size.v4} IPv4 + ${set.size.v6} IPv6 merged ranges, built in ${buildMs.toFixed(0)} ms; createIpIntel (all lists + DB-IP) ${startMs.toFixed(0)} ms; ${ips.length} distinct probes.\n`,
+  );
   console.log('| operation | ops/s | error | µs/op |\n|---|---|---|---|');
   for (const r of rows) console.log(r);
   if (sink < 0) console.log(sink);

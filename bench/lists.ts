@@ -32,9 +32,26 @@ const [mode = 'feed', sizeArg] = process.argv.slice(2);
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const fmtMs = (ms: number) => `${ms.toFixed(ms < 10 ? 2 : 1)} ms`;
 const mib = (b: number) => `${(b / 2 ** 20).toFixed(0)} MiB`;
-const load = () => loadavg().map((x) => x.toFixed(2)).join(' ');
+const load = () =>
+  loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ');
 
-const LISTS = ['ofac_sdn', 'ofac_consolidated', 'un_sc', 'eu_fsf', 'uk_sanctions', 'ofac_crypto', 'ofac_sdn_web', 'ofac_countries', 'eth_phishing', 'cryptoscamdb', 'disposable_email', 'tornado_pools', 'tornado_recipients'];
+const LISTS = [
+  'ofac_sdn',
+  'ofac_consolidated',
+  'un_sc',
+  'eu_fsf',
+  'uk_sanctions',
+  'ofac_crypto',
+  'ofac_sdn_web',
+  'ofac_countries',
+  'eth_phishing',
+  'cryptoscamdb',
+  'disposable_email',
+  'tornado_pools',
+  'tornado_recipients',
+];
 const KINDS = ['listed', 'delisted', 'relisted'] as const;
 const TYPES = ['name', 'government_id', 'crypto_address', 'website', 'email', 'email_domain', 'country'];
 
@@ -110,7 +127,12 @@ async function upload(rows: number): Promise<void> {
     const created = await fetch(`${base}/admin/lists`, {
       method: 'POST',
       headers: { ...admin, 'content-type': 'application/json' },
-      body: JSON.stringify({ slug: 'bench_upload', display_name: 'Bench upload', list_type: 'risk', entity_types: ['name', 'government_id', 'crypto_address', 'website', 'email', 'email_domain', 'country'] }),
+      body: JSON.stringify({
+        slug: 'bench_upload',
+        display_name: 'Bench upload',
+        list_type: 'risk',
+        entity_types: ['name', 'government_id', 'crypto_address', 'website', 'email', 'email_domain', 'country'],
+      }),
     });
     if (created.status !== 200) throw new Error(`create: ${created.status} ${await created.text()}`);
 
@@ -136,7 +158,10 @@ async function upload(rows: number): Promise<void> {
     };
 
     const rowsOut: string[][] = [];
-    for (const [label, replaced] of [['first version (every row listed)', false], ['second version (a tenth replaced)', true]] as const) {
+    for (const [label, replaced] of [
+      ['first version (every row listed)', false],
+      ['second version (a tenth replaced)', true],
+    ] as const) {
       const file = join(work, `v${replaced ? 2 : 1}.ndjson`);
       const { bytes, probe } = await write(file, replaced);
       global.gc?.();
@@ -180,7 +205,9 @@ async function upload(rows: number): Promise<void> {
         `${mib(rss0)} / ${mib(peak)} / ${mib(rss1)}`,
       ]);
     }
-    console.log(`Upload of ${rows.toLocaleString('en-US')} rows (NDJSON, the synthetic mix of entity types) into an operator list, service in this process with the real lists loaded (1 engine shard per core). Load average ${load()}.\n`);
+    console.log(
+      `Upload of ${rows.toLocaleString('en-US')} rows (NDJSON, the synthetic mix of entity types) into an operator list, service in this process with the real lists loaded (1 engine shard per core). Load average ${load()}.\n`,
+    );
     console.log('| version | body | entities (changes) | served (new version screened) | answered (changes delivered) | RSS before / peak / after |');
     console.log('|---|---:|---|---:|---:|---|');
     for (const r of rowsOut) console.log(`| ${r.join(' | ')} |`);

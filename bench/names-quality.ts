@@ -127,9 +127,7 @@ for (const [name, m] of matchers) {
   const cs = crossScriptQuality(m);
   out.push(row([name, `${cs.passed} of ${cs.pairs.length} (${pct(cs.passed / cs.pairs.length)})`]));
   if (m === matchers[0][1]) {
-    crossFailures = cs.pairs
-      .filter((p) => p.score < p.min)
-      .map((p) => row([p.query, p.expected, p.min, f3(p.score), prepareName(p.query).latin.tokens.join(' ')]));
+    crossFailures = cs.pairs.filter((p) => p.score < p.min).map((p) => row([p.query, p.expected, p.min, f3(p.score), prepareName(p.query).latin.tokens.join(' ')]));
   }
 }
 out.push('\nengine/names failures, with the transliteration (any-ascii) they were compared in:\n');
@@ -179,11 +177,27 @@ const addPairs = (label: string, pairs: readonly (readonly [unknown, unknown])[]
   });
 };
 const score = (a: unknown, b: unknown) => nameScore(a as PreparedName, b as PreparedName);
-addPairs('engine/names nameScore, unrelated names', prepared(unrelated, (s) => prepareName(s)), score);
-addPairs('engine/names nameScore, near names (typos)', prepared(near, (s) => prepareName(s)), score);
+addPairs(
+  'engine/names nameScore, unrelated names',
+  prepared(unrelated, (s) => prepareName(s)),
+  score,
+);
+addPairs(
+  'engine/names nameScore, near names (typos)',
+  prepared(near, (s) => prepareName(s)),
+  score,
+);
 if (old) {
-  addPairs(`baseline ${baselineCommit}, unrelated names`, prepared(unrelated, (s) => old.prepareName(s)), (a, b) => old.preparedSimilarity(a, b));
-  addPairs(`baseline ${baselineCommit}, near names (typos)`, prepared(near, (s) => old.prepareName(s)), (a, b) => old.preparedSimilarity(a, b));
+  addPairs(
+    `baseline ${baselineCommit}, unrelated names`,
+    prepared(unrelated, (s) => old.prepareName(s)),
+    (a, b) => old.preparedSimilarity(a, b),
+  );
+  addPairs(
+    `baseline ${baselineCommit}, near names (typos)`,
+    prepared(near, (s) => old.prepareName(s)),
+    (a, b) => old.preparedSimilarity(a, b),
+  );
 }
 let p = 0;
 suite.add('engine/names prepareName (UN names)', () => {

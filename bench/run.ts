@@ -27,7 +27,7 @@ const suites: { name: string; title: string; args: string[]; node?: string[] }[]
   { name: 'audit-paced', title: "Audit inserts at the service's rate (75,000 rows/s for 10 s, CPU per row)", args: ['bench/audit.ts', 'paced'] },
   { name: 'ipintel', title: 'IP intelligence lookups', args: ['bench/ipintel.ts'] },
   { name: 'names', title: 'Name matching: quality targets and speed (issue #21)', args: ['bench/names-quality.ts'] },
-  { name: 'flexsearch', title: "FlexSearch as the name index: options, memory and build time per name, export/import (issue #21)", args: ['bench/flexsearch-options.ts'], node: ['--expose-gc'] },
+  { name: 'flexsearch', title: 'FlexSearch as the name index: options, memory and build time per name, export/import (issue #21)', args: ['bench/flexsearch-options.ts'], node: ['--expose-gc'] },
   { name: 'analytics', title: 'Dashboard analytics over 10M audit rows of one customer (embedded ClickHouse)', args: ['bench/analytics.ts'] },
   { name: 'lists-feed', title: 'Changes feed over 10M stored changes (page near the end vs the first page)', args: ['bench/lists.ts', 'feed'] },
   { name: 'lists-upload', title: 'Upload of 1M rows into an operator list (streamed, checked, diffed, served)', args: ['bench/lists.ts', 'upload'], node: ['--expose-gc'] },
@@ -42,7 +42,10 @@ const resultsPath = join(REPO_ROOT, 'bench', 'RESULTS.md');
 /** With --only, the other suites keep their last results; sections no suite writes (notes by hand) always stay. */
 const previous = new Map<string, string>();
 if (existsSync(resultsPath)) {
-  for (const part of readFileSync(resultsPath, 'utf8').split(/^(?=## )/m).slice(1)) previous.set(part.split('\n')[0].slice(3).trim(), part.trimEnd() + '\n');
+  for (const part of readFileSync(resultsPath, 'utf8')
+    .split(/^(?=## )/m)
+    .slice(1))
+    previous.set(part.split('\n')[0].slice(3).trim(), part.trimEnd() + '\n');
 }
 const sections: string[] = [];
 for (const s of suites) {
@@ -51,7 +54,9 @@ for (const s of suites) {
     if (kept) sections.push(kept);
     continue;
   }
-  const load = loadavg().map((x) => x.toFixed(2)).join(' ');
+  const load = loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ');
   process.stderr.write(`bench: ${s.name} (load ${load})\n`);
   const entry = COMPILED ? [join('dist', s.args[0].replace(/\.ts$/, '.js')), ...s.args.slice(1)] : ['--import', 'tsx', ...s.args];
   const r = spawnSync(process.execPath, [...(s.node ?? []), ...entry], { cwd: REPO_ROOT, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });

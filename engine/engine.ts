@@ -115,8 +115,7 @@ const PARTY_CANDIDATES = 24;
 const HISTORY_PERIODS = 4;
 
 function byRank(g: Generation) {
-  return (a: Hit, b: Hit) =>
-    Number(g.isDelisted(a.entity.id)) - Number(g.isDelisted(b.entity.id)) || b.similarity - a.similarity || a.entity.id - b.entity.id;
+  return (a: Hit, b: Hit) => Number(g.isDelisted(a.entity.id)) - Number(g.isDelisted(b.entity.id)) || b.similarity - a.similarity || a.entity.id - b.entity.id;
 }
 
 /** The hits of `probes` on generation `g` (as of `asOf` when given), appended to `out`. */

@@ -112,8 +112,14 @@ export interface DevResult {
 export function devQuality(m: MatcherUnderTest, threshold: number): DevResult {
   const scored = devPairs().map((p) => ({ ...p, score: m.pair(p.name1, p.name2, p.schema) }));
   return {
-    tuning: confusion(scored.filter((p) => !p.heldOut), threshold),
-    heldOut: confusion(scored.filter((p) => p.heldOut), threshold),
+    tuning: confusion(
+      scored.filter((p) => !p.heldOut),
+      threshold,
+    ),
+    heldOut: confusion(
+      scored.filter((p) => p.heldOut),
+      threshold,
+    ),
     whole: confusion(scored, threshold),
     errors: scored.filter((p) => p.match !== p.score >= threshold),
   };
@@ -199,9 +205,7 @@ export function typoVariant(name: string, next: () => number): string {
 }
 
 function fullNames(file: string): string[] {
-  return (parse(readFileSync(sharedData('names', file), 'utf8'), { columns: true, skip_empty_lines: true }) as { full_name: string }[]).map(
-    (r) => r.full_name,
-  );
+  return (parse(readFileSync(sharedData('names', file), 'utf8'), { columns: true, skip_empty_lines: true }) as { full_name: string }[]).map((r) => r.full_name);
 }
 
 const letterKey = (s: string) => s.toLowerCase().replace(/[^a-z]/g, '');

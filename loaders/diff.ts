@@ -64,7 +64,10 @@ export function entityKey(r: Pick<EntityRecord, 'entity_type' | 'value'>): strin
  * entity's identity. A re-run of the same commit gives the same ids.
  */
 export function changeId(list: string, version: string, at: string, kind: ListChangeKind, key: string): string {
-  return `chg_${createHash('sha256').update(JSON.stringify([list, version, at, kind, key])).digest('hex').slice(0, 32)}`;
+  return `chg_${createHash('sha256')
+    .update(JSON.stringify([list, version, at, kind, key]))
+    .digest('hex')
+    .slice(0, 32)}`;
 }
 
 interface RecordOut {

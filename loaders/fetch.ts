@@ -59,7 +59,9 @@ export class FetchError extends Error {
   }
 }
 
-export function fetchOptionsFromConfig(config: Pick<LoaderSettings, 'DATA_DIR' | 'SOURCE_DIR' | 'SOURCE_URLS' | 'SOURCE_FETCH_TIMEOUT_MS' | 'SOURCE_FETCH_RETRIES' | 'SOURCE_MAX_BYTES'>): FetchOptions {
+export function fetchOptionsFromConfig(
+  config: Pick<LoaderSettings, 'DATA_DIR' | 'SOURCE_DIR' | 'SOURCE_URLS' | 'SOURCE_FETCH_TIMEOUT_MS' | 'SOURCE_FETCH_RETRIES' | 'SOURCE_MAX_BYTES'>,
+): FetchOptions {
   return {
     dataDir: config.DATA_DIR,
     sourceDir: config.SOURCE_DIR,
@@ -106,11 +108,7 @@ export async function fetchSourceFile(slug: string, file: SourceFile, opts: Fetc
  * Fetches every file of a source. `changed` is false only when no file changed; `digest` is a
  * checksum over all files (what a parse would read), so a list can skip re-parsing identical input.
  */
-export async function fetchSourceFiles(
-  slug: string,
-  files: SourceFile[],
-  opts: FetchOptions,
-): Promise<{ files: FetchedFiles; results: FetchResult[]; changed: boolean; digest: string }> {
+export async function fetchSourceFiles(slug: string, files: SourceFile[], opts: FetchOptions): Promise<{ files: FetchedFiles; results: FetchResult[]; changed: boolean; digest: string }> {
   const out: FetchedFiles = {};
   const results: FetchResult[] = [];
   for (const f of files) {
@@ -124,13 +122,7 @@ export async function fetchSourceFiles(
   return { files: out, results, changed: results.some((r) => r.changed), digest: digest.digest('hex') };
 }
 
-async function download(
-  file: SourceFile,
-  url: string,
-  opts: FetchOptions,
-  paths: { file: string; meta: string },
-  cached: CacheMeta | null,
-): Promise<FetchResult> {
+async function download(file: SourceFile, url: string, opts: FetchOptions, paths: { file: string; meta: string }, cached: CacheMeta | null): Promise<FetchResult> {
   const ac = new AbortController();
   let timer = setTimeout(() => ac.abort(), opts.timeoutMs);
   const touch = () => {

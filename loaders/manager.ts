@@ -203,9 +203,7 @@ export class ListManager {
     }
     void this.exclusive(() => this.deliverPending());
     const checked = this.defs.filter((d) => d.source.type !== 'upload');
-    const due = this.config.LIST_REFRESH_ENABLED
-      ? checked.filter((d) => this.isDue(d))
-      : checked.filter((d) => this.states.get(d.slug)!.seq === null);
+    const due = this.config.LIST_REFRESH_ENABLED ? checked.filter((d) => this.isDue(d)) : checked.filter((d) => this.states.get(d.slug)!.seq === null);
     const initial = this.exclusive(() => this.refreshMany(due));
     initial
       .catch((err: unknown) => this.log.error({ err }, 'initial list refresh failed'))
@@ -291,7 +289,9 @@ export class ListManager {
       const state = (await this.store.readState(slug)) ?? emptyState(slug);
       this.states.set(slug, state);
       const outcome =
-        state.total > 0 ? await this.commitVersion(def, state, { records: [], version: contentVersion([]) }, null) : { slug, result: 'unchanged' as const, version: state.version, changes: 0, total: 0 };
+        state.total > 0
+          ? await this.commitVersion(def, state, { records: [], version: contentVersion([]) }, null)
+          : { slug, result: 'unchanged' as const, version: state.version, changes: 0, total: 0 };
       const { source: _source, ...stored } = def;
       await this.store.writeDefinition({ ...stored, deleted_at: this.now().toISOString() });
       await this.readDefinitions();
@@ -334,11 +334,7 @@ export class ListManager {
         last_error: s.last_error,
         last_checked: s.last_checked,
         total: s.total,
-        stale:
-          s.last_error !== null &&
-          interval !== null &&
-          !this.unconfigured.has(d.slug) &&
-          (s.last_checked === null || now - Date.parse(s.last_checked) > interval),
+        stale: s.last_error !== null && interval !== null && !this.unconfigured.has(d.slug) && (s.last_checked === null || now - Date.parse(s.last_checked) > interval),
       };
     }
     return out;
@@ -356,11 +352,14 @@ export class ListManager {
    * start and never wait for a source.
    */
   ready(): boolean {
-    return this.opened && this.registry.every((d) => {
-      const s = this.states.get(d.slug);
-      if (s === undefined || (s.seq === null && s.last_error === null)) return false;
-      return this.engine === null || s.seq === null || this.engineSeqs.has(d.slug);
-    });
+    return (
+      this.opened &&
+      this.registry.every((d) => {
+        const s = this.states.get(d.slug);
+        if (s === undefined || (s.seq === null && s.last_error === null)) return false;
+        return this.engine === null || s.seq === null || this.engineSeqs.has(d.slug);
+      })
+    );
   }
 
   primaryRefresh(): { check_minutes_utc: number[]; next_check_at: string } {
@@ -394,9 +393,7 @@ export class ListManager {
     const timer = setTimeout(() => {
       this.timers.delete(d.slug);
       const run = this.isDue(d) ? this.exclusive(() => this.refreshMany([d])) : Promise.resolve();
-      run
-        .catch((err: unknown) => this.log.error({ err, list: d.slug }, 'list refresh failed'))
-        .finally(() => this.arm(d));
+      run.catch((err: unknown) => this.log.error({ err, list: d.slug }, 'list refresh failed')).finally(() => this.arm(d));
     }, delay);
     timer.unref();
     this.timers.set(d.slug, timer);
@@ -493,10 +490,7 @@ export class ListManager {
     });
     this.states.set(def.slug, committed.state);
     const changes = committed.listed + committed.delisted + committed.relisted;
-    this.log.info(
-      { list: def.slug, version: next.version, total: committed.total, periods: committed.periods, changes, ms: Math.round(performance.now() - t0) },
-      'list version committed',
-    );
+    this.log.info({ list: def.slug, version: next.version, total: committed.total, periods: committed.periods, changes, ms: Math.round(performance.now() - t0) }, 'list version committed');
     this.opts.committed?.(def.slug);
     return {
       slug: def.slug,
@@ -510,11 +504,7 @@ export class ListManager {
     };
   }
 
-  private async collect(
-    def: ListDefinition,
-    state: ListStateFile,
-    sourceDir: string | undefined,
-  ): Promise<'unchanged-source' | { records: EntityRecord[]; digest: string | null }> {
+  private async collect(def: ListDefinition, state: ListStateFile, sourceDir: string | undefined): Promise<'unchanged-source' | { records: EntityRecord[]; digest: string | null }> {
     const progress = this.opts.progress;
     const ctx: ParseContext = { progress: progress && ((done, total) => progress({ slug: def.slug, phase: 'parse', done, total })) };
     const src = def.source;
@@ -548,9 +538,7 @@ export class ListManager {
     if (this.sinks.length === 0) return;
     const t0 = performance.now();
     let delivered = 0;
-    const pending = [...this.states.values()]
-      .flatMap((s) => s.pending_changes.map((file) => ({ slug: s.slug, file, seq: changeFileSeq(file) })))
-      .sort((a, b) => a.seq - b.seq);
+    const pending = [...this.states.values()].flatMap((s) => s.pending_changes.map((file) => ({ slug: s.slug, file, seq: changeFileSeq(file) }))).sort((a, b) => a.seq - b.seq);
     for (const p of pending) {
       try {
         for await (const batch of this.store.readChanges(p.slug, p.file, DELIVERY_BATCH)) {

@@ -37,9 +37,7 @@ export function parseOfacSdn(files: FetchedFiles, ctx: ParseContext): AsyncItera
 }
 
 /** Assets of the per-asset OFAC address files (0xB10C's extractor covers these). */
-export const OFAC_CRYPTO_ASSETS = [
-  'XBT', 'ETH', 'USDT', 'TRX', 'XMR', 'LTC', 'BCH', 'BSV', 'BTG', 'DASH', 'ETC', 'XRP', 'XVG', 'ZEC', 'ARB', 'BSC', 'USDC',
-] as const;
+export const OFAC_CRYPTO_ASSETS = ['XBT', 'ETH', 'USDT', 'TRX', 'XMR', 'LTC', 'BCH', 'BSV', 'BTG', 'DASH', 'ETC', 'XRP', 'XVG', 'ZEC', 'ARB', 'BSC', 'USDC'] as const;
 
 const OFAC_CRYPTO_RAW = 'https://raw.githubusercontent.com/0xB10C/ofac-sanctioned-digital-currency-addresses/lists';
 const ofacCryptoUrl = (asset: string) => `${OFAC_CRYPTO_RAW}/sanctioned_addresses_${asset}.txt`;
@@ -47,8 +45,7 @@ const ofacCryptoUrl = (asset: string) => `${OFAC_CRYPTO_RAW}/sanctioned_addresse
 const SDN_WEB_URL = 'https://raw.githubusercontent.com/elliotwutingfeng/United-States-SDN-List-Websites/main/urls.txt';
 const CRYPTOSCAMDB_URL = 'https://raw.githubusercontent.com/CryptoScamDB/blacklist/master/data/urls.yaml';
 /** CC0 list maintained by the disposable-email-domains project (also used by PyPI). */
-const DISPOSABLE_URL =
-  'https://raw.githubusercontent.com/disposable-email-domains/disposable-email-domains/main/disposable_email_blocklist.conf';
+const DISPOSABLE_URL = 'https://raw.githubusercontent.com/disposable-email-domains/disposable-email-domains/main/disposable_email_blocklist.conf';
 
 /** EU FSF XML 1.1; the token is the public one the EU publishes for the file links. */
 const EU_FSF_URL = 'https://webgate.ec.europa.eu/fsd/fsf/public/files/xmlFullSanctionsList_1_1/content?token=dG9rZW4tMjAxNw';
@@ -158,10 +155,7 @@ export const LISTS: readonly ListDefinition[] = Object.freeze([
     cadence: 'daily',
     enabled: true,
     in_default_set: true,
-    source: files(
-      [{ key: 'urls', url: SDN_WEB_URL, sourceDirPath: 'web/ofac-sdn-websites-and-emails.txt' }],
-      websitesAndEmailsParser('ofac_sdn_web', 'urls', SDN_WEB_URL),
-    ),
+    source: files([{ key: 'urls', url: SDN_WEB_URL, sourceDirPath: 'web/ofac-sdn-websites-and-emails.txt' }], websitesAndEmailsParser('ofac_sdn_web', 'urls', SDN_WEB_URL)),
   },
   {
     slug: 'ofac_countries',
@@ -205,10 +199,7 @@ export const LISTS: readonly ListDefinition[] = Object.freeze([
     cadence: 'weekly',
     enabled: true,
     in_default_set: true,
-    source: files(
-      [{ key: 'domains', url: DISPOSABLE_URL, sourceDirPath: 'email/disposable-domains.txt' }],
-      domainListParser('disposable_email', 'domains', 'email_domain', DISPOSABLE_URL),
-    ),
+    source: files([{ key: 'domains', url: DISPOSABLE_URL, sourceDirPath: 'email/disposable-domains.txt' }], domainListParser('disposable_email', 'domains', 'email_domain', DISPOSABLE_URL)),
   },
   {
     slug: 'tornado_pools',

@@ -215,10 +215,7 @@ export class ListStore {
         version: next.info.version,
         at: next.info.last_updated ?? next.checked_at,
         next: next.records,
-        previous:
-          previous.seq === null
-            ? null
-            : { active: () => this.file(previous, previous.snapshot), ended: () => this.file(previous, previous.history) },
+        previous: previous.seq === null ? null : { active: () => this.file(previous, previous.snapshot), ended: () => this.file(previous, previous.history) },
         firstSeq,
         cutoff: next.cutoff,
         maxPeriods: next.maxPeriods,

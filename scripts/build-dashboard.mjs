@@ -87,7 +87,9 @@ export async function buildDashboard({ force = false } = {}) {
   mkdirSync(dirname(out), { recursive: true });
   rmSync(out, { recursive: true, force: true });
   renameSync(staging, out);
-  const total = files(out).filter((f) => f.endsWith('.js.gz')).reduce((s, f) => s + statSync(f).size, 0);
+  const total = files(out)
+    .filter((f) => f.endsWith('.js.gz'))
+    .reduce((s, f) => s + statSync(f).size, 0);
   console.log(`dashboard: built dist/dashboard; sign-in + overview JS ${kb(size.gzipped)} gzipped (${kb(size.raw)} raw; budget ${kb(BUDGET_BYTES)}), all pages ${kb(total)} gzipped`);
   return size;
 }

@@ -8,9 +8,7 @@ import { z } from 'zod';
  * README's table; an invalid value fails fast with a message naming the variable.
  */
 
-const bool = z
-  .enum(['1', '0', 'true', 'false', 'yes', 'no', 'on', 'off'])
-  .transform((v) => ['1', 'true', 'yes', 'on'].includes(v));
+const bool = z.enum(['1', '0', 'true', 'false', 'yes', 'no', 'on', 'off']).transform((v) => ['1', 'true', 'yes', 'on'].includes(v));
 const int = (min: number, max: number) =>
   z
     .string()
@@ -22,11 +20,22 @@ const hexKey = z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'must be a 0x-prefixed 32
 const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte hex address');
 const cidrList = z
   .string()
-  .transform((s) => s.split(',').map((x) => x.trim()).filter(Boolean))
+  .transform((s) =>
+    s
+      .split(',')
+      .map((x) => x.trim())
+      .filter(Boolean),
+  )
   .refine((items) => items.every(isCidrOrIp), 'must be a comma-separated list of IP addresses or CIDR ranges');
 const minutesList = z
   .string()
-  .transform((s) => s.split(',').map((x) => x.trim()).filter(Boolean).map(Number))
+  .transform((s) =>
+    s
+      .split(',')
+      .map((x) => x.trim())
+      .filter(Boolean)
+      .map(Number),
+  )
   .refine((m) => m.length > 0 && m.every((x) => Number.isInteger(x) && x >= 0 && x <= 59), 'must be comma-separated minutes 0-59')
   .transform((m) => [...new Set(m)].sort((a, b) => a - b));
 
@@ -54,13 +63,19 @@ const schema = z.object({
   CLICKHOUSE_URL: url.optional(),
   CLICKHOUSE_USER: z.string().optional(),
   CLICKHOUSE_PASSWORD: z.string().optional(),
-  CLICKHOUSE_DATABASE: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).default('screening'),
+  CLICKHOUSE_DATABASE: z
+    .string()
+    .regex(/^[A-Za-z_][A-Za-z0-9_]*$/)
+    .default('screening'),
   CLICKHOUSE_CLUSTER: z.string().optional(),
   AUDIT_STRICT: bool.default(false),
   AUDIT_FLUSH_MS: int(10, 60_000).default(1000),
   AUDIT_BATCH_ROWS: int(1, 1_000_000).default(50_000),
 
-  DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL').optional(),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
+    .optional(),
   QUOTA_LEASE_SIZE: int(1, 100_000).default(50),
   TOKEN_CACHE_SECONDS: int(1, 60).default(5),
   DEFAULT_MONTHLY_QUOTA: int(0, 1_000_000_000).default(1000),
@@ -80,7 +95,10 @@ const schema = z.object({
   WEBHOOK_ALLOW_PRIVATE: bool.default(false),
 
   X402_PAY_TO: address.optional(),
-  X402_NETWORK: z.string().regex(/^eip155:\d+$/, 'must be a CAIP-2 id eip155:<chain_id>').default('eip155:8453'),
+  X402_NETWORK: z
+    .string()
+    .regex(/^eip155:\d+$/, 'must be a CAIP-2 id eip155:<chain_id>')
+    .default('eip155:8453'),
   X402_ASSET: address.default('0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913'),
   X402_ASSET_NAME: z.string().min(1).default('USD Coin'),
   X402_ASSET_VERSION: z.string().min(1).default('2'),
@@ -114,7 +132,12 @@ const schema = z.object({
   MIXER_RPC_URL: url.optional(),
   MIXER_POOLS: z
     .string()
-    .transform((s) => s.split(',').map((x) => x.trim()).filter(Boolean))
+    .transform((s) =>
+      s
+        .split(',')
+        .map((x) => x.trim())
+        .filter(Boolean),
+    )
     .refine((a) => a.every((x) => /^0x[0-9a-fA-F]{40}$/.test(x)), 'must be comma-separated 0x addresses')
     .default([]),
   MIXER_START_BLOCK: int(0, Number.MAX_SAFE_INTEGER).default(0),
@@ -123,7 +146,10 @@ const schema = z.object({
   PEP_LOCAL_FILE: z.string().optional(),
   PEP_YENTE_URL: url.optional(),
   PEP_YENTE_API_KEY: z.string().optional(),
-  PEP_DATASET: z.string().regex(/^[a-z0-9_]+$/).default('peps'),
+  PEP_DATASET: z
+    .string()
+    .regex(/^[a-z0-9_]+$/)
+    .default('peps'),
   PEP_TIMEOUT_MS: int(100, 60_000).default(5000),
 
   GEO_MMDB_PATH: z.string().optional(),

@@ -197,17 +197,19 @@ export async function createService(config: Config, overrides: ServiceOverrides 
   };
   let roleChange: Promise<void> = Promise.resolve();
   leadership.onChange((leader) => {
-    roleChange = roleChange.then(async () => {
-      await operations.stop();
-      await lists.stop();
-      lists = listManager(!leader);
-      await lists.start();
-      if (leader) {
-        ensMonitor.start();
-        await operations.start();
-      } else await ensMonitor.stop();
-      await advertised(leader);
-    }).catch((err: unknown) => log.error({ err }, 'role change failed'));
+    roleChange = roleChange
+      .then(async () => {
+        await operations.stop();
+        await lists.stop();
+        lists = listManager(!leader);
+        await lists.start();
+        if (leader) {
+          ensMonitor.start();
+          await operations.start();
+        } else await ensMonitor.stop();
+        await advertised(leader);
+      })
+      .catch((err: unknown) => log.error({ err }, 'role change failed'));
   });
 
   const names = nameEndpoints(screening);
@@ -272,7 +274,10 @@ export async function createService(config: Config, overrides: ServiceOverrides 
     extraRoutes: (app, helpers) => {
       registerBatchRoute(app, helpers, batch);
       registerMcpRoute(app, helpers, mcp);
-      for (const [eps, access] of [[adminLists, 'admin'], [accountLists, 'account']] as const) {
+      for (const [eps, access] of [
+        [adminLists, 'admin'],
+        [accountLists, 'account'],
+      ] as const) {
         const ep = eps.find((e) => e.id.endsWith('.lists.upload'))!;
         registerUploadRoute(app, helpers, ep, config.LIST_UPLOAD_MAX_BYTES, uploadHandler(listsDeps, access));
       }

@@ -13,13 +13,4 @@
 export { prepareName, type PreparedName, type PartyType } from './prepare.js';
 export { nameScore } from './score.js';
 export { indexTerms } from './terms.js';
-export {
-  NAME_THRESHOLD,
-  parseBirthDate,
-  prepareParty,
-  prepareQuery,
-  scoreParty,
-  type EvidencePolicy,
-  type MatchExplanation,
-  type PreparedParty,
-} from './party.js';
+export { NAME_THRESHOLD, parseBirthDate, prepareParty, prepareQuery, scoreParty, type EvidencePolicy, type MatchExplanation, type PreparedParty } from './party.js';

@@ -4,11 +4,51 @@
  * number words from general knowledge.
  */
 
-const UNITS = ['ZERO', 'ONE', 'TWO', 'THREE', 'FOUR', 'FIVE', 'SIX', 'SEVEN', 'EIGHT', 'NINE', 'TEN', 'ELEVEN', 'TWELVE',
-  'THIRTEEN', 'FOURTEEN', 'FIFTEEN', 'SIXTEEN', 'SEVENTEEN', 'EIGHTEEN', 'NINETEEN'];
+const UNITS = [
+  'ZERO',
+  'ONE',
+  'TWO',
+  'THREE',
+  'FOUR',
+  'FIVE',
+  'SIX',
+  'SEVEN',
+  'EIGHT',
+  'NINE',
+  'TEN',
+  'ELEVEN',
+  'TWELVE',
+  'THIRTEEN',
+  'FOURTEEN',
+  'FIFTEEN',
+  'SIXTEEN',
+  'SEVENTEEN',
+  'EIGHTEEN',
+  'NINETEEN',
+];
 const TENS = ['', '', 'TWENTY', 'THIRTY', 'FORTY', 'FIFTY', 'SIXTY', 'SEVENTY', 'EIGHTY', 'NINETY'];
-const ORDINAL_UNITS = ['ZEROTH', 'FIRST', 'SECOND', 'THIRD', 'FOURTH', 'FIFTH', 'SIXTH', 'SEVENTH', 'EIGHTH', 'NINTH', 'TENTH',
-  'ELEVENTH', 'TWELFTH', 'THIRTEENTH', 'FOURTEENTH', 'FIFTEENTH', 'SIXTEENTH', 'SEVENTEENTH', 'EIGHTEENTH', 'NINETEENTH'];
+const ORDINAL_UNITS = [
+  'ZEROTH',
+  'FIRST',
+  'SECOND',
+  'THIRD',
+  'FOURTH',
+  'FIFTH',
+  'SIXTH',
+  'SEVENTH',
+  'EIGHTH',
+  'NINTH',
+  'TENTH',
+  'ELEVENTH',
+  'TWELFTH',
+  'THIRTEENTH',
+  'FOURTEENTH',
+  'FIFTEENTH',
+  'SIXTEENTH',
+  'SEVENTEENTH',
+  'EIGHTEENTH',
+  'NINETEENTH',
+];
 const ORDINAL_TENS = ['', '', 'TWENTIETH', 'THIRTIETH', 'FORTIETH', 'FIFTIETH', 'SIXTIETH', 'SEVENTIETH', 'EIGHTIETH', 'NINETIETH'];
 
 /** Number word → value; tens words are marked so that a following unit adds to them. */

@@ -431,8 +431,7 @@ export function prepareName(value: string, opts: PrepareOptions = {}): PreparedN
   const reading = readName(value);
   const type = opts.type ?? null;
   const { rest, kinds } = splitLegalForms(reading.tokens, type);
-  const organization =
-    type === 'organization' || type === 'vessel' || type === 'aircraft' || (type === null && (kinds !== 0 || rest.some((t) => ORG_INDICATORS.has(t))));
+  const organization = type === 'organization' || type === 'vessel' || type === 'aircraft' || (type === null && (kinds !== 0 || rest.some((t) => ORG_INDICATORS.has(t))));
   const tokens = numberTokens(rest, organization);
   const kind: ScriptKind = reading.kind;
   const latin = buildForm(tokens, organization, kind === 'abjad' || kind === 'abugida', true, kind === 'syllabic');

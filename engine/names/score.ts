@@ -28,20 +28,7 @@
  * Hot path: no allocation per pair; module scratch buffers (one scorer per thread).
  */
 import { legalKindBits, legalKindsCompatible, SPECIFIC_KINDS } from '../normalize/legal-forms.js';
-import {
-  F_ACRONYM,
-  F_GENERIC,
-  F_INITIAL,
-  F_LEGAL,
-  F_NUMBER,
-  F_PARTICLE,
-  F_SPARSE_VOWELS,
-  F_TITLE,
-  isVowel,
-  MAX_TOKENS,
-  type PreparedName,
-  type TokenForm,
-} from './prepare.js';
+import { F_ACRONYM, F_GENERIC, F_INITIAL, F_LEGAL, F_NUMBER, F_PARTICLE, F_SPARSE_VOWELS, F_TITLE, isVowel, MAX_TOKENS, type PreparedName, type TokenForm } from './prepare.js';
 
 const SCORE = {
   /** Token pairs scoring below this do not pair: different words do not partly match. */
@@ -388,7 +375,6 @@ function assign(): void {
     chosen[chosenCount++] = best;
   }
 }
-
 
 /**
  * Runs of 2-3 consecutive tokens of `X` against single tokens of `Y` (split or joined

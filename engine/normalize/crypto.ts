@@ -24,7 +24,10 @@ export interface CryptoKey {
 const sha256 = (data: Uint8Array): Uint8Array => createHash('sha256').update(data).digest();
 /** Base58check: base58 with the first 4 bytes of a double SHA-256 appended (Bitcoin's alphabet, or Ripple's). */
 const BASE58CHECK = createBase58check(sha256);
-const BASE58CHECK_XRP = utils.chain(utils.checksum(4, (data) => sha256(sha256(data))), base58xrp);
+const BASE58CHECK_XRP = utils.chain(
+  utils.checksum(4, (data) => sha256(sha256(data))),
+  base58xrp,
+);
 
 /** The bytes `coder` decodes `s` to, or null when `s` is not valid for it (alphabet, checksum, padding). */
 function decoded(coder: BytesCoder, s: string): Uint8Array | null {

@@ -10,18 +10,14 @@ import anyAscii from 'any-ascii';
 import { LEGAL_FORMS, LEGAL_PHRASES } from './legal-forms.js';
 import { GENERATIONAL, LEADING_HONORIFICS } from './words.js';
 
-
 /** Spelled-out legal forms and a few abbreviations of generic words → canonical tokens. */
-const PHRASES: [string[], string[]][] = [...LEGAL_PHRASES, ['INTL', 'INTERNATIONAL'] as [string, string]].map(([from, to]) => [
-  from.split(' '),
-  to.split(' '),
-]);
+const PHRASES: [string[], string[]][] = [...LEGAL_PHRASES, ['INTL', 'INTERNATIONAL'] as [string, string]].map(([from, to]) => [from.split(' '), to.split(' ')]);
 const PHRASE_STARTS = new Set(PHRASES.map(([from]) => from[0]));
 
 function canonicalPhrases(tokens: string[]): string[] {
   if (!tokens.some((t) => PHRASE_STARTS.has(t))) return tokens;
   const out: string[] = [];
-  outer: for (let i = 0; i < tokens.length; ) {
+  outer: for (let i = 0; i < tokens.length;) {
     if (PHRASE_STARTS.has(tokens[i])) {
       for (const [from, to] of PHRASES) {
         if (from[0] !== tokens[i] || i + from.length > tokens.length) continue;

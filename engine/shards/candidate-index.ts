@@ -206,7 +206,7 @@ export class CandidateIndex {
       if (size < k) {
         hd[size] = d;
         hs[size] = s;
-        for (let c = size++; c > 0; ) {
+        for (let c = size++; c > 0;) {
           const parent = (c - 1) >> 1;
           if (!worse(c, parent)) break;
           swap(c, parent);
@@ -215,7 +215,7 @@ export class CandidateIndex {
       } else {
         hd[0] = d;
         hs[0] = s;
-        for (let c = 0; ; ) {
+        for (let c = 0; ;) {
           const l = 2 * c + 1;
           const r = l + 1;
           let m = c;

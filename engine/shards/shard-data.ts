@@ -264,7 +264,13 @@ export class ShardGeneration {
       const query = prepareName(q.q);
       const docs = this.names;
       for (const doc of this.nameCandidates(query, this.opts.candidates, (d) => this.eligible(docs.local(d), mask), SEARCH_MIN_SHARE)) {
-        offer(docs.local(doc), nameScore(query, this.preparedNames.get(doc, () => prepareName(docs.text(doc)))));
+        offer(
+          docs.local(doc),
+          nameScore(
+            query,
+            this.preparedNames.get(doc, () => prepareName(docs.text(doc))),
+          ),
+        );
       }
     }
     const idKey = normalizeGovernmentId(q.q);
@@ -336,7 +342,10 @@ export class ShardGeneration {
       seen.add(key);
       const entities = recorded.length === 0 ? [this.ids[docs.local(doc)]] : q.history ? recorded : recorded.filter((e) => (flags.flagsOf(e) & FLAG_DELISTED) === 0);
       if (entities.length === 0) continue;
-      const m = scoreParty(query, this.parties.get(key, () => docs.text(doc)));
+      const m = scoreParty(
+        query,
+        this.parties.get(key, () => docs.text(doc)),
+      );
       if (m.score > 0 && m.score >= q.threshold) for (const entity of entities) scored.push({ entity, score: m.score, detail: { name: m.name, explanation: m.explanation } });
     }
     scored.sort((a, b) => b.score - a.score || a.entity - b.entity);

@@ -42,7 +42,9 @@ export function ofacXmlParser(list: string, key: string) {
         const c = childText(a, 'country');
         if (c) countries.add(c);
       }
-      const programs = children(child(node, 'programList') ?? node, 'program').map((p) => p.text.trim()).filter(Boolean);
+      const programs = children(child(node, 'programList') ?? node, 'program')
+        .map((p) => p.text.trim())
+        .filter(Boolean);
       const party = ofacParty(uid, name, (childText(node, 'sdnType') || 'entity').toLowerCase(), programs, [...countries]);
       for (const d of children(child(node, 'dateOfBirthList') ?? node, 'dateOfBirthItem')) party.party.birthDate(childText(d, 'dateOfBirth'));
       for (const [listName, itemName] of [

@@ -158,10 +158,7 @@ export class AnalyticsQueries {
            FROM ${this.t('usage')} WHERE ${w.sql} GROUP BY endpoint ORDER BY requests DESC, endpoint LIMIT 1000`,
         w.params,
       ),
-      this.rows<{ endpoint: string; matches: number }>(
-        `SELECT endpoint, toUInt64(count()) AS matches FROM ${this.t('audit_matches')} WHERE ${w.sql} GROUP BY endpoint LIMIT 1000`,
-        w.params,
-      ),
+      this.rows<{ endpoint: string; matches: number }>(`SELECT endpoint, toUInt64(count()) AS matches FROM ${this.t('audit_matches')} WHERE ${w.sql} GROUP BY endpoint LIMIT 1000`, w.params),
     ]);
     const matched = new Map(matches.map((m) => [m.endpoint, Number(m.matches)]));
     return usage.map((u) => ({
@@ -199,7 +196,12 @@ export class AnalyticsQueries {
     );
     if (ranked.length === 0) return [];
     const [{ last }] = await this.rows<{ last: number }>(`SELECT toUnixTimestamp64Milli(max(time)) AS last FROM ${this.t('audit_matches')} WHERE ${w.sql}`, w.params);
-    const found = await this.valuesIn(scope, Number(last) - HOUR, Number(last) + 1, ranked.map((x) => x.hash));
+    const found = await this.valuesIn(
+      scope,
+      Number(last) - HOUR,
+      Number(last) + 1,
+      ranked.map((x) => x.hash),
+    );
     const missing = ranked.filter((x) => !found.has(x.hash)).map((x) => x.hash);
     if (missing.length > 0) {
       const lastDays = await this.rows<{ hash: string; day: string }>(
@@ -210,7 +212,12 @@ export class AnalyticsQueries {
       );
       for (const day of new Set(lastDays.map((x) => x.day))) {
         const from = Date.parse(`${day}T00:00:00Z`);
-        const more = await this.valuesIn(scope, from, from + DAY, lastDays.filter((x) => x.day === day).map((x) => x.hash));
+        const more = await this.valuesIn(
+          scope,
+          from,
+          from + DAY,
+          lastDays.filter((x) => x.day === day).map((x) => x.hash),
+        );
         for (const [hash, v] of more) found.set(hash, v);
       }
     }

@@ -32,8 +32,7 @@ export function stagedFileInsert(chdb: ChdbQueryRunner, stagingDir: string, log?
     const file = join(stagingDir, `${table.replace(/[^\w.-]/g, '_')}.${++seq}.tsv`);
     // Built first: a table or column the schema does not declare throws before anything is written.
     const statement =
-      `INSERT INTO ${table.split('.').map(ident).join('.')} (${columns.map(ident).join(', ')}) ` +
-      `SELECT * FROM file(${quoted(file)}, TabSeparated, ${quoted(fileStructure(table, columns))})`;
+      `INSERT INTO ${table.split('.').map(ident).join('.')} (${columns.map(ident).join(', ')}) ` + `SELECT * FROM file(${quoted(file)}, TabSeparated, ${quoted(fileStructure(table, columns))})`;
     try {
       await writeFile(file, lines);
       await chdb.queryAsync(statement);

@@ -9,10 +9,7 @@ import { stagedFileInsert } from './chdb-insert.js';
 import { ident, missingProjections, REKEYED, renderDdl } from './schema.js';
 import type { InsertLines } from './writer.js';
 
-export type ClickHouseConfig = Pick<
-  Config,
-  'DATA_DIR' | 'CLICKHOUSE_URL' | 'CLICKHOUSE_USER' | 'CLICKHOUSE_PASSWORD' | 'CLICKHOUSE_DATABASE' | 'CLICKHOUSE_CLUSTER'
->;
+export type ClickHouseConfig = Pick<Config, 'DATA_DIR' | 'CLICKHOUSE_URL' | 'CLICKHOUSE_USER' | 'CLICKHOUSE_PASSWORD' | 'CLICKHOUSE_DATABASE' | 'CLICKHOUSE_CLUSTER'>;
 
 // 64-bit integers come back as JSON numbers from a server too (chDB always does), so both
 // answer alike; our counters stay far below 2^53.
@@ -81,7 +78,8 @@ export async function migrateClickHouse(client: ClickHouseClient, cfg: Pick<Conf
     const [found] = await rs.json<{ has: number; columns: number }>();
     if (!found || Number(found.columns) === 0 || Number(found.has) > 0) continue;
     const names = cfg.CLICKHOUSE_CLUSTER ? [table, `${table}_local`] : [table];
-    for (const name of names) await client.command({ query: `RENAME TABLE ${ident(db)}.${ident(name)} TO ${ident(db)}.${ident(`${name.replace(/_local$/, '')}_legacy${name.endsWith('_local') ? '_local' : ''}`)}${on}` });
+    for (const name of names)
+      await client.command({ query: `RENAME TABLE ${ident(db)}.${ident(name)} TO ${ident(db)}.${ident(`${name.replace(/_local$/, '')}_legacy${name.endsWith('_local') ? '_local' : ''}`)}${on}` });
   }
   for (const query of renderDdl(db, cfg.CLICKHOUSE_CLUSTER)) {
     await client.command({ query });

@@ -113,9 +113,7 @@ export class AuditQueries {
     const days = byDay && f.from % DAY === 0 && f.to % DAY === 0;
     const parts = [
       'customer_id = {customer:UInt32}',
-      ...(days
-        ? ['toDate(time) >= {from:Date}', 'toDate(time) < {to:Date}']
-        : ["time >= fromUnixTimestamp64Milli({from:Int64}, 'UTC')", "time < fromUnixTimestamp64Milli({to:Int64}, 'UTC')"]),
+      ...(days ? ['toDate(time) >= {from:Date}', 'toDate(time) < {to:Date}'] : ["time >= fromUnixTimestamp64Milli({from:Int64}, 'UTC')", "time < fromUnixTimestamp64Milli({to:Int64}, 'UTC')"]),
     ];
     const params: Record<string, unknown> = { customer: customerId, from: days ? iso(f.from).slice(0, 10) : f.from, to: days ? iso(f.to).slice(0, 10) : f.to };
     if (f.list) {
@@ -169,10 +167,10 @@ export class AuditQueries {
     for (const span of WINDOWS) {
       const start = upper - span;
       if (start <= from) break;
-      const [c] = await this.rows<{ n: number }>(
-        `SELECT toUInt32(count()) AS n FROM ${this.t('audit_matches')} WHERE ${w.sql} AND time >= fromUnixTimestamp64Milli({w_start:Int64}, 'UTC')`,
-        { ...w.params, w_start: start },
-      );
+      const [c] = await this.rows<{ n: number }>(`SELECT toUInt32(count()) AS n FROM ${this.t('audit_matches')} WHERE ${w.sql} AND time >= fromUnixTimestamp64Milli({w_start:Int64}, 'UTC')`, {
+        ...w.params,
+        w_start: start,
+      });
       if (Number(c.n) >= n) return start;
     }
     return from;
@@ -183,11 +181,7 @@ export class AuditQueries {
    * (the last row of the previous page) starts the page after that row, so new rows coming in
    * do not shift the pages; `next` is the cursor of the page after this one (null: the last page).
    */
-  async auditTrail(
-    customerId: number,
-    f: AuditFilter,
-    page: { limit: number; offset: number; cursor?: AuditCursor },
-  ): Promise<{ total: number; items: AuditTrailItem[]; next: AuditCursor | null }> {
+  async auditTrail(customerId: number, f: AuditFilter, page: { limit: number; offset: number; cursor?: AuditCursor }): Promise<{ total: number; items: AuditTrailItem[]; next: AuditCursor | null }> {
     const w = this.where(customerId, f);
     let sql = w.sql;
     const params: Record<string, unknown> = { ...w.params, limit: page.limit + 1, offset: page.offset };

@@ -50,18 +50,14 @@ export const TABLES: TableSpec[] = [
     partitionBy: 'toYYYYMM(time)',
     orderBy: '(customer_id, payer, time, request_id)',
     ttl: 'toDateTime(time) + INTERVAL 5 YEAR',
-    indexes: [
-      'INDEX screened_value_idx screened_value TYPE bloom_filter(0.01) GRANULARITY 4',
-      'INDEX matched_value_idx matched_value TYPE bloom_filter(0.01) GRANULARITY 4',
-    ],
+    indexes: ['INDEX screened_value_idx screened_value TYPE bloom_filter(0.01) GRANULARITY 4', 'INDEX matched_value_idx matched_value TYPE bloom_filter(0.01) GRANULARITY 4'],
     projections: [
       { name: 'by_day', select: 'SELECT customer_id, toDate(time), endpoint, list, count(), max(time) GROUP BY customer_id, toDate(time), endpoint, list' },
       // Counts by one 64-bit hash of (list, value), no text: the top values are ranked on that
       // number alone, and the few kept are read from the table (src/audit/analytics.ts).
       {
         name: 'values_by_day',
-        select:
-          'SELECT customer_id, toDate(time), cityHash64(list, matched_value), count(), max(time) GROUP BY customer_id, toDate(time), cityHash64(list, matched_value)',
+        select: 'SELECT customer_id, toDate(time), cityHash64(list, matched_value), count(), max(time) GROUP BY customer_id, toDate(time), cityHash64(list, matched_value)',
       },
     ],
     shardBy: 'sipHash64(customer_id, payer)',
@@ -188,29 +184,18 @@ export function renderDdl(database: string, cluster?: string): string[] {
   const on = cluster ? ` ON CLUSTER ${ident(cluster)}` : '';
   const out = [`CREATE DATABASE IF NOT EXISTS ${db}${on}`];
   for (const t of TABLES) {
-    const body = [
-      ...t.columns.map(([n, ty]) => `  ${ident(n)} ${ty}`),
-      ...(t.indexes ?? []).map((i) => `  ${i}`),
-      ...(t.projections ?? []).map((p) => `  PROJECTION ${p.name} (${p.select})`),
-    ].join(',\n');
+    const body = [...t.columns.map(([n, ty]) => `  ${ident(n)} ${ty}`), ...(t.indexes ?? []).map((i) => `  ${i}`), ...(t.projections ?? []).map((p) => `  PROJECTION ${p.name} (${p.select})`)].join(
+      ',\n',
+    );
     const local = cluster ? `${t.name}_local` : t.name;
-    const engine = cluster
-      ? `Replicated${t.engine}('/clickhouse/tables/{shard}/${database}/${local}', '{replica}')`
-      : t.engine;
+    const engine = cluster ? `Replicated${t.engine}('/clickhouse/tables/{shard}/${database}/${local}', '{replica}')` : t.engine;
     out.push(
-      [
-        `CREATE TABLE IF NOT EXISTS ${db}.${ident(local)}${on} (\n${body}\n)`,
-        `ENGINE = ${engine}`,
-        `PARTITION BY ${t.partitionBy}`,
-        `ORDER BY ${t.orderBy}`,
-        ...(t.ttl ? [`TTL ${t.ttl}`] : []),
-      ].join('\n'),
+      [`CREATE TABLE IF NOT EXISTS ${db}.${ident(local)}${on} (\n${body}\n)`, `ENGINE = ${engine}`, `PARTITION BY ${t.partitionBy}`, `ORDER BY ${t.orderBy}`, ...(t.ttl ? [`TTL ${t.ttl}`] : [])].join(
+        '\n',
+      ),
     );
     if (cluster) {
-      out.push(
-        `CREATE TABLE IF NOT EXISTS ${db}.${ident(t.name)}${on} AS ${db}.${ident(local)}\n` +
-          `ENGINE = Distributed(${ident(cluster)}, ${db}, ${ident(local)}, ${t.shardBy})`,
-      );
+      out.push(`CREATE TABLE IF NOT EXISTS ${db}.${ident(t.name)}${on} AS ${db}.${ident(local)}\n` + `ENGINE = Distributed(${ident(cluster)}, ${db}, ${ident(local)}, ${t.shardBy})`);
     }
     const added = (t.added ?? []).map((name) => `ADD COLUMN IF NOT EXISTS ${ident(name)} ${t.columns.find(([n]) => n === name)![1]}`);
     if (added.length > 0) {

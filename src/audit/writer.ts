@@ -194,7 +194,11 @@ export class BatchWriter<T extends object> {
     this.waiters = [];
     this.inflight = (async () => {
       try {
-        await this.insert(this.table, this.format.columns, chunks.map((c) => c.bytes));
+        await this.insert(
+          this.table,
+          this.format.columns,
+          chunks.map((c) => c.bytes),
+        );
         this.lines.recycle(chunks);
         this.inserted += rows;
         this.lastError = null;

@@ -45,9 +45,7 @@ export async function openAdminClient(cfg: Config, opts: { server?: string } = {
     const holder = pgliteHolder(join(cfg.DATA_DIR, 'pglite'));
     if (holder !== null) {
       if (!cfg.ADMIN_KEY) {
-        throw new Error(
-          `the server (pid ${holder}) holds the embedded database in ${cfg.DATA_DIR}: set ADMIN_KEY to go through its admin API, stop it, or use DATABASE_URL`,
-        );
+        throw new Error(`the server (pid ${holder}) holds the embedded database in ${cfg.DATA_DIR}: set ADMIN_KEY to go through its admin API, stop it, or use DATABASE_URL`);
       }
       return httpClient(`http://127.0.0.1:${cfg.PORT}`, cfg.ADMIN_KEY);
     }

@@ -35,18 +35,12 @@ export class CustomerService {
   ) {}
 
   async createPlan(name: string, monthlyQuota: number): Promise<Plan> {
-    const { rows } = await this.db.query<Plan>(
-      'INSERT INTO plans (name, monthly_quota) VALUES ($1, $2) RETURNING id, name, monthly_quota, created_at',
-      [name, monthlyQuota],
-    );
+    const { rows } = await this.db.query<Plan>('INSERT INTO plans (name, monthly_quota) VALUES ($1, $2) RETURNING id, name, monthly_quota, created_at', [name, monthlyQuota]);
     return rows[0];
   }
 
   async updatePlan(id: number, monthlyQuota: number): Promise<Plan> {
-    const { rows } = await this.db.query<Plan>(
-      'UPDATE plans SET monthly_quota = $2 WHERE id = $1 RETURNING id, name, monthly_quota, created_at',
-      [id, monthlyQuota],
-    );
+    const { rows } = await this.db.query<Plan>('UPDATE plans SET monthly_quota = $2 WHERE id = $1 RETURNING id, name, monthly_quota, created_at', [id, monthlyQuota]);
     if (!rows[0]) throw new NotFound(`plan ${id} not found`);
     return rows[0];
   }
@@ -56,10 +50,7 @@ export class CustomerService {
   }
 
   async findPlan(idOrName: number | string): Promise<Plan | null> {
-    const { rows } = await this.db.query<Plan>(
-      `SELECT id, name, monthly_quota, created_at FROM plans WHERE ${typeof idOrName === 'number' ? 'id' : 'name'} = $1`,
-      [idOrName],
-    );
+    const { rows } = await this.db.query<Plan>(`SELECT id, name, monthly_quota, created_at FROM plans WHERE ${typeof idOrName === 'number' ? 'id' : 'name'} = $1`, [idOrName]);
     return rows[0] ?? null;
   }
 
@@ -68,10 +59,7 @@ export class CustomerService {
     const planId = input.planId ?? null;
     const quota = input.monthlyQuota ?? (planId === null ? this.defaultQuota : null);
     if (planId !== null && !(await this.findPlan(planId))) throw new NotFound(`plan ${planId} not found`);
-    const { rows } = await this.db.query<{ id: number }>(
-      'INSERT INTO customers (name, plan_id, monthly_quota) VALUES ($1, $2, $3) RETURNING id',
-      [input.name, planId, quota],
-    );
+    const { rows } = await this.db.query<{ id: number }>('INSERT INTO customers (name, plan_id, monthly_quota) VALUES ($1, $2, $3) RETURNING id', [input.name, planId, quota]);
     return (await this.getCustomer(rows[0].id)) as Customer;
   }
 
@@ -83,12 +71,7 @@ export class CustomerService {
     if (planId !== null && planId !== current.plan_id && !(await this.findPlan(planId))) throw new NotFound(`plan ${planId} not found`);
     let quota = change.monthlyQuota === undefined ? current.quota_override : change.monthlyQuota;
     if (planId === null && quota === null) quota = current.monthly_quota;
-    await this.db.query('UPDATE customers SET name = $2, plan_id = $3, monthly_quota = $4 WHERE id = $1', [
-      id,
-      change.name ?? current.name,
-      planId,
-      quota,
-    ]);
+    await this.db.query('UPDATE customers SET name = $2, plan_id = $3, monthly_quota = $4 WHERE id = $1', [id, change.name ?? current.name, planId, quota]);
     return (await this.getCustomer(id)) as Customer;
   }
 
@@ -105,10 +88,7 @@ export class CustomerService {
   }
 
   async listCustomers(opts: { limit?: number; offset?: number } = {}): Promise<Customer[]> {
-    const { rows } = await this.db.query<Customer>(`${CUSTOMER_SELECT} ORDER BY c.id LIMIT $1 OFFSET $2`, [
-      opts.limit ?? 1000,
-      opts.offset ?? 0,
-    ]);
+    const { rows } = await this.db.query<Customer>(`${CUSTOMER_SELECT} ORDER BY c.id LIMIT $1 OFFSET $2`, [opts.limit ?? 1000, opts.offset ?? 0]);
     return rows;
   }
 }

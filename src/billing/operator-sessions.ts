@@ -33,20 +33,17 @@ export class OperatorSessions {
   /** Whether `token` is a live session. */
   async verify(token: string): Promise<boolean> {
     if (!OPERATOR_TOKEN_PATTERN.test(token)) return false;
-    const { rows } = await this.db.query<{ id: number }>(
-      'SELECT id FROM operator_sessions WHERE token_hash = $1 AND revoked_at IS NULL AND expires_at > $2',
-      [hashToken(token), new Date(this.now())],
-    );
+    const { rows } = await this.db.query<{ id: number }>('SELECT id FROM operator_sessions WHERE token_hash = $1 AND revoked_at IS NULL AND expires_at > $2', [hashToken(token), new Date(this.now())]);
     return rows.length > 0;
   }
 
   /** Ends a session; false when there is no such live session. */
   async revoke(token: string): Promise<boolean> {
     if (!OPERATOR_TOKEN_PATTERN.test(token)) return false;
-    const { rows } = await this.db.query<{ id: number }>(
-      'UPDATE operator_sessions SET revoked_at = $2 WHERE token_hash = $1 AND revoked_at IS NULL RETURNING id',
-      [hashToken(token), new Date(this.now())],
-    );
+    const { rows } = await this.db.query<{ id: number }>('UPDATE operator_sessions SET revoked_at = $2 WHERE token_hash = $1 AND revoked_at IS NULL RETURNING id', [
+      hashToken(token),
+      new Date(this.now()),
+    ]);
     return rows.length > 0;
   }
 }

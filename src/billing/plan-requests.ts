@@ -48,10 +48,11 @@ export class PlanRequests {
 
   /** Newest first; a customer's own, or every customer's (optionally one status). */
   async list(filter: { customerId?: number; status?: PlanRequestStatus; limit: number }): Promise<PlanRequest[]> {
-    const { rows } = await this.db.query<PlanRequest>(
-      `${SELECT} WHERE ($1::integer IS NULL OR r.customer_id = $1) AND ($2::text IS NULL OR r.status = $2) ORDER BY r.id DESC LIMIT $3`,
-      [filter.customerId ?? null, filter.status ?? null, filter.limit],
-    );
+    const { rows } = await this.db.query<PlanRequest>(`${SELECT} WHERE ($1::integer IS NULL OR r.customer_id = $1) AND ($2::text IS NULL OR r.status = $2) ORDER BY r.id DESC LIMIT $3`, [
+      filter.customerId ?? null,
+      filter.status ?? null,
+      filter.limit,
+    ]);
     return rows;
   }
 

@@ -169,10 +169,9 @@ export class TokenService {
   }
 
   private async lookup(token: string, hash: string): Promise<TokenIdentity | null> {
-    const { rows } = await this.db.query<{ id: number; customer_id: number; scopes: TokenScope[] }>(
-      'SELECT id, customer_id, scopes FROM api_tokens WHERE token_hash = $1 AND revoked_at IS NULL',
-      [hash],
-    );
+    const { rows } = await this.db.query<{ id: number; customer_id: number; scopes: TokenScope[] }>('SELECT id, customer_id, scopes FROM api_tokens WHERE token_hash = $1 AND revoked_at IS NULL', [
+      hash,
+    ]);
     const row = rows[0];
     if (!row) {
       if (this.negative.size >= NEGATIVE_MAX) this.negative.clear();

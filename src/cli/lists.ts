@@ -128,10 +128,17 @@ function operation(command: string, params: string[], values: Record<string, str
     case 'create': {
       const slug = one('one SLUG');
       const type = values.type;
-      const types = typeof values['entity-types'] === 'string' ? values['entity-types'].split(',').map((t) => t.trim()).filter(Boolean) : [];
+      const types =
+        typeof values['entity-types'] === 'string'
+          ? values['entity-types']
+              .split(',')
+              .map((t) => t.trim())
+              .filter(Boolean)
+          : [];
       if (typeof values.name !== 'string' || !values.name.trim()) throw new UsageError('create needs --name NAME');
       if (typeof type !== 'string' || !(LIST_TYPES as readonly string[]).includes(type)) throw new UsageError(`--type must be one of ${LIST_TYPES.join(', ')}`);
-      if (types.length === 0 || !types.every((t) => (ENTITY_TYPES as readonly string[]).includes(t))) throw new UsageError(`--entity-types must be a comma-separated list of ${ENTITY_TYPES.join(', ')}`);
+      if (types.length === 0 || !types.every((t) => (ENTITY_TYPES as readonly string[]).includes(t)))
+        throw new UsageError(`--entity-types must be a comma-separated list of ${ENTITY_TYPES.join(', ')}`);
       return { kind: 'create', slug, name: values.name.trim(), type: type as ListType, entityTypes: [...new Set(types)] as EntityType[], inDefaultSet: values['not-default'] !== true };
     }
     case 'upload': {
@@ -171,7 +178,11 @@ async function open(config: Config, server: string | boolean | undefined): Promi
 
 const CONTENT_TYPES: Record<UploadFormat, string> = { csv: 'text/csv', json: 'application/json', ndjson: 'application/x-ndjson' };
 
-type JobView = { id: number; status: string; results: { list: string; result: RefreshOutcome['result']; version: string | null; listed: number; delisted: number; relisted: number; total: number | null; error: string | null }[] };
+type JobView = {
+  id: number;
+  status: string;
+  results: { list: string; result: RefreshOutcome['result']; version: string | null; listed: number; delisted: number; relisted: number; total: number | null; error: string | null }[];
+};
 
 function serviceTarget(base: string, key: string): Target {
   const root = `${base.replace(/\/+$/, '')}/api/v1/admin/lists`;
@@ -290,9 +301,11 @@ async function upload(config: Config, manager: ListManager, op: Extract<Operatio
   await mkdir(dir, { recursive: true });
   const path = join(dir, `cli-${process.pid}.ndjson`);
   try {
-    const staged = await stageUpload(createReadStream(op.file), { format: op.format, list: op.slug, entityTypes: def.entity_types ?? [], path, maxRows: Number.MAX_SAFE_INTEGER }).catch((err: unknown) => {
-      throw err instanceof UploadRowError ? new Error(`${op.file}:${err.line}: ${err.reason}`) : err;
-    });
+    const staged = await stageUpload(createReadStream(op.file), { format: op.format, list: op.slug, entityTypes: def.entity_types ?? [], path, maxRows: Number.MAX_SAFE_INTEGER }).catch(
+      (err: unknown) => {
+        throw err instanceof UploadRowError ? new Error(`${op.file}:${err.line}: ${err.reason}`) : err;
+      },
+    );
     return await manager.uploadList(op.slug, { records: stagedRecords(path), version: staged.version });
   } finally {
     await rm(path, { force: true });
@@ -308,15 +321,7 @@ async function show(config: Config, json: boolean): Promise<number> {
   else
     printTable(
       ['list', 'loaded', 'version', 'total', 'last_updated', 'last_checked', 'last_error'],
-      Object.entries(status).map(([s, v]) => [
-        s,
-        v.loaded ? 'yes' : 'no',
-        v.version ?? '-',
-        String(v.total),
-        v.last_updated ?? '-',
-        v.last_checked ?? '-',
-        v.last_error ?? '',
-      ]),
+      Object.entries(status).map(([s, v]) => [s, v.loaded ? 'yes' : 'no', v.version ?? '-', String(v.total), v.last_updated ?? '-', v.last_checked ?? '-', v.last_error ?? '']),
     );
   return 0;
 }
@@ -334,7 +339,11 @@ function print(outcomes: RefreshOutcome[], json: boolean): void {
 
 function printTable(header: string[], rows: string[][]): void {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]))).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i])))
+      .join('  ')
+      .trimEnd();
   console.log([line(header), ...rows.map(line)].join('\n'));
 }
 
@@ -348,10 +357,7 @@ class Bars {
     if (id !== this.current) {
       this.stop();
       this.current = id;
-      this.bar = new cliProgress.SingleBar(
-        { format: `${id.padEnd(32)} |{bar}| {percentage}% {value}/{total}`, hideCursor: true, clearOnComplete: false },
-        cliProgress.Presets.shades_classic,
-      );
+      this.bar = new cliProgress.SingleBar({ format: `${id.padEnd(32)} |{bar}| {percentage}% {value}/{total}`, hideCursor: true, clearOnComplete: false }, cliProgress.Presets.shades_classic);
       this.bar.start(e.total ?? e.done, 0);
     }
     // Without a known total (no Content-Length, streaming parsers) the bar follows the count.

@@ -35,7 +35,10 @@ export function run(args: string[]): Promise<number> {
 
 function scopesArg(value: unknown): TokenScope[] | undefined {
   if (typeof value !== 'string') return undefined;
-  const scopes = value.split(',').map((s) => s.trim()).filter(Boolean);
+  const scopes = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   const unknown = scopes.filter((s) => !(TOKEN_SCOPES as readonly string[]).includes(s));
   if (scopes.length === 0 || unknown.length > 0) throw new UsageError(`--scopes takes ${TOKEN_SCOPES.join(', ')} (comma-separated)`);
   return scopes as TokenScope[];

@@ -13,7 +13,10 @@ import { WebhookStore } from '../webhooks/store.js';
  * database directly (DATABASE_URL, or the embedded one in DATA_DIR when no server holds it),
  * with the same checks as the API (value normalization, SSRF guard, ENS resolution).
  */
-export const HELP = COMMON_HELP.replace(/\n {2}--server URL[^\n]*/, '').replace(/Without --server the command[\s\S]*$/, 'The command works on DATABASE_URL, or on the embedded database in DATA_DIR (stop the server first).');
+export const HELP = COMMON_HELP.replace(/\n {2}--server URL[^\n]*/, '').replace(
+  /Without --server the command[\s\S]*$/,
+  'The command works on DATABASE_URL, or on the embedded database in DATA_DIR (stop the server first).',
+);
 
 export function storeFor(cfg: Config, db: Awaited<ReturnType<typeof openDb>>): WebhookStore {
   const ens = new EnsResolver({

@@ -58,7 +58,10 @@ export function run(args: string[]): Promise<number> {
         const limit = v.limit === undefined ? 20 : intArg(v.limit, '--limit');
         const page = (await store.deliveries(customer(), id, { status, limit, offset: 0 })) ?? notFound(id);
         const rows = page.items.map((d) => ({ ...d, attempt_log: undefined }));
-        return { json: page, text: `${page.total} deliveries\n` + table(rows, ['id', 'event_id', 'event_type', 'status', 'attempts', 'last_status_code', 'last_latency_ms', 'last_error', 'next_attempt_at']) };
+        return {
+          json: page,
+          text: `${page.total} deliveries\n` + table(rows, ['id', 'event_id', 'event_type', 'status', 'attempts', 'last_status_code', 'last_latency_ms', 'last_error', 'next_attempt_at']),
+        };
       }
       default:
         throw new UsageError(`unknown subcommand ${parsed.sub}`);

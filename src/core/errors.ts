@@ -29,7 +29,10 @@ export interface ValidationIssue {
 
 export class ValidationFailed extends HttpError {
   constructor(readonly issues: ValidationIssue[]) {
-    super(422, issues.map((i) => (i.input !== null && typeof i.input === 'object' ? { ...i, input: boundedEcho(i.input) } : i)));
+    super(
+      422,
+      issues.map((i) => (i.input !== null && typeof i.input === 'object' ? { ...i, input: boundedEcho(i.input) } : i)),
+    );
   }
 }
 

@@ -18,8 +18,7 @@ export interface StoredOutcome {
 
 export type Claim =
   /** This request runs; `complete` or `abandon` it. */
-  | { kind: 'claimed' }
-  | { kind: 'replay'; outcome: StoredOutcome };
+  { kind: 'claimed' } | { kind: 'replay'; outcome: StoredOutcome };
 
 export interface Idempotency {
   /** Claims `key` for a request of `scope` (throws 409 while it runs elsewhere, 422 for a different request). */
@@ -47,7 +46,11 @@ export function idempotencyKeyError(key: string, error: string): ValidationFaile
 
 /** What makes two requests "the same request": the endpoint and its validated input. */
 export function fingerprint(endpointId: string, input: unknown): string {
-  return createHash('sha256').update(endpointId).update('\n').update(JSON.stringify(input) ?? '').digest('hex');
+  return createHash('sha256')
+    .update(endpointId)
+    .update('\n')
+    .update(JSON.stringify(input) ?? '')
+    .digest('hex');
 }
 
 export function paymentDigest(header: string): string {

@@ -291,7 +291,9 @@ function checkOutput(endpoint: AnyEndpoint, result: unknown, deps: PipelineDeps)
   if (!deps.validateOutput || result instanceof RawResponse) return;
   const parsed = endpoint.output.safeParse(result instanceof Accepted ? result.body : result);
   if (!parsed.success) {
-    throw new Error(`response of ${endpoint.id} violates its schema: ${parsed.error.issues.map((i: { path: PropertyKey[]; message: string }) => `${i.path.map(String).join('.')}: ${i.message}`).join('; ')}`);
+    throw new Error(
+      `response of ${endpoint.id} violates its schema: ${parsed.error.issues.map((i: { path: PropertyKey[]; message: string }) => `${i.path.map(String).join('.')}: ${i.message}`).join('; ')}`,
+    );
   }
 }
 

@@ -139,18 +139,15 @@ export function toPydanticIssue(issue: z.core.$ZodIssue, loc: (string | number)[
       if (input === undefined) return { type: 'missing', loc, msg: 'Field required', input: null };
       const expected = String(i.expected);
       if (expected === 'string') return { type: 'string_type', loc, msg: 'Input should be a valid string', input };
-      if (expected === 'number' || expected === 'int')
-        return { type: 'int_type', loc, msg: 'Input should be a valid integer', input };
+      if (expected === 'number' || expected === 'int') return { type: 'int_type', loc, msg: 'Input should be a valid integer', input };
       if (expected === 'boolean') return { type: 'bool_type', loc, msg: 'Input should be a valid boolean', input };
       if (expected === 'array') return { type: 'list_type', loc, msg: 'Input should be a valid list', input };
-      if (expected === 'object')
-        return { type: 'model_attributes_type', loc, msg: 'Input should be a valid dictionary or object to extract fields from', input };
+      if (expected === 'object') return { type: 'model_attributes_type', loc, msg: 'Input should be a valid dictionary or object to extract fields from', input };
       return { type: `${expected}_type`, loc, msg: `Input should be a valid ${expected}`, input };
     }
     case 'too_small': {
       const min = Number(i.minimum);
-      if (i.origin === 'string')
-        return { type: 'string_too_short', loc, msg: `String should have at least ${plural(min, 'character')}`, input, ctx: { min_length: min } };
+      if (i.origin === 'string') return { type: 'string_too_short', loc, msg: `String should have at least ${plural(min, 'character')}`, input, ctx: { min_length: min } };
       if (i.origin === 'array' || i.origin === 'set')
         return {
           type: 'too_short',
@@ -164,8 +161,7 @@ export function toPydanticIssue(issue: z.core.$ZodIssue, loc: (string | number)[
     }
     case 'too_big': {
       const max = Number(i.maximum);
-      if (i.origin === 'string')
-        return { type: 'string_too_long', loc, msg: `String should have at most ${plural(max, 'character')}`, input, ctx: { max_length: max } };
+      if (i.origin === 'string') return { type: 'string_too_long', loc, msg: `String should have at most ${plural(max, 'character')}`, input, ctx: { max_length: max } };
       if (i.origin === 'array' || i.origin === 'set')
         return {
           type: 'too_long',
@@ -219,9 +215,7 @@ export function parseInput<S extends z.ZodObject>(schema: S, raw: RawInput, body
   refuseNul(raw.query, 'query');
   const body = raw.body;
   if (body !== undefined && (body === null || typeof body !== 'object' || Array.isArray(body))) {
-    throw new ValidationFailed([
-      { type: 'model_attributes_type', loc: [bodyLocation], msg: 'Input should be a valid dictionary or object to extract fields from', input: body },
-    ]);
+    throw new ValidationFailed([{ type: 'model_attributes_type', loc: [bodyLocation], msg: 'Input should be a valid dictionary or object to extract fields from', input: body }]);
   }
   // Body fields, then query parameters, then path parameters: a later source wins a name.
   const merged: Record<string, unknown> = body === undefined ? {} : { ...(body as Record<string, unknown>) };

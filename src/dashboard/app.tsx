@@ -58,7 +58,12 @@ function LazyPage({ route, params }: { route: Route; params: Record<string, stri
       </Alert>
     );
   }
-  if (!page || page.route !== route) return <p class="muted" role="status">Loading…</p>;
+  if (!page || page.route !== route)
+    return (
+      <p class="muted" role="status">
+        Loading…
+      </p>
+    );
   return <page.C params={params} />;
 }
 

@@ -23,9 +23,7 @@ export class EnsResolver {
 
   constructor(private readonly opts: EnsResolverOptions) {
     this.now = opts.now ?? Date.now;
-    this.client = opts.rpcUrl
-      ? (createPublicClient({ chain: mainnet, transport: http(opts.rpcUrl, { timeout: opts.timeoutMs ?? 5000, retryCount: 1 }) }) as PublicClient)
-      : null;
+    this.client = opts.rpcUrl ? (createPublicClient({ chain: mainnet, transport: http(opts.rpcUrl, { timeout: opts.timeoutMs ?? 5000, retryCount: 1 }) }) as PublicClient) : null;
   }
 
   /** True for inputs that are ENS names rather than addresses: they contain a dot. */

@@ -8,7 +8,6 @@ import { defaultMmdbPaths, GeoDb } from './geo.js';
 import { PrivacyIndex, type PrivacySignals, type Signal } from './privacy.js';
 import { IP_LIST_SOURCES, IP_LISTS_SLUG, type IpListSource } from './sources.js';
 
-
 /**
  * Whether a place is under sanctions: `countryCode` is ISO 3166-1 alpha-2, `regionCode` the ISO
  * 3166-2 code of a region whose status can differ from its country's (Crimea `UA-43`, ...) or null.
@@ -82,7 +81,11 @@ interface ListState {
 
 export async function createIpIntel(deps: IpIntelDeps): Promise<IpIntel> {
   const { config, log, isSanctionedPlace } = deps;
-  const paths = config.GEO_MMDB_PATH ? config.GEO_MMDB_PATH.split(',').map((p) => p.trim()).filter(Boolean) : defaultMmdbPaths();
+  const paths = config.GEO_MMDB_PATH
+    ? config.GEO_MMDB_PATH.split(',')
+        .map((p) => p.trim())
+        .filter(Boolean)
+    : defaultMmdbPaths();
   const geoDb = await GeoDb.open(paths);
   const fetchOpts = fetchOptionsFromConfig(config);
   const fetchList: FetchIpList = deps.fetchList ?? ((source) => fetchSourceFile(IP_LISTS_SLUG, source, fetchOpts));

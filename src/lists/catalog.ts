@@ -164,7 +164,14 @@ export class ListCatalog {
   resolve(filter: string | undefined, scope: 'default' | 'enabled' = 'default', owner?: number): readonly string[] {
     this.refresh();
     if (filter === undefined || filter.trim() === '') return this.fallback(scope, owner);
-    const wanted = [...new Set(filter.split(',').map((s) => s.trim()).filter(Boolean))];
+    const wanted = [
+      ...new Set(
+        filter
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean),
+      ),
+    ];
     if (wanted.length === 0) return this.fallback(scope, owner);
     const bad = wanted.filter((s) => this.visible(s, scope === 'default' ? owner : undefined) === undefined);
     if (bad.length > 0) {
@@ -239,7 +246,17 @@ export class ListCatalog {
     this.refresh();
     const at = Date.parse(asOf);
     if (at > now) throw valueError(loc, 'as_of is in the future', asOf);
-    const named = filter !== undefined && filter.trim() !== '' ? [...new Set(filter.split(',').map((s) => s.trim()).filter(Boolean))] : null;
+    const named =
+      filter !== undefined && filter.trim() !== ''
+        ? [
+            ...new Set(
+              filter
+                .split(',')
+                .map((s) => s.trim())
+                .filter(Boolean),
+            ),
+          ]
+        : null;
     let candidates: ListDefinition[];
     if (named) {
       const unknown = named.filter((s) => {

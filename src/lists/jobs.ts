@@ -115,10 +115,14 @@ export class ListJobs {
       [list, this.staleMs / 1000],
     );
     try {
-      const { rows } = await this.db.query<JobRow>(
-        `INSERT INTO list_jobs (kind, list, owner, params, status, node) VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${COLUMNS}`,
-        [kind, list, owner, JSON.stringify(params), status, this.opts.node],
-      );
+      const { rows } = await this.db.query<JobRow>(`INSERT INTO list_jobs (kind, list, owner, params, status, node) VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${COLUMNS}`, [
+        kind,
+        list,
+        owner,
+        JSON.stringify(params),
+        status,
+        this.opts.node,
+      ]);
       return fromRow(rows[0]);
     } catch (err) {
       if ((err as { code?: string }).code !== '23505') throw err;
@@ -156,11 +160,7 @@ export class ListJobs {
     if ('results' in outcome) {
       await this.db.query(`UPDATE list_jobs SET status = 'done', results = $2, updated_at = now(), finished_at = now() WHERE id = $1`, [id, JSON.stringify(outcome.results)]);
     } else {
-      await this.db.query(`UPDATE list_jobs SET status = 'failed', error = $2, error_status = $3, updated_at = now(), finished_at = now() WHERE id = $1`, [
-        id,
-        outcome.error,
-        outcome.status,
-      ]);
+      await this.db.query(`UPDATE list_jobs SET status = 'failed', error = $2, error_status = $3, updated_at = now(), finished_at = now() WHERE id = $1`, [id, outcome.error, outcome.status]);
     }
     this.finished.emit(String(id));
   }
@@ -184,10 +184,13 @@ export class ListJobs {
           clearTimeout(timer);
           resolve();
         };
-        const timer = setTimeout(() => {
-          this.finished.off(String(id), done);
-          resolve();
-        }, Math.min(left, this.pollMs));
+        const timer = setTimeout(
+          () => {
+            this.finished.off(String(id), done);
+            resolve();
+          },
+          Math.min(left, this.pollMs),
+        );
         this.finished.once(String(id), done);
       });
     }

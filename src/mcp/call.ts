@@ -5,10 +5,7 @@ import type { RequestMeta } from '../core/endpoint.js';
 import { errorOutcome, execute, type Outcome, type PipelineDeps } from '../core/pipeline.js';
 import { checkBodyRules, parseInput } from '../core/validation.js';
 import { ValidationFailed } from '../core/errors.js';
-import {
-  paymentHeaderFromMcpMeta,
-  PAYMENT_REQUIRED_HEADER, V1_PAYMENT_HEADER, V2_PAYMENT_HEADER, V1_RECEIPT_HEADER, V2_RECEIPT_HEADER,
-} from '../billing/x402/index.js';
+import { paymentHeaderFromMcpMeta, PAYMENT_REQUIRED_HEADER, V1_PAYMENT_HEADER, V2_PAYMENT_HEADER, V1_RECEIPT_HEADER, V2_RECEIPT_HEADER } from '../billing/x402/index.js';
 import { WRAP_KEY, type McpTool } from './tools.js';
 
 /** `_meta` keys of the model-tool payment flow (x402's MCP transport, SPEC "Model-tool endpoint payments"). */

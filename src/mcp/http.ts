@@ -23,7 +23,6 @@ const MAX_BODY_BYTES = 1024 * 1024;
 /** Headers the transport itself reads; credentials stay with the connection, not the JSON-RPC layer. */
 const TRANSPORT_HEADERS = ['accept', 'content-type', 'mcp-protocol-version', 'mcp-session-id', 'last-event-id'] as const;
 
-
 function quality(accept: string, type: string): { q: number; at: number } {
   const parts = accept.split(',');
   for (let i = 0; i < parts.length; i++) {

@@ -1,15 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import type { Logger } from 'pino';
-import {
-  indexTerms,
-  prepareName,
-  prepareParty,
-  prepareQuery,
-  scoreParty,
-  type EvidencePolicy,
-  type PreparedParty,
-} from '../../engine/names/index.js';
+import { indexTerms, prepareName, prepareParty, prepareQuery, scoreParty, type EvidencePolicy, type PreparedParty } from '../../engine/names/index.js';
 import type { PepMatchT, PepScreenResponseT } from './schema.js';
 import { fromFtm, isSenzing, SenzingReader, type PepPerson } from './records.js';
 import { PEP_THRESHOLD, type PepProvider, type PepQuery } from './types.js';

@@ -37,10 +37,7 @@ const YenteResult = z.looseObject({
 });
 
 const YenteMatchResponse = z.looseObject({
-  responses: z.record(
-    z.string(),
-    z.looseObject({ status: z.number().optional(), results: z.array(YenteResult) }),
-  ),
+  responses: z.record(z.string(), z.looseObject({ status: z.number().optional(), results: z.array(YenteResult) })),
 });
 
 class Retryable extends Error {}

@@ -116,7 +116,10 @@ type Handler = (res: HttpResponse, req: HttpRequest) => void;
  * run and the request is refused (503, connection closed). One boolean per request.
  */
 function guarded(app: TemplatedApp, stopping: () => boolean): TemplatedApp {
-  const wrap = (handler: Handler): Handler => (res, req) => (stopping() ? refuseStopping(res) : handler(res, req));
+  const wrap =
+    (handler: Handler): Handler =>
+    (res, req) =>
+      stopping() ? refuseStopping(res) : handler(res, req);
   return new Proxy(app, {
     get(target, prop, receiver) {
       const value = Reflect.get(target, prop, receiver) as unknown;
@@ -245,7 +248,11 @@ export function createHttpApp(opts: HttpAppOptions): HttpServer {
       const raw: RawInput = { path, query: parseQuery(req.getQuery()) };
       let result: Answer | Promise<Answer>;
       if (badParam) {
-        result = { status: 422, headers: {}, body: { detail: [{ type: 'value_error', loc: ['path', badParam], msg: 'Value error, malformed percent-encoding', input: null, ctx: { error: 'malformed percent-encoding' } }] } };
+        result = {
+          status: 422,
+          headers: {},
+          body: { detail: [{ type: 'value_error', loc: ['path', badParam], msg: 'Value error, malformed percent-encoding', input: null, ctx: { error: 'malformed percent-encoding' } }] },
+        };
       } else if (hasBody) {
         const begun = beginWith(res, stats, started);
         const pending = readText(res, begun.state, MAX_BODY_BYTES).then((text) => {

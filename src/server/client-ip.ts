@@ -88,7 +88,7 @@ function expandIpv6(s: string): number[] {
 function compressIpv6(groups: number[]): string {
   let bestStart = -1;
   let bestLen = 0;
-  for (let i = 0; i < 8; ) {
+  for (let i = 0; i < 8;) {
     if (groups[i] !== 0) {
       i++;
       continue;

@@ -6,7 +6,22 @@ import { IDEMPOTENCY_HEADER } from '../core/idempotency.js';
 import { normalizeIp, type ClientIpResolver } from './client-ip.js';
 
 /** The request headers the pipeline reads; the others are not copied out of uWS. */
-const HEADERS_KEPT = new Set(['authorization', V1_PAYMENT_HEADER, V2_PAYMENT_HEADER, IDEMPOTENCY_HEADER, 'x-forwarded-for', 'forwarded', 'host', 'x-forwarded-proto', 'x-request-id', 'accept', 'content-type', 'mcp-session-id', 'mcp-protocol-version', 'last-event-id']);
+const HEADERS_KEPT = new Set([
+  'authorization',
+  V1_PAYMENT_HEADER,
+  V2_PAYMENT_HEADER,
+  IDEMPOTENCY_HEADER,
+  'x-forwarded-for',
+  'forwarded',
+  'host',
+  'x-forwarded-proto',
+  'x-request-id',
+  'accept',
+  'content-type',
+  'mcp-session-id',
+  'mcp-protocol-version',
+  'last-event-id',
+]);
 const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,64}$/;
 
 /** Where `keep` stores headers: uWS calls back once per header, and one shared callback spares a closure per request. */

@@ -26,9 +26,7 @@ import { resolveWebhookTarget, WebhookUrlError, type Lookup, type UrlPolicy } fr
  */
 
 /** Wait after the n-th failed attempt (n = 1..9); 10 attempts span about 21.9 hours. */
-const RETRY_SCHEDULE_MS: readonly number[] = [
-  10_000, 60_000, 5 * 60_000, 15 * 60_000, 30 * 60_000, 60 * 60_000, 2 * 3600_000, 6 * 3600_000, 12 * 3600_000,
-];
+const RETRY_SCHEDULE_MS: readonly number[] = [10_000, 60_000, 5 * 60_000, 15 * 60_000, 30 * 60_000, 60 * 60_000, 2 * 3600_000, 6 * 3600_000, 12 * 3600_000];
 const USER_AGENT = 'Service-Webhooks/1.0';
 
 export interface WebhookDeliveryOptions {
@@ -141,10 +139,7 @@ export function createWebhookDelivery(opts: WebhookDeliveryOptions): WebhookDeli
         return true;
       });
       if (taken.length > 0) {
-        await tx.query('UPDATE webhook_deliveries SET locked_until = $2 WHERE id = ANY($1::int[])', [
-          taken.map((r) => r.id),
-          new Date(at.getTime() + leaseMs).toISOString(),
-        ]);
+        await tx.query('UPDATE webhook_deliveries SET locked_until = $2 WHERE id = ANY($1::int[])', [taken.map((r) => r.id), new Date(at.getTime() + leaseMs).toISOString()]);
       }
       return taken;
     });
@@ -175,7 +170,13 @@ export function createWebhookDelivery(opts: WebhookDeliveryOptions): WebhookDeli
     } catch (err) {
       const timeout = err instanceof DeliveryTimeout;
       const code = (err as NodeJS.ErrnoException).code;
-      return { ok: false, status: null, error: timeout ? `timeout: ${(err as Error).message}` : `${code ?? 'error'}: ${(err as Error).message}`, latencyMs: ms(), kind: timeout ? 'timeout' : 'network_error' };
+      return {
+        ok: false,
+        status: null,
+        error: timeout ? `timeout: ${(err as Error).message}` : `${code ?? 'error'}: ${(err as Error).message}`,
+        latencyMs: ms(),
+        kind: timeout ? 'timeout' : 'network_error',
+      };
     }
   }
 
@@ -193,30 +194,23 @@ export function createWebhookDelivery(opts: WebhookDeliveryOptions): WebhookDeli
     const out = await send(url, secret, event);
     attemptsTotal.labels(out.kind).inc();
     await db.transaction(async (tx) => {
-      const cur = await tx.query<{ attempts: number }>(
-        `UPDATE webhook_deliveries SET attempts = attempts + 1 WHERE id = $1 AND status = 'pending' RETURNING attempts`,
-        [deliveryId],
-      );
+      const cur = await tx.query<{ attempts: number }>(`UPDATE webhook_deliveries SET attempts = attempts + 1 WHERE id = $1 AND status = 'pending' RETURNING attempts`, [deliveryId]);
       if (!cur.rows[0]) return;
       const n = cur.rows[0].attempts;
-      await tx.query(
-        'INSERT INTO webhook_attempts (delivery_id, attempt, started_at, status_code, latency_ms, error) VALUES ($1, $2, $3, $4, $5, $6)',
-        [deliveryId, n, startedAt, out.status, out.latencyMs, out.error],
-      );
+      await tx.query('INSERT INTO webhook_attempts (delivery_id, attempt, started_at, status_code, latency_ms, error) VALUES ($1, $2, $3, $4, $5, $6)', [
+        deliveryId,
+        n,
+        startedAt,
+        out.status,
+        out.latencyMs,
+        out.error,
+      ]);
       const final = out.ok ? 'delivered' : n > delays.length ? 'failed' : 'pending';
       const wait = out.ok || final === 'failed' ? 0 : delays[n - 1] * (1 + jitter * (2 * random() - 1));
       await tx.query(
         `UPDATE webhook_deliveries SET status = $2, next_attempt_at = $3, locked_until = NULL, last_status_code = $4,
            last_error = $5, last_latency_ms = $6, completed_at = $7 WHERE id = $1`,
-        [
-          deliveryId,
-          final,
-          new Date(now() + Math.round(wait)).toISOString(),
-          out.status,
-          out.error,
-          out.latencyMs,
-          final === 'pending' ? null : new Date(now()).toISOString(),
-        ],
+        [deliveryId, final, new Date(now() + Math.round(wait)).toISOString(), out.status, out.error, out.latencyMs, final === 'pending' ? null : new Date(now()).toISOString()],
       );
       if (final !== 'pending') outcomes.labels(final).inc();
       const fields = { delivery: deliveryId, event: event.id, attempt: n, status: out.status, ms: out.latencyMs, node };

@@ -143,17 +143,20 @@ export function createEnsMonitor(opts: EnsMonitorOptions): EnsMonitor {
   function schedule(): void {
     if (stopped) return;
     // Poll at a fraction of the interval so each name is re-resolved close to its due time.
-    timer = setTimeout(() => {
-      running = runOnce()
-        .catch((err: unknown) => {
-          log.error({ err }, 'ENS monitor run failed');
-          return 0;
-        })
-        .finally(() => {
-          running = null;
-          schedule();
-        });
-    }, Math.max(1000, Math.min(intervalMs / 10, 60_000)));
+    timer = setTimeout(
+      () => {
+        running = runOnce()
+          .catch((err: unknown) => {
+            log.error({ err }, 'ENS monitor run failed');
+            return 0;
+          })
+          .finally(() => {
+            running = null;
+            schedule();
+          });
+      },
+      Math.max(1000, Math.min(intervalMs / 10, 60_000)),
+    );
     timer.unref();
   }
 

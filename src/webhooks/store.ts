@@ -198,10 +198,7 @@ export class WebhookStore {
   }
 
   async listEndpoints(customerId: number): Promise<WebhookEndpointView[]> {
-    const { rows } = await this.db.query<EndpointRow>(
-      'SELECT id, url, enabled, secret, secret_rotated_at, created_at FROM webhook_endpoints WHERE customer_id = $1 ORDER BY id',
-      [customerId],
-    );
+    const { rows } = await this.db.query<EndpointRow>('SELECT id, url, enabled, secret, secret_rotated_at, created_at FROM webhook_endpoints WHERE customer_id = $1 ORDER BY id', [customerId]);
     return rows.map(endpointView);
   }
 
@@ -286,10 +283,7 @@ export class WebhookStore {
     const owner = await this.db.query('SELECT 1 FROM webhook_endpoints WHERE id = $1 AND customer_id = $2', [endpointId, customerId]);
     if (owner.rows.length === 0) return null;
     const status = page.status ?? null;
-    const count = await this.db.query<{ n: number }>(
-      'SELECT count(*)::int AS n FROM webhook_deliveries WHERE endpoint_id = $1 AND ($2::text IS NULL OR status = $2::text)',
-      [endpointId, status],
-    );
+    const count = await this.db.query<{ n: number }>('SELECT count(*)::int AS n FROM webhook_deliveries WHERE endpoint_id = $1 AND ($2::text IS NULL OR status = $2::text)', [endpointId, status]);
     const { rows } = await this.db.query<Record<string, unknown>>(
       `SELECT d.id, d.event_id, ev.type AS event_type, d.status, d.attempts, d.next_attempt_at, d.last_status_code,
               d.last_error, d.last_latency_ms, d.created_at, d.completed_at

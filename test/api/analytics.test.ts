@@ -21,7 +21,20 @@ function usage(customer: number, time: number, endpoint: string, credits = 1, me
 }
 
 function match(customer: number, time: number, request: string, endpoint: string, value: string, list: string, screened = value): AuditMatchRow {
-  return { time, customer_id: customer, payer: '', request_id: request, endpoint, screened_value: screened, matched_value: value, list, list_type: 'sanctions', match: 'exact', list_version: '', as_of: null };
+  return {
+    time,
+    customer_id: customer,
+    payer: '',
+    request_id: request,
+    endpoint,
+    screened_value: screened,
+    matched_value: value,
+    list,
+    list_type: 'sanctions',
+    match: 'exact',
+    list_version: '',
+    as_of: null,
+  };
 }
 
 before(async () => {
@@ -70,7 +83,15 @@ describe('analytics', () => {
     const operatorView = await get(`/admin/analytics/daily?${RANGE}&customer_id=${a.customerId}`, TEST_ADMIN_KEY);
     assert.deepEqual(operatorView.body, body, 'the operator sees one customer alike');
     const all = (await get<{ day: string; requests: number; matches: number }[]>(`/admin/analytics/daily?${RANGE}`, TEST_ADMIN_KEY)).body;
-    assert.deepEqual(all.map((d) => [d.requests, d.matches]), [[5, 4], [1, 0], [1, 3]], 'and every customer together');
+    assert.deepEqual(
+      all.map((d) => [d.requests, d.matches]),
+      [
+        [5, 4],
+        [1, 0],
+        [1, 3],
+      ],
+      'and every customer together',
+    );
   });
 
   test('per endpoint, per list, top values, per customer', async () => {
@@ -90,7 +111,7 @@ describe('analytics', () => {
     );
     assert.equal(lists[0].list_name, 'OFAC Specially Designated Nationals (SDN) List');
     assert.deepEqual(
-      ((await get<{ matched_value: string; list: string; matches: number }[]>(`/account/analytics/top-values?${RANGE}`, a.token)).body).map((v) => [v.matched_value, v.list, v.matches]),
+      (await get<{ matched_value: string; list: string; matches: number }[]>(`/account/analytics/top-values?${RANGE}`, a.token)).body.map((v) => [v.matched_value, v.list, v.matches]),
       [
         ['evil.com', 'cryptoscamdb', 2],
         ['0xaaa', 'ofac_sdn', 2],
@@ -110,9 +131,7 @@ describe('analytics', () => {
       { customer_id: a.customerId, name: 'Analytics A', requests: 5, credits: 14, paid_requests: 1 },
       { customer_id: b.customerId, name: 'Analytics B', requests: 2, credits: 2, paid_requests: 0 },
     ]);
-    assert.deepEqual((await get(`/account/analytics/daily?from=2025-03-11&to=2025-03-11`, b.token)).body, [
-      { day: '2025-03-11', requests: 1, credits: 1, paid_requests: 0, matches: 0 },
-    ]);
+    assert.deepEqual((await get(`/account/analytics/daily?from=2025-03-11&to=2025-03-11`, b.token)).body, [{ day: '2025-03-11', requests: 1, credits: 1, paid_requests: 0, matches: 0 }]);
   });
 
   test('ranges: at most 366 days, `from` not after `to`', async () => {
@@ -175,18 +194,44 @@ describe('audit trail', () => {
     const screened = await fetch(`${svc.url}/api/v1/screen/crypto/${LISTED_BTC}?lists=ofac_crypto`, { headers: { authorization: `Bearer ${token}` } });
     assert.equal(screened.status, 200);
     const [row] = (await get<{ items: { request_id: string; time: string }[] }>('/account/audit', token)).body.items;
-    const detail = (await get<{ endpoint: string; matches: { list: string; list_name: string; metadata: Record<string, unknown> | null; source_url: string | null }[] }>(
-      `/account/audit/requests/${row.request_id}?day=${row.time.slice(0, 10)}`,
-      token,
-    )).body;
+    const detail = (
+      await get<{ endpoint: string; matches: { list: string; list_name: string; metadata: Record<string, unknown> | null; source_url: string | null }[] }>(
+        `/account/audit/requests/${row.request_id}?day=${row.time.slice(0, 10)}`,
+        token,
+      )
+    ).body;
     assert.equal(detail.endpoint, 'screen.crypto');
     assert.equal(detail.matches.length, 1);
     assert.equal(detail.matches[0].list_name, 'OFAC Sanctioned Digital Currency Addresses');
     assert.equal(detail.matches[0].metadata?.symbol, 'XBT');
 
     await svc.service.audit.listChanges.write([
-      { seq: 1, change_id: 'chg_test_listed', owner: 0, list: 'ofac_sdn', version: 'v1', kind: 'listed', at: at('2025-01-01'), entity_type: 'crypto_address', value: '0xgone', metadata: JSON.stringify({ sdn_name: 'GONE LTD' }), source_url: 'https://example.com/gone' },
-      { seq: 2, change_id: 'chg_test_delisted', owner: 0, list: 'ofac_sdn', version: 'v2', kind: 'delisted', at: at('2025-02-01'), entity_type: 'crypto_address', value: '0xgone', metadata: '{}', source_url: null },
+      {
+        seq: 1,
+        change_id: 'chg_test_listed',
+        owner: 0,
+        list: 'ofac_sdn',
+        version: 'v1',
+        kind: 'listed',
+        at: at('2025-01-01'),
+        entity_type: 'crypto_address',
+        value: '0xgone',
+        metadata: JSON.stringify({ sdn_name: 'GONE LTD' }),
+        source_url: 'https://example.com/gone',
+      },
+      {
+        seq: 2,
+        change_id: 'chg_test_delisted',
+        owner: 0,
+        list: 'ofac_sdn',
+        version: 'v2',
+        kind: 'delisted',
+        at: at('2025-02-01'),
+        entity_type: 'crypto_address',
+        value: '0xgone',
+        metadata: '{}',
+        source_url: null,
+      },
     ]);
     await svc.service.audit.matches.write([match(customerId, at('2025-01-15'), 'old-request', 'screen.crypto', '0xgone', 'ofac_sdn')]);
     const past = (await get<{ matches: { metadata: unknown; source_url: string | null }[] }>('/account/audit/requests/old-request?day=2025-01-15', token)).body;
@@ -197,11 +242,40 @@ describe('audit trail', () => {
 
   test('x402 payments of the customer’s requests', async () => {
     await svc.service.audit.settlements.write([
-      { time: at('2025-03-10', 2), request_id: 'u-paid', customer_id: a.customerId, payer: '0x1111111111111111111111111111111111111111', endpoint: 'screen.crypto', network: 'eip155:8453', x402_version: 2, amount: '10000', tx_hash: '0xfeed' },
-      { time: at('2025-03-10', 3), request_id: 'anon', customer_id: 0, payer: '0x2222222222222222222222222222222222222222', endpoint: 'screen.crypto', network: 'eip155:8453', x402_version: 1, amount: '10000', tx_hash: '0xbeef' },
+      {
+        time: at('2025-03-10', 2),
+        request_id: 'u-paid',
+        customer_id: a.customerId,
+        payer: '0x1111111111111111111111111111111111111111',
+        endpoint: 'screen.crypto',
+        network: 'eip155:8453',
+        x402_version: 2,
+        amount: '10000',
+        tx_hash: '0xfeed',
+      },
+      {
+        time: at('2025-03-10', 3),
+        request_id: 'anon',
+        customer_id: 0,
+        payer: '0x2222222222222222222222222222222222222222',
+        endpoint: 'screen.crypto',
+        network: 'eip155:8453',
+        x402_version: 1,
+        amount: '10000',
+        tx_hash: '0xbeef',
+      },
     ]);
     assert.deepEqual((await get(`/account/payments?${RANGE}`, a.token)).body, [
-      { time: '2025-03-10T10:00:00.002Z', request_id: 'u-paid', endpoint: 'screen.crypto', payer: '0x1111111111111111111111111111111111111111', amount: '10000', network: 'eip155:8453', tx_hash: '0xfeed', x402_version: 2 },
+      {
+        time: '2025-03-10T10:00:00.002Z',
+        request_id: 'u-paid',
+        endpoint: 'screen.crypto',
+        payer: '0x1111111111111111111111111111111111111111',
+        amount: '10000',
+        network: 'eip155:8453',
+        tx_hash: '0xfeed',
+        x402_version: 2,
+      },
     ]);
   });
 });
@@ -209,7 +283,10 @@ describe('audit trail', () => {
 test('a monitored value shows its latest listing change', async () => {
   const { customerId, token } = await createCustomerToken(svc.url, 10, 'Monitor');
   const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
-  const created = (await (await fetch(`${svc.url}/api/v1/account/monitored-entities`, { method: 'POST', headers, body: JSON.stringify({ entity_type: 'email', value: 'a@b.io' }) })).json()) as { id: number; last_event: unknown };
+  const created = (await (await fetch(`${svc.url}/api/v1/account/monitored-entities`, { method: 'POST', headers, body: JSON.stringify({ entity_type: 'email', value: 'a@b.io' }) })).json()) as {
+    id: number;
+    last_event: unknown;
+  };
   assert.equal(created.last_event, null);
   await svc.service.db.query(
     `INSERT INTO webhook_events (id, customer_id, type, created_at, monitored_entity_id, entity_type, value, label, listing) VALUES

@@ -30,7 +30,11 @@ const screen = (path: string) => api.fetchJson(url(path), { headers: { authoriza
 
 /** Commits a version of the operator list and returns its ingestion time and version. */
 async function version(rows: { entity_type: string; value: string }[]): Promise<{ at: string; version: string }> {
-  const r = await settled(svc.url, await api.fetchJson(url('/admin/lists/asof_watch/upload'), { method: 'POST', headers: { ...ADMIN, 'content-type': 'application/json' }, body: JSON.stringify(rows) }), ADMIN);
+  const r = await settled(
+    svc.url,
+    await api.fetchJson(url('/admin/lists/asof_watch/upload'), { method: 'POST', headers: { ...ADMIN, 'content-type': 'application/json' }, body: JSON.stringify(rows) }),
+    ADMIN,
+  );
   assert.equal(r.status, 200, JSON.stringify(r.body));
   const lists = (await api.fetchJson(url('/admin/lists'), { headers: ADMIN })).body as { slug: string; last_updated: string; version: string }[];
   const l = lists.find((x) => x.slug === 'asof_watch')!;
@@ -40,11 +44,25 @@ async function version(rows: { entity_type: string; value: string }[]): Promise<
 const before1ms = (iso: string) => new Date(Date.parse(iso) - 1).toISOString();
 
 test('as of a past date: values listed then and not yet removed, before and after a delisting and a relisting', async () => {
-  const created = await settled(svc.url, await api.fetchJson(url('/admin/lists'), { method: 'POST', headers: ADMIN, body: JSON.stringify({ slug: 'asof_watch', display_name: 'As-of watch', list_type: 'sanctions', entity_types: ['crypto_address', 'government_id'] }) }), ADMIN);
+  const created = await settled(
+    svc.url,
+    await api.fetchJson(url('/admin/lists'), {
+      method: 'POST',
+      headers: ADMIN,
+      body: JSON.stringify({ slug: 'asof_watch', display_name: 'As-of watch', list_type: 'sanctions', entity_types: ['crypto_address', 'government_id'] }),
+    }),
+    ADMIN,
+  );
   assert.equal(created.status, 200);
-  const v1 = await version([{ entity_type: 'crypto_address', value: ADDR }, { entity_type: 'government_id', value: ID }]);
+  const v1 = await version([
+    { entity_type: 'crypto_address', value: ADDR },
+    { entity_type: 'government_id', value: ID },
+  ]);
   const v2 = await version([{ entity_type: 'government_id', value: ID }]);
-  const v3 = await version([{ entity_type: 'crypto_address', value: ADDR }, { entity_type: 'government_id', value: ID }]);
+  const v3 = await version([
+    { entity_type: 'crypto_address', value: ADDR },
+    { entity_type: 'government_id', value: ID },
+  ]);
   assert.ok(v1.at < v2.at && v2.at < v3.at);
 
   const asOf = async (at: string, lists = '') => {
@@ -70,7 +88,11 @@ test('as of a past date: values listed then and not yet removed, before and afte
   // Before the list existed (the registry's lists were all ingested before it was created) it is
   // left out of the default set, and naming it is a 422.
   const stats = (await api.fetchJson(url('/stats'))).body as { sources: Record<string, { last_updated: string | null }> };
-  const registryIngested = Object.values(stats.sources).map((s) => s.last_updated).filter((t): t is string => t !== null && t < v1.at).sort().at(-1)!;
+  const registryIngested = Object.values(stats.sources)
+    .map((s) => s.last_updated)
+    .filter((t): t is string => t !== null && t < v1.at)
+    .sort()
+    .at(-1)!;
   const early = await asOf(registryIngested);
   assert.deepEqual([early.flagged, early.checked.includes('asof_watch'), early.checked.includes('ofac_sdn')], [false, false, true]);
   const named = await screen(`/screen/crypto/${ADDR}?lists=asof_watch&as_of=${encodeURIComponent(registryIngested)}`);
@@ -80,19 +102,35 @@ test('as of a past date: values listed then and not yet removed, before and afte
   // Fuzzy government IDs go through the shards, with every listing period, filtered by time.
   const near = 'ZX4455668';
   const idNow = (await screen(`/screen/id/${near}?lists=asof_watch&as_of=${encodeURIComponent(v2.at)}`)).body as { matches: { match: string; value: string }[] };
-  assert.deepEqual(idNow.matches.map((m) => [m.match, m.value]), [['fuzzy', ID]]);
+  assert.deepEqual(
+    idNow.matches.map((m) => [m.match, m.value]),
+    [['fuzzy', ID]],
+  );
 
   // The batch: one basis for every item.
   const batch = await fetch(url('/screen/batch'), {
     method: 'POST',
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ items: [{ type: 'crypto', value: ADDR }, { type: 'id', value: ID }], lists: 'asof_watch', as_of: v2.at }),
+    body: JSON.stringify({
+      items: [
+        { type: 'crypto', value: ADDR },
+        { type: 'id', value: ID },
+      ],
+      lists: 'asof_watch',
+      as_of: v2.at,
+    }),
   });
   assert.equal(batch.status, 200);
   assert.equal(batch.headers.get('x-as-of'), v2.at);
   assert.equal(batch.headers.get('x-list-versions'), `asof_watch=${v2.version}`);
-  const lines = (await batch.text()).trim().split('\n').map((l) => JSON.parse(l) as { flagged: boolean });
-  assert.deepEqual(lines.map((l) => l.flagged), [false, true]);
+  const lines = (await batch.text())
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { flagged: boolean });
+  assert.deepEqual(
+    lines.map((l) => l.flagged),
+    [false, true],
+  );
 
   // Each audit row records the version screened against and the as-of time.
   let trail: { items: { matched_value: string; list: string; list_version: string; as_of: string | null }[] };
@@ -100,14 +138,17 @@ test('as of a past date: values listed then and not yet removed, before and afte
     trail = (await api.fetchJson(url('/account/audit?list=asof_watch&limit=1000'), { headers: { authorization: `Bearer ${token}` } })).body as typeof trail;
   } while (trail.items.length < 6);
   const rows = trail.items.map((i) => [i.matched_value, i.list_version, i.as_of]).sort((a, b) => String(a).localeCompare(String(b)));
-  assert.deepEqual(rows, [
-    [ADDR, v1.version, v1.at],
-    [ADDR, v1.version, before1ms(v2.at)],
-    [ADDR, v3.version, null],
-    [ADDR, v3.version, v3.at],
-    [ID, v2.version, v2.at],
-    [ID, v2.version, v2.at],
-  ].sort((a, b) => String(a).localeCompare(String(b))));
+  assert.deepEqual(
+    rows,
+    [
+      [ADDR, v1.version, v1.at],
+      [ADDR, v1.version, before1ms(v2.at)],
+      [ADDR, v3.version, null],
+      [ADDR, v3.version, v3.at],
+      [ID, v2.version, v2.at],
+      [ID, v2.version, v2.at],
+    ].sort((a, b) => String(a).localeCompare(String(b))),
+  );
 });
 
 test('as_of is refused with a 422 before the first version held, in the future, when malformed, and by the PEP proxy', async () => {
@@ -131,7 +172,15 @@ test('as_of is refused with a 422 before the first version held, in the future, 
 });
 
 test('/screen/name as of a past date: a name of an uploaded list (no party record) before and after its delisting and relisting; name batch items too', async () => {
-  const created = await settled(svc.url, await api.fetchJson(url('/admin/lists'), { method: 'POST', headers: ADMIN, body: JSON.stringify({ slug: 'asof_names', display_name: 'As-of names', list_type: 'sanctions', entity_types: ['name'] }) }), ADMIN);
+  const created = await settled(
+    svc.url,
+    await api.fetchJson(url('/admin/lists'), {
+      method: 'POST',
+      headers: ADMIN,
+      body: JSON.stringify({ slug: 'asof_names', display_name: 'As-of names', list_type: 'sanctions', entity_types: ['name'] }),
+    }),
+    ADMIN,
+  );
   assert.equal(created.status, 200, JSON.stringify(created.body));
   const upload = async (rows: { entity_type: string; value: string }[]) => {
     const r = await settled(svc.url, await api.fetchJson(url('/admin/lists/asof_names/upload'), { method: 'POST', headers: ADMIN, body: JSON.stringify(rows) }), ADMIN);
@@ -147,7 +196,12 @@ test('/screen/name as of a past date: a name of an uploaded list (no party recor
     const r = await screen(`/screen/name?name=${encodeURIComponent('Zebulon Quartermain Okonkwo')}${at ? `&as_of=${encodeURIComponent(at)}` : ''}`);
     assert.equal(r.status, 200, JSON.stringify(r.body));
     const body = r.body as { lists_checked: string[]; matches: { list: string; value: string; match: string; metadata: { id: string } }[] };
-    return { checked: body.lists_checked.includes('asof_names'), matches: body.matches.filter((m) => m.list === 'asof_names').map((m) => [m.value, m.match]), header: r.headers.get('x-as-of'), versions: r.headers.get('x-list-versions')! };
+    return {
+      checked: body.lists_checked.includes('asof_names'),
+      matches: body.matches.filter((m) => m.list === 'asof_names').map((m) => [m.value, m.match]),
+      header: r.headers.get('x-as-of'),
+      versions: r.headers.get('x-list-versions')!,
+    };
   };
   const during = await asOf(v1.at);
   assert.deepEqual([during.checked, during.matches, during.header], [true, [[NAME, 'fuzzy']], v1.at]);
@@ -162,17 +216,33 @@ test('/screen/name as of a past date: a name of an uploaded list (no party recor
   const batch = await fetch(url('/screen/batch'), {
     method: 'POST',
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ items: [{ type: 'name', value: NAME }, { type: 'name', value: NAME, party_type: 'person' }], lists: 'asof_names', as_of: v2.at }),
+    body: JSON.stringify({
+      items: [
+        { type: 'name', value: NAME },
+        { type: 'name', value: NAME, party_type: 'person' },
+      ],
+      lists: 'asof_names',
+      as_of: v2.at,
+    }),
   });
   assert.equal(batch.status, 200);
   assert.equal(batch.headers.get('x-list-versions'), `asof_names=${v2.version}`);
-  const lines = (await batch.text()).trim().split('\n').map((l) => JSON.parse(l) as { flagged: boolean });
-  assert.deepEqual(lines.map((l) => l.flagged), [false, false]);
+  const lines = (await batch.text())
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { flagged: boolean });
+  assert.deepEqual(
+    lines.map((l) => l.flagged),
+    [false, false],
+  );
   const batch3 = await fetch(url('/screen/batch'), {
     method: 'POST',
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
     body: JSON.stringify({ items: [{ type: 'name', value: NAME }], as_of: v3.at }),
   });
-  const [line] = (await batch3.text()).trim().split('\n').map((l) => JSON.parse(l) as { lists_checked: string[]; matches: { list: string }[] });
+  const [line] = (await batch3.text())
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { lists_checked: string[]; matches: { list: string }[] });
   assert.ok(line.lists_checked.includes('asof_names') && line.matches.some((m) => m.list === 'asof_names'));
 });

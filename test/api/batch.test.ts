@@ -25,7 +25,10 @@ async function batch(items: unknown[]): Promise<Record<string, unknown>[]> {
   assert.equal(res.headers.get('content-type'), 'application/x-ndjson');
   const text = await res.text();
   assert.ok(text.endsWith('\n'));
-  return text.slice(0, -1).split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+  return text
+    .slice(0, -1)
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 }
 
 test('each item is valid exactly when the BatchItem schema says so, invalid ones at their own index', async () => {

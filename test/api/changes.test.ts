@@ -17,7 +17,15 @@ before(async () => {
   svc = await startTestService({ SEARCH_BURST: '100000', SEARCH_RATE_PER_SECOND: '100000' });
   api = await OpenApiChecker.load(svc.url);
   for (const slug of ['feed_a', 'feed_b']) {
-    const r = await settled(svc.url, await api.fetchJson(`${svc.url}/api/v1/admin/lists`, { method: 'POST', headers: ADMIN, body: JSON.stringify({ slug, display_name: slug, list_type: 'risk', entity_types: ['email', 'crypto_address'] }) }), ADMIN);
+    const r = await settled(
+      svc.url,
+      await api.fetchJson(`${svc.url}/api/v1/admin/lists`, {
+        method: 'POST',
+        headers: ADMIN,
+        body: JSON.stringify({ slug, display_name: slug, list_type: 'risk', entity_types: ['email', 'crypto_address'] }),
+      }),
+      ADMIN,
+    );
     assert.equal(r.status, 200);
   }
 });
@@ -50,7 +58,15 @@ test('pages read while versions are ingested: every change exactly once, in inge
   const producer = (async () => {
     for (let round = 0; round < 12; round++) {
       const slug = round % 2 === 0 ? 'feed_a' : 'feed_b';
-      const r = await settled(svc.url, await api.fetchJson(`${svc.url}/api/v1/admin/lists/${slug}/upload`, { method: 'POST', headers: { ...ADMIN, 'content-type': 'application/json' }, body: JSON.stringify(versionRows(random, round)) }), ADMIN);
+      const r = await settled(
+        svc.url,
+        await api.fetchJson(`${svc.url}/api/v1/admin/lists/${slug}/upload`, {
+          method: 'POST',
+          headers: { ...ADMIN, 'content-type': 'application/json' },
+          body: JSON.stringify(versionRows(random, round)),
+        }),
+        ADMIN,
+      );
       assert.equal(r.status, 200, JSON.stringify(r.body));
     }
     producing = false;
@@ -76,7 +92,11 @@ test('pages read while versions are ingested: every change exactly once, in inge
   const whole = await feed('lists=feed_a,feed_b&limit=1000');
   assert.equal(whole.has_more, false);
   assert.ok(whole.changes.length > 100, `${whole.changes.length} changes`);
-  assert.deepEqual(read.map((c) => c.change_id), whole.changes.map((c) => c.change_id), 'no change skipped, none twice, same order');
+  assert.deepEqual(
+    read.map((c) => c.change_id),
+    whole.changes.map((c) => c.change_id),
+    'no change skipped, none twice, same order',
+  );
   assert.equal(new Set(read.map((c) => c.change_id)).size, read.length);
   // Ingest order: versions in commit order, a version's listings before its delistings.
   for (let i = 1; i < read.length; i++) assert.ok(read[i - 1].at <= read[i].at, `${read[i - 1].at} <= ${read[i].at}`);
@@ -84,7 +104,15 @@ test('pages read while versions are ingested: every change exactly once, in inge
 
   // Polling from the last cursor returns nothing new; a new version is exactly what comes next.
   assert.deepEqual((await feed(`lists=feed_a,feed_b&cursor=${cursor}`)).changes, []);
-  await settled(svc.url, await api.fetchJson(`${svc.url}/api/v1/admin/lists/feed_a/upload`, { method: 'POST', headers: { ...ADMIN, 'content-type': 'application/x-ndjson' }, body: '{"entity_type":"email","value":"late@example.org"}\n' }), ADMIN);
+  await settled(
+    svc.url,
+    await api.fetchJson(`${svc.url}/api/v1/admin/lists/feed_a/upload`, {
+      method: 'POST',
+      headers: { ...ADMIN, 'content-type': 'application/x-ndjson' },
+      body: '{"entity_type":"email","value":"late@example.org"}\n',
+    }),
+    ADMIN,
+  );
   const late = await feed(`lists=feed_a,feed_b&cursor=${cursor}`);
   assert.ok(late.changes.some((c) => c.kind === 'listed' && c.value === 'late@example.org'));
   assert.ok(late.changes.every((c) => c.list === 'feed_a'));
@@ -116,7 +144,10 @@ test('filters, the CSV page and refusals', async () => {
   assert.equal(csv.headers.get('x-has-more'), String(json.has_more));
   const lines = (await csv.text()).trimEnd().split('\r\n');
   assert.equal(lines[0], 'change_id,kind,list,list_version,entity_type,value,metadata,source_url,at');
-  assert.deepEqual(lines.slice(1).map((l) => l.split(',')[0]), json.changes.map((c) => c.change_id));
+  assert.deepEqual(
+    lines.slice(1).map((l) => l.split(',')[0]),
+    json.changes.map((c) => c.change_id),
+  );
 
   // The whole public feed holds the registry lists' changes too: those of the two lists are among them, in order.
   const publicIds = new Set((await feed('limit=1000')).changes.map((c) => c.change_id));

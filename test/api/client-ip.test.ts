@@ -45,10 +45,7 @@ test('an untrusted peer cannot choose its address with X-Forwarded-For', async (
 
 test('behind a trusted proxy the forwarded client is evaluated: 8.8.8.8 is Mountain View, US, not sanctioned', async () => {
   const body = await geo(trusted.url, { 'x-forwarded-for': '8.8.8.8' });
-  assert.deepEqual(
-    { ip: body.ip, city: body.city, country: body.country, sanctioned: body.sanctioned },
-    { ip: '8.8.8.8', city: 'Mountain View', country: 'US', sanctioned: false },
-  );
+  assert.deepEqual({ ip: body.ip, city: body.city, country: body.country, sanctioned: body.sanctioned }, { ip: '8.8.8.8', city: 'Mountain View', country: 'US', sanctioned: false });
   const cuba = await geo(trusted.url, { forwarded: 'for=152.206.0.1;proto=https' });
   assert.equal(cuba.country, 'CU');
   assert.equal(cuba.sanctioned, true);

@@ -11,8 +11,22 @@ import { join } from 'node:path';
  * and compared with the component of the same name — field names, JSON types, nullability and
  * the required list — and the document is validated as OpenAPI 3.1.
  */
-type Schema = { type?: string | string[]; anyOf?: Schema[]; oneOf?: Schema[]; $ref?: string; format?: string; properties?: Record<string, Schema>; required?: string[]; additionalProperties?: unknown };
-type Doc = { openapi: string; info: { version: string }; components: { schemas: Record<string, Schema>; securitySchemes: Record<string, unknown> }; paths: Record<string, Record<string, { responses: Record<string, unknown>; security?: unknown[] }>> };
+type Schema = {
+  type?: string | string[];
+  anyOf?: Schema[];
+  oneOf?: Schema[];
+  $ref?: string;
+  format?: string;
+  properties?: Record<string, Schema>;
+  required?: string[];
+  additionalProperties?: unknown;
+};
+type Doc = {
+  openapi: string;
+  info: { version: string };
+  components: { schemas: Record<string, Schema>; securitySchemes: Record<string, unknown> };
+  paths: Record<string, Record<string, { responses: Record<string, unknown>; security?: unknown[] }>>;
+};
 
 let svc: TestService;
 let doc: Doc;
@@ -88,11 +102,7 @@ test('every resource of SPEC.md is a component with the same fields, types, null
     assert.ok(component, `component ${name} is missing`);
     assert.equal(component.additionalProperties, false, `${name} must be strict`);
     const props = Object.keys(component.properties ?? {});
-    assert.deepEqual(
-      props.filter((p) => !(DOCUMENTED_EXTRAS[name] ?? []).includes(p)).sort(),
-      fields.map((f) => f.name).sort(),
-      `${name}: fields`,
-    );
+    assert.deepEqual(props.filter((p) => !(DOCUMENTED_EXTRAS[name] ?? []).includes(p)).sort(), fields.map((f) => f.name).sort(), `${name}: fields`);
     const required = new Set(component.required ?? []);
     // Tables that never say "Required" (the webhook payload) describe fields that are always sent.
     const speaksRequired = fields.some((f) => f.required);
@@ -106,7 +116,12 @@ test('every resource of SPEC.md is a component with the same fields, types, null
         assert.ok(actual.has(e) || actual.has('any'), `${name}.${f.name}: SPEC.md type "${f.type}" vs ${[...actual].join('|')}`);
       }
       if (!expected.has('null')) assert.ok(!actual.has('null') || /Nullable/.test(f.rules), `${name}.${f.name} must not be nullable`);
-      if (/date-time/.test(f.type)) assert.equal(component.properties![f.name].anyOf ? component.properties![f.name].anyOf!.find((x) => x.type === 'string')?.format : component.properties![f.name].format, 'date-time', `${name}.${f.name}`);
+      if (/date-time/.test(f.type))
+        assert.equal(
+          component.properties![f.name].anyOf ? component.properties![f.name].anyOf!.find((x) => x.type === 'string')?.format : component.properties![f.name].format,
+          'date-time',
+          `${name}.${f.name}`,
+        );
     }
   }
 });
@@ -123,7 +138,18 @@ test('error components, security schemes and the error responses of each operati
   assert.deepEqual(search.security, []);
   assert.deepEqual(Object.keys(doc.paths['/api/v1/screen/lists/{slug}/entities'].get.responses).sort(), ['200', '404', '422', '503']);
   assert.deepEqual(Object.keys(doc.paths['/api/v1/screen/lists'].get.responses).sort(), ['200']);
-  for (const path of ['/api/v1/screen/crypto/{address}', '/api/v1/screen/email/{email}', '/api/v1/screen/website', '/api/v1/screen/id/{government_id}', '/api/v1/screen/country/{country}', '/api/v1/screen/pep', '/api/v1/vpn', '/api/v1/vpn/{ip_address}', '/api/v1/geo', '/api/v1/geo/{ip_address}']) {
+  for (const path of [
+    '/api/v1/screen/crypto/{address}',
+    '/api/v1/screen/email/{email}',
+    '/api/v1/screen/website',
+    '/api/v1/screen/id/{government_id}',
+    '/api/v1/screen/country/{country}',
+    '/api/v1/screen/pep',
+    '/api/v1/vpn',
+    '/api/v1/vpn/{ip_address}',
+    '/api/v1/geo',
+    '/api/v1/geo/{ip_address}',
+  ]) {
     assert.ok(doc.paths[path]?.get, path);
     assert.ok(doc.paths[path].get.responses['402'], `${path} documents 402`);
   }
@@ -134,7 +160,14 @@ test('error components, security schemes and the error responses of each operati
 
 test('the list operations of issue #22: the changes feed, refresh on demand, uploaded lists, as_of and the screening headers', () => {
   const op = (method: string, path: string) => {
-    const o = (doc.paths[`/api/v1${path}`] as Record<string, { responses: Record<string, { headers?: Record<string, unknown> }>; security?: unknown; parameters?: { name: string; in: string }[]; requestBody?: { content: Record<string, unknown> } }> | undefined)?.[method];
+    const o = (
+      doc.paths[`/api/v1${path}`] as
+        | Record<
+            string,
+            { responses: Record<string, { headers?: Record<string, unknown> }>; security?: unknown; parameters?: { name: string; in: string }[]; requestBody?: { content: Record<string, unknown> } }
+          >
+        | undefined
+    )?.[method];
     assert.ok(o, `${method.toUpperCase()} ${path} is documented`);
     return o;
   };
@@ -164,13 +197,25 @@ test('the list operations of issue #22: the changes feed, refresh on demand, upl
   }
   const upload = op('post', '/admin/lists/{slug}/upload');
   assert.deepEqual(Object.keys(upload.requestBody!.content).sort(), ['application/json', 'application/x-ndjson', 'text/csv']);
-  assert.deepEqual(upload.parameters!.map((p) => [p.name, p.in]), [['slug', 'path'], ['wait', 'query']]);
+  assert.deepEqual(
+    upload.parameters!.map((p) => [p.name, p.in]),
+    [
+      ['slug', 'path'],
+      ['wait', 'query'],
+    ],
+  );
   for (const path of ['/screen/crypto/{address}', '/screen/email/{email}', '/screen/website', '/screen/id/{government_id}', '/screen/country/{country}']) {
     const o = op('get', path);
-    assert.ok(o.parameters!.some((p) => p.name === 'as_of' && p.in === 'query'), `${path} takes as_of`);
+    assert.ok(
+      o.parameters!.some((p) => p.name === 'as_of' && p.in === 'query'),
+      `${path} takes as_of`,
+    );
     assert.deepEqual(Object.keys(o.responses['200'].headers ?? {}).sort(), ['PAYMENT-RESPONSE', 'X-As-Of', 'X-List-Versions', 'X-PAYMENT-RESPONSE'], path);
   }
-  assert.ok(op('get', '/screen/pep').parameters!.some((p) => p.name === 'as_of'), 'the PEP proxy documents that it refuses as_of');
+  assert.ok(
+    op('get', '/screen/pep').parameters!.some((p) => p.name === 'as_of'),
+    'the PEP proxy documents that it refuses as_of',
+  );
   const stats = doc.components.schemas.SourceStats as { properties: Record<string, unknown> };
   assert.ok(stats.properties.stale);
   for (const name of ['ListChange', 'ChangesPage', 'ListJob', 'RefreshResult', 'UploadedList']) assert.ok(doc.components.schemas[name], name);

@@ -24,7 +24,10 @@ test('audit export: a screened value starting with = is written with the formula
   const hostile = '=1+1@mailinator.com';
   const screened = await fetch(`${svc.url}/api/v1/screen/email/${encodeURIComponent(hostile)}?lists=disposable_email`, { headers: auth });
   assert.equal(screened.status, 200);
-  assert.deepEqual(((await screened.json()) as { matches: { value: string; match: string }[] }).matches.map((m) => [m.value, m.match]), [['mailinator.com', 'domain']]);
+  assert.deepEqual(
+    ((await screened.json()) as { matches: { value: string; match: string }[] }).matches.map((m) => [m.value, m.match]),
+    [['mailinator.com', 'domain']],
+  );
   await svc.service.audit.matches.flush();
 
   const res = await fetch(`${svc.url}/api/v1/account/audit/export`, { headers: auth });
@@ -36,7 +39,10 @@ test('audit export: a screened value starting with = is written with the formula
   assert.match(lines[1], /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z,[^,]+,screen\.email,"'=1\+1@mailinator\.com",mailinator\.com,disposable_email,risk,domain,[0-9a-f]{16},$/);
   assert.deepEqual(lines.slice(2), ['']);
   const records = parse(text, { columns: true }) as Record<string, string>[];
-  assert.deepEqual(records.map((r) => r.screened_value), ["'=1+1@mailinator.com"]);
+  assert.deepEqual(
+    records.map((r) => r.screened_value),
+    ["'=1+1@mailinator.com"],
+  );
 });
 
 test('list download: the same writer (header, CRLF, quoting where needed)', async () => {

@@ -127,7 +127,14 @@ describe('plan change requests', () => {
     const account = (await call('GET', '/account', me)).body as { plan: string; quota: { monthly_quota: number } };
     assert.deepEqual([account.plan, account.quota.monthly_quota], ['Scale-access', 50_000]);
     const history = (await call('GET', '/account/plan-requests', me)).body as { id: number; status: string }[];
-    assert.deepEqual(history.map((r) => [r.id, r.status]), [[third.id, 'approved'], [again.id, 'declined'], [first.id, 'cancelled']]);
+    assert.deepEqual(
+      history.map((r) => [r.id, r.status]),
+      [
+        [third.id, 'approved'],
+        [again.id, 'declined'],
+        [first.id, 'cancelled'],
+      ],
+    );
     assert.equal((await call('POST', '/account/plan-requests', me, { plan_id: scale.id })).status, 409, 'already on this plan');
     assert.equal((await call('POST', '/admin/plan-requests/999999/approve', admin, {})).status, 404);
   });
@@ -143,7 +150,10 @@ test('an exhausted quota’s upgrade option points to the dashboard’s billing 
 
 test('the OpenAPI document groups every operation under exactly one tag of one vocabulary', async () => {
   const doc = (await (await fetch(`${svc.url}/api/v1/openapi.json`)).json()) as { tags: { name: string }[]; paths: Record<string, Record<string, { tags: string[] }>> };
-  assert.deepEqual(doc.tags.map((t) => t.name), Object.keys(TAGS));
+  assert.deepEqual(
+    doc.tags.map((t) => t.name),
+    Object.keys(TAGS),
+  );
   const used = new Set<string>();
   for (const [path, item] of Object.entries(doc.paths)) {
     for (const [method, op] of Object.entries(item)) {

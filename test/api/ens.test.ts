@@ -53,7 +53,10 @@ test('a name resolving to a sanctioned address: value is the resolved address, m
   assert.equal(status, 200);
   assert.equal(body.value, SANCTIONED);
   assert.equal(body.sanctioned, true);
-  assert.deepEqual((body.matches as { match: string; value: string }[]).map((m) => [m.match, m.value]), [['exact', SANCTIONED]]);
+  assert.deepEqual(
+    (body.matches as { match: string; value: string }[]).map((m) => [m.match, m.value]),
+    [['exact', SANCTIONED]],
+  );
   const clean = await screen('clean.eth');
   assert.deepEqual(clean.body, { value: '0x000000000000000000000000000000000000dEaD', flagged: false, sanctioned: false, lists_checked: ['ofac_crypto'], matches: [] });
 });

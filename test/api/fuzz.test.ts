@@ -75,7 +75,24 @@ const rawValue = fc.oneof(
   controlChars.map(encodeURIComponent),
   fc.constantFrom('', '%', '%zz', '%E0%A4%A', '%00', '%C0%80', '%ff%fe', '..%2F..%2Fetc%2Fpasswd', '%2e%2e', 'a%2Fb', '%u0000'),
   fc.integer({ min: 1, max: 30_000 }).map((n) => 'x'.repeat(n)),
-  fc.constantFrom('0', '-1', '1e309', 'NaN', 'true', 'null', '[]', '{}', '9999999999999999999999', '0x', '12QtD5BFwRsdNsAZY76UVE1xyCGNTojH9h', 'Iran', 'a@b.com', 'eu_fsf', 'ofac_sdn,eu_fsf', 'vitalik.eth'),
+  fc.constantFrom(
+    '0',
+    '-1',
+    '1e309',
+    'NaN',
+    'true',
+    'null',
+    '[]',
+    '{}',
+    '9999999999999999999999',
+    '0x',
+    '12QtD5BFwRsdNsAZY76UVE1xyCGNTojH9h',
+    'Iran',
+    'a@b.com',
+    'eu_fsf',
+    'ofac_sdn,eu_fsf',
+    'vitalik.eth',
+  ),
   fc.json().map(encodeURIComponent),
 );
 
@@ -147,29 +164,27 @@ const trpcRequest = (ids: string[]): fc.Arbitrary<Sent> =>
 
 const mcpRequest = (): fc.Arbitrary<Sent> =>
   fc
-  .record({
-    method: fc.constantFrom('tools/call', 'tools/list', 'initialize', 'ping', 'nope', 'resources/list'),
-    tool: fc.constantFrom('screen_crypto', 'screen_email', 'screen_country', 'search', 'list_entities', 'stats', 'screen_pep', 'nope'),
-    args: jsonBody,
-    meta: fc.option(jsonBody),
-    id: fc.oneof(fc.integer(), fc.string(), fc.constant(null)),
-    raw: fc.option(jsonBody, { freq: 4 }),
-    accept: fc.constantFrom('application/json, text/event-stream', 'text/event-stream', 'application/json', '*/*', ''),
-    creds: credentials(),
-    httpMethod: fc.constantFrom('POST', 'POST', 'POST', 'PUT', 'PATCH'),
-  })
-  .map(({ method: m, tool, args, meta, id, raw, accept, creds, httpMethod }) => ({
-    method: httpMethod,
-    target: '/mcp',
-    headers: { ...creds, 'content-type': 'application/json', ...(accept ? { accept } : {}) },
-    body: raw ?? `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"method":"${m}","params":{"name":"${tool}","arguments":${args}${meta ? `,"_meta":${meta}` : ''}}}`,
-  }));
+    .record({
+      method: fc.constantFrom('tools/call', 'tools/list', 'initialize', 'ping', 'nope', 'resources/list'),
+      tool: fc.constantFrom('screen_crypto', 'screen_email', 'screen_country', 'search', 'list_entities', 'stats', 'screen_pep', 'nope'),
+      args: jsonBody,
+      meta: fc.option(jsonBody),
+      id: fc.oneof(fc.integer(), fc.string(), fc.constant(null)),
+      raw: fc.option(jsonBody, { freq: 4 }),
+      accept: fc.constantFrom('application/json, text/event-stream', 'text/event-stream', 'application/json', '*/*', ''),
+      creds: credentials(),
+      httpMethod: fc.constantFrom('POST', 'POST', 'POST', 'PUT', 'PATCH'),
+    })
+    .map(({ method: m, tool, args, meta, id, raw, accept, creds, httpMethod }) => ({
+      method: httpMethod,
+      target: '/mcp',
+      headers: { ...creds, 'content-type': 'application/json', ...(accept ? { accept } : {}) },
+      body: raw ?? `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"method":"${m}","params":{"name":"${tool}","arguments":${args}${meta ? `,"_meta":${meta}` : ''}}}`,
+    }));
 
 /** The batch route, streamed: malformed bodies, and oversize ones now and then. */
 const batchRequest = (): fc.Arbitrary<Sent> =>
-  fc
-  .record({ body: jsonBody, oversize: fc.integer({ min: 0, max: 40 }), creds: credentials(), query: fc.option(rawValue) })
-  .map(({ body, oversize, creds, query }) => ({
+  fc.record({ body: jsonBody, oversize: fc.integer({ min: 0, max: 40 }), creds: credentials(), query: fc.option(rawValue) }).map(({ body, oversize, creds, query }) => ({
     method: 'POST',
     target: `/api/v1/screen/batch${query ? `?lists=${query}` : ''}`,
     headers: { ...creds, 'content-type': 'application/json' },

@@ -59,7 +59,15 @@ test('the same key with a different request is a 422; a malformed key is a 422',
   const different = await fetch(`${svc.url}/api/v1/screen/country/Cuba`, { headers });
   assert.equal(different.status, 422);
   assert.deepEqual(await different.json(), {
-    detail: [{ type: 'value_error', loc: ['header', 'Idempotency-Key'], msg: 'Value error, this Idempotency-Key was used for a different request', input: 'k-1', ctx: { error: 'this Idempotency-Key was used for a different request' } }],
+    detail: [
+      {
+        type: 'value_error',
+        loc: ['header', 'Idempotency-Key'],
+        msg: 'Value error, this Idempotency-Key was used for a different request',
+        input: 'k-1',
+        ctx: { error: 'this Idempotency-Key was used for a different request' },
+      },
+    ],
   });
   const bad = await fetch(`${svc.url}/api/v1/screen/country/Iran`, { headers: { ...headers, 'idempotency-key': 'with space' } });
   assert.equal(bad.status, 422);
@@ -88,7 +96,13 @@ test('a retry while the first request still runs (on any node) is a 409 with Ret
 test('a batch retried with its key gets the same NDJSON, charged once', async () => {
   const { customerId, token } = await createCustomerToken(svc.url, 100);
   const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': 'batch-7' };
-  const body = JSON.stringify({ items: [{ type: 'crypto', value: XBT }, { type: 'country', value: 'Iarn' }, { type: 'country', value: 'Cuba' }] });
+  const body = JSON.stringify({
+    items: [
+      { type: 'crypto', value: XBT },
+      { type: 'country', value: 'Iarn' },
+      { type: 'country', value: 'Cuba' },
+    ],
+  });
   const first = await fetch(`${svc.url}/api/v1/screen/batch`, { method: 'POST', headers, body });
   const text = await first.text();
   assert.equal(first.status, 200);

@@ -51,7 +51,14 @@ test('REST: invalid e-mails, countries, addresses, IDs and websites are 422 with
     assert.deepEqual(await res.json(), { detail: [issue(loc, input, error)] }, path);
   }
   // Valid values of each kind are screened as before, one credit each.
-  for (const path of ['email/someone@例え.jp', 'country/Iran', 'country/UA-43', 'crypto/0x000000000000000000000000000000000000dEaD', 'crypto/bitcoincash:qpm2qsznhks23z7629mms6s4cwef74vcwvy22gdx6a', 'id/AB%20850-901']) {
+  for (const path of [
+    'email/someone@例え.jp',
+    'country/Iran',
+    'country/UA-43',
+    'crypto/0x000000000000000000000000000000000000dEaD',
+    'crypto/bitcoincash:qpm2qsznhks23z7629mms6s4cwef74vcwvy22gdx6a',
+    'id/AB%20850-901',
+  ]) {
     const res = await fetch(`${svc.url}/api/v1/screen/${path}`, { headers: { authorization: `Bearer ${token}` } });
     assert.equal(res.status, 200, `${path}: ${await res.clone().text()}`);
   }
@@ -77,8 +84,13 @@ test('batch: invalid items are 422 lines in place, free; the valid ones cost one
     body: JSON.stringify({ items }),
   });
   assert.equal(res.status, 200);
-  const lines = (await res.text()).trimEnd().split('\n').map((l) => JSON.parse(l));
-  assert.deepEqual(lines[0], { detail: [{ type: 'value_error', loc: ['body', 'items', 0, 'value'], msg: 'Value error, not a valid e-mail address', input: 'not-an-email', ctx: { error: 'not a valid e-mail address' } }] });
+  const lines = (await res.text())
+    .trimEnd()
+    .split('\n')
+    .map((l) => JSON.parse(l));
+  assert.deepEqual(lines[0], {
+    detail: [{ type: 'value_error', loc: ['body', 'items', 0, 'value'], msg: 'Value error, not a valid e-mail address', input: 'not-an-email', ctx: { error: 'not a valid e-mail address' } }],
+  });
   assert.equal(lines[1].sanctioned, true);
   assert.deepEqual(lines[2].detail[0].loc, ['body', 'items', 2, 'value']);
   assert.equal(lines[2].detail[0].msg, `Value error, ${COUNTRY_MSG}`);
@@ -99,7 +111,10 @@ test('/trpc and MCP refuse the same values with the same reason, free', async ()
   });
   const mcp = await httpClient(svc.url, { authorization: `Bearer ${token}` });
   try {
-    const result = (await mcp.callTool({ name: 'screen_email', arguments: { email: 'not-an-email' } })) as unknown as { isError: boolean; structuredContent: { detail: { msg: string; loc: unknown[] }[] } };
+    const result = (await mcp.callTool({ name: 'screen_email', arguments: { email: 'not-an-email' } })) as unknown as {
+      isError: boolean;
+      structuredContent: { detail: { msg: string; loc: unknown[] }[] };
+    };
     assert.equal(result.isError, true);
     assert.deepEqual(result.structuredContent.detail[0].loc, ['body', 'email']);
     assert.equal(result.structuredContent.detail[0].msg, 'Value error, not a valid e-mail address');

@@ -42,8 +42,7 @@ async function call(method: string, path: string, headers: Record<string, string
   return patient(path, headers, await api.fetchJson(url(path), init));
 }
 /** A job answered 202 because the machine was slow is polled, unless the test asked for the 202 (`wait=`). */
-const patient = (path: string, headers: Record<string, string>, answer: Awaited<ReturnType<OpenApiChecker['fetchJson']>>) =>
-  path.includes('wait=') ? answer : settled(svc.url, answer, headers);
+const patient = (path: string, headers: Record<string, string>, answer: Awaited<ReturnType<OpenApiChecker['fetchJson']>>) => (path.includes('wait=') ? answer : settled(svc.url, answer, headers));
 const get = (path: string, headers: Record<string, string> = {}) => call('GET', path, headers);
 
 async function upload(path: string, headers: Record<string, string>, contentType: string, body: string) {
@@ -70,38 +69,82 @@ test('an operator list: created empty, filled by upload, public and screened lik
   assert.equal(badSlug.status, 422);
 
   const addr = '0x9999999999999999999999999999999999999901';
-  const v1 = await upload('/admin/lists/ops_watch/upload', ADMIN, 'text/csv', `entity_type,value,metadata\ncrypto_address,${addr},"{""case"":""A-1""}"\nemail,Wanted@Example.org,\nemail,other@example.org,\n`);
+  const v1 = await upload(
+    '/admin/lists/ops_watch/upload',
+    ADMIN,
+    'text/csv',
+    `entity_type,value,metadata\ncrypto_address,${addr},"{""case"":""A-1""}"\nemail,Wanted@Example.org,\nemail,other@example.org,\n`,
+  );
   assert.equal(v1.status, 200, JSON.stringify(v1.body));
   assert.deepEqual(counts(only(v1.body)), ['new_version', 3, 0, 0, 3]);
   const version1 = only(v1.body).version as string;
 
   const info = ((await get('/screen/lists')).body as Obj[]).find((l) => l.slug === 'ops_watch');
-  assert.deepEqual({ ...info, last_updated: null }, {
-    slug: 'ops_watch', display_name: 'Operator watch list', list_type: 'sanctions', kind: 'operator_list', cadence: 'manual', enabled: true, total: 3, last_updated: null,
-  });
+  assert.deepEqual(
+    { ...info, last_updated: null },
+    {
+      slug: 'ops_watch',
+      display_name: 'Operator watch list',
+      list_type: 'sanctions',
+      kind: 'operator_list',
+      cadence: 'manual',
+      enabled: true,
+      total: 3,
+      last_updated: null,
+    },
+  );
   assert.equal(((await get('/stats')).body as { sources: Record<string, { total: number }> }).sources.ops_watch.total, 3);
   assert.equal(((await get('/screen/lists/ops_watch/entities')).body as { total: number }).total, 3);
   const found = (await get(`/search?q=${addr}`)).body as Obj[];
-  assert.deepEqual(found.map((h) => [h.list, h.value, h.match]), [['ops_watch', addr, 'exact']]);
+  assert.deepEqual(
+    found.map((h) => [h.list, h.value, h.match]),
+    [['ops_watch', addr, 'exact']],
+  );
 
   const screened = await get(`/screen/crypto/${addr}`, bearer(A));
   assert.equal(screened.status, 200);
   const env = screened.body as { sanctioned: boolean; lists_checked: string[]; matches: Obj[] };
   assert.equal(env.sanctioned, true);
   assert.ok(env.lists_checked.includes('ops_watch'));
-  assert.deepEqual(env.matches.map((m) => [m.list, m.list_name, m.value, m.metadata]), [['ops_watch', 'Operator watch list', addr, { case: 'A-1' }]]);
+  assert.deepEqual(
+    env.matches.map((m) => [m.list, m.list_name, m.value, m.metadata]),
+    [['ops_watch', 'Operator watch list', addr, { case: 'A-1' }]],
+  );
   assert.match(screened.headers.get('x-list-versions')!, new RegExp(`(^|,)ops_watch=${version1}(,|$)`));
 
-  const v2 = await upload('/admin/lists/ops_watch/upload', ADMIN, 'application/json', JSON.stringify([{ entity_type: 'crypto_address', value: addr }, { entity_type: 'email', value: 'new@example.org', metadata: { x: 1 } }]));
+  const v2 = await upload(
+    '/admin/lists/ops_watch/upload',
+    ADMIN,
+    'application/json',
+    JSON.stringify([
+      { entity_type: 'crypto_address', value: addr },
+      { entity_type: 'email', value: 'new@example.org', metadata: { x: 1 } },
+    ]),
+  );
   assert.deepEqual(counts(only(v2.body)), ['new_version', 1, 2, 0, 2]);
   const delisted = (await get('/delisted?lists=ops_watch')).body as Obj[];
   assert.deepEqual(delisted.map((d) => d.value).sort(), ['Wanted@Example.org', 'other@example.org']);
-  assert.deepEqual(only((await upload('/admin/lists/ops_watch/upload', ADMIN, 'application/x-ndjson', `{"entity_type":"crypto_address","value":"${addr}"}\n{"entity_type":"email","value":"new@example.org","metadata":{"x":1}}\n`)).body).result, 'unchanged');
+  assert.deepEqual(
+    only(
+      (
+        await upload(
+          '/admin/lists/ops_watch/upload',
+          ADMIN,
+          'application/x-ndjson',
+          `{"entity_type":"crypto_address","value":"${addr}"}\n{"entity_type":"email","value":"new@example.org","metadata":{"x":1}}\n`,
+        )
+      ).body,
+    ).result,
+    'unchanged',
+  );
 
   const removed = await call('DELETE', '/admin/lists/ops_watch', ADMIN);
   assert.equal(removed.status, 200);
   assert.deepEqual(counts(only(removed.body)), ['new_version', 0, 2, 0, 0]);
-  assert.equal(((await get('/screen/lists')).body as Obj[]).some((l) => l.slug === 'ops_watch'), false);
+  assert.equal(
+    ((await get('/screen/lists')).body as Obj[]).some((l) => l.slug === 'ops_watch'),
+    false,
+  );
   assert.equal((await get(`/screen/crypto/${addr}?lists=ops_watch`, bearer(A))).status, 400);
   assert.equal(((await get(`/screen/crypto/${addr}`, bearer(A))).body as { flagged: boolean }).flagged, false);
   assert.equal((await call('DELETE', '/admin/lists/ops_watch', ADMIN)).status, 404);
@@ -146,7 +189,10 @@ test('an upload is checked row by row: a bad row deep in the file rejects it who
   const wrongType = await upload('/admin/lists/ops_refusals/upload', ADMIN, 'application/x-ndjson', '{"entity_type":"name","value":"Ivan"}');
   assert.equal(wrongType.status, 422);
   assert.equal((wrongType.body as { detail: { msg: string }[] }).detail[0].msg, 'Value error, line 1: this list holds email, not name');
-  assert.deepEqual(((await get('/screen/lists/ops_refusals/entities')).body as { entities: Obj[] }).entities.map((e) => e.value), ['a@example.org', 'b@example.org']);
+  assert.deepEqual(
+    ((await get('/screen/lists/ops_refusals/entities')).body as { entities: Obj[] }).entities.map((e) => e.value),
+    ['a@example.org', 'b@example.org'],
+  );
 
   assert.equal((await upload('/admin/lists/ops_refusals/upload', ADMIN, 'text/plain', 'x')).status, 415);
   const big = `entity_type,value\n${Array.from({ length: 12_000 }, (_, i) => `email,someone${i}@example.org`).join('\n')}\n`;
@@ -206,13 +252,24 @@ test('private lists: screened and seen by their owner only; another customer get
     assert.equal(m.status, 200, JSON.stringify(m.body));
   }
   const addr = '0x8888888888888888888888888888888888888801';
-  const up = await upload(`/account/lists/${slug}/upload`, bearer(A), 'application/json', JSON.stringify([{ entity_type: 'email', value: 'mole@example.net', metadata: { source: 'internal' } }, { entity_type: 'crypto_address', value: addr }]));
+  const up = await upload(
+    `/account/lists/${slug}/upload`,
+    bearer(A),
+    'application/json',
+    JSON.stringify([
+      { entity_type: 'email', value: 'mole@example.net', metadata: { source: 'internal' } },
+      { entity_type: 'crypto_address', value: addr },
+    ]),
+  );
   assert.equal(up.status, 200, JSON.stringify(up.body));
   assert.deepEqual(counts(only(up.body)), ['new_version', 2, 0, 0, 2]);
   const events = await svc.service.db.query<{ customer_id: number; type: string; change_id: string | null }>(
     "SELECT customer_id, type, change_id FROM webhook_events WHERE listing LIKE '%blocklist%'",
   );
-  assert.deepEqual(events.rows.map((e) => [e.customer_id, e.type]), [[A.customerId, 'entity.listed']]);
+  assert.deepEqual(
+    events.rows.map((e) => [e.customer_id, e.type]),
+    [[A.customerId, 'entity.listed']],
+  );
   assert.match(String(events.rows[0].change_id), /^chg_[0-9a-f]{32}$/);
 
   // The owner: in the default set, nameable, with its version in the header.
@@ -221,13 +278,22 @@ test('private lists: screened and seen by their owner only; another customer get
   assert.deepEqual([env.flagged, env.sanctioned, env.lists_checked.at(-1), env.matches.map((m) => [m.list, m.list_type])], [true, false, slug, [[slug, 'crime']]]);
   assert.match(mine.headers.get('x-list-versions')!, new RegExp(`,${slug.replace('.', '\\.')}=[0-9a-f]{16}$`));
   assert.equal(((await get(`/screen/crypto/${addr}?lists=${slug}`, bearer(A))).body as { flagged: boolean }).flagged, true);
-  assert.deepEqual(((await get('/account/lists', bearer(A))).body as Obj[]).map((l) => [l.slug, l.kind, l.total]), [[slug, 'private_list', 2]]);
-  assert.deepEqual(((await get(`/account/lists/${slug}/entities`, bearer(A))).body as { entities: Obj[] }).entities.map((e) => e.value), ['mole@example.net', addr]);
+  assert.deepEqual(
+    ((await get('/account/lists', bearer(A))).body as Obj[]).map((l) => [l.slug, l.kind, l.total]),
+    [[slug, 'private_list', 2]],
+  );
+  assert.deepEqual(
+    ((await get(`/account/lists/${slug}/entities`, bearer(A))).body as { entities: Obj[] }).entities.map((e) => e.value),
+    ['mole@example.net', addr],
+  );
   const ownFeed = (await get(`/account/lists/${slug}/changes`, bearer(A))).body as { changes: Obj[] };
-  assert.deepEqual(ownFeed.changes.map((c) => [c.kind, c.value, c.change_id]), [
-    ['listed', 'mole@example.net', events.rows[0].change_id],
-    ['listed', addr, ownFeed.changes[1]?.change_id],
-  ]);
+  assert.deepEqual(
+    ownFeed.changes.map((c) => [c.kind, c.value, c.change_id]),
+    [
+      ['listed', 'mole@example.net', events.rows[0].change_id],
+      ['listed', addr, ownFeed.changes[1]?.change_id],
+    ],
+  );
 
   // Another customer: not screened, unknown when named (400 on every endpoint taking lists=), 404 under /account/lists.
   const theirs = (await get('/screen/email/mole@example.net', bearer(B))).body as { flagged: boolean; lists_checked: string[] };
@@ -246,26 +312,43 @@ test('private lists: screened and seen by their owner only; another customer get
   const trpc = await fetch(`${svc.url}/trpc/screen.email?input=${encodeURIComponent(JSON.stringify({ email: 'mole@example.net', lists: slug }))}`, { headers: bearer(B) });
   assert.equal(trpc.status, 400, 'the tRPC transport refuses it too');
   assert.match(JSON.stringify(await trpc.json()), new RegExp(`unknown list: ${slug.replace('.', '\\.')}`));
-  const batch = await fetch(url('/screen/batch'), { method: 'POST', headers: { ...bearer(B), 'content-type': 'application/json' }, body: JSON.stringify({ items: [{ type: 'email', value: 'mole@example.net' }], lists: slug }) });
+  const batch = await fetch(url('/screen/batch'), {
+    method: 'POST',
+    headers: { ...bearer(B), 'content-type': 'application/json' },
+    body: JSON.stringify({ items: [{ type: 'email', value: 'mole@example.net' }], lists: slug }),
+  });
   assert.deepEqual([batch.status, await batch.json()], [400, unknown]);
   for (const path of [`/search?q=mole@example.net&lists=${slug}`, `/delisted?lists=${slug}`, `/changes?lists=${slug}`]) {
     const r = await get(path);
     assert.equal(r.status, 400, path);
     assert.match((r.body as { detail: string }).detail, new RegExp(`^unknown list: ${slug.replace('.', '\\.')}`), path);
   }
-  for (const [method, path] of [['GET', `/account/lists/${slug}/entities`], ['GET', `/account/lists/${slug}/changes`], ['DELETE', `/account/lists/${slug}`]]) {
+  for (const [method, path] of [
+    ['GET', `/account/lists/${slug}/entities`],
+    ['GET', `/account/lists/${slug}/changes`],
+    ['DELETE', `/account/lists/${slug}`],
+  ]) {
     assert.equal((await call(method, path, bearer(B))).status, 404, `${method} ${path}`);
   }
   assert.equal((await upload(`/account/lists/${slug}/upload`, bearer(B), 'text/csv', 'entity_type,value\n')).status, 404);
   assert.deepEqual((await get('/account/lists', bearer(B))).body, []);
 
   // Public endpoints never show it.
-  assert.equal(((await get('/screen/lists')).body as Obj[]).some((l) => String(l.slug).includes('blocklist')), false);
-  assert.equal(Object.keys(((await get('/stats')).body as { sources: Obj }).sources).some((s) => s.includes('blocklist')), false);
+  assert.equal(
+    ((await get('/screen/lists')).body as Obj[]).some((l) => String(l.slug).includes('blocklist')),
+    false,
+  );
+  assert.equal(
+    Object.keys(((await get('/stats')).body as { sources: Obj }).sources).some((s) => s.includes('blocklist')),
+    false,
+  );
   assert.equal((await get(`/screen/lists/${slug}/entities`)).status, 404);
   assert.deepEqual((await get('/search?q=mole@example.net')).body, []);
   const publicFeed = (await get('/changes?limit=1000')).body as { changes: Obj[] };
-  assert.equal(publicFeed.changes.some((c) => String(c.list).includes('blocklist') || c.value === 'mole@example.net'), false);
+  assert.equal(
+    publicFeed.changes.some((c) => String(c.list).includes('blocklist') || c.value === 'mole@example.net'),
+    false,
+  );
   assert.equal((await (await fetch(`${svc.url}/metrics`)).text()).includes('blocklist'), false);
 
   // Limits per customer: lists and rows.
@@ -281,12 +364,27 @@ test('private lists: screened and seen by their owner only; another customer get
   assert.deepEqual(counts(only(removed.body)), ['new_version', 0, 2, 0, 0]);
   assert.equal((await get(`/screen/email/mole@example.net?lists=${slug}`, bearer(A))).status, 400);
   const after = await svc.service.db.query<{ customer_id: number; type: string }>("SELECT customer_id, type FROM webhook_events WHERE listing LIKE '%blocklist%' ORDER BY type");
-  assert.deepEqual(after.rows.map((e) => [e.customer_id, e.type]), [[A.customerId, 'entity.delisted'], [A.customerId, 'entity.listed']]);
+  assert.deepEqual(
+    after.rows.map((e) => [e.customer_id, e.type]),
+    [
+      [A.customerId, 'entity.delisted'],
+      [A.customerId, 'entity.listed'],
+    ],
+  );
   // Its delistings stay private too.
-  assert.equal(((await get('/delisted')).body as Obj[]).some((d) => d.value === 'mole@example.net' || String(d.list).includes('blocklist')), false);
-  assert.equal(((await get('/changes?limit=1000')).body as { changes: Obj[] }).changes.some((c) => String(c.list).includes('blocklist')), false);
+  assert.equal(
+    ((await get('/delisted')).body as Obj[]).some((d) => d.value === 'mole@example.net' || String(d.list).includes('blocklist')),
+    false,
+  );
+  assert.equal(
+    ((await get('/changes?limit=1000')).body as { changes: Obj[] }).changes.some((c) => String(c.list).includes('blocklist')),
+    false,
+  );
   // The owner still reads the deleted list's history; nobody else does.
-  assert.deepEqual(((await get(`/account/lists/${slug}/changes`, bearer(A))).body as { changes: Obj[] }).changes.map((c) => c.kind), ['listed', 'listed', 'delisted', 'delisted']);
+  assert.deepEqual(
+    ((await get(`/account/lists/${slug}/changes`, bearer(A))).body as { changes: Obj[] }).changes.map((c) => c.kind),
+    ['listed', 'listed', 'delisted', 'delisted'],
+  );
   assert.equal((await get(`/account/lists/${slug}/changes`, bearer(B))).status, 404);
   assert.equal((await get(`/account/lists/${slug}/entities`, bearer(A))).status, 404);
 });
@@ -326,10 +424,30 @@ test('refresh on demand: a list checked now from a directory, counts of the new 
   do job = (await get(`/admin/lists/jobs/${(running.body as Job).id}`, ADMIN)).body as Job;
   while (job.status !== 'done');
   // Listed: the party record and its name.
-  assert.deepEqual(job.results.map((x) => [x.result, x.listed]), [['new_version', 2]]);
+  assert.deepEqual(
+    job.results.map((x) => [x.result, x.listed]),
+    [['new_version', 2]],
+  );
 
   const all = await call('POST', '/admin/lists/refresh', ADMIN);
   assert.equal(all.status, 200);
   assert.equal((all.body as Job).list, null);
-  assert.deepEqual((all.body as Job).results.map((x) => x.list), ['ofac_sdn', 'ofac_consolidated', 'un_sc', 'eu_fsf', 'uk_sanctions', 'ofac_crypto', 'ofac_sdn_web', 'ofac_countries', 'eth_phishing', 'cryptoscamdb', 'disposable_email', 'tornado_pools', 'tornado_recipients']);
+  assert.deepEqual(
+    (all.body as Job).results.map((x) => x.list),
+    [
+      'ofac_sdn',
+      'ofac_consolidated',
+      'un_sc',
+      'eu_fsf',
+      'uk_sanctions',
+      'ofac_crypto',
+      'ofac_sdn_web',
+      'ofac_countries',
+      'eth_phishing',
+      'cryptoscamdb',
+      'disposable_email',
+      'tornado_pools',
+      'tornado_recipients',
+    ],
+  );
 });

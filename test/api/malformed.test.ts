@@ -56,7 +56,9 @@ test('a string field nested 5,000 deep is a 422 json_invalid on every body endpo
 });
 
 test('a 422 echoes untrusted input bounded: 4 levels and 20 entries, the rest elided', async () => {
-  const res = await post('/api/v1/admin/customers', JSON.stringify({ name: { a: { b: { c: { d: { e: 1 } } } }, more: Array.from({ length: 50 }, (_, i) => i) } }), { authorization: `Bearer ${TEST_ADMIN_KEY}` });
+  const res = await post('/api/v1/admin/customers', JSON.stringify({ name: { a: { b: { c: { d: { e: 1 } } } }, more: Array.from({ length: 50 }, (_, i) => i) } }), {
+    authorization: `Bearer ${TEST_ADMIN_KEY}`,
+  });
   assert.equal(res.status, 422);
   const issue = ((await res.json()) as { detail: { type: string; input: unknown }[] }).detail[0];
   assert.equal(issue.type, 'string_type');
@@ -71,7 +73,10 @@ test('a batch item nested 5,000 deep is a 422 for the whole body, not a 500; /tr
   // Deep but within the limit: the item is answered in place as invalid, with a bounded echo.
   const inPlace = await post('/api/v1/screen/batch', `{"items":[{"type":"crypto","value":${nested(40)}},{"type":"country","value":"Iran"}]}`, auth);
   assert.equal(inPlace.status, 200);
-  const lines = (await inPlace.text()).trimEnd().split('\n').map((l) => JSON.parse(l));
+  const lines = (await inPlace.text())
+    .trimEnd()
+    .split('\n')
+    .map((l) => JSON.parse(l));
   assert.deepEqual(lines[0], { detail: [{ type: 'string_type', loc: ['body', 'items', 0, 'value'], msg: 'Input should be a valid string', input: [[[['…']]]] }] });
   assert.equal(lines[1].sanctioned, true);
 
@@ -102,7 +107,13 @@ test('an oversize body stays a 413', async () => {
 
 test('a NUL character is a 422 at its place before any store sees it (body, query, path)', async () => {
   const admin = { authorization: `Bearer ${TEST_ADMIN_KEY}` };
-  const issue = (loc: unknown[], input: string) => ({ type: 'value_error', loc, msg: 'Value error, NUL characters (U+0000) are not allowed', input, ctx: { error: 'NUL characters (U+0000) are not allowed' } });
+  const issue = (loc: unknown[], input: string) => ({
+    type: 'value_error',
+    loc,
+    msg: 'Value error, NUL characters (U+0000) are not allowed',
+    input,
+    ctx: { error: 'NUL characters (U+0000) are not allowed' },
+  });
   for (const [path, body, headers] of [
     ['/api/v1/admin/customers', '{"name":"a\\u0000b"}', admin],
     ['/api/v1/admin/plans', '{"name":"a\\u0000b","monthly_quota":5}', admin],
@@ -121,17 +132,28 @@ test('a NUL character is a 422 at its place before any store sees it (body, quer
   const path = await fetch(`${svc.url}/api/v1/screen/email/a%00b@example.com`, { headers: { authorization: `Bearer ${token}` } });
   assert.equal(path.status, 422);
   // The same through /trpc.
-  const client = createTRPCClient({ links: [httpBatchLink({ url: `${svc.url}/trpc`, headers: { authorization: `Bearer ${token}` } })] }) as unknown as Record<string, Record<string, Record<string, { mutate: (i: unknown) => Promise<unknown> }>>>;
+  const client = createTRPCClient({ links: [httpBatchLink({ url: `${svc.url}/trpc`, headers: { authorization: `Bearer ${token}` } })] }) as unknown as Record<
+    string,
+    Record<string, Record<string, { mutate: (i: unknown) => Promise<unknown> }>>
+  >;
   await assert.rejects(client.account.tokens.create.mutate({ name: 'a\u0000b' }), (err: unknown) => err instanceof TRPCClientError && (err.data as { httpStatus: number }).httpStatus === 422);
 });
 
 test('a batch of invalid items only is free: 200 with its 422 lines, also without credentials', async () => {
   const fresh = await createCustomerToken(svc.url, 10);
-  const body = JSON.stringify({ items: [{ type: 'crypto', value: '' }, { type: 'phone', value: '1' }] });
+  const body = JSON.stringify({
+    items: [
+      { type: 'crypto', value: '' },
+      { type: 'phone', value: '1' },
+    ],
+  });
   for (const headers of [{} as Record<string, string>, { authorization: `Bearer ${fresh.token}` }]) {
     const res = await post('/api/v1/screen/batch', body, headers);
     assert.equal(res.status, 200);
-    const lines = (await res.text()).trimEnd().split('\n').map((l) => JSON.parse(l) as { detail: unknown[] });
+    const lines = (await res.text())
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { detail: unknown[] });
     assert.equal(lines.length, 2);
     for (const l of lines) assert.ok(Array.isArray(l.detail));
   }

@@ -18,7 +18,9 @@ after(async () => {
   await svc?.close();
 });
 
-async function rows(customerId: number): Promise<{ usage: { endpoint: string; credits: number; method: string; status: number }[]; audit: { endpoint: string; list: string; match: string; matched_value: string }[] }> {
+async function rows(
+  customerId: number,
+): Promise<{ usage: { endpoint: string; credits: number; method: string; status: number }[]; audit: { endpoint: string; list: string; match: string; matched_value: string }[] }> {
   const { audit } = svc.service;
   await audit.usage.flush();
   await audit.matches.flush();
@@ -61,17 +63,25 @@ test('batch: NDJSON in input order, invalid items answered in place and free, N 
   });
   assert.equal(res.status, 200);
   assert.equal(res.headers.get('content-type'), 'application/x-ndjson');
-  const lines = (await res.text()).trimEnd().split('\n').map((l) => JSON.parse(l));
+  const lines = (await res.text())
+    .trimEnd()
+    .split('\n')
+    .map((l) => JSON.parse(l));
   assert.equal(lines.length, 5);
-  assert.deepEqual(lines.map((l) => (l.detail ? 'error' : `${l.value}:${l.flagged}:${l.sanctioned}`)), [
-    `${XBT}:true:true`,
-    'someone@mailinator.com:true:false',
-    'error',
-    'Iran:true:true',
-    'error',
-  ]);
+  assert.deepEqual(
+    lines.map((l) => (l.detail ? 'error' : `${l.value}:${l.flagged}:${l.sanctioned}`)),
+    [`${XBT}:true:true`, 'someone@mailinator.com:true:false', 'error', 'Iran:true:true', 'error'],
+  );
   assert.deepEqual(lines[2], {
-    detail: [{ type: 'literal_error', loc: ['body', 'items', 2, 'type'], msg: "Input should be 'crypto', 'email', 'website', 'id', 'country' or 'name'", input: 'phone', ctx: { expected: "'crypto', 'email', 'website', 'id', 'country' or 'name'" } }],
+    detail: [
+      {
+        type: 'literal_error',
+        loc: ['body', 'items', 2, 'type'],
+        msg: "Input should be 'crypto', 'email', 'website', 'id', 'country' or 'name'",
+        input: 'phone',
+        ctx: { expected: "'crypto', 'email', 'website', 'id', 'country' or 'name'" },
+      },
+    ],
   });
   assert.deepEqual(lines[4].detail[0].loc, ['body', 'items', 4, 'value']);
   const r = await rows(customerId);
@@ -111,7 +121,10 @@ test('tRPC with httpBatchLink: public and metered procedures; metered without cr
   ]);
   assert.equal((stats as { countries: number }).countries, 8);
   assert.equal((screened as { sanctioned: boolean }).sanctioned, true);
-  assert.deepEqual((country as { matches: { match: string }[] }).matches.map((m) => m.match), ['exact']);
+  assert.deepEqual(
+    (country as { matches: { match: string }[] }).matches.map((m) => m.match),
+    ['exact'],
+  );
   const r = await rows(customerId);
   assert.deepEqual(r.usage.map((u) => `${u.endpoint}:${u.credits}:${u.method}`).sort(), ['screen.country:1:quota', 'screen.crypto:1:quota']);
 

@@ -38,7 +38,21 @@ test('/screen/lists: every list of the registry with its counts', async () => {
   const lists = body as Obj[];
   assert.deepEqual(
     lists.map((l) => l.slug),
-    ['ofac_sdn', 'ofac_consolidated', 'un_sc', 'eu_fsf', 'uk_sanctions', 'ofac_crypto', 'ofac_sdn_web', 'ofac_countries', 'eth_phishing', 'cryptoscamdb', 'disposable_email', 'tornado_pools', 'tornado_recipients'],
+    [
+      'ofac_sdn',
+      'ofac_consolidated',
+      'un_sc',
+      'eu_fsf',
+      'uk_sanctions',
+      'ofac_crypto',
+      'ofac_sdn_web',
+      'ofac_countries',
+      'eth_phishing',
+      'cryptoscamdb',
+      'disposable_email',
+      'tornado_pools',
+      'tornado_recipients',
+    ],
   );
   for (const l of lists) assert.deepEqual(Object.keys(l), ['slug', 'display_name', 'list_type', 'kind', 'cadence', 'enabled', 'total', 'last_updated']);
   const stats = (await get('/stats')).body as { sources: Record<string, { total: number }> };
@@ -109,7 +123,11 @@ test('/stats: per-list counts that add up, designations, delistings, the primary
     primary_refresh: { check_minutes_utc: number[]; next_check_at: string };
   };
   for (const [slug, src] of Object.entries(s.sources)) {
-    assert.equal(Object.values(src.by_entity_type).reduce((a, b) => a + b, 0), src.total, slug);
+    assert.equal(
+      Object.values(src.by_entity_type).reduce((a, b) => a + b, 0),
+      src.total,
+      slug,
+    );
   }
   assert.equal(s.countries, 8);
   assert.equal(s.sources.ofac_countries.by_entity_type.country, 8);
@@ -132,7 +150,10 @@ test('/delisted: empty for a first version, limits validated, unknown list 400',
 test('/search fuzzy: names with typos and reordering, identifiers and addresses, list filter, limit', async () => {
   const hits = (await get(`/search?q=${encodeURIComponent('Jong Un Kim')}`)).body as { value: string; match: string; similarity: number; list: string; list_type: string; removed_at: null }[];
   assert.ok(hits.length > 0 && hits.length <= 10);
-  assert.ok(hits.some((h) => h.value === 'KIM, Jong Un' && h.list === 'ofac_sdn'), JSON.stringify(hits.slice(0, 3)));
+  assert.ok(
+    hits.some((h) => h.value === 'KIM, Jong Un' && h.list === 'ofac_sdn'),
+    JSON.stringify(hits.slice(0, 3)),
+  );
   for (const h of hits) {
     assert.equal(h.match, 'fuzzy');
     assert.ok(h.similarity >= 0.6 && h.similarity <= 1);
@@ -144,7 +165,10 @@ test('/search fuzzy: names with typos and reordering, identifiers and addresses,
     ['crypto_address', '12QtD5BFwRsdNsAZY76UVE1xyCGNTojH9h', 'exact', 1],
   ]);
   const only = (await get('/search?q=AB850901&lists=un_sc&limit=1')).body as { list: string; value: string }[];
-  assert.deepEqual(only.map((h) => [h.list, h.value]), [['un_sc', 'AB850901']]);
+  assert.deepEqual(
+    only.map((h) => [h.list, h.value]),
+    [['un_sc', 'AB850901']],
+  );
 });
 
 test('/search regex: case-insensitive, linear-time engine, invalid pattern 422, limits', async () => {

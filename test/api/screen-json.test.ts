@@ -75,7 +75,15 @@ test('no match, custom list filters, null and absent source_url, hostile strings
 
 test('matches sharing one metadata object: each keeps its own fields, in whatever order they come', () => {
   const metadata = { sdn_name: 'SHARED', programs: ['CYBER2'] };
-  const match = (value: string, list: string, match: string, source_url?: string | null) => ({ list, list_name: list.toUpperCase(), list_type: 'sanctions' as const, match, value, source_url, metadata });
+  const match = (value: string, list: string, match: string, source_url?: string | null) => ({
+    list,
+    list_name: list.toUpperCase(),
+    list_type: 'sanctions' as const,
+    match,
+    value,
+    source_url,
+    metadata,
+  });
   const envs = [
     { value: 'a', flagged: true, sanctioned: true, lists_checked: ['l1'], matches: [match('a', 'l1', 'exact', 'https://x/1')] },
     { value: 'b', flagged: true, sanctioned: true, lists_checked: ['l1'], matches: [match('b', 'l1', 'exact', 'https://x/1'), match('a', 'l1', 'exact', 'https://x/1')] },
@@ -115,7 +123,13 @@ test('a line that does not fit leaves the bytes before its place as they were', 
 });
 
 test('a REST body larger than the answer buffer goes as text; the buffer is written over by the next answer', () => {
-  const big = { value: 'v', flagged: true, sanctioned: false, lists_checked: ['l'], matches: [{ list: 'l', list_name: 'L', list_type: 'risk' as const, match: 'exact', value: 'v', metadata: { note: 'é'.repeat(40_000) } }] };
+  const big = {
+    value: 'v',
+    flagged: true,
+    sanctioned: false,
+    lists_checked: ['l'],
+    matches: [{ list: 'l', list_name: 'L', list_type: 'risk' as const, match: 'exact', value: 'v', metadata: { note: 'é'.repeat(40_000) } }],
+  };
   const text = screenResponseBody(big);
   assert.equal(typeof text, 'string');
   assert.equal(text, JSON.stringify(big));

@@ -77,7 +77,10 @@ test('a listed person: one match per party, the party as metadata, best first', 
     weak_names_left_out: 0,
   });
   const scores = body.matches.map((x) => x.metadata.score);
-  assert.deepEqual(scores, [...scores].sort((a, b) => b - a));
+  assert.deepEqual(
+    scores,
+    [...scores].sort((a, b) => b - a),
+  );
   assert.ok(scores.every((s) => s >= 0.7));
   const sdn = body.matches.find((x) => x.metadata.id === 'ofac_sdn:7843')!;
   assert.equal(sdn.metadata.sdn_name, 'AL-TIKRITI, Saddam Hussein');
@@ -196,11 +199,23 @@ test('REST, tRPC, MCP and a batch item answer alike; one credit each (a batch it
     }),
   });
   assert.equal(batch.status, 200);
-  const lines = (await batch.text()).trimEnd().split('\n').map((l) => JSON.parse(l) as Answer & { detail?: { loc: (string | number)[]; type: string }[] });
+  const lines = (await batch.text())
+    .trimEnd()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Answer & { detail?: { loc: (string | number)[]; type: string }[] });
   assert.deepEqual(lines[0], rest);
-  assert.deepEqual(lines[1].detail!.map((d) => [d.loc, d.type]), [[['body', 'items', 1, 'birth_date'], 'value_error']]);
-  assert.deepEqual(lines[2].detail!.map((d) => [d.loc, d.type]), [[['body', 'items', 2, 'value'], 'value_error']]);
-  assert.deepEqual(lines[3].detail!.map((d) => [d.loc, d.type]), [[['body', 'items', 3, 'party_type'], 'literal_error']]);
+  assert.deepEqual(
+    lines[1].detail!.map((d) => [d.loc, d.type]),
+    [[['body', 'items', 1, 'birth_date'], 'value_error']],
+  );
+  assert.deepEqual(
+    lines[2].detail!.map((d) => [d.loc, d.type]),
+    [[['body', 'items', 2, 'value'], 'value_error']],
+  );
+  assert.deepEqual(
+    lines[3].detail!.map((d) => [d.loc, d.type]),
+    [[['body', 'items', 3, 'party_type'], 'literal_error']],
+  );
 
   const { audit } = svc.service;
   await audit.usage.flush();

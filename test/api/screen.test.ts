@@ -34,7 +34,11 @@ test('a Bitcoin address from the SDN remarks matches the SDN entry and the per-a
   const address = '12QtD5BFwRsdNsAZY76UVE1xyCGNTojH9h';
   const raw = readFileSync(sharedData('ofac', 'sdn.csv'), 'utf8') + readFileSync(sharedData('ofac', 'sdn_comments.csv'), 'utf8');
   assert.ok(raw.includes(`Digital Currency Address - XBT ${address}`));
-  assert.ok(readFileSync(sharedData('crypto', 'by-chain-2024', 'sanctioned_addresses_XBT.txt'), 'utf8').split('\n').includes(address));
+  assert.ok(
+    readFileSync(sharedData('crypto', 'by-chain-2024', 'sanctioned_addresses_XBT.txt'), 'utf8')
+      .split('\n')
+      .includes(address),
+  );
   const entNum = /^(\d+),"YAN, Xiaobing"/m.exec(readFileSync(sharedData('ofac', 'sdn.csv'), 'utf8'))?.[1];
   assert.equal(entNum, '25308');
   const res = await screen(`crypto/${address}`);
@@ -86,7 +90,10 @@ test('no match: flagged and sanctioned false, matches empty, lists_checked still
 test('lists filter: named lists only, in the order given; unknown slug 400; a list without data 503', async () => {
   const res = await screen('crypto/12QtD5BFwRsdNsAZY76UVE1xyCGNTojH9h?lists=eth_phishing,ofac_crypto,eth_phishing');
   assert.deepEqual((res.body as { lists_checked: string[] }).lists_checked, ['eth_phishing', 'ofac_crypto']);
-  assert.deepEqual((res.body as { matches: { list: string }[] }).matches.map((m) => m.list), ['ofac_crypto']);
+  assert.deepEqual(
+    (res.body as { matches: { list: string }[] }).matches.map((m) => m.list),
+    ['ofac_crypto'],
+  );
   const unknown = await screen('crypto/12QtD5BFwRsdNsAZY76UVE1xyCGNTojH9h?lists=nope,ofac_sdn,nada');
   assert.equal(unknown.status, 400);
   assert.deepEqual(unknown.body, { detail: 'unknown lists: nope, nada (see /api/v1/screen/lists)' });
@@ -104,7 +111,17 @@ test('a crime-only match is flagged but not sanctioned; a listed domain matches 
     flagged: true,
     sanctioned: false,
     lists_checked: ['eth_phishing'],
-    matches: [{ list: 'eth_phishing', list_name: 'MetaMask eth-phishing-detect Blocklist', list_type: 'crime', match: 'exact', value: 'azukishop.live', source_url: 'https://github.com/MetaMask/eth-phishing-detect', metadata: {} }],
+    matches: [
+      {
+        list: 'eth_phishing',
+        list_name: 'MetaMask eth-phishing-detect Blocklist',
+        list_type: 'crime',
+        match: 'exact',
+        value: 'azukishop.live',
+        source_url: 'https://github.com/MetaMask/eth-phishing-detect',
+        metadata: {},
+      },
+    ],
   });
   const sub = await screen(`website?address=${encodeURIComponent('HTTPS://www.Sub.AzukiShop.live./path?q=1')}&lists=eth_phishing`);
   assert.equal((sub.body as { matches: { match: string }[] }).matches[0].match, 'subdomain');

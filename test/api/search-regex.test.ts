@@ -91,7 +91,9 @@ test('a pattern whose scan needs more than the budget is refused whole: 422 rege
 });
 
 test('the engine refuses rather than cuts: a scan over its budget throws, never returns what it found so far', async () => {
-  const lists = Object.entries(svc.service.lists().status()).filter(([, s]) => s.loaded).map(([slug]) => slug);
+  const lists = Object.entries(svc.service.lists().status())
+    .filter(([, s]) => s.loaded)
+    .map(([slug]) => slug);
   await assert.rejects(svc.service.engine.search({ q: 'zzzqqqzzz', mode: 'regex', lists, limit: 10, budgetMs: 1 }), (err: unknown) => {
     assert.ok(err instanceof RegexTooCostly);
     assert.equal(err.budgetMs, 1);

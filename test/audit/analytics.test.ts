@@ -19,9 +19,36 @@ const range = { from: start, to: start + 3 * DAY };
 before(async () => {
   store = await openAuditStore(loadConfig({ DATA_DIR: join(dir, 'fresh') }));
   await store.matches.write(
-    [0, 1, 2].map((d) => ({ time: start + d * DAY + 1000, customer_id: 5, payer: '', request_id: `r${d}`, endpoint: 'screen.email', screened_value: 'x@y.io', matched_value: 'y.io', list: 'disposable_email', list_type: 'risk', match: 'domain', list_version: '', as_of: null })),
+    [0, 1, 2].map((d) => ({
+      time: start + d * DAY + 1000,
+      customer_id: 5,
+      payer: '',
+      request_id: `r${d}`,
+      endpoint: 'screen.email',
+      screened_value: 'x@y.io',
+      matched_value: 'y.io',
+      list: 'disposable_email',
+      list_type: 'risk',
+      match: 'domain',
+      list_version: '',
+      as_of: null,
+    })),
   );
-  await store.usage.write([0, 1, 2].map((d) => ({ time: start + d * DAY, customer_id: 5, payer: '', request_id: `r${d}`, endpoint: 'screen.email', status: 200, credits: 1, method: 'quota' as const, amount: '0', tx_hash: '', network: '' })));
+  await store.usage.write(
+    [0, 1, 2].map((d) => ({
+      time: start + d * DAY,
+      customer_id: 5,
+      payer: '',
+      request_id: `r${d}`,
+      endpoint: 'screen.email',
+      status: 200,
+      credits: 1,
+      method: 'quota' as const,
+      amount: '0',
+      tx_hash: '',
+      network: '',
+    })),
+  );
 });
 after(async () => {
   await store?.close();
@@ -32,10 +59,20 @@ describe('analytics queries', () => {
   test('each is answered from an aggregate projection', async () => {
     const q = new AnalyticsQueries(store.client, 'screening', { ...DEFAULT_BOUNDS, requireProjections: true });
     const scope = { customerId: 5 };
-    assert.deepEqual((await q.daily(scope, range)).map((d) => [d.requests, d.matches]), [[1, 1], [1, 1], [1, 1]]);
+    assert.deepEqual(
+      (await q.daily(scope, range)).map((d) => [d.requests, d.matches]),
+      [
+        [1, 1],
+        [1, 1],
+        [1, 1],
+      ],
+    );
     assert.equal((await q.endpoints(scope, range))[0].matches, 3);
     assert.equal((await q.lists({ customerId: null }, range))[0].matches, 3);
-    assert.deepEqual((await q.topValues(scope, range, 5)).map((v) => [v.matched_value, v.list, v.matches, v.last_match_at]), [['y.io', 'disposable_email', 3, '2025-02-03T00:00:01.000Z']]);
+    assert.deepEqual(
+      (await q.topValues(scope, range, 5)).map((v) => [v.matched_value, v.list, v.matches, v.last_match_at]),
+      [['y.io', 'disposable_email', 3, '2025-02-03T00:00:01.000Z']],
+    );
     assert.equal((await q.customers(range, 5))[0].requests, 3);
   });
 
@@ -60,8 +97,11 @@ test('tables created before the projections get them, built for the rows already
             VALUES ('2025-02-01 10:00:00', 9, '', 'old', 'screen.id', 200, 1, 'quota', 0, '', '')`,
   });
   const created = async () =>
-    ((await (await store.client.query({ query: "SELECT create_table_query FROM system.tables WHERE database = 'legacy' AND name = 'usage'", format: 'JSONEachRow' })).json()) as { create_table_query: string }[])[0]
-      .create_table_query;
+    (
+      (await (await store.client.query({ query: "SELECT create_table_query FROM system.tables WHERE database = 'legacy' AND name = 'usage'", format: 'JSONEachRow' })).json()) as {
+        create_table_query: string;
+      }[]
+    )[0].create_table_query;
   assert.ok(!(await created()).includes('PROJECTION'));
   await migrateClickHouse(store.client, { CLICKHOUSE_DATABASE: 'legacy', CLICKHOUSE_CLUSTER: undefined });
   assert.match(await created(), /PROJECTION by_day \(/);

@@ -12,10 +12,20 @@ const dataDir = mkdtempSync(join(tmpdir(), "audit-staged-o'brien\\-"));
 const staging = join(dataDir, 'audit-staging');
 after(() => rmSync(dataDir, { recursive: true, force: true }));
 
-const usageLine = (requestId: string) => usageLines.line({
-  time: Date.parse('2025-08-01T12:00:00.125Z'), customer_id: 41, payer: '', request_id: requestId, endpoint: 'screen.crypto',
-  status: 200, credits: 1, method: 'quota', amount: '0', tx_hash: '', network: '',
-});
+const usageLine = (requestId: string) =>
+  usageLines.line({
+    time: Date.parse('2025-08-01T12:00:00.125Z'),
+    customer_id: 41,
+    payer: '',
+    request_id: requestId,
+    endpoint: 'screen.crypto',
+    status: 200,
+    credits: 1,
+    method: 'quota',
+    amount: '0',
+    tx_hash: '',
+    network: '',
+  });
 
 describe('embedded inserts through a staged file', () => {
   mkdirSync(staging, { recursive: true });
@@ -35,7 +45,10 @@ describe('embedded inserts through a staged file', () => {
     const chunks = ['a', 'b', 'c'].map((id) => Buffer.from(usageLine(id) + usageLine(`${id}2`)));
     await insertLines('screening.usage', usageLines.columns, chunks);
     const rs = await client.query({ query: 'SELECT request_id, toString(time) AS time, method FROM screening.usage WHERE customer_id = 41 ORDER BY request_id', format: 'JSONEachRow' });
-    assert.deepEqual(await rs.json(), ['a', 'a2', 'b', 'b2', 'c', 'c2'].map((id) => ({ request_id: id, time: '2025-08-01 12:00:00.125', method: 'quota' })));
+    assert.deepEqual(
+      await rs.json(),
+      ['a', 'a2', 'b', 'b2', 'c', 'c2'].map((id) => ({ request_id: id, time: '2025-08-01 12:00:00.125', method: 'quota' })),
+    );
     assert.deepEqual(readdirSync(staging), []);
   });
 

@@ -41,7 +41,10 @@ test('inserts of many blocks reuse them: no fresh block per insert once the firs
     for (let k = 0; k < 50_000; k++) lines.append(row(next++), 1);
     const chunks = lines.take();
     for (const c of chunks) arrayBuffers.add(c.bytes.buffer);
-    assert.equal(chunks.reduce((n, c) => n + c.rows, 0), 50_000);
+    assert.equal(
+      chunks.reduce((n, c) => n + c.rows, 0),
+      50_000,
+    );
     // The previous insert finishes while this one's rows were buffered.
     lines.recycle(previous);
     previous = chunks;
@@ -74,5 +77,8 @@ test('a push larger than a block gets a block of its own, intact', () => {
   lines.append(row(8001), 1);
   const chunks = lines.take();
   assert.equal(textOf(chunks), row(0) + big + row(8001));
-  assert.equal(chunks.reduce((n, c) => n + c.rows, 0), 8002);
+  assert.equal(
+    chunks.reduce((n, c) => n + c.rows, 0),
+    8002,
+  );
 });

@@ -46,8 +46,17 @@ describe('ClickHouse audit store (chDB)', () => {
     const day2 = Date.parse('2025-06-02T09:30:00.250Z');
     await storeOf().matches.write([match(1, 21, day1, 'ofac_sdn'), match(2, 21, day1, 'un_sc'), match(3, 21, day2, 'ofac_sdn'), match(4, 22, day2)]);
     const usage = (time: number, endpoint: string, credits: number, method: 'quota' | 'x402'): UsageRow => ({
-      time, customer_id: 21, payer: method === 'x402' ? '0xpayer' : '', request_id: 'r', endpoint, status: 200, credits, method,
-      amount: method === 'x402' ? '10000' : '0', tx_hash: '', network: '',
+      time,
+      customer_id: 21,
+      payer: method === 'x402' ? '0xpayer' : '',
+      request_id: 'r',
+      endpoint,
+      status: 200,
+      credits,
+      method,
+      amount: method === 'x402' ? '10000' : '0',
+      tx_hash: '',
+      network: '',
     });
     await storeOf().usage.write([usage(day1, 'screen.crypto', 1, 'quota'), usage(day1, 'screen.crypto', 3, 'x402'), usage(day2, 'screen.email', 1, 'quota')]);
     const range = { from: Date.parse('2025-06-01T00:00:00Z'), to: Date.parse('2025-07-01T00:00:00Z') };
@@ -63,10 +72,24 @@ describe('ClickHouse audit store (chDB)', () => {
     const page = await storeOf().queries.auditTrail(21, { ...range, list: 'ofac_sdn' }, { limit: 1, offset: 0 });
     assert.equal(page.total, 2);
     assert.deepEqual(page.items, [
-      { time: '2025-06-02T09:30:00.250Z', request_id: 'req-3', endpoint: 'screen.crypto', screened_value: '0xabc3', matched_value: '0xABC3', list: 'ofac_sdn', list_type: 'sanctions', match: 'exact', list_version: 'v1', as_of: null },
+      {
+        time: '2025-06-02T09:30:00.250Z',
+        request_id: 'req-3',
+        endpoint: 'screen.crypto',
+        screened_value: '0xabc3',
+        matched_value: '0xABC3',
+        list: 'ofac_sdn',
+        list_type: 'sanctions',
+        match: 'exact',
+        list_version: 'v1',
+        as_of: null,
+      },
     ]);
     const byValue = await storeOf().queries.auditTrail(21, { ...range, value: '0xABC2' }, { limit: 10, offset: 0 });
-    assert.deepEqual(byValue.items.map((i) => i.request_id), ['req-2']);
+    assert.deepEqual(
+      byValue.items.map((i) => i.request_id),
+      ['req-2'],
+    );
     assert.deepEqual(await storeOf().queries.auditExport(21, range, 100), [
       ['2025-06-02T09:30:00.250Z', 'req-3', 'screen.crypto', '0xabc3', '0xABC3', 'ofac_sdn', 'sanctions', 'exact', 'v1', ''],
       ['2025-06-01T08:00:00.000Z', 'req-1', 'screen.crypto', '0xabc1', '0xABC1', 'ofac_sdn', 'sanctions', 'exact', 'v1', ''],
@@ -76,8 +99,13 @@ describe('ClickHouse audit store (chDB)', () => {
 
   test('list changes: the ChangeSink stores them and the delisting history follows the latest change', async () => {
     const rec = (value: string) => ({
-      list: 'ofac_sdn', entity_type: 'crypto_address' as const, value, metadata: { programs: ['CYBER2'] },
-      source_url: 'https://example.org/sdn', listed_at: null, removed_at: null,
+      list: 'ofac_sdn',
+      entity_type: 'crypto_address' as const,
+      value,
+      metadata: { programs: ['CYBER2'] },
+      source_url: 'https://example.org/sdn',
+      listed_at: null,
+      removed_at: null,
     });
     const ids = { seq: 0, change_id: '', owner: 0 };
     await storeOf().changes.write([
@@ -90,8 +118,12 @@ describe('ClickHouse audit store (chDB)', () => {
     assert.equal(await count('list_changes'), 5);
     assert.deepEqual(await storeOf().queries.delisted(['ofac_sdn', 'un_sc'], 10), [
       {
-        entity_type: 'crypto_address', value: '0xA', list: 'ofac_sdn', metadata: { programs: ['CYBER2'] },
-        source_url: 'https://example.org/sdn', removed_at: '2025-02-01T00:00:00.000Z',
+        entity_type: 'crypto_address',
+        value: '0xA',
+        list: 'ofac_sdn',
+        metadata: { programs: ['CYBER2'] },
+        source_url: 'https://example.org/sdn',
+        removed_at: '2025-02-01T00:00:00.000Z',
       },
     ]);
     assert.deepEqual(await storeOf().queries.delisted(['un_sc'], 10), []);
@@ -117,6 +149,9 @@ describe('ClickHouse audit store (chDB)', () => {
     );
     assert.match(ddl[1], /^CREATE TABLE IF NOT EXISTS `screening`.`audit_matches_local` ON CLUSTER `main`/);
     assert.match(ddl[1], /ENGINE = ReplicatedMergeTree\('\/clickhouse\/tables\/\{shard\}\/screening\/audit_matches_local', '\{replica\}'\)/);
-    assert.equal(ddl[2], 'CREATE TABLE IF NOT EXISTS `screening`.`audit_matches` ON CLUSTER `main` AS `screening`.`audit_matches_local`\nENGINE = Distributed(`main`, `screening`, `audit_matches_local`, sipHash64(customer_id, payer))');
+    assert.equal(
+      ddl[2],
+      'CREATE TABLE IF NOT EXISTS `screening`.`audit_matches` ON CLUSTER `main` AS `screening`.`audit_matches_local`\nENGINE = Distributed(`main`, `screening`, `audit_matches_local`, sipHash64(customer_id, payer))',
+    );
   });
 });

@@ -92,13 +92,53 @@ describe('audit writer: rows as TabSeparated lines', () => {
     const settlement: SettlementRow = { ...base, network: 'eip155:84532', x402_version: 2, amount: '10000', tx_hash: '0xabc' };
     const change: ListChangeRow = { seq: 1, change_id: 'chg_1', owner: 0, list: 'l', version: 'v', kind: 'listed', at: base.time, entity_type: 'name', value: 'v', metadata: '{}', source_url: null };
     const bad = [
-      { time: Number.NaN }, { time: Date.UTC(2300, 0, 1) }, { at: -Infinity }, { customer_id: -1 }, { customer_id: 1.5 }, { customer_id: 2 ** 32 },
-      { status: 65_536 }, { credits: -1 }, { x402_version: 256 }, { amount: '-1' }, { amount: '18446744073709551616' }, { amount: 5 },
-      { method: 'card' }, { kind: 'moved' }, { source_url: 7 }, { source_url: undefined }, { as_of: Number.NaN }, { as_of: Date.UTC(2300, 0, 1) },
-      { seq: -1 }, { seq: 0.5 }, { owner: -1 }, { owner: 2 ** 32 },
-      ...['payer', 'request_id', 'endpoint', 'screened_value', 'matched_value', 'list', 'list_type', 'match', 'list_version', 'tx_hash', 'network', 'change_id', 'version', 'entity_type', 'value', 'metadata'].flatMap((k) => [{ [k]: undefined }, { [k]: 1 }, { [k]: null }]),
+      { time: Number.NaN },
+      { time: Date.UTC(2300, 0, 1) },
+      { at: -Infinity },
+      { customer_id: -1 },
+      { customer_id: 1.5 },
+      { customer_id: 2 ** 32 },
+      { status: 65_536 },
+      { credits: -1 },
+      { x402_version: 256 },
+      { amount: '-1' },
+      { amount: '18446744073709551616' },
+      { amount: 5 },
+      { method: 'card' },
+      { kind: 'moved' },
+      { source_url: 7 },
+      { source_url: undefined },
+      { as_of: Number.NaN },
+      { as_of: Date.UTC(2300, 0, 1) },
+      { seq: -1 },
+      { seq: 0.5 },
+      { owner: -1 },
+      { owner: 2 ** 32 },
+      ...[
+        'payer',
+        'request_id',
+        'endpoint',
+        'screened_value',
+        'matched_value',
+        'list',
+        'list_type',
+        'match',
+        'list_version',
+        'tx_hash',
+        'network',
+        'change_id',
+        'version',
+        'entity_type',
+        'value',
+        'metadata',
+      ].flatMap((k) => [{ [k]: undefined }, { [k]: 1 }, { [k]: null }]),
     ];
-    const cases: [LineFormat<never>, object][] = [[auditMatchLines, match], [usageLines, usage], [settlementLines, settlement], [listChangeLines, change]];
+    const cases: [LineFormat<never>, object][] = [
+      [auditMatchLines, match],
+      [usageLines, usage],
+      [settlementLines, settlement],
+      [listChangeLines, change],
+    ];
     let refused = 0;
     for (const [format, good] of cases) {
       const f = format as unknown as LineFormat<object>;
@@ -115,7 +155,11 @@ describe('audit writer: rows as TabSeparated lines', () => {
           }
         };
         const checked = outcome(() => f.check(row));
-        assert.equal(checked, outcome(() => f.line(row)), `${f.columns.join(',')}: ${JSON.stringify(patch)}`);
+        assert.equal(
+          checked,
+          outcome(() => f.line(row)),
+          `${f.columns.join(',')}: ${JSON.stringify(patch)}`,
+        );
         if (checked !== 'ok') refused++;
       }
     }
@@ -141,20 +185,83 @@ describe('audit writer: rows as TabSeparated lines', () => {
     // Field by field, as the formats would write them without keeping anything.
     const u32 = (n: number) => String(uint(n, UINT32));
     const matchLine = (r: AuditMatchRow) =>
-      [dateTime64(r.time), u32(r.customer_id), r.payer, r.request_id, r.endpoint, r.screened_value, r.matched_value, r.list, r.list_type, r.match, r.list_version].map((v, i) => (i < 2 ? v : text(v))).join('\t') +
-      `\t${r.as_of === null ? '\\N' : dateTime64(r.as_of)}\n`;
+      [dateTime64(r.time), u32(r.customer_id), r.payer, r.request_id, r.endpoint, r.screened_value, r.matched_value, r.list, r.list_type, r.match, r.list_version]
+        .map((v, i) => (i < 2 ? v : text(v)))
+        .join('\t') + `\t${r.as_of === null ? '\\N' : dateTime64(r.as_of)}\n`;
     const usageLine = (r: UsageRow) =>
-      [dateTime64(r.time), u32(r.customer_id), text(r.payer), text(r.request_id), text(r.endpoint), String(uint(r.status, UINT16)), u32(r.credits), r.method, r.amount, text(r.tx_hash), text(r.network)].join('\t') + '\n';
-    const base: AuditMatchRow = { time: Date.parse('2025-07-01T00:00:00Z'), customer_id: 7, payer: '', request_id: 'r1', endpoint: 'screen.crypto', screened_value: 'v', matched_value: 'V', list: 'ofac_sdn', list_type: 'sanctions', match: 'exact', list_version: 'v1', as_of: null };
-    const usage: UsageRow = { time: base.time, customer_id: 7, payer: '', request_id: 'r1', endpoint: 'screen.crypto', status: 200, credits: 1, method: 'quota', amount: '0', tx_hash: '', network: '' };
+      [
+        dateTime64(r.time),
+        u32(r.customer_id),
+        text(r.payer),
+        text(r.request_id),
+        text(r.endpoint),
+        String(uint(r.status, UINT16)),
+        u32(r.credits),
+        r.method,
+        r.amount,
+        text(r.tx_hash),
+        text(r.network),
+      ].join('\t') + '\n';
+    const base: AuditMatchRow = {
+      time: Date.parse('2025-07-01T00:00:00Z'),
+      customer_id: 7,
+      payer: '',
+      request_id: 'r1',
+      endpoint: 'screen.crypto',
+      screened_value: 'v',
+      matched_value: 'V',
+      list: 'ofac_sdn',
+      list_type: 'sanctions',
+      match: 'exact',
+      list_version: 'v1',
+      as_of: null,
+    };
+    const usage: UsageRow = {
+      time: base.time,
+      customer_id: 7,
+      payer: '',
+      request_id: 'r1',
+      endpoint: 'screen.crypto',
+      status: 200,
+      credits: 1,
+      method: 'quota',
+      amount: '0',
+      tx_hash: '',
+      network: '',
+    };
     const matchRows: AuditMatchRow[] = [base, { ...base }];
-    for (const [k, v] of Object.entries({ time: base.time + 1, customer_id: 8, payer: '0xp\t', request_id: 'r2', endpoint: 'screen.email', screened_value: 'w\\', matched_value: 'W\n', list: 'un_sc', list_type: 'crime', match: 'fuzzy', list_version: 'v2', as_of: base.time - 1 })) {
+    for (const [k, v] of Object.entries({
+      time: base.time + 1,
+      customer_id: 8,
+      payer: '0xp\t',
+      request_id: 'r2',
+      endpoint: 'screen.email',
+      screened_value: 'w\\',
+      matched_value: 'W\n',
+      list: 'un_sc',
+      list_type: 'crime',
+      match: 'fuzzy',
+      list_version: 'v2',
+      as_of: base.time - 1,
+    })) {
       matchRows.push({ ...base, [k]: v }, { ...base, [k]: v }, base);
     }
     // More matched entities than are kept, twice over: old ones must be written anew.
     for (let round = 0; round < 2; round++) for (let i = 0; i < 12; i++) matchRows.push({ ...base, matched_value: `m${i}` });
     const usageRows: UsageRow[] = [usage];
-    for (const [k, v] of Object.entries({ time: usage.time + 5, customer_id: 9, payer: 'p', request_id: 'r9', endpoint: 'pep', status: 500, credits: 3, method: 'x402', amount: '10000', tx_hash: '0xab', network: 'base' })) {
+    for (const [k, v] of Object.entries({
+      time: usage.time + 5,
+      customer_id: 9,
+      payer: 'p',
+      request_id: 'r9',
+      endpoint: 'pep',
+      status: 500,
+      credits: 3,
+      method: 'x402',
+      amount: '10000',
+      tx_hash: '0xab',
+      network: 'base',
+    })) {
       usageRows.push({ ...usage, [k]: v }, usage);
     }
     // A request's rows in the order the gate pushes them: its matches, then its usage row.
@@ -163,7 +270,10 @@ describe('audit writer: rows as TabSeparated lines', () => {
       const u = usageRows[i % usageRows.length];
       assert.equal(auditMatchLines.line(m), matchLine(m), JSON.stringify(m));
       assert.equal(usageLines.line(u), usageLine(u), JSON.stringify(u));
-      assert.equal(usageLines.line({ ...u, time: m.time, customer_id: m.customer_id, payer: m.payer, request_id: m.request_id, endpoint: m.endpoint }), usageLine({ ...u, time: m.time, customer_id: m.customer_id, payer: m.payer, request_id: m.request_id, endpoint: m.endpoint }));
+      assert.equal(
+        usageLines.line({ ...u, time: m.time, customer_id: m.customer_id, payer: m.payer, request_id: m.request_id, endpoint: m.endpoint }),
+        usageLine({ ...u, time: m.time, customer_id: m.customer_id, payer: m.payer, request_id: m.request_id, endpoint: m.endpoint }),
+      );
     }
     // A bad value right after good rows with all the other values equal still fails.
     auditMatchLines.line(base);
@@ -178,17 +288,40 @@ describe('audit writer: rows as TabSeparated lines', () => {
 
   test('times on both sides of the epoch-number range read back to the millisecond', async () => {
     const times = [
-      Date.UTC(1900, 0, 1), -1, 0, 999, 1e12 - 1, 1e12, 1e12 + 7, Date.parse('2025-06-02T09:30:00.005Z'),
-      Date.parse('2025-06-02T09:30:00.999Z'), 1e13 - 1, 1e13, Date.UTC(2299, 11, 31, 23, 59, 59, 999),
+      Date.UTC(1900, 0, 1),
+      -1,
+      0,
+      999,
+      1e12 - 1,
+      1e12,
+      1e12 + 7,
+      Date.parse('2025-06-02T09:30:00.005Z'),
+      Date.parse('2025-06-02T09:30:00.999Z'),
+      1e13 - 1,
+      1e13,
+      Date.UTC(2299, 11, 31, 23, 59, 59, 999),
     ];
     const change = (at: number, i: number): ListChangeRow => ({
-      seq: 1000 + i, change_id: `chg_${i}`, owner: 0, list: 'edges', version: `v${i}`, kind: 'listed', at, entity_type: 'name', value: 'time', metadata: '{}', source_url: null,
+      seq: 1000 + i,
+      change_id: `chg_${i}`,
+      owner: 0,
+      list: 'edges',
+      version: `v${i}`,
+      kind: 'listed',
+      at,
+      entity_type: 'name',
+      value: 'time',
+      metadata: '{}',
+      source_url: null,
     });
     // One insert of them all, and one whose body ends with an epoch number.
     await storeOf().listChanges.write(times.map(change));
     await storeOf().listChanges.write([change(1e12 + 1, times.length)]);
     const got = await select<{ at: number }>("SELECT toUnixTimestamp64Milli(at) AS at FROM screening.list_changes WHERE list = 'edges' ORDER BY at");
-    assert.deepEqual(got.map((r) => Number(r.at)), [...times, 1e12 + 1].sort((a, b) => a - b));
+    assert.deepEqual(
+      got.map((r) => Number(r.at)),
+      [...times, 1e12 + 1].sort((a, b) => a - b),
+    );
   });
 
   test('hostile strings round-trip exactly through the embedded insert', async () => {
@@ -211,15 +344,49 @@ describe('audit writer: rows as TabSeparated lines', () => {
   test('every column type of every table reads back as written', async () => {
     const time = Date.parse('2025-07-02T10:11:12.013Z');
     const usage: UsageRow[] = [
-      { time, customer_id: 4_294_967_295, payer: '0xPayer\t', request_id: 'u1', endpoint: 'screen.crypto', status: 65_535, credits: 4_294_967_295, method: 'x402', amount: '18446744073709551615', tx_hash: '0xtx\n', network: 'base-sepolia' },
+      {
+        time,
+        customer_id: 4_294_967_295,
+        payer: '0xPayer\t',
+        request_id: 'u1',
+        endpoint: 'screen.crypto',
+        status: 65_535,
+        credits: 4_294_967_295,
+        method: 'x402',
+        amount: '18446744073709551615',
+        tx_hash: '0xtx\n',
+        network: 'base-sepolia',
+      },
       { time: time + 1, customer_id: 0, payer: '', request_id: 'u2', endpoint: 'screen.email', status: 200, credits: 1, method: 'quota', amount: '0', tx_hash: '', network: '' },
     ];
-    const settlements: SettlementRow[] = [
-      { time, request_id: 's1\\', customer_id: 7, payer: '0xP', endpoint: 'screen.crypto', network: 'base', x402_version: 255, amount: '10000', tx_hash: '0xT' },
-    ];
+    const settlements: SettlementRow[] = [{ time, request_id: 's1\\', customer_id: 7, payer: '0xP', endpoint: 'screen.crypto', network: 'base', x402_version: 255, amount: '10000', tx_hash: '0xT' }];
     const changes: ListChangeRow[] = [
-      { seq: Number.MAX_SAFE_INTEGER, change_id: 'chg\t1', owner: 4_294_967_295, list: 'ofac_sdn', version: 'v\t1', kind: 'listed', at: Date.UTC(1900, 0, 1), entity_type: 'name', value: 'A\nB', metadata: JSON.stringify({ note: 'line\nbreak "quoted" \\ tab\t' }), source_url: null },
-      { seq: 2001, change_id: 'chg_2', owner: 0, list: 'ofac_sdn', version: 'v2', kind: 'delisted', at: Date.UTC(2299, 11, 31, 23, 59, 59, 999), entity_type: 'name', value: 'A\nB', metadata: '{}', source_url: '\\N' },
+      {
+        seq: Number.MAX_SAFE_INTEGER,
+        change_id: 'chg\t1',
+        owner: 4_294_967_295,
+        list: 'ofac_sdn',
+        version: 'v\t1',
+        kind: 'listed',
+        at: Date.UTC(1900, 0, 1),
+        entity_type: 'name',
+        value: 'A\nB',
+        metadata: JSON.stringify({ note: 'line\nbreak "quoted" \\ tab\t' }),
+        source_url: null,
+      },
+      {
+        seq: 2001,
+        change_id: 'chg_2',
+        owner: 0,
+        list: 'ofac_sdn',
+        version: 'v2',
+        kind: 'delisted',
+        at: Date.UTC(2299, 11, 31, 23, 59, 59, 999),
+        entity_type: 'name',
+        value: 'A\nB',
+        metadata: '{}',
+        source_url: '\\N',
+      },
       { seq: 2002, change_id: 'chg_3', owner: 0, list: 'ofac_sdn', version: 'v3', kind: 'relisted', at: -1, entity_type: 'name', value: 'A\nB', metadata: '{}', source_url: '' },
     ];
     await Promise.all([storeOf().usage.write(usage), storeOf().settlements.write(settlements), storeOf().listChanges.write(changes)]);
@@ -228,16 +395,25 @@ describe('audit writer: rows as TabSeparated lines', () => {
       `SELECT toUnixTimestamp64Milli(time) AS time, customer_id, payer, request_id, endpoint, status, credits, method, toString(amount) AS amount, tx_hash, network
          FROM screening.usage WHERE request_id IN ('u1', 'u2') ORDER BY request_id`,
     );
-    assert.deepEqual(gotUsage.map((r) => ({ ...r, time: Number(r.time) })), usage);
+    assert.deepEqual(
+      gotUsage.map((r) => ({ ...r, time: Number(r.time) })),
+      usage,
+    );
     const gotSettlements = await select<SettlementRow>(
       `SELECT toUnixTimestamp64Milli(time) AS time, request_id, customer_id, payer, endpoint, network, x402_version, toString(amount) AS amount, tx_hash
          FROM screening.x402_settlements`,
     );
-    assert.deepEqual(gotSettlements.map((r) => ({ ...r, time: Number(r.time) })), settlements);
+    assert.deepEqual(
+      gotSettlements.map((r) => ({ ...r, time: Number(r.time) })),
+      settlements,
+    );
     const gotChanges = await select<ListChangeRow>(
       `SELECT seq, change_id, owner, list, version, kind, toUnixTimestamp64Milli(at) AS at, entity_type, value, metadata, source_url FROM screening.list_changes WHERE list = 'ofac_sdn' ORDER BY version`,
     );
-    assert.deepEqual(gotChanges.map((r) => ({ ...r, seq: Number(r.seq), at: Number(r.at) })), changes);
+    assert.deepEqual(
+      gotChanges.map((r) => ({ ...r, seq: Number(r.seq), at: Number(r.at) })),
+      changes,
+    );
   });
 
   test('a row ClickHouse would reject fails its own push and keeps none of its rows', async () => {
@@ -316,6 +492,9 @@ describe('audit writer: rows as TabSeparated lines', () => {
     await writer.close();
     assert.deepEqual([writer.pending, writer.dropped, writer.inserted], [0, 2, 5]);
     const stored = await select<{ request_id: string; screened_value: string }>('SELECT request_id, screened_value FROM screening.late_matches ORDER BY time');
-    assert.deepEqual(stored, rows.slice(2).map((r) => ({ request_id: r.request_id, screened_value: r.screened_value })));
+    assert.deepEqual(
+      stored,
+      rows.slice(2).map((r) => ({ request_id: r.request_id, screened_value: r.screened_value })),
+    );
   });
 });

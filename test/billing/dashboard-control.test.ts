@@ -35,11 +35,20 @@ for (const backend of empty) {
   test(`${backend.name}: tokens created before scopes existed keep both`, async () => {
     const db = await backend.open();
     try {
-      await migrate(db, listMigrations().filter((m) => m.version < 30));
+      await migrate(
+        db,
+        listMigrations().filter((m) => m.version < 30),
+      );
       const { rows } = await db.query<{ id: number }>(`INSERT INTO customers (name, monthly_quota) VALUES ('old', 10) RETURNING id`);
       const token = generateToken();
       await db.query('INSERT INTO api_tokens (customer_id, token_hash, prefix) VALUES ($1, $2, $3)', [rows[0].id, hashToken(token), tokenPrefix(token)]);
-      assert.deepEqual(await migrate(db, listMigrations().filter((m) => m.version <= 30)), [30]);
+      assert.deepEqual(
+        await migrate(
+          db,
+          listMigrations().filter((m) => m.version <= 30),
+        ),
+        [30],
+      );
       const tokens = new TokenService(db, { cacheSeconds: 5 });
       assert.deepEqual(await tokens.verify(token), { tokenId: 1, customerId: rows[0].id, screen: true, dashboard: true });
       assert.deepEqual((await tokens.list(rows[0].id))[0].scopes, ['screen', 'dashboard']);

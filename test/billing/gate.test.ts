@@ -53,21 +53,49 @@ class TestPayments implements Payments {
 }
 
 const screen = endpoint({
-  id: 'screen.test', method: 'GET', path: '/screen/test/{value}', tags: ['test'], summary: 'test', access: 'metered',
-  input: z.object({ value: z.string() }), output: z.object({ ok: z.boolean() }), handler: () => ({ ok: true }),
+  id: 'screen.test',
+  method: 'GET',
+  path: '/screen/test/{value}',
+  tags: ['test'],
+  summary: 'test',
+  access: 'metered',
+  input: z.object({ value: z.string() }),
+  output: z.object({ ok: z.boolean() }),
+  handler: () => ({ ok: true }),
 });
 const batch = endpoint({
-  id: 'screen.batch', method: 'POST', path: '/screen/batch', tags: ['test'], summary: 'batch', access: 'metered',
-  input: z.object({ items: z.array(z.string()) }), output: z.object({ ok: z.boolean() }),
-  credits: (input) => input.items.length, handler: () => ({ ok: true }),
+  id: 'screen.batch',
+  method: 'POST',
+  path: '/screen/batch',
+  tags: ['test'],
+  summary: 'batch',
+  access: 'metered',
+  input: z.object({ items: z.array(z.string()) }),
+  output: z.object({ ok: z.boolean() }),
+  credits: (input) => input.items.length,
+  handler: () => ({ ok: true }),
 });
 const account = endpoint({
-  id: 'account.me', method: 'GET', path: '/account/me', tags: ['account'], summary: 'me', access: 'account',
-  input: z.object({}), output: z.object({}), handler: () => ({}),
+  id: 'account.me',
+  method: 'GET',
+  path: '/account/me',
+  tags: ['account'],
+  summary: 'me',
+  access: 'account',
+  input: z.object({}),
+  output: z.object({}),
+  handler: () => ({}),
 });
 const admin = endpoint({
-  id: 'admin.x', method: 'GET', path: '/admin/x', tags: ['admin'], summary: 'x', access: 'admin',
-  input: z.object({}), output: z.object({}), handler: () => ({}),
+  id: 'admin.x',
+  method: 'GET',
+  path: '/admin/x',
+  tags: ['admin'],
+  summary: 'x',
+  access: 'admin',
+  input: z.object({}),
+  output: z.object({}),
+  handler: () => ({}),
 });
 
 const ADMIN_KEY = 'admin-key-0123456789abcdef';
@@ -138,7 +166,7 @@ for (const backend of BACKENDS) {
       return { customerId: c.id, token, tokenId: record.id };
     }
 
-    test('no credentials: 402 challenge for the request\'s credits', async () => {
+    test("no credentials: 402 challenge for the request's credits", async () => {
       const err = await rejection(gate.authorize(screen, { value: 'x' }, meta({})));
       assert.equal(err.status, 402);
       assert.deepEqual(err.toBody(), { x402Version: 1, error: 'X-PAYMENT header is required', accepts: [], options: [{ type: 'pay_per_request', price: '10000' }] });
@@ -187,10 +215,13 @@ for (const backend of BACKENDS) {
         { customer_id: customerId, payer: '', request_id: m.requestId, endpoint: 'screen.test', status: 200, credits: 1, method: 'quota', amount: 0, tx_hash: '', network: '' },
       ]);
       const matches = await rows('audit_matches', m.requestId);
-      assert.deepEqual(matches.map((r) => [r.customer_id, r.list, r.list_type, r.screened_value, r.matched_value, r.match, r.endpoint]), [
-        [customerId, 'crypto_scam', 'crime', '0xabc', '0xABC', 'exact', 'screen.test'],
-        [customerId, 'ofac_sdn', 'sanctions', '0xabc', '0xABC', 'exact', 'screen.test'],
-      ]);
+      assert.deepEqual(
+        matches.map((r) => [r.customer_id, r.list, r.list_type, r.screened_value, r.matched_value, r.match, r.endpoint]),
+        [
+          [customerId, 'crypto_scam', 'crime', '0xabc', '0xABC', 'exact', 'screen.test'],
+          [customerId, 'ofac_sdn', 'sanctions', '0xabc', '0xABC', 'exact', 'screen.test'],
+        ],
+      );
       assert.equal((await quota.status(customerId))?.used, 1);
     });
 
@@ -208,11 +239,26 @@ for (const backend of BACKENDS) {
     test('through the pipeline: a handler or audit step that throws costs nothing; a warm request completes without a promise', async () => {
       const { token, customerId } = await customerToken(2);
       const deps: PipelineDeps = { gate: lenient, log: pino({ level: 'silent' }), now: Date.now, validateOutput: true };
-      const throwing = endpoint({ ...screen, id: 'screen.throwing', handler: () => { throw new HttpError(503, 'upstream down'); } });
-      const badAudit = endpoint({ ...screen, id: 'screen.bad-audit', audit: () => { throw new Error('audit bug'); } });
+      const throwing = endpoint({
+        ...screen,
+        id: 'screen.throwing',
+        handler: () => {
+          throw new HttpError(503, 'upstream down');
+        },
+      });
+      const badAudit = endpoint({
+        ...screen,
+        id: 'screen.bad-audit',
+        audit: () => {
+          throw new Error('audit bug');
+        },
+      });
       const auth = { authorization: `Bearer ${token}` };
       assert.equal((await rejection(execute(throwing, { value: 'x' }, meta(auth), deps))).status, 503);
-      await assert.rejects(Promise.resolve().then(() => execute(badAudit, { value: 'x' }, meta(auth), deps)), /audit bug/);
+      await assert.rejects(
+        Promise.resolve().then(() => execute(badAudit, { value: 'x' }, meta(auth), deps)),
+        /audit bug/,
+      );
       // Both credits are still there: the token is cached and a lease is held, so this runs synchronously.
       const warm = execute(screen, { value: 'x' }, meta(auth), deps);
       assert.ok(!(warm instanceof Promise), 'a cached token with leased quota should not need a promise');
@@ -232,7 +278,10 @@ for (const backend of BACKENDS) {
         x402Version: 1,
         error: 'Monthly quota exhausted',
         accepts: [],
-        options: [{ type: 'pay_per_request', price: '10000' }, { type: 'upgrade_plan', url: 'https://example.com/upgrade' }],
+        options: [
+          { type: 'pay_per_request', price: '10000' },
+          { type: 'upgrade_plan', url: 'https://example.com/upgrade' },
+        ],
       });
       const m = meta({ authorization: `Bearer ${token}`, 'x-payment': JSON.stringify({ payer: '0xpayer', ok: true }) });
       const charge = await gate.authorize(screen, { value: 'x' }, m);

@@ -42,9 +42,7 @@ before(async () => {
   engine = await Engine.create({ shards: 1 });
   const screening = { engine, catalog: new ListCatalog(LISTS), ens: new EnsResolver({ rpcUrl: undefined, ttlSeconds: 60 }) };
   const planRequests = new PlanRequests(db, customers);
-  endpoints = new Map(
-    [...accountEndpoints({ tokens, quota, customers, planRequests, audit, screening }), ...adminEndpoints({ tokens, quota, customers })].map((e) => [e.id, e]),
-  );
+  endpoints = new Map([...accountEndpoints({ tokens, quota, customers, planRequests, audit, screening }), ...adminEndpoints({ tokens, quota, customers })].map((e) => [e.id, e]));
 });
 after(async () => {
   await quota.close();
@@ -84,7 +82,10 @@ describe('management API handlers', () => {
     const t = (await call('admin.tokens.create', { customer_id: c.id, name: 'ci' }, admin)) as { id: number; token: string; prefix: string };
     assert.match(t.token, /^sk_[0-9A-Za-z]{32}$/);
     const listed = (await call('admin.tokens.list', { customer_id: c.id }, admin)) as Record<string, unknown>[];
-    assert.deepEqual(listed.map((x) => [x.id, x.prefix, x.name, 'token' in x]), [[t.id, t.prefix, 'ci', false]]);
+    assert.deepEqual(
+      listed.map((x) => [x.id, x.prefix, x.name, 'token' in x]),
+      [[t.id, t.prefix, 'ci', false]],
+    );
     const revoked = (await call('admin.tokens.revoke', { token_id: t.id }, admin)) as { revoked_at: string | null };
     assert.ok(revoked.revoked_at);
     assert.equal(await tokens.verify(t.token), null);
@@ -105,16 +106,43 @@ describe('management API handlers', () => {
       token: { id: record.id, name: null, prefix: record.prefix, scopes: ['screen', 'dashboard'] },
     });
     const created = (await call('account.tokens.create', { name: 'second' }, me)) as { id: number };
-    assert.deepEqual(((await call('account.tokens.list', {}, me)) as { id: number }[]).map((x) => x.id), [record.id, created.id]);
+    assert.deepEqual(
+      ((await call('account.tokens.list', {}, me)) as { id: number }[]).map((x) => x.id),
+      [record.id, created.id],
+    );
     await assert.rejects(call('account.tokens.revoke', { token_id: foreign.id }, me), (e: HttpError) => e.status === 404);
 
     const t = Date.parse('2025-06-14T10:00:00Z');
     const row = (i: number, list: string) => ({
-      time: t + i, customer_id: c.id, payer: '', request_id: `m${i}`, endpoint: 'screen.email', screened_value: `a${i}@x.io`,
-      matched_value: `a${i}@x.io`, list, list_type: 'crime', match: 'exact', list_version: 'v1', as_of: null,
+      time: t + i,
+      customer_id: c.id,
+      payer: '',
+      request_id: `m${i}`,
+      endpoint: 'screen.email',
+      screened_value: `a${i}@x.io`,
+      matched_value: `a${i}@x.io`,
+      list,
+      list_type: 'crime',
+      match: 'exact',
+      list_version: 'v1',
+      as_of: null,
     });
     await audit.matches.write([row(1, 'phish'), row(2, 'phish'), row(3, 'disposable')]);
-    await audit.usage.write([1, 2, 3].map((i) => ({ time: t + i, customer_id: c.id, payer: '', request_id: `m${i}`, endpoint: 'screen.email', status: 200, credits: 1, method: 'quota' as const, amount: '0', tx_hash: '', network: '' })));
+    await audit.usage.write(
+      [1, 2, 3].map((i) => ({
+        time: t + i,
+        customer_id: c.id,
+        payer: '',
+        request_id: `m${i}`,
+        endpoint: 'screen.email',
+        status: 200,
+        credits: 1,
+        method: 'quota' as const,
+        amount: '0',
+        tx_hash: '',
+        network: '',
+      })),
+    );
     assert.deepEqual(await call('account.usage', {}, me), [{ day: '2025-06-14', endpoint: 'screen.email', requests: 3, credits: 3, paid_requests: 0 }]);
     assert.deepEqual(await call('account.usage', { from: '2025-06-15' }, me), []);
     assert.deepEqual(await call('account.matches', { from: '2025-06-01', to: '2025-06-14' }, me), [

@@ -94,7 +94,7 @@ for (const backend of BACKENDS) {
       assert.deepEqual(await usedInDb(db, c.id, '2025-02'), { used: 3, leased: 3 });
     });
 
-    test('a lease grows to about one second of a busy customer\'s traffic', async () => {
+    test("a lease grows to about one second of a busy customer's traffic", async () => {
       const { db } = await backend.database();
       const c = await new CustomerService(db, 1000).createCustomer({ name: 'busy', monthlyQuota: 100_000 });
       let now = Date.parse('2025-03-10T12:00:00.000Z');
@@ -133,7 +133,7 @@ for (const backend of BACKENDS) {
       await serve(50, 20);
       let mostAhead = 0;
       for (let k = 0; k < 24; k++) {
-        await serve(cap / 4, 0.25 / cap * 1000);
+        await serve(cap / 4, (0.25 / cap) * 1000);
         for (let i = 0; i < 3; i++) await new Promise((r) => setImmediate(r));
         mostAhead = Math.max(mostAhead, (await usedInDb(db, c.id, '2025-03'))!.leased - served);
       }

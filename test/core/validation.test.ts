@@ -8,7 +8,10 @@ const search = z.object({
   q: z.string().min(3).max(100),
   limit: z.number().int().min(1).max(25).default(10),
   mode: z.enum(['fuzzy', 'regex']).default('fuzzy'),
-  format: z.string().regex(/^(json|csv)$/).default('json'),
+  format: z
+    .string()
+    .regex(/^(json|csv)$/)
+    .default('json'),
 });
 
 function issues(fn: () => unknown) {
@@ -26,10 +29,13 @@ test('valid query parameters are coerced and defaulted', () => {
 });
 
 test('missing required parameter → missing', () => {
-  assert.deepEqual(issues(() => parseInput(search, { path: {}, query: {} })), {
-    status: 422,
-    body: { detail: [{ type: 'missing', loc: ['query', 'q'], msg: 'Field required', input: null }] },
-  });
+  assert.deepEqual(
+    issues(() => parseInput(search, { path: {}, query: {} })),
+    {
+      status: 422,
+      body: { detail: [{ type: 'missing', loc: ['query', 'q'], msg: 'Field required', input: null }] },
+    },
+  );
 });
 
 test('string bounds → string_too_short / string_too_long with ctx', () => {

@@ -114,7 +114,13 @@ test('screen a listed address on the Screen page (metered), then find the match 
   assert.deepEqual(await row.getByRole('cell').allTextContents(), ['1', '2'], 'one request, two matches (ofac_sdn and ofac_crypto) today');
   const perList = p.getByRole('figure', { name: /Matches per list/ });
   await perList.getByText('Show data').click();
-  assert.deepEqual(await perList.getByRole('row', { name: /ofac_crypto/ }).getByRole('cell').allTextContents(), ['1']);
+  assert.deepEqual(
+    await perList
+      .getByRole('row', { name: /ofac_crypto/ })
+      .getByRole('cell')
+      .allTextContents(),
+    ['1'],
+  );
   await p.getByRole('cell', { name: LISTED_BTC }).first().waitFor();
   await visited(p, 'overview');
 });
@@ -130,15 +136,25 @@ test('audit trail: filter by value and list, open a match’s detail, export the
   const p = await page();
   await signIn(p);
   await go(p, 'Audit trail');
-  await p.getByTestId('audit-total').filter({ hasText: `${all} matches` }).waitFor();
+  await p
+    .getByTestId('audit-total')
+    .filter({ hasText: `${all} matches` })
+    .waitFor();
   await p.getByLabel('Value contains').fill('12qtd5');
   await p.getByLabel('List').selectOption('ofac_crypto');
   await p.getByRole('button', { name: 'Apply' }).click();
-  await p.getByTestId('audit-total').filter({ hasText: `${filtered} matches` }).waitFor();
+  await p
+    .getByTestId('audit-total')
+    .filter({ hasText: `${filtered} matches` })
+    .waitFor();
   assert.equal(await p.getByRole('cell', { name: 'ofac_sdn', exact: true }).count(), 0);
   assert.equal(await p.getByRole('cell', { name: 'ofac_crypto', exact: true }).count(), filtered);
 
-  await p.getByRole('row', { name: /ofac_crypto/ }).first().getByRole('button').click();
+  await p
+    .getByRole('row', { name: /ofac_crypto/ })
+    .first()
+    .getByRole('button')
+    .click();
   const dialog = p.getByRole('dialog', { name: 'Match detail' });
   await dialog.getByText('Listing metadata', { exact: false }).first().waitFor();
   assert.match((await dialog.getByTestId('detail-request-id').textContent()) ?? '', /\S{8,}/);
@@ -147,7 +163,9 @@ test('audit trail: filter by value and list, open a match’s detail, export the
   await dialog.getByRole('button', { name: 'Close' }).click();
 
   const [download] = await Promise.all([p.waitForEvent('download'), p.getByRole('button', { name: 'Export CSV' }).click()]);
-  const csv = readFileSync((await download.path())!, 'utf8').trim().split('\r\n');
+  const csv = readFileSync((await download.path())!, 'utf8')
+    .trim()
+    .split('\r\n');
   assert.equal(csv[0], 'time,request_id,endpoint,screened_value,matched_value,list,list_type,match,list_version,as_of');
   assert.equal(csv.length, 1 + filtered, 'the header and the filtered matches');
   assert.ok(csv.slice(1).every((line) => line.includes(',ofac_crypto,') && line.includes(LISTED_BTC)));
@@ -220,7 +238,10 @@ test('revoking the token you are signed in with signs you out', async () => {
 
 test('a token revoked elsewhere (by the operator) signs the dashboard out at its next call', async () => {
   const admin = { authorization: `Bearer ${TEST_ADMIN_KEY}`, 'content-type': 'application/json' };
-  const t = (await (await fetch(`${svc.url}/api/v1/admin/customers/${customer.customerId}/tokens`, { method: 'POST', headers: admin, body: '{"name":"kiosk"}' })).json()) as { id: number; token: string };
+  const t = (await (await fetch(`${svc.url}/api/v1/admin/customers/${customer.customerId}/tokens`, { method: 'POST', headers: admin, body: '{"name":"kiosk"}' })).json()) as {
+    id: number;
+    token: string;
+  };
   const p = await page();
   await signIn(p, t.token);
   assert.equal((await fetch(`${svc.url}/api/v1/admin/tokens/${t.id}`, { method: 'DELETE', headers: admin })).status, 200);
@@ -262,7 +283,10 @@ test('webhooks: an endpoint on a loopback receiver (secret shown once), a test e
   await p.getByLabel('Value', { exact: true }).fill(LISTED_BTC);
   await p.getByLabel('Label (optional)').fill('treasury wallet');
   await p.getByRole('button', { name: 'Monitor' }).click();
-  await p.getByRole('row', { name: /treasury wallet/ }).getByText('no change since added').waitFor();
+  await p
+    .getByRole('row', { name: /treasury wallet/ })
+    .getByText('no change since added')
+    .waitFor();
   await visited(p, 'webhooks');
 
   // The secret rotated: the new one is shown once and signs the next event.
@@ -307,9 +331,15 @@ test('private lists: create one, upload a CSV, screen against it now and as of a
   const upload = async (value: string) => {
     await row.getByRole('button', { name: `Upload to ${slug}` }).click();
     const dialog = p.getByRole('dialog', { name: 'Upload entries to Offboarded customers' });
-    await dialog.getByLabel('File').setInputFiles({ name: 'offboarded.csv', mimeType: 'text/csv', buffer: Buffer.from(`entity_type,value,metadata\ncrypto_address,${value},"{""reason"":""chargebacks""}"\n`) });
+    await dialog
+      .getByLabel('File')
+      .setInputFiles({ name: 'offboarded.csv', mimeType: 'text/csv', buffer: Buffer.from(`entity_type,value,metadata\ncrypto_address,${value},"{""reason"":""chargebacks""}"\n`) });
     await dialog.getByRole('button', { name: 'Upload' }).click();
-    await p.getByRole('status').filter({ hasText: `${slug}: new version` }).last().waitFor();
+    await p
+      .getByRole('status')
+      .filter({ hasText: `${slug}: new version` })
+      .last()
+      .waitFor();
     const [list] = (await (await api('/account/lists', customer.token)).json()) as { slug: string; last_updated: string; total: number }[];
     assert.deepEqual([list.slug, list.total], [slug, 1]);
     return list.last_updated;
@@ -394,7 +424,10 @@ test('usage, lists (with the changes feed) and billing pages render and pass axe
   await visited(p, 'lists');
 
   await go(p, 'Billing');
-  await p.getByRole('row', { name: /Growth/ }).getByRole('button', { name: 'Request this plan' }).click();
+  await p
+    .getByRole('row', { name: /Growth/ })
+    .getByRole('button', { name: 'Request this plan' })
+    .click();
   const dialog = p.getByRole('dialog', { name: 'Request the Growth plan' });
   await dialog.getByLabel('Note to the operator (optional)').fill('Launching in May');
   await dialog.getByRole('button', { name: 'Send request' }).click();
@@ -408,7 +441,10 @@ test('usage, lists (with the changes feed) and billing pages render and pass axe
   await heading(p, 'Billing');
   await p.getByTestId('plan-requests').getByText('approved').waitFor();
   await p.getByText('Welcome aboard').waitFor();
-  await p.getByRole('row', { name: /Growth/ }).getByText('current').waitFor();
+  await p
+    .getByRole('row', { name: /Growth/ })
+    .getByText('current')
+    .waitFor();
 });
 
 after(() => {

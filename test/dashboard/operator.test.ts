@@ -35,7 +35,9 @@ function stored(page: Page): Promise<string> {
 /** The session token the dashboard keeps. */
 async function sessionToken(page: Page): Promise<string | undefined> {
   const all = JSON.parse(await stored(page)) as Record<string, string>;
-  return Object.values(all).map((v) => (JSON.parse(v) as { token?: string }).token).find(Boolean);
+  return Object.values(all)
+    .map((v) => (JSON.parse(v) as { token?: string }).token)
+    .find(Boolean);
 }
 
 test('a wrong admin key is refused with an error; the right one opens an operator session and the key is not kept', async () => {
@@ -141,7 +143,9 @@ test('operator lists: create one, upload a CSV (its values screened for every cu
   await row.waitFor();
   await row.getByRole('button', { name: 'Upload to blocked_wallets' }).click();
   const dialog = p.getByRole('dialog', { name: 'Upload entries to Blocked wallets' });
-  await dialog.getByLabel('File').setInputFiles({ name: 'blocked.ndjson', mimeType: 'application/x-ndjson', buffer: Buffer.from(`{"entity_type":"crypto_address","value":"${value}","metadata":{"case":"F-12"}}\n`) });
+  await dialog
+    .getByLabel('File')
+    .setInputFiles({ name: 'blocked.ndjson', mimeType: 'application/x-ndjson', buffer: Buffer.from(`{"entity_type":"crypto_address","value":"${value}","metadata":{"case":"F-12"}}\n`) });
   assert.equal(await dialog.getByLabel('Format').inputValue(), 'application/x-ndjson', 'the format follows the file name');
   await dialog.getByRole('button', { name: 'Upload' }).click();
   await p.getByRole('status').filter({ hasText: 'blocked_wallets: new version' }).waitFor();
@@ -151,7 +155,10 @@ test('operator lists: create one, upload a CSV (its values screened for every cu
   const c = (await (await fetch(`${svc.url}/api/v1/admin/customers`, { method: 'POST', headers: admin, body: JSON.stringify({ name: 'Fabrikam', monthly_quota: 10 }) })).json()) as { id: number };
   const t = (await (await fetch(`${svc.url}/api/v1/admin/customers/${c.id}/tokens`, { method: 'POST', headers: admin, body: '{}' })).json()) as { token: string };
   const screened = (await (await fetch(`${svc.url}/api/v1/screen/crypto/${value}`, { headers: { authorization: `Bearer ${t.token}` } })).json()) as { matches: { list: string }[] };
-  assert.deepEqual(screened.matches.map((m) => m.list), ['blocked_wallets']);
+  assert.deepEqual(
+    screened.matches.map((m) => m.list),
+    ['blocked_wallets'],
+  );
 
   await row.getByRole('button', { name: 'Delete blocked_wallets' }).click();
   await p.getByRole('dialog', { name: 'Delete this list?' }).getByRole('button', { name: 'Delete list' }).click();

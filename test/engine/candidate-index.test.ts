@@ -27,19 +27,40 @@ test('candidate index (FlexSearch): document frequencies, a repeated term posted
 
 test('idf ranking: more and rarer shared terms first, ties by document, filter and limit applied', () => {
   const index = build(DOCS, 'idf');
-  assert.deepEqual(index.candidates(['A', 'B', 'COMMON', 'MISSING'], 10, () => true), [1, 4, 0, 2, 3]);
-  assert.deepEqual(index.candidates(['A', 'B', 'COMMON'], 2, () => true), [1, 4]);
-  assert.deepEqual(index.candidates(['A', 'B'], 10, (d) => d !== 1), [4, 0, 2]);
+  assert.deepEqual(
+    index.candidates(['A', 'B', 'COMMON', 'MISSING'], 10, () => true),
+    [1, 4, 0, 2, 3],
+  );
+  assert.deepEqual(
+    index.candidates(['A', 'B', 'COMMON'], 2, () => true),
+    [1, 4],
+  );
+  assert.deepEqual(
+    index.candidates(['A', 'B'], 10, (d) => d !== 1),
+    [4, 0, 2],
+  );
   // Repeated query terms count once; scratch state is clean between calls.
-  assert.deepEqual(index.candidates(['C', 'C'], 10, () => true), [3, 4]);
-  assert.deepEqual(index.candidates([], 10, () => true), []);
+  assert.deepEqual(
+    index.candidates(['C', 'C'], 10, () => true),
+    [3, 4],
+  );
+  assert.deepEqual(
+    index.candidates([], 10, () => true),
+    [],
+  );
 });
 
 test('idf ranking: terms above the frequency cap add no candidates once rarer terms have', () => {
   const index = build([['RARE', 'COMMON'], ['COMMON'], ['COMMON'], ['COMMON']], 'idf', 2);
-  assert.deepEqual(index.candidates(['RARE', 'COMMON'], 10, () => true), [0]);
+  assert.deepEqual(
+    index.candidates(['RARE', 'COMMON'], 10, () => true),
+    [0],
+  );
   // Alone, a common term still gives candidates.
-  assert.deepEqual(index.candidates(['COMMON'], 10, () => true), [0, 1, 2, 3]);
+  assert.deepEqual(
+    index.candidates(['COMMON'], 10, () => true),
+    [0, 1, 2, 3],
+  );
 });
 
 test("FlexSearch's ranking: documents with more of the query's terms first, filter and limit applied", () => {
@@ -49,7 +70,10 @@ test("FlexSearch's ranking: documents with more of the query's terms first, filt
   assert.deepEqual(new Set(top), new Set([0, 1, 2, 3, 4]));
   assert.deepEqual(index.candidates(['A', 'B', 'COMMON'], 2, (d) => d !== 1).length, 2);
   assert.ok(!index.candidates(['A', 'B', 'COMMON'], 10, (d) => d !== 1).includes(1));
-  assert.deepEqual(index.candidates(['MISSING'], 10, () => true), []);
+  assert.deepEqual(
+    index.candidates(['MISSING'], 10, () => true),
+    [],
+  );
 });
 
 test('prefix index: documents by hashed term after sealing, ascending, any seed kept apart', () => {

@@ -302,7 +302,14 @@ describe('engine failures', () => {
 describe('listing periods: screening as of a past date', () => {
   const T = (d: string) => `2025-0${d}-01T00:00:00.000Z`;
   const period = (entity_type: EntityType, value: string, listed_at: string, removed_at: string | null, superseded = false): EntityRecord => ({
-    list: 'sdn', entity_type, value, metadata: { p: `${listed_at}` }, source_url: null, listed_at, removed_at, ...(superseded ? { superseded: true } : {}),
+    list: 'sdn',
+    entity_type,
+    value,
+    metadata: { p: `${listed_at}` },
+    source_url: null,
+    listed_at,
+    removed_at,
+    ...(superseded ? { superseded: true } : {}),
   });
   // An address listed T1-T3, then again from T5; an ID listed T2-T4 (its latest period); a domain active since T1.
   const HISTORY: EntityRecord[] = [
@@ -320,8 +327,7 @@ describe('listing periods: screening as of a past date', () => {
     await engine.close();
   });
   const at = (d: string) => Date.parse(T(d));
-  const crypto = (asOf?: number) =>
-    engine.screenExact({ kind: 'crypto', value: '0xaaaa00000000000000000000000000000000000a', lists: ['sdn'], asOf })!.map((h) => h.entity.listed_at);
+  const crypto = (asOf?: number) => engine.screenExact({ kind: 'crypto', value: '0xaaaa00000000000000000000000000000000000a', lists: ['sdn'], asOf })!.map((h) => h.entity.listed_at);
 
   test('an exact key matches the period that covers the time: listed at or before it, not yet removed', () => {
     assert.deepEqual(crypto(at('1') - 1), []);
@@ -330,7 +336,10 @@ describe('listing periods: screening as of a past date', () => {
     assert.deepEqual(crypto(at('3')), []);
     assert.deepEqual(crypto(at('5')), [T('5')]);
     assert.deepEqual(crypto(), [T('5')], 'now: the active period only');
-    assert.deepEqual(engine.screenExact({ kind: 'website', value: 'login.always.example', lists: ['sdn'], asOf: at('2') })!.map((h) => h.match), ['subdomain']);
+    assert.deepEqual(
+      engine.screenExact({ kind: 'website', value: 'login.always.example', lists: ['sdn'], asOf: at('2') })!.map((h) => h.match),
+      ['subdomain'],
+    );
   });
 
   test('government IDs, exact and fuzzy through the shards, as of a time inside and outside their period', async () => {
@@ -342,11 +351,20 @@ describe('listing periods: screening as of a past date', () => {
   });
 
   test('a past period never shows as a current delisting, in /delisted, the search or the counts', async () => {
-    assert.deepEqual(engine.delisted(['sdn'], 10).map((e) => e.value), ['QQ1234567']);
+    assert.deepEqual(
+      engine.delisted(['sdn'], 10).map((e) => e.value),
+      ['QQ1234567'],
+    );
     assert.deepEqual(engine.stats().lists.sdn, { total: 2, by_entity_type: { crypto_address: 1, website: 1 }, delisted: 1 });
     const found = await engine.search({ q: '0xaaaa00000000000000000000000000000000000a', mode: 'fuzzy', lists: ['sdn'], limit: 10 });
-    assert.deepEqual(found.map((h) => [h.entity.listed_at, h.entity.removed_at]), [[T('5'), null]]);
+    assert.deepEqual(
+      found.map((h) => [h.entity.listed_at, h.entity.removed_at]),
+      [[T('5'), null]],
+    );
     const regex = await engine.search({ q: '^0xaaaa', mode: 'regex', lists: ['sdn'], limit: 10 });
-    assert.deepEqual(regex.map((h) => h.entity.listed_at), [T('5')]);
+    assert.deepEqual(
+      regex.map((h) => h.entity.listed_at),
+      [T('5')],
+    );
   });
 });

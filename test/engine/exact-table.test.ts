@@ -25,7 +25,7 @@ function pool(values: string[]): { pool: BytePool; at: (i: number) => number } {
   return { pool: p, at: (i) => starts[i] };
 }
 
-test('exact table groups ids per type and key, ascending; keys come from the value pool or the shard\'s own bytes', () => {
+test("exact table groups ids per type and key, ascending; keys come from the value pool or the shard's own bytes", () => {
   const values = ['0xABC', 'abc', '0xabc', 'Ünïcode@Example.com', 'x'];
   const { pool: p, at } = pool(values);
   const c = new ExactKeyCollector(1);
@@ -52,7 +52,10 @@ test('exact table groups ids per type and key, ascending; keys come from the val
   const tags = new Uint32Array(data.tags);
   assert.equal(tags.length, 16384);
   assert.equal(tags.filter((t) => t !== 0).length, 5006);
-  assert.deepEqual([...new Set(tags.filter((t) => t !== 0 && t < 1000))].sort((a, b) => a - b), [1, 5, 7, 9]);
+  assert.deepEqual(
+    [...new Set(tags.filter((t) => t !== 0 && t < 1000))].sort((a, b) => a - b),
+    [1, 5, 7, 9],
+  );
   const t = new ExactTable(data);
   assert.deepEqual(ids(t, 7, 1, '0xabc'), [0, 2]);
   assert.deepEqual(ids(t, 7, 1, 'x'), [4]);
@@ -93,7 +96,7 @@ test('a key listed by several shards gets its ids from every shard, merged ascen
   assert.deepEqual(ids(t, 3, 3, 'other', 0), [4]);
 });
 
-test('keys beyond their block\'s room go to the overflow area and are found there', () => {
+test("keys beyond their block's room go to the overflow area and are found there", () => {
   const long = (i: number) => `${i}`.padStart(100, 'k');
   const { pool: p } = pool([]);
   const c = new ExactKeyCollector(1);
@@ -102,7 +105,13 @@ test('keys beyond their block\'s room go to the overflow area and are found ther
   const data = buildExactTable(c.seal(), p);
   assert.equal(data.capacity, 128);
   assert.equal(data.blockWords, 256 + 3000 / 4);
-  assert.equal(new BytePool(data.overflow).bytes().subarray(0, 1000).filter((b) => b !== 0).length, 1000);
+  assert.equal(
+    new BytePool(data.overflow)
+      .bytes()
+      .subarray(0, 1000)
+      .filter((b) => b !== 0).length,
+    1000,
+  );
   const t = new ExactTable(data);
   for (let i = 0; i < 40; i++) assert.deepEqual(ids(t, i + 1, 0, long(i)), [i], long(i));
   assert.deepEqual(ids(t, 41, 0, long(40)), []);

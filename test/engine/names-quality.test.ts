@@ -1,16 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { NAME_THRESHOLD } from '../../engine/names/index.js';
-import {
-  crossScriptQuality,
-  devQuality,
-  listedParties,
-  NAME_LISTS,
-  negativeQuality,
-  projectMatcher,
-  TARGETS,
-  unTypoQuality,
-} from '../../harness/name-quality.js';
+import { crossScriptQuality, devQuality, listedParties, NAME_LISTS, negativeQuality, projectMatcher, TARGETS, unTypoQuality } from '../../harness/name-quality.js';
 
 /**
  * The name matcher's quality targets of issue #21 on ../shared/data/names and the real lists

@@ -1,16 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  indexTerms,
-  NAME_THRESHOLD,
-  nameScore,
-  parseBirthDate,
-  prepareName,
-  prepareParty,
-  prepareQuery,
-  scoreParty,
-  type PartyType,
-} from '../../engine/names/index.js';
+import { indexTerms, NAME_THRESHOLD, nameScore, parseBirthDate, prepareName, prepareParty, prepareQuery, scoreParty, type PartyType } from '../../engine/names/index.js';
 import { numberTokens } from '../../engine/names/numbers.js';
 import { romanizationKey } from '../../engine/names/romanization.js';
 

@@ -48,14 +48,43 @@ describe('normalizeCountry', () => {
 
   test('common aliases', () => {
     const aliases: [string, string][] = [
-      ['North Korea', 'KP'], ['DPRK', 'KP'], ["Democratic People's Republic of Korea", 'KP'],
-      ["Korea, Democratic People's Republic of", 'KP'], ['Republic of Korea', 'KR'], ['South Korea', 'KR'],
-      ['Iran', 'IR'], ['Russia', 'RU'], ['Syria', 'SY'], ['Burma', 'MM'], ['Ivory Coast', 'CI'], ['UK', 'GB'],
-      ['U.K.', 'GB'], ['Great Britain', 'GB'], ['USA', 'US'], ['U.S.A.', 'US'], ['United States', 'US'],
-      ['The Netherlands', 'NL'], ['Holland', 'NL'], ['Laos', 'LA'], ['Vatican', 'VA'], ['Czech Republic', 'CZ'],
-      ['Turkey', 'TR'], ['Macedonia', 'MK'], ['Swaziland', 'SZ'], ['Cape Verde', 'CV'], ['Cabo Verde', 'CV'],
-      ['East Timor', 'TL'], ['Viet Nam', 'VN'], ['UAE', 'AE'], ['DRC', 'CD'], ['Democratic Republic of the Congo', 'CD'],
-      ['Congo', 'CG'], ['Republic of the Congo', 'CG'], ['Kosovo', 'XK'], ['XKX', 'XK'], ['  russia  ', 'RU'],
+      ['North Korea', 'KP'],
+      ['DPRK', 'KP'],
+      ["Democratic People's Republic of Korea", 'KP'],
+      ["Korea, Democratic People's Republic of", 'KP'],
+      ['Republic of Korea', 'KR'],
+      ['South Korea', 'KR'],
+      ['Iran', 'IR'],
+      ['Russia', 'RU'],
+      ['Syria', 'SY'],
+      ['Burma', 'MM'],
+      ['Ivory Coast', 'CI'],
+      ['UK', 'GB'],
+      ['U.K.', 'GB'],
+      ['Great Britain', 'GB'],
+      ['USA', 'US'],
+      ['U.S.A.', 'US'],
+      ['United States', 'US'],
+      ['The Netherlands', 'NL'],
+      ['Holland', 'NL'],
+      ['Laos', 'LA'],
+      ['Vatican', 'VA'],
+      ['Czech Republic', 'CZ'],
+      ['Turkey', 'TR'],
+      ['Macedonia', 'MK'],
+      ['Swaziland', 'SZ'],
+      ['Cape Verde', 'CV'],
+      ['Cabo Verde', 'CV'],
+      ['East Timor', 'TL'],
+      ['Viet Nam', 'VN'],
+      ['UAE', 'AE'],
+      ['DRC', 'CD'],
+      ['Democratic Republic of the Congo', 'CD'],
+      ['Congo', 'CG'],
+      ['Republic of the Congo', 'CG'],
+      ['Kosovo', 'XK'],
+      ['XKX', 'XK'],
+      ['  russia  ', 'RU'],
       ['RUSSIAN FEDERATION', 'RU'],
     ];
     for (const [value, expected] of aliases) assert.equal(code(value), expected, value);
@@ -69,11 +98,24 @@ describe('normalizeCountry', () => {
 
   test('sanctioned regions by name, alias and ISO 3166-2 code', () => {
     const regions: [string, string][] = [
-      ['Crimea', 'UA-43'], ['crimea region of ukraine', 'UA-43'], ['Autonomous Republic of Crimea', 'UA-43'], ['UA-43', 'UA-43'],
-      ['ua-43', 'UA-43'], ['Sevastopol', 'UA-40'], ['Sebastopol', 'UA-40'], ['UA-40', 'UA-40'], ['DNR', 'UA-14'],
-      ['DPR', 'UA-14'], ["so-called Donetsk People's Republic", 'UA-14'], ['Donetsk', 'UA-14'], ['UA-14', 'UA-14'],
-      ['LNR', 'UA-09'], ["so-called Luhansk People's Republic", 'UA-09'], ["Lugansk People's Republic", 'UA-09'],
-      ['Luhansk', 'UA-09'], ['UA-09', 'UA-09'],
+      ['Crimea', 'UA-43'],
+      ['crimea region of ukraine', 'UA-43'],
+      ['Autonomous Republic of Crimea', 'UA-43'],
+      ['UA-43', 'UA-43'],
+      ['ua-43', 'UA-43'],
+      ['Sevastopol', 'UA-40'],
+      ['Sebastopol', 'UA-40'],
+      ['UA-40', 'UA-40'],
+      ['DNR', 'UA-14'],
+      ['DPR', 'UA-14'],
+      ["so-called Donetsk People's Republic", 'UA-14'],
+      ['Donetsk', 'UA-14'],
+      ['UA-14', 'UA-14'],
+      ['LNR', 'UA-09'],
+      ["so-called Luhansk People's Republic", 'UA-09'],
+      ["Lugansk People's Republic", 'UA-09'],
+      ['Luhansk', 'UA-09'],
+      ['UA-09', 'UA-09'],
     ];
     for (const [value, expected] of regions) {
       const ref = normalizeCountry(value);
@@ -92,9 +134,18 @@ describe('normalizeCountry', () => {
 
   test('regionsOf lists the sanctioned regions of a country', () => {
     const expected = ['UA-43', 'UA-40', 'UA-14', 'UA-09'];
-    assert.deepEqual(regionsOf('UA').map((r) => r.code), expected);
-    assert.deepEqual(regionsOf('Ukraine').map((r) => r.code), expected);
-    assert.deepEqual(regionsOf('UKR').map((r) => r.code), expected);
+    assert.deepEqual(
+      regionsOf('UA').map((r) => r.code),
+      expected,
+    );
+    assert.deepEqual(
+      regionsOf('Ukraine').map((r) => r.code),
+      expected,
+    );
+    assert.deepEqual(
+      regionsOf('UKR').map((r) => r.code),
+      expected,
+    );
     assert.deepEqual(regionsOf('RU'), []);
     assert.deepEqual(regionsOf('UA-43'), []);
     assert.deepEqual(regionsOf('nowhere'), []);

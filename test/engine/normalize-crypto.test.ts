@@ -58,9 +58,7 @@ describe('normalizeCrypto on the OFAC per-asset files', () => {
   });
 
   test("every address's format belongs to its asset, save two publication errors", () => {
-    const mismatches = LISTED.filter((l) => !assetFormats(l.asset)!.includes(normalizeCrypto(l.value).chain)).map(
-      (l) => `${l.asset} ${l.value} ${normalizeCrypto(l.value).chain}`,
-    );
+    const mismatches = LISTED.filter((l) => !assetFormats(l.asset)!.includes(normalizeCrypto(l.value).chain)).map((l) => `${l.asset} ${l.value} ${normalizeCrypto(l.value).chain}`);
     // OFAC listed a Tron address under XBT.
     assert.deepEqual(mismatches, ['XBT TUCsTq7TofTCJRRoHk6RvhMoS2mJLm5Yzq tron']);
     const unknown = LISTED.filter((l) => normalizeCrypto(l.value).chain === null).map((l) => `${l.asset} ${l.value}`);
@@ -70,9 +68,21 @@ describe('normalizeCrypto on the OFAC per-asset files', () => {
 
   test('the asset hint names the chain of every compatible address', () => {
     const expected: Record<string, string> = {
-      ARB: 'arbitrum', BCH: 'bitcoin-cash', BSC: 'bsc', BSV: 'bitcoin-sv', BTG: 'bitcoin-gold', DASH: 'dash',
-      ETC: 'ethereum-classic', ETH: 'ethereum', LTC: 'litecoin', TRX: 'tron', XBT: 'bitcoin', XMR: 'monero',
-      XRP: 'xrp', XVG: 'verge', ZEC: 'zcash',
+      ARB: 'arbitrum',
+      BCH: 'bitcoin-cash',
+      BSC: 'bsc',
+      BSV: 'bitcoin-sv',
+      BTG: 'bitcoin-gold',
+      DASH: 'dash',
+      ETC: 'ethereum-classic',
+      ETH: 'ethereum',
+      LTC: 'litecoin',
+      TRX: 'tron',
+      XBT: 'bitcoin',
+      XMR: 'monero',
+      XRP: 'xrp',
+      XVG: 'verge',
+      ZEC: 'zcash',
     };
     for (const { asset, value } of LISTED) {
       const hinted = normalizeCrypto(value, asset);
@@ -90,18 +100,18 @@ describe('normalizeCrypto on the OFAC per-asset files', () => {
       counts[chain] = (counts[chain] ?? 0) + 1;
     }
     assert.deepEqual(counts, {
-      'bitcoin': 443,
+      bitcoin: 443,
       'bitcoin-cash': 6,
       'bitcoin-gold': 1,
-      'dash': 3,
-      'dogecoin': 1,
-      'evm': 165,
-      'litecoin': 10,
-      'monero': 2,
-      'tron': 18,
-      'unknown': 1,
-      'xrp': 1,
-      'zcash': 3,
+      dash: 3,
+      dogecoin: 1,
+      evm: 165,
+      litecoin: 10,
+      monero: 2,
+      tron: 18,
+      unknown: 1,
+      xrp: 1,
+      zcash: 3,
     });
   });
 

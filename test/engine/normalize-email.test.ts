@@ -19,7 +19,20 @@ describe('normalizeEmail', () => {
   });
 
   test('not e-mail addresses → null', () => {
-    for (const v of ['', 'plain', '@example.com', 'user@', 'a@b@c.com', 'user@localhost', 'us er@example.com', 'user@[127.0.0.1]', 'user@127.0.0.1', 'user@exa mple.com', 'user@-x.com', 'user@*.example.com']) {
+    for (const v of [
+      '',
+      'plain',
+      '@example.com',
+      'user@',
+      'a@b@c.com',
+      'user@localhost',
+      'us er@example.com',
+      'user@[127.0.0.1]',
+      'user@127.0.0.1',
+      'user@exa mple.com',
+      'user@-x.com',
+      'user@*.example.com',
+    ]) {
       assert.equal(normalizeEmail(v), null, v);
     }
     assert.equal(canonicalKey('email', 'nope'), null);
@@ -27,7 +40,9 @@ describe('normalizeEmail', () => {
   });
 
   test('every e-mail address on the OFAC SDN list normalizes, stably', () => {
-    const lines = readFileSync(sharedData('web', 'ofac-sdn-websites-and-emails.txt'), 'utf8').split('\n').filter((l) => l.includes('@'));
+    const lines = readFileSync(sharedData('web', 'ofac-sdn-websites-and-emails.txt'), 'utf8')
+      .split('\n')
+      .filter((l) => l.includes('@'));
     assert.equal(lines.length, 326);
     for (const l of lines) {
       const r = normalizeEmail(l);

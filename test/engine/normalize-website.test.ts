@@ -77,7 +77,9 @@ describe('domainAncestors', () => {
 
 describe('websites on real lists', () => {
   test('every OFAC SDN website normalizes to a stable host', () => {
-    const lines = readFileSync(sharedData('web', 'ofac-sdn-websites-and-emails.txt'), 'utf8').split('\n').filter((l) => l.trim());
+    const lines = readFileSync(sharedData('web', 'ofac-sdn-websites-and-emails.txt'), 'utf8')
+      .split('\n')
+      .filter((l) => l.trim());
     const sites = lines.filter((l) => !l.includes('@'));
     assert.equal(sites.length, 1221);
     for (const s of sites) {
@@ -90,7 +92,9 @@ describe('websites on real lists', () => {
   });
 
   test('every disposable e-mail domain is its own key', () => {
-    const domains = readFileSync(sharedData('email', 'disposable-domains.txt'), 'utf8').split('\n').filter((l) => l.trim());
+    const domains = readFileSync(sharedData('email', 'disposable-domains.txt'), 'utf8')
+      .split('\n')
+      .filter((l) => l.trim());
     assert.equal(domains.length, 8335);
     for (const d of domains) assert.equal(canonicalKey('email_domain', d), d);
   });
@@ -99,10 +103,7 @@ describe('websites on real lists', () => {
     const rows = parse(readFileSync(sharedData('web', 'cryptoscamdb-urls.yaml'), 'utf8')) as { url: string; name: string }[];
     const failed = rows.filter((r) => normalizeWebsite(r.url) === null).map((r) => r.url);
     assert.equal(rows.length, 9889);
-    assert.deepEqual(failed, [
-      'mailto:nsdmilea@gmail.com',
-      'https://https://docs.google.com/forms/d/e/1FAIpQLSdYUpUlj1mjvg9KkU-CMHYILLjWFIOFRtuqBiqp1fbzoTsxNA/formResponse',
-    ]);
+    assert.deepEqual(failed, ['mailto:nsdmilea@gmail.com', 'https://https://docs.google.com/forms/d/e/1FAIpQLSdYUpUlj1mjvg9KkU-CMHYILLjWFIOFRtuqBiqp1fbzoTsxNA/formResponse']);
     assert.equal(normalizeWebsite('http://xn--myetherwallt-leb.com'), 'xn--myetherwallt-leb.com');
   });
 });

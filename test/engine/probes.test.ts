@@ -64,10 +64,7 @@ describe('screening and monitoring read one probe table', () => {
   }
 
   test('every entity type a screening can meet was met (the comparison is not vacuous)', () => {
-    assert.deepEqual(
-      [...matchedTypes].sort(),
-      ENTITY_TYPES.filter((t) => t !== 'name' && t !== 'party').sort(),
-    );
+    assert.deepEqual([...matchedTypes].sort(), ENTITY_TYPES.filter((t) => t !== 'name' && t !== 'party').sort());
   });
 
   test('no screening kind probes names or parties (names are searched, parties screened by name)', () => {

@@ -45,7 +45,11 @@ describe('generations', () => {
     const stats = engine.stats();
     const active = Object.values(stats.lists).reduce((s, l) => s + l.total, 0);
     assert.equal(active + stats.delisted, 30_004);
-    for (const l of Object.values(stats.lists)) assert.equal(Object.values(l.by_entity_type).reduce((a, b) => a + b, 0), l.total);
+    for (const l of Object.values(stats.lists))
+      assert.equal(
+        Object.values(l.by_entity_type).reduce((a, b) => a + b, 0),
+        l.total,
+      );
   });
 
   test('every synthetic crypto address screens back to itself', async () => {
@@ -56,7 +60,10 @@ describe('generations', () => {
         // EVM hex and bech32 (valid checksums) are case-insensitive; base58 is screened as published.
         const value = r.value.startsWith('0x') ? '0x' + r.value.slice(2).toUpperCase() : r.value.startsWith('bc1') ? r.value.toUpperCase() : r.value;
         const hits = await engine.screen({ kind: 'crypto', value, lists: [r.list] });
-        assert.ok(hits.some((h) => h.entity.id === id && h.match === 'exact'), r.value);
+        assert.ok(
+          hits.some((h) => h.entity.id === id && h.match === 'exact'),
+          r.value,
+        );
         checked++;
       }
       id++;
@@ -89,7 +96,10 @@ describe('generations', () => {
     const want: Record<number, string> = { 1: 'A', 2: 'B' };
     for (const s of seen) {
       assert.ok(s.tags.length > 0);
-      assert.deepEqual(s.tags, s.tags.map(() => want[s.issuedOn]));
+      assert.deepEqual(
+        s.tags,
+        s.tags.map(() => want[s.issuedOn]),
+      );
     }
     assert.ok(seen.some((s) => s.issuedOn === 1));
     assert.ok(seen.some((s) => s.issuedOn === 2));

@@ -79,12 +79,11 @@ describe('idSimilarity', () => {
 });
 
 describe('compare CLI', () => {
-  const cli = (...args: string[]) =>
-    run(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'src', 'cli.ts'), 'compare', ...args], { cwd: REPO_ROOT });
+  const cli = (...args: string[]) => run(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'src', 'cli.ts'), 'compare', ...args], { cwd: REPO_ROOT });
 
   const score = (a: string, b: string) => nameScore(prepareName(a), prepareName(b)).toFixed(4);
 
-  test('two names print the name matcher\'s score with 4 decimals', async () => {
+  test("two names print the name matcher's score with 4 decimals", async () => {
     const { stdout } = await cli('Владимир Путин', 'Vladimir Putin');
     assert.equal(stdout, '1.0000\n');
     const generic = await cli('ACME TRADING LLC', 'GLOBAL TRADING LLC', '--json');
@@ -116,9 +115,6 @@ describe('compare CLI', () => {
     await assert.rejects(cli('only-one'), (err: { code: number; stderr: string }) => err.code === 2 && /usage/.test(err.stderr));
     await assert.rejects(cli('a', 'b', '--type', 'ship'), (err: { code: number; stderr: string }) => err.code === 2 && /usage/.test(err.stderr));
     await assert.rejects(cli('--pairs', join(FIXTURES, 'normalize', 'missing.csv')), (err: { code: number }) => err.code === 1);
-    await assert.rejects(
-      cli('--pairs', join(REPO_ROOT, 'package.json')),
-      (err: { code: number; stderr: string }) => err.code === 1,
-    );
+    await assert.rejects(cli('--pairs', join(REPO_ROOT, 'package.json')), (err: { code: number; stderr: string }) => err.code === 1);
   });
 });

@@ -71,16 +71,22 @@ test('load-time repairs: a tagged address, a mailto website, an identifier in a 
     rec('email', 'PRIYEMNAYA@YGDU'),
     rec('name', 'Any Name'),
   ]);
-  assert.deepEqual(records.map((r) => [r.entity_type, r.value]), [
-    ['crypto_address', '1PSHt9agWavn4mf44d8rH6HPfaVpkdV75A'],
-    ['email', 'nsdmilea@gmail.com'],
-    ['government_id', '911-10-77'],
-    ['name', 'Any Name'],
-  ]);
-  assert.deepEqual(dropped.map((r) => r.value), ['Telegram', 'PRIYEMNAYA@YGDU']);
+  assert.deepEqual(
+    records.map((r) => [r.entity_type, r.value]),
+    [
+      ['crypto_address', '1PSHt9agWavn4mf44d8rH6HPfaVpkdV75A'],
+      ['email', 'nsdmilea@gmail.com'],
+      ['government_id', '911-10-77'],
+      ['name', 'Any Name'],
+    ],
+  );
+  assert.deepEqual(
+    dropped.map((r) => r.value),
+    ['Telegram', 'PRIYEMNAYA@YGDU'],
+  );
 });
 
-test('every value on every list loaded from ../shared/data passes its own kind\'s validator', () => {
+test("every value on every list loaded from ../shared/data passes its own kind's validator", () => {
   const KIND: Partial<Record<EntityType, ValueKind>> = { crypto_address: 'crypto', email: 'email', email_domain: 'website', website: 'website', government_id: 'id', country: 'country' };
   const failures: string[] = [];
   let checked = 0;

@@ -30,7 +30,10 @@ describe('ip_address parameter', () => {
   });
 
   test('anything else is 422', () => {
-    for (const [where, schema] of [['path', IpPathInput], ['query', IpQueryInput]] as const) {
+    for (const [where, schema] of [
+      ['path', IpPathInput],
+      ['query', IpQueryInput],
+    ] as const) {
       for (const bad of ['8.8.8', '256.1.1.1', '08.8.8.8', 'example.com', '1.2.3.4/24', ' 8.8.8.8', '2001:db8::g', '']) {
         const raw: RawInput = where === 'path' ? { path: { ip_address: bad }, query: {} } : { path: {}, query: { ip_address: bad } };
         assert.throws(
@@ -38,7 +41,13 @@ describe('ip_address parameter', () => {
           (err: unknown) => {
             assert.ok(err instanceof ValidationFailed);
             assert.deepEqual(err.issues, [
-              { type: 'value_error', loc: [where, 'ip_address'], msg: 'Value error, value is not a valid IPv4 or IPv6 address', input: bad, ctx: { error: 'value is not a valid IPv4 or IPv6 address' } },
+              {
+                type: 'value_error',
+                loc: [where, 'ip_address'],
+                msg: 'Value error, value is not a valid IPv4 or IPv6 address',
+                input: bad,
+                ctx: { error: 'value is not a valid IPv4 or IPv6 address' },
+              },
             ]);
             return true;
           },

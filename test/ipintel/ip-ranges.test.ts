@@ -10,7 +10,6 @@ function words(ip: string): number[] {
   return [...w];
 }
 
-
 describe('address parsing', () => {
   test('IPv4 text to u32, rejecting what node:net rejects', () => {
     assert.equal(parseIPv4('0.0.0.0'), 0);
@@ -46,7 +45,11 @@ describe('address parsing', () => {
         assert.equal(isIP(text), 6, text);
         const w = new Uint32Array(4);
         assert.equal(parseIPv6(text, w), true, text);
-        assert.deepEqual([...w], [(groups[0] << 16) | groups[1], (groups[2] << 16) | groups[3], (groups[4] << 16) | groups[5], (groups[6] << 16) | groups[7]].map((x) => x >>> 0), text);
+        assert.deepEqual(
+          [...w],
+          [(groups[0] << 16) | groups[1], (groups[2] << 16) | groups[3], (groups[4] << 16) | groups[5], (groups[6] << 16) | groups[7]].map((x) => x >>> 0),
+          text,
+        );
       }
     }
   });

@@ -225,7 +225,7 @@ describe('region names of geolocation databases → ISO 3166-2', () => {
     assert.equal(regionCode('UA', 'Donetsk'), 'UA-14');
     assert.equal(regionCode('UA', 'Luhansk'), 'UA-09');
     assert.equal(regionCode('RU', 'Luhansk'), 'UA-09');
-    assert.equal(regionCode('UA', "Luhans’ka Oblast’"), 'UA-09');
+    assert.equal(regionCode('UA', 'Luhans’ka Oblast’'), 'UA-09');
     assert.equal(regionCode('UA', 'Kyiv City'), null);
     assert.equal(regionCode('US', 'Crimea'), null);
     assert.equal(regionCode('UA', null), null);

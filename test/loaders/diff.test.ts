@@ -23,13 +23,7 @@ interface Version {
 }
 
 let seq = 1;
-async function diff(
-  version: string,
-  at: string,
-  previous: Version | null,
-  next: EntityRecord[],
-  opts: { cutoff?: string; maxPeriods?: number } = {},
-): Promise<Version> {
+async function diff(version: string, at: string, previous: Version | null, next: EntityRecord[], opts: { cutoff?: string; maxPeriods?: number } = {}): Promise<Version> {
   const out: Version = { active: [], ended: [], changes: [], droppedUntil: null, counts: { listed: 0, delisted: 0, relisted: 0 } };
   const r = await diffVersion({
     list: 'l',
@@ -69,10 +63,13 @@ describe('diffVersion', () => {
     const d = await diff('v1', 'T1', null, [rec('name', 'Ali Hassan'), rec('email', 'x@y.org')]);
     assert.deepEqual(d.changes, []);
     assert.deepEqual(d.ended, []);
-    assert.deepEqual(d.active.map((r) => [r.value, r.listed_at, r.removed_at]), [
-      ['Ali Hassan', 'T1', null],
-      ['x@y.org', 'T1', null],
-    ]);
+    assert.deepEqual(
+      d.active.map((r) => [r.value, r.listed_at, r.removed_at]),
+      [
+        ['Ali Hassan', 'T1', null],
+        ['x@y.org', 'T1', null],
+      ],
+    );
   });
 
   test('records sharing a key move together and give one change, with a deterministic change id', async () => {
@@ -89,27 +86,36 @@ describe('diffVersion', () => {
       ['ALI HASSAN', 'T1', 'T2', false],
     ]);
     const v3 = await diff('v3', 'T3', v2, [rec('name', 'Omar'), rec('name', 'ali hassan')]);
-    assert.deepEqual(v3.changes.map((c) => [c.kind, c.version, c.at, c.record.value, c.record.listed_at]), [['relisted', 'v3', 'T3', 'ali hassan', 'T3']]);
+    assert.deepEqual(
+      v3.changes.map((c) => [c.kind, c.version, c.at, c.record.value, c.record.listed_at]),
+      [['relisted', 'v3', 'T3', 'ali hassan', 'T3']],
+    );
     assert.deepEqual(v3.counts, { listed: 0, delisted: 0, relisted: 1 });
     // The ended period stays, superseded: screening as of T2 still sees the key as removed, as of T1 as listed.
     assert.deepEqual(periods(v3), [
       ['Ali Hassan', 'T1', 'T2', true],
       ['ALI HASSAN', 'T1', 'T2', true],
     ]);
-    assert.deepEqual(v3.active.map((r) => [r.value, r.listed_at]), [
-      ['Omar', 'T1'],
-      ['ali hassan', 'T3'],
-    ]);
+    assert.deepEqual(
+      v3.active.map((r) => [r.value, r.listed_at]),
+      [
+        ['Omar', 'T1'],
+        ['ali hassan', 'T3'],
+      ],
+    );
   });
 
   test('every listing period stays in the history, oldest end first; only the latest of a key is not superseded', async () => {
     const v1 = await diff('v1', 'T1', null, [rec('email', 'a@x.org'), rec('email', 'b@x.org')]);
     const v2 = await diff('v2', 'T2', v1, [rec('email', 'b@x.org')]);
     const v3 = await diff('v3', 'T3', v2, [rec('email', 'c@x.org')]);
-    assert.deepEqual(v3.changes.map((c) => [c.kind, c.record.value]), [
-      ['listed', 'c@x.org'],
-      ['delisted', 'b@x.org'],
-    ]);
+    assert.deepEqual(
+      v3.changes.map((c) => [c.kind, c.record.value]),
+      [
+        ['listed', 'c@x.org'],
+        ['delisted', 'b@x.org'],
+      ],
+    );
     assert.deepEqual(periods(v3), [
       ['a@x.org', 'T1', 'T2', false],
       ['b@x.org', 'T1', 'T3', false],

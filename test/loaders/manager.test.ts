@@ -79,8 +79,7 @@ const sink: ChangeSink = {
 };
 
 const writeSource = (lines: string[]) => writeFile(join(sourceDir, 'test', 't.csv'), lines.join('\n') + '\n');
-const config = (extra: Record<string, string> = {}) =>
-  loadConfig({ DATA_DIR: dataDir, SOURCE_DIR: sourceDir, PRIMARY_CHECK_MINUTES_UTC: '5,35', ...extra });
+const config = (extra: Record<string, string> = {}) => loadConfig({ DATA_DIR: dataDir, SOURCE_DIR: sourceDir, PRIMARY_CHECK_MINUTES_UTC: '5,35', ...extra });
 const manager = () => new ListManager({ config: config(), engine, sinks: [sink], log, now, lists: [csvList, mixerList, disabledList], redeliverMs: 20 });
 const values = (list: string) => engine.entities(list, { limit: 100 }).entities.map((e) => [e.value, e.listed_at]);
 const removed = (list: string) => engine.delisted([list], 100).map((e) => [e.value, e.removed_at]);
@@ -180,10 +179,7 @@ describe('ListManager', () => {
     await m.idle();
     const v3 = r3[0].version!;
     assert.deepEqual(received, [
-      [
-        change(3, v3, 'relisted', T3, record('BAD@Example.com', 'email', 'SDGT', T3, null)),
-        change(4, v3, 'delisted', T3, record('Ivan Petrov', 'name', 'UKRAINE-EO13660', T1, T3)),
-      ],
+      [change(3, v3, 'relisted', T3, record('BAD@Example.com', 'email', 'SDGT', T3, null)), change(4, v3, 'delisted', T3, record('Ivan Petrov', 'name', 'UKRAINE-EO13660', T1, T3))],
     ]);
     assert.deepEqual(values('test-csv'), [
       [A.toLowerCase(), T1],
@@ -242,7 +238,10 @@ describe('ListManager', () => {
         fresh.entities('test-csv', { limit: 10 }).entities.map((e) => [e.value, e.listed_at]),
         values('test-csv'),
       );
-      assert.deepEqual(fresh.delisted(['test-csv'], 10).map((e) => [e.value, e.removed_at]), [['Ivan Petrov', T3]]);
+      assert.deepEqual(
+        fresh.delisted(['test-csv'], 10).map((e) => [e.value, e.removed_at]),
+        [['Ivan Petrov', T3]],
+      );
       await m2.stop();
     } finally {
       await fresh.close();
@@ -368,7 +367,10 @@ test('changes left undelivered when the service stopped are delivered at the nex
     try {
       await after.start();
       await after.idle();
-      assert.deepEqual(got.map((b) => b.map((c) => [c.kind, c.record.value])), [[['listed', 'pending@example.com']]]);
+      assert.deepEqual(
+        got.map((b) => b.map((c) => [c.kind, c.record.value])),
+        [[['listed', 'pending@example.com']]],
+      );
       assert.deepEqual(JSON.parse(await readFile(join(f.dir, 'lists', 'test-csv', 'state.json'), 'utf8')).pending_changes, []);
       await after.stop();
     } finally {
@@ -462,7 +464,16 @@ test('uploaded lists: created empty, each upload a diffed version, deleted with 
     const got: ListChange[] = [];
     const m = f.make({ sinks: [{ write: async (c) => void got.push(...c) }] });
     await m.open();
-    const def = { slug: 'ops', display_name: 'Ops', list_type: 'risk' as const, kind: 'operator_list' as const, cadence: 'manual' as const, enabled: true, in_default_set: true, entity_types: ['email' as const] };
+    const def = {
+      slug: 'ops',
+      display_name: 'Ops',
+      list_type: 'risk' as const,
+      kind: 'operator_list' as const,
+      cadence: 'manual' as const,
+      enabled: true,
+      in_default_set: true,
+      entity_types: ['email' as const],
+    };
     assert.deepEqual(await m.createList(def), { slug: 'ops', result: 'new_version', version: 'e3b0c44298fc1c14', changes: 0, listed: 0, delisted: 0, relisted: 0, total: 0 });
     await assert.rejects(m.createList(def), { message: 'list ops already exists' });
     const rec = (value: string): EntityRecord => ({ list: 'ops', entity_type: 'email', value, metadata: {}, source_url: null, listed_at: null, removed_at: null });
@@ -473,20 +484,26 @@ test('uploaded lists: created empty, each upload a diffed version, deleted with 
     clock = new Date('2026-04-09T00:00:00.000Z');
     const del = await m.deleteList('ops');
     assert.deepEqual([del.result, del.delisted, del.total], ['new_version', 2, 0]);
-    assert.deepEqual(got.map((c) => [c.kind, c.record.value, c.owner]), [
-      ['listed', 'a@x.org', 0],
-      ['listed', 'b@x.org', 0],
-      ['delisted', 'a@x.org', 0],
-      ['delisted', 'b@x.org', 0],
-    ]);
+    assert.deepEqual(
+      got.map((c) => [c.kind, c.record.value, c.owner]),
+      [
+        ['listed', 'a@x.org', 0],
+        ['listed', 'b@x.org', 0],
+        ['delisted', 'a@x.org', 0],
+        ['delisted', 'b@x.org', 0],
+      ],
+    );
     await assert.rejects(m.uploadList('ops', { records: [], version: 'x' }), { message: 'no uploaded list ops' });
     await assert.rejects(m.refresh('ops'), { message: 'unknown or disabled list: ops' });
     const later = f.make();
     await later.open();
-    assert.deepEqual(later.definitions().map((d) => [d.slug, d.source.type, d.deleted_at]), [
-      ['test-csv', 'files', undefined],
-      ['ops', 'upload', '2026-04-09T00:00:00.000Z'],
-    ]);
+    assert.deepEqual(
+      later.definitions().map((d) => [d.slug, d.source.type, d.deleted_at]),
+      [
+        ['test-csv', 'files', undefined],
+        ['ops', 'upload', '2026-04-09T00:00:00.000Z'],
+      ],
+    );
     assert.deepEqual(later.history('ops'), {
       reach: '2026-04-07T00:00:00.000Z',
       compacted: false,

@@ -101,17 +101,41 @@ describe('mixer-pool lists from chain events', () => {
     await send('c2', poolC, alice, 'deposit', [commitment(6)]);
     const first = await scanner.scan();
     assert.equal(first.to, tx.c2.block - 3);
-    assert.deepEqual((await scanner.records('c', ['depositor'])).map((r) => r.metadata.tx_hash), [tx.c1.hash]);
+    assert.deepEqual(
+      (await scanner.records('c', ['depositor'])).map((r) => r.metadata.tx_hash),
+      [tx.c1.hash],
+    );
     await chain.mine(3);
     assert.equal((await scanner.scan()).added, 1);
-    assert.deepEqual((await scanner.records('c', ['depositor'])).map((r) => r.metadata.tx_hash), [tx.c1.hash, tx.c2.hash]);
+    assert.deepEqual(
+      (await scanner.records('c', ['depositor'])).map((r) => r.metadata.tx_hash),
+      [tx.c1.hash, tx.c2.hash],
+    );
   });
 
   test('through the ListManager: configured by MIXER_*, served by the engine', async () => {
     const [, alice, , relayer, recipient] = chain.accounts;
     const defs: ListDefinition[] = [
-      { slug: 'mixer', display_name: 'Mixer pools', list_type: 'risk', kind: 'onchain_events', cadence: 'hourly', enabled: true, in_default_set: true, source: { type: 'chain', role: 'depositor_relayer' } },
-      { slug: 'mixer-recipients', display_name: 'Mixer recipients', list_type: 'risk', kind: 'onchain_events', cadence: 'hourly', enabled: true, in_default_set: false, source: { type: 'chain', role: 'recipient' } },
+      {
+        slug: 'mixer',
+        display_name: 'Mixer pools',
+        list_type: 'risk',
+        kind: 'onchain_events',
+        cadence: 'hourly',
+        enabled: true,
+        in_default_set: true,
+        source: { type: 'chain', role: 'depositor_relayer' },
+      },
+      {
+        slug: 'mixer-recipients',
+        display_name: 'Mixer recipients',
+        list_type: 'risk',
+        kind: 'onchain_events',
+        cadence: 'hourly',
+        enabled: true,
+        in_default_set: false,
+        source: { type: 'chain', role: 'recipient' },
+      },
     ];
     const config = loadConfig({
       DATA_DIR: join(dataDir, 'managed'),

@@ -120,9 +120,18 @@ test('party records: snapshot, restart without parsing, delisting as a change, h
     const [again] = await screen(engine, 'Ivan Petroff');
     assert.deepEqual([again.entity.value, again.entity.removed_at, again.score], ['P-1', null, 1]);
     const asOf = (at: string) => engine.screenName({ name: 'Ivan Petroff', lists: ['test-parties'], threshold: 0.7, limit: 5, asOf: Date.parse(at) });
-    assert.deepEqual((await asOf('2026-03-02T12:00:00.000Z')).map((h) => h.entity.value), []);
-    assert.deepEqual((await asOf('2026-03-01T12:00:00.000Z')).map((h) => [h.entity.value, h.entity.removed_at]), [['P-1', '2026-03-02T10:00:00.000Z']]);
-    assert.deepEqual((await asOf('2026-03-03T12:00:00.000Z')).map((h) => [h.entity.value, h.entity.removed_at]), [['P-1', null]]);
+    assert.deepEqual(
+      (await asOf('2026-03-02T12:00:00.000Z')).map((h) => h.entity.value),
+      [],
+    );
+    assert.deepEqual(
+      (await asOf('2026-03-01T12:00:00.000Z')).map((h) => [h.entity.value, h.entity.removed_at]),
+      [['P-1', '2026-03-02T10:00:00.000Z']],
+    );
+    assert.deepEqual(
+      (await asOf('2026-03-03T12:00:00.000Z')).map((h) => [h.entity.value, h.entity.removed_at]),
+      [['P-1', null]],
+    );
     await writeSource([OLGA]);
     clock = new Date('2026-03-04T10:00:00.000Z');
     await m.refresh('test-parties');

@@ -74,10 +74,7 @@ describe('EU Financial Sanctions Files XML 1.1 (hand-written fixture)', () => {
     assert.equal(komid.metadata.un_reference_number, 'KPe.001');
     assert.deepEqual(komid.metadata.programs, ['PRK']);
     const komidParty = records[8].metadata;
-    assert.deepEqual(
-      [komidParty.party_type, komidParty.countries, komidParty.aliases],
-      ['organization', ['KP'], [{ name: 'KOMID', type: 'alias', weak: false }]],
-    );
+    assert.deepEqual([komidParty.party_type, komidParty.countries, komidParty.aliases], ['organization', ['KP'], [{ name: 'KOMID', type: 'alias', weak: false }]]);
     assert.ok(records.every((r) => r.metadata.party_id === (r.entity_type === 'party' ? undefined : r.value === 'KP-REG-0042' || r.value.startsWith('K') ? '1190' : '13')));
     assert.ok(records.every((r) => r.list === 'eu_fsf' && r.listed_at === null));
   });

@@ -16,7 +16,14 @@ async function collect(it: AsyncIterable<EntityRecord>): Promise<EntityRecord[]>
 }
 
 function distinctLines(path: string): string[] {
-  return [...new Set(readFileSync(path, 'utf8').split('\n').map((l) => l.trim()).filter(Boolean))];
+  return [
+    ...new Set(
+      readFileSync(path, 'utf8')
+        .split('\n')
+        .map((l) => l.trim())
+        .filter(Boolean),
+    ),
+  ];
 }
 
 describe('OFAC addresses by asset and the SDN extract naming their parties (real files)', () => {
@@ -106,7 +113,11 @@ describe('CryptoScamDB YAML (real file)', () => {
     }>;
     const hosts = new Set(doc.map((d) => d.name.trim()).filter((n) => !/\/./.test(n)));
     const addresses = new Set(
-      doc.flatMap((d) => Object.entries(d.addresses ?? {}).filter(([k]) => k !== 'UNKNOWN').flatMap(([, v]) => (v ?? []).map((a) => String(a).trim()))),
+      doc.flatMap((d) =>
+        Object.entries(d.addresses ?? {})
+          .filter(([k]) => k !== 'UNKNOWN')
+          .flatMap(([, v]) => (v ?? []).map((a) => String(a).trim())),
+      ),
     );
     const sites = records.filter((r) => r.entity_type === 'website');
     const addrs = records.filter((r) => r.entity_type === 'crypto_address');
@@ -162,6 +173,9 @@ describe('OFAC country programmes (data file in the repo)', () => {
       assert.ok(Array.isArray(r.metadata.programs) && (r.metadata.programs as string[]).length > 0);
       assert.match(String(r.source_url), /^https:\/\/ofac\.treasury\.gov\/sanctions-programs-and-country-information\//);
     }
-    assert.deepEqual(records.map((r) => r.metadata.kind), ['country', 'country', 'country', 'country', 'region', 'region', 'region', 'region']);
+    assert.deepEqual(
+      records.map((r) => r.metadata.kind),
+      ['country', 'country', 'country', 'country', 'region', 'region', 'region', 'region'],
+    );
   });
 });

@@ -145,13 +145,22 @@ describe('OFAC SDN legacy CSV (real files)', () => {
     records.forEach((r, i) => lastIndex.set(String(r.entity_type === 'party' ? r.value : r.metadata.party_id), i));
     assert.ok(parties.every((p) => records[lastIndex.get(p.value)!] === p));
     const yan = byParty.get('25308')!;
-    assert.deepEqual(
-      [yan.metadata.name, yan.metadata.party_type, yan.metadata.birth_dates, yan.metadata.programs],
-      ['YAN, Xiaobing', 'person', ['1977-03-25'], ['SDNTK']],
-    );
+    assert.deepEqual([yan.metadata.name, yan.metadata.party_type, yan.metadata.birth_dates, yan.metadata.programs], ['YAN, Xiaobing', 'person', ['1977-03-25'], ['SDNTK']]);
     const withDates = parties.filter((p) => (p.metadata.birth_dates as string[]).length > 0).length;
-    assert.equal(withDates, occurrences(raw.split('\n').filter((l) => /(?:"|; )(?:alt\. )?DOB /.test(l)).join('\n'), /^\d+,"/gm));
-    assert.deepEqual(countBy(parties, (p) => String(p.metadata.party_type)), { person: 4620, organization: 3673, vessel: 406, aircraft: 277 });
+    assert.equal(
+      withDates,
+      occurrences(
+        raw
+          .split('\n')
+          .filter((l) => /(?:"|; )(?:alt\. )?DOB /.test(l))
+          .join('\n'),
+        /^\d+,"/gm,
+      ),
+    );
+    assert.deepEqual(
+      countBy(parties, (p) => String(p.metadata.party_type)),
+      { person: 4620, organization: 3673, vessel: 406, aircraft: 277 },
+    );
   });
 
   test('addresses split between sdn.csv and sdn_comments.csv are whole', () => {
@@ -167,7 +176,10 @@ describe('OFAC SDN legacy CSV (real files)', () => {
       .map((l) => l.slice(l.lastIndexOf(',"')))
       .join('\n');
     const expected = [...remarksOnly.matchAll(/[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+/g)].map((m) => m[0]).sort();
-    const got = records.filter((r) => r.entity_type === 'email').map((r) => r.value).sort();
+    const got = records
+      .filter((r) => r.entity_type === 'email')
+      .map((r) => r.value)
+      .sort();
     assert.deepEqual(got, expected);
     assert.equal(got.length, 236);
   });
@@ -225,7 +237,10 @@ describe('OFAC SDN.XML (hand-written fixture in the published format)', () => {
   test('names, aliases, addresses, e-mails, websites and documents', async () => {
     const parse = ofacXmlParser('ofac_sdn', 'sdn_xml');
     const records = await collect(parse({ sdn_xml: join(FIXTURES, 'loaders', 'SDN.XML') }, {}));
-    assert.deepEqual(countBy(records, (r) => r.entity_type), { name: 6, crypto_address: 2, email: 1, government_id: 2, website: 1, party: 3 });
+    assert.deepEqual(
+      countBy(records, (r) => r.entity_type),
+      { name: 6, crypto_address: 2, email: 1, government_id: 2, website: 1, party: 3 },
+    );
     const names = records.filter((r) => r.entity_type === 'name').map((r) => [r.value, r.metadata.alias_type, r.metadata.alias_quality]);
     assert.deepEqual(names, [
       ['YAN, Xiaobing', 'primary', 'strong'],
@@ -277,4 +292,3 @@ describe('OFAC SDN.XML (hand-written fixture in the published format)', () => {
     assert.throws(() => parseOfacSdn({}, {}), /neither 'sdn'.*nor 'sdn_xml'/);
   });
 });
-

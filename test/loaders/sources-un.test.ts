@@ -57,7 +57,10 @@ describe('UN Security Council consolidated list (real file)', () => {
       ['ENTITY', 'ENTITY_ALIAS'],
     ] as const) {
       for (const b of blocks(xml, name)) {
-        const own = ['FIRST_NAME', 'SECOND_NAME', 'THIRD_NAME', 'FOURTH_NAME'].map((t) => texts(b, t)[0] ?? '').filter(Boolean).join(' ');
+        const own = ['FIRST_NAME', 'SECOND_NAME', 'THIRD_NAME', 'FOURTH_NAME']
+          .map((t) => texts(b, t)[0] ?? '')
+          .filter(Boolean)
+          .join(' ');
         const aliases = new Set(blocks(b, aliasTag).flatMap((a) => texts(a, 'ALIAS_NAME')));
         aliases.delete(own);
         expected += aliases.size;

@@ -46,9 +46,7 @@ const ROWS = [
 describe('stageUpload', () => {
   test('CSV, JSON array and NDJSON of the same rows give the same records and content version, whatever the chunking', async () => {
     const csv =
-      'entity_type,value,metadata\r\n' +
-      ROWS.map((r) => [r.entity_type, `"${r.value.replace(/"/g, '""')}"`, `"${JSON.stringify(r.metadata).replace(/"/g, '""')}"`].join(',')).join('\r\n') +
-      '\r\n';
+      'entity_type,value,metadata\r\n' + ROWS.map((r) => [r.entity_type, `"${r.value.replace(/"/g, '""')}"`, `"${JSON.stringify(r.metadata).replace(/"/g, '""')}"`].join(',')).join('\r\n') + '\r\n';
     const json = ' [\n' + ROWS.map((r) => '  ' + JSON.stringify(r)).join(',\n') + '\n] \n';
     const ndjson = ROWS.map((r) => JSON.stringify(r)).join('\n') + '\n\n';
     const expected: EntityRecord[] = ROWS.map((r) => ({
@@ -62,7 +60,11 @@ describe('stageUpload', () => {
     }));
     const versions = new Set<string>();
     for (const size of [1, 3, 64, 1 << 20]) {
-      for (const [format, text] of [['csv', csv], ['json', json], ['ndjson', ndjson]] as const) {
+      for (const [format, text] of [
+        ['csv', csv],
+        ['json', json],
+        ['ndjson', ndjson],
+      ] as const) {
         const { staged, records } = await stage(format, text, { size });
         assert.deepEqual(records, expected, `${format} in chunks of ${size}`);
         assert.equal(staged.rows, 3);
@@ -75,10 +77,13 @@ describe('stageUpload', () => {
 
   test('CSV: columns in any order, metadata optional, a BOM and a missing final newline are fine', async () => {
     const { records } = await stage('csv', '\uFEFFvalue,entity_type\nx.example,website\n"Ivan ""the"" Petrov",name');
-    assert.deepEqual(records.map((r) => [r.entity_type, r.value, r.metadata]), [
-      ['website', 'x.example', {}],
-      ['name', 'Ivan "the" Petrov', {}],
-    ]);
+    assert.deepEqual(
+      records.map((r) => [r.entity_type, r.value, r.metadata]),
+      [
+        ['website', 'x.example', {}],
+        ['name', 'Ivan "the" Petrov', {}],
+      ],
+    );
     assert.deepEqual((await stage('json', '[]')).records, []);
     assert.deepEqual((await stage('csv', 'entity_type,value\n')).records, []);
   });
@@ -102,10 +107,7 @@ describe('stageUpload', () => {
     assert.match(nd.reason, /^not valid JSON/);
 
     const json = '[\n' + Array.from({ length: 300 }, (_, i) => JSON.stringify({ entity_type: 'website', value: i === 250 ? 'no host here' : `s${i}.example` })).join(',\n') + '\n]';
-    assert.deepEqual(
-      [(await refused('json', json, { size: 5 })).line, (await refused('json', json, { size: 5 })).reason],
-      [252, 'not a valid website'],
-    );
+    assert.deepEqual([(await refused('json', json, { size: 5 })).line, (await refused('json', json, { size: 5 })).reason], [252, 'not a valid website']);
   });
 
   test('every kind of bad row is named', async () => {
@@ -152,7 +154,10 @@ describe('stageUpload', () => {
       yield Buffer.from('{"entity_type":"name","value":"A"}\n');
       yield Buffer.from([0x7b, 0xff, 0xfe, 0x7d, 0x0a]);
     };
-    await assert.rejects(stageUpload(body(), { format: 'ndjson', list: 'l', entityTypes: TYPES, path, maxRows: 10 }), (e: unknown) => e instanceof UploadRowError && e.reason === 'the upload is not UTF-8 text');
+    await assert.rejects(
+      stageUpload(body(), { format: 'ndjson', list: 'l', entityTypes: TYPES, path, maxRows: 10 }),
+      (e: unknown) => e instanceof UploadRowError && e.reason === 'the upload is not UTF-8 text',
+    );
     const many = Array.from({ length: 11 }, (_, i) => JSON.stringify({ entity_type: 'name', value: `N${i}` })).join('\n');
     await assert.rejects(stage('ndjson', many, { maxRows: 10 }), (e: unknown) => e instanceof UploadLimitError && e.message === 'the upload holds more than 10 rows');
     const huge = await refused('ndjson', JSON.stringify({ entity_type: 'name', value: 'A', metadata: { x: 'y'.repeat(70_000) } }), { size: 1 << 20 });

@@ -66,7 +66,22 @@ describe('catalog', () => {
     const { tools } = await c.listTools();
     assert.deepEqual(
       tools.map((t) => t.name),
-      ['screen_crypto', 'screen_email', 'screen_website', 'screen_government_id', 'screen_country', 'screen_name', 'screen_pep', 'vpn_check', 'ip_geolocation', 'search', 'list_sources', 'list_entities', 'stats', 'delisted'],
+      [
+        'screen_crypto',
+        'screen_email',
+        'screen_website',
+        'screen_government_id',
+        'screen_country',
+        'screen_name',
+        'screen_pep',
+        'vpn_check',
+        'ip_geolocation',
+        'search',
+        'list_sources',
+        'list_entities',
+        'stats',
+        'delisted',
+      ],
     );
     const byId = new Map(svc.service.endpoints.map((e) => [e.id, e]));
     for (const spec of TOOL_SPECS) {
@@ -153,22 +168,17 @@ describe('metered tools with a bearer token', () => {
     }
     assert.equal((await call(c, 'vpn_check', {})).structuredContent?.ip, '127.0.0.1');
 
-    const usage = await rows<{ customer_id: number; endpoint: string; method: string; credits: number; status: number; payer: string }>(
-      'usage',
-      'request_id = {id:String}',
-      { id: 'mcp-token-calls' },
-    );
+    const usage = await rows<{ customer_id: number; endpoint: string; method: string; credits: number; status: number; payer: string }>('usage', 'request_id = {id:String}', { id: 'mcp-token-calls' });
     assert.deepEqual(
       usage.map((u) => [u.customer_id, u.endpoint, u.method, u.credits, u.status, u.payer]).sort(),
       ['screen.crypto', 'screen.email', 'screen.website', 'screen.id', 'screen.country', 'screen.name', 'screen.pep', 'ip.vpnClient', 'ip.vpnClient', 'ip.vpnClient', 'ip.geoClient', 'ip.geoClient']
         .map((e) => [customerId, e, 'quota', 1, 200, ''])
         .sort(),
     );
-    const matches = await rows<{ customer_id: number; endpoint: string; screened_value: string; list: string; match: string }>(
-      'audit_matches',
-      'request_id = {id:String} AND endpoint = {ep:String}',
-      { id: 'mcp-token-calls', ep: 'screen.crypto' },
-    );
+    const matches = await rows<{ customer_id: number; endpoint: string; screened_value: string; list: string; match: string }>('audit_matches', 'request_id = {id:String} AND endpoint = {ep:String}', {
+      id: 'mcp-token-calls',
+      ep: 'screen.crypto',
+    });
     assert.ok(matches.length >= 1);
     for (const m of matches) {
       assert.equal(m.customer_id, customerId);
@@ -244,17 +254,18 @@ describe('x402 payments', () => {
     assert.equal(replay._meta!['x402/payment-response'], undefined);
     assert.equal(await pc.balance(pc.payer.address), p0 - PRICE);
 
-    const settlements = await rows<{ customer_id: number; payer: string; endpoint: string; x402_version: number; amount: string | number }>(
-      'x402_settlements',
-      'tx_hash = {tx:String}',
-      { tx: receipt.transaction },
-    );
+    const settlements = await rows<{ customer_id: number; payer: string; endpoint: string; x402_version: number; amount: string | number }>('x402_settlements', 'tx_hash = {tx:String}', {
+      tx: receipt.transaction,
+    });
     assert.deepEqual(
       settlements.map((s) => [s.customer_id, s.payer, s.endpoint, s.x402_version, String(s.amount)]),
       [[0, pc.payer.address, 'screen.crypto', 2, PRICE.toString()]],
     );
     const usage = await rows<{ method: string; customer_id: number; payer: string; amount: string | number; network: string }>('usage', 'tx_hash = {tx:String}', { tx: receipt.transaction });
-    assert.deepEqual(usage.map((u) => [u.method, u.customer_id, u.payer, String(u.amount), u.network]), [['x402', 0, pc.payer.address, PRICE.toString(), 'eip155:84532']]);
+    assert.deepEqual(
+      usage.map((u) => [u.method, u.customer_id, u.payer, String(u.amount), u.network]),
+      [['x402', 0, pc.payer.address, PRICE.toString(), 'eip155:84532']],
+    );
     const matches = await rows<{ payer: string }>('audit_matches', 'payer = {p:String} AND screened_value = {v:String}', { p: pc.payer.address, v: SANCTIONED });
     assert.ok(matches.length >= 1);
   });
@@ -305,8 +316,7 @@ describe('x402 payments', () => {
 describe('HTTP transport', () => {
   test('JSON by default, SSE when the client ranks text/event-stream first; GET and DELETE are 405', async () => {
     const list = { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} };
-    const post = (accept: string) =>
-      fetch(`${svc.url}/mcp`, { method: 'POST', headers: { accept, 'content-type': 'application/json' }, body: JSON.stringify(list) });
+    const post = (accept: string) => fetch(`${svc.url}/mcp`, { method: 'POST', headers: { accept, 'content-type': 'application/json' }, body: JSON.stringify(list) });
     const json = await post('application/json, text/event-stream');
     assert.equal(json.headers.get('content-type'), 'application/json');
     assert.equal(((await json.json()) as { result: { tools: unknown[] } }).result.tools.length, 14);

@@ -104,8 +104,20 @@ describe('local PEP provider on OpenSanctions US Congress (Senzing JSON lines)',
   test('namesakes are told apart by birth year', async () => {
     const older = await pep.screen({ name: 'Mike Rogers', birth_date: '1958', limit: 2 });
     const younger = await pep.screen({ name: 'Mike Rogers', birth_date: '1963-06-02', limit: 2 });
-    assert.deepEqual(older.matches.map((m) => [m.birth_dates, m.match]), [[['1958'], true], [['1963'], false]]);
-    assert.deepEqual(younger.matches.map((m) => [m.birth_dates, m.match]), [[['1963'], true], [['1958'], false]]);
+    assert.deepEqual(
+      older.matches.map((m) => [m.birth_dates, m.match]),
+      [
+        [['1958'], true],
+        [['1963'], false],
+      ],
+    );
+    assert.deepEqual(
+      younger.matches.map((m) => [m.birth_dates, m.match]),
+      [
+        [['1963'], true],
+        [['1958'], false],
+      ],
+    );
   });
 
   test('a disjoint country lowers an exact name below 0.7; an agreeing one keeps it', async () => {
@@ -127,7 +139,10 @@ describe('local PEP provider on OpenSanctions US Congress (Senzing JSON lines)',
 
   test('an initial does not stand in for a surname', async () => {
     const r = await pep.screen({ name: 'Karen Cruz', limit: 5 });
-    assert.equal(r.matches.some((m) => m.caption === 'Karen C. Handel' && m.match), false);
+    assert.equal(
+      r.matches.some((m) => m.caption === 'Karen C. Handel' && m.match),
+      false,
+    );
     assert.equal(r.pep, false);
   });
 

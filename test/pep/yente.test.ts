@@ -160,10 +160,7 @@ describe('yente provider against a local server speaking the /match format', () 
   });
 
   test('pep is false when no candidate is a match', async () => {
-    script = [
-      (_req, res, body) =>
-        res.end(JSON.stringify(matchResponse([result('NK-x', 'Someone Else', 0.55, {}, ['peps'])], (body as { queries: { q: unknown } }).queries.q))),
-    ];
+    script = [(_req, res, body) => res.end(JSON.stringify(matchResponse([result('NK-x', 'Someone Else', 0.55, {}, ['peps'])], (body as { queries: { q: unknown } }).queries.q)))];
     const r = await (await provider()).screen({ name: 'Someone', limit: 5 });
     assert.deepEqual([r.pep, r.matches.map((m) => m.match)], [false, [false]]);
   });

@@ -21,9 +21,15 @@ test('the compiled service (dist/) starts, migrates, loads the lists, screens an
     const auth = { authorization: `Bearer ${token}` };
     const crypto = (await (await fetch(`${url}/api/v1/screen/crypto/12QtD5BFwRsdNsAZY76UVE1xyCGNTojH9h`, { headers: auth })).json()) as { sanctioned: boolean; matches: { list: string }[] };
     assert.equal(crypto.sanctioned, true);
-    assert.deepEqual(crypto.matches.map((m) => m.list), ['ofac_sdn', 'ofac_crypto']);
+    assert.deepEqual(
+      crypto.matches.map((m) => m.list),
+      ['ofac_sdn', 'ofac_crypto'],
+    );
     const country = (await (await fetch(`${url}/api/v1/screen/country/Ukraine`, { headers: auth })).json()) as { matches: { match: string }[] };
-    assert.ok(country.matches.some((m) => m.match === 'region'), 'the bundled OFAC country programs are read');
+    assert.ok(
+      country.matches.some((m) => m.match === 'region'),
+      'the bundled OFAC country programs are read',
+    );
     const id = await fetch(`${url}/api/v1/screen/id/ABC123`, { headers: auth });
     assert.equal(id.status, 200, 'fuzzy IDs go through the shard workers');
     const search = await fetch(`${url}/api/v1/search?q=${encodeURIComponent('Xiaobing Yan')}`);

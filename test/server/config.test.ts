@@ -16,11 +16,26 @@ test('defaults', () => {
 });
 
 test('invalid values fail fast naming the variable', () => {
-  assert.throws(() => loadConfig({ PORT: 'eighty' }), (e: unknown) => e instanceof ConfigError && /PORT: must be an integer/.test(e.message));
-  assert.throws(() => loadConfig({ TRUSTED_PROXIES: '10.0.0.0/33' }), (e: unknown) => e instanceof ConfigError && /TRUSTED_PROXIES/.test(e.message));
-  assert.throws(() => loadConfig({ X402_NETWORK: 'base' }), (e: unknown) => e instanceof ConfigError && /X402_NETWORK: must be a CAIP-2 id/.test(e.message));
-  assert.throws(() => loadConfig({ SEARCH_REGEX_ENABLED: 'maybe' }), (e: unknown) => e instanceof ConfigError && /SEARCH_REGEX_ENABLED/.test(e.message));
-  assert.throws(() => loadConfig({ PEP_PROVIDER: 'yente' }), (e: unknown) => e instanceof ConfigError && /PEP_YENTE_URL/.test(e.message));
+  assert.throws(
+    () => loadConfig({ PORT: 'eighty' }),
+    (e: unknown) => e instanceof ConfigError && /PORT: must be an integer/.test(e.message),
+  );
+  assert.throws(
+    () => loadConfig({ TRUSTED_PROXIES: '10.0.0.0/33' }),
+    (e: unknown) => e instanceof ConfigError && /TRUSTED_PROXIES/.test(e.message),
+  );
+  assert.throws(
+    () => loadConfig({ X402_NETWORK: 'base' }),
+    (e: unknown) => e instanceof ConfigError && /X402_NETWORK: must be a CAIP-2 id/.test(e.message),
+  );
+  assert.throws(
+    () => loadConfig({ SEARCH_REGEX_ENABLED: 'maybe' }),
+    (e: unknown) => e instanceof ConfigError && /SEARCH_REGEX_ENABLED/.test(e.message),
+  );
+  assert.throws(
+    () => loadConfig({ PEP_PROVIDER: 'yente' }),
+    (e: unknown) => e instanceof ConfigError && /PEP_YENTE_URL/.test(e.message),
+  );
 });
 
 test('a config file is read and the environment wins', () => {

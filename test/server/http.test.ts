@@ -114,7 +114,10 @@ test('tRPC at /trpc serves the same procedures, with batching', async () => {
 
 test('CORS: preflight from any origin, and answers readable by browsers (payment and request-id headers exposed)', async () => {
   for (const path of ['/api/v1/screen/crypto/0x000000000000000000000000000000000000dEaD', '/api/v1/stats', '/mcp']) {
-    const pre = await get(path, { method: 'OPTIONS', headers: { origin: 'https://app.example', 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization, payment-signature' } });
+    const pre = await get(path, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://app.example', 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization, payment-signature' },
+    });
     assert.equal(pre.status, 204, path);
     assert.equal(pre.headers.get('access-control-allow-origin'), '*');
     assert.match(pre.headers.get('access-control-allow-headers') ?? '', /Authorization.*PAYMENT-SIGNATURE/);
@@ -136,7 +139,10 @@ async function rawHead(path: string): Promise<string[]> {
 }
 
 test('answers on the wire: one well-formed line per header, the fixed ones written once each', async () => {
-  const cors = ['Access-Control-Allow-Origin: *', 'Access-Control-Expose-Headers: PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-PAYMENT-RESPONSE, X-Request-Id, Retry-After, WWW-Authenticate, Content-Disposition, X-Total-Count, Idempotency-Replayed'];
+  const cors = [
+    'Access-Control-Allow-Origin: *',
+    'Access-Control-Expose-Headers: PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-PAYMENT-RESPONSE, X-Request-Id, Retry-After, WWW-Authenticate, Content-Disposition, X-Total-Count, Idempotency-Replayed',
+  ];
   const cases: [string, string, string][] = [
     ['/api/v1/screen/lists', 'HTTP/1.1 200 OK', 'application/json'],
     ['/api/v1/screen/lists/no_such_list/entities', 'HTTP/1.1 404 Not Found', 'application/json'],

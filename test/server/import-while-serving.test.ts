@@ -96,15 +96,24 @@ test('lists import into a running service: no failed request, /readyz 200 throug
     writeFileSync(file, '{"entity_type":"email","value":"cli@example.org"}\n');
     const uploaded = await cli(['lists', 'upload', 'cli_watch', file, '--json'], env);
     assert.equal(uploaded.code, 0, uploaded.stderr);
-    assert.deepEqual((JSON.parse(uploaded.stdout) as { result: string; listed: number }[]).map((o) => [o.result, o.listed]), [['new_version', 1]]);
+    assert.deepEqual(
+      (JSON.parse(uploaded.stdout) as { result: string; listed: number }[]).map((o) => [o.result, o.listed]),
+      [['new_version', 1]],
+    );
     const screened = await fetch(`${base}/api/v1/screen/email/cli@example.org`, { headers: { authorization: `Bearer ${token}` } });
     assert.equal(((await screened.json()) as { flagged: boolean }).flagged, true);
     writeFileSync(file, '{"entity_type":"email","value":"not an address"}\n');
     const bad = await cli(['lists', 'upload', 'cli_watch', file], env);
-    assert.deepEqual([bad.code, bad.stderr.trim().split('\n').at(-1)], [1, 'upload: 422 [{"type":"value_error","loc":["body",1,"value"],"msg":"Value error, line 1: not a valid email","input":"not an address","ctx":{"line":1,"error":"not a valid email"}}]']);
+    assert.deepEqual(
+      [bad.code, bad.stderr.trim().split('\n').at(-1)],
+      [1, 'upload: 422 [{"type":"value_error","loc":["body",1,"value"],"msg":"Value error, line 1: not a valid email","input":"not an address","ctx":{"line":1,"error":"not a valid email"}}]'],
+    );
     const deleted = await cli(['lists', 'delete', 'cli_watch', '--json'], env);
     assert.equal(deleted.code, 0, deleted.stderr);
-    assert.deepEqual((JSON.parse(deleted.stdout) as { delisted: number }[]).map((o) => o.delisted), [1]);
+    assert.deepEqual(
+      (JSON.parse(deleted.stdout) as { delisted: number }[]).map((o) => o.delisted),
+      [1],
+    );
   } finally {
     child.kill('SIGTERM');
     if (child.exitCode === null) await once(child, 'exit');
@@ -115,17 +124,26 @@ test('lists import into a running service: no failed request, /readyz 200 throug
 
 test('without a running service (or with a stale advertisement) the list commands work on DATA_DIR itself', async () => {
   const dataDir = mkdtempSync(join(scratch, 'direct-'));
-  writeFileSync(join(dataDir, 'service.json'), JSON.stringify({ pid: 2 ** 22 + 12345, host: (await import('node:os')).hostname(), url: 'http://127.0.0.1:9', started_at: '2026-01-01T00:00:00Z', operator_key: 'op_x' }));
+  writeFileSync(
+    join(dataDir, 'service.json'),
+    JSON.stringify({ pid: 2 ** 22 + 12345, host: (await import('node:os')).hostname(), url: 'http://127.0.0.1:9', started_at: '2026-01-01T00:00:00Z', operator_key: 'op_x' }),
+  );
   const env = { DATA_DIR: dataDir, SOURCE_DIR: SHARED_DATA };
   const fetched = await cli(['lists', 'fetch', 'ofac_sdn_web', '--json'], env);
   assert.equal(fetched.code, 0, fetched.stderr);
-  assert.deepEqual((JSON.parse(fetched.stdout) as { slug: string; result: string }[]).map((o) => [o.slug, o.result]), [['ofac_sdn_web', 'new_version']]);
+  assert.deepEqual(
+    (JSON.parse(fetched.stdout) as { slug: string; result: string }[]).map((o) => [o.slug, o.result]),
+    [['ofac_sdn_web', 'new_version']],
+  );
   assert.equal((await cli(['lists', 'create', 'direct_list', '--name', 'Direct', '--type', 'crime', '--entity-types', 'website,email'], env)).code, 0);
   const file = join(dataDir, 'rows.csv');
   writeFileSync(file, 'entity_type,value\nwebsite,direct.example\nemail,x@direct.example\n');
   const up = await cli(['lists', 'upload', 'direct_list', file, '--json'], env);
   assert.equal(up.code, 0, up.stderr);
-  assert.deepEqual((JSON.parse(up.stdout) as { listed: number; total: number }[]).map((o) => [o.listed, o.total]), [[2, 2]]);
+  assert.deepEqual(
+    (JSON.parse(up.stdout) as { listed: number; total: number }[]).map((o) => [o.listed, o.total]),
+    [[2, 2]],
+  );
   writeFileSync(file, 'entity_type,value\nwebsite,ok.example\nname,Not A Website\n');
   const bad = await cli(['lists', 'upload', 'direct_list', file], env);
   assert.deepEqual([bad.code, bad.stderr.trim().split('\n').at(-1)], [1, `${file}:3: this list holds website, email, not name`]);

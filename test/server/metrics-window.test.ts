@@ -27,7 +27,10 @@ test('the window compares the live counters with the oldest copy kept', () => {
   assert.equal(s.window_seconds, 20);
   assert.equal(s.requests_per_second, 40 / 20);
   assert.equal(s.errors, 2);
-  assert.deepEqual(s.routes.map((r) => [r.route, r.total, r.errors]), [['GET /api/v1/stats', 40, 2]]);
+  assert.deepEqual(
+    s.routes.map((r) => [r.route, r.total, r.errors]),
+    [['GET /api/v1/stats', 40, 2]],
+  );
   assert.equal(s.latency_ms.p50, 2, 'the 20th of 40: two thirds into the 1-2.5 ms bucket of the first 30');
   assert.equal(s.routes[0].latency_ms.p99, 24.4);
   window.snapshot();

@@ -11,15 +11,22 @@ for (const backend of BACKENDS) {
       const t = await backend.database();
       const expected = listMigrations().map((m) => m.version);
       const { rows } = await t.db.query<{ version: number; name: string }>('SELECT version, name FROM schema_migrations ORDER BY version');
-      assert.deepEqual(rows.map((r) => r.version), expected);
-      assert.deepEqual(rows.slice(0, 2).map((r) => r.name), ['customers_tokens', 'quota']);
+      assert.deepEqual(
+        rows.map((r) => r.version),
+        expected,
+      );
+      assert.deepEqual(
+        rows.slice(0, 2).map((r) => r.name),
+        ['customers_tokens', 'quota'],
+      );
       const again = await t.restart();
       assert.deepEqual(await migrate(again), []);
-      const tables = await again.query<{ table_name: string }>(
-        `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name`,
-      );
+      const tables = await again.query<{ table_name: string }>(`SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name`);
       for (const name of ['api_tokens', 'customers', 'plans', 'quota_usage', 'schema_migrations']) {
-        assert.ok(tables.rows.some((r) => r.table_name === name), name);
+        assert.ok(
+          tables.rows.some((r) => r.table_name === name),
+          name,
+        );
       }
     });
 

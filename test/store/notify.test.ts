@@ -99,7 +99,16 @@ test('a refresh asked of a follower node runs on the leader: waited for, or hand
   const followerManager = new ListManager({ config, engine, log, lists: [list], follower: true, followerPollMs: 600_000 });
   followerSignals.listen(COMMITS_CHANNEL, () => void followerManager.reload());
   const limits = { listsPerCustomer: 1, rowsPerCustomer: 1 };
-  const leaderOps = new ListOperations({ jobs: new ListJobs(leaderDb, { node: 'leader', log }), manager: () => leaderManager, isLeader: () => true, notifier: leaderSignals, dataDir, log, limits, pollMs: 500 });
+  const leaderOps = new ListOperations({
+    jobs: new ListJobs(leaderDb, { node: 'leader', log }),
+    manager: () => leaderManager,
+    isLeader: () => true,
+    notifier: leaderSignals,
+    dataDir,
+    log,
+    limits,
+    pollMs: 500,
+  });
   const followerJobs = new ListJobs(followerDb, { node: 'follower', log, pollMs: 50 });
   const followerOps = new ListOperations({ jobs: followerJobs, manager: () => followerManager, isLeader: () => false, notifier: followerSignals, dataDir, log, limits });
   try {
@@ -116,7 +125,10 @@ test('a refresh asked of a follower node runs on the leader: waited for, or hand
     await writeFile(join(sourceDir, 's.csv'), 'email,second@example.org\n');
     const queued = await followerOps.submit('refresh', 'shared', undefined, {}, 0);
     assert.equal(queued.status, 'queued');
-    await assert.rejects(followerOps.submit('refresh', 'shared', undefined, {}, 0), (err: Error & { status?: number }) => err.status === 409 && /already running \(job \d+, refresh\)/.test(err.message));
+    await assert.rejects(
+      followerOps.submit('refresh', 'shared', undefined, {}, 0),
+      (err: Error & { status?: number }) => err.status === 409 && /already running \(job \d+, refresh\)/.test(err.message),
+    );
     await leaderOps.start();
     const polled = await followerJobs.wait(queued.id, 60_000);
     assert.deepEqual([polled.status, polled.results.map((r) => [r.result, r.delisted])], ['done', [['new_version', 1]]]);

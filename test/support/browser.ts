@@ -16,15 +16,7 @@ const SCREENSHOTS = join(REPO_ROOT, '.tmp', 'screenshots');
 
 // Flags that work on this kind of machine: no sandbox as root, no GPU, and none of Chromium's
 // background connections (the network is closed: they fail, many at a time).
-const FLAGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
+const FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
 const require = createRequire(import.meta.url);
 const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');

@@ -27,8 +27,7 @@ export async function startFacilitator(chain: LocalChain, account: Account): Pro
     address: account.address,
     readContract: (args) => client.readContract(args as Parameters<typeof client.readContract>[0]),
     verifyTypedData: (args) => client.verifyTypedData(args as Parameters<typeof client.verifyTypedData>[0]),
-    writeContract: (args) =>
-      client.writeContract({ ...(args as Parameters<typeof client.writeContract>[0]), account, chain: chain.chain }),
+    writeContract: (args) => client.writeContract({ ...(args as Parameters<typeof client.writeContract>[0]), account, chain: chain.chain }),
     sendTransaction: (args) => client.sendTransaction({ ...args, account, chain: chain.chain }),
     waitForTransactionReceipt: (args) => client.waitForTransactionReceipt(args),
     getCode: (args) => client.getCode(args),

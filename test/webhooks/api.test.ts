@@ -59,12 +59,22 @@ describe('monitoring API', () => {
       { id: created.id, entity_type: 'email', value: 'Ops@Example.com', label: 'ops', resolved_address: null, created_at: created.created_at, last_event: null },
     ]);
     assert.deepEqual(await call('account.monitors.list', customerB, {}), []);
-    for (const [entity_type, value] of [['email', 'not-an-email'], ['country', 'Atlantis'], ['website', 'no host'], ['government_id', '--'], ['onchain_address', 'bad..name.eth']]) {
-      await assert.rejects(call('account.monitors.create', customerA, { body: { entity_type, value } }), (e: unknown) => {
-        assert.ok(e instanceof ValidationFailed);
-        assert.deepEqual(e.issues[0].loc, ['body', 'value']);
-        return true;
-      }, `${entity_type} ${value}`);
+    for (const [entity_type, value] of [
+      ['email', 'not-an-email'],
+      ['country', 'Atlantis'],
+      ['website', 'no host'],
+      ['government_id', '--'],
+      ['onchain_address', 'bad..name.eth'],
+    ]) {
+      await assert.rejects(
+        call('account.monitors.create', customerA, { body: { entity_type, value } }),
+        (e: unknown) => {
+          assert.ok(e instanceof ValidationFailed);
+          assert.deepEqual(e.issues[0].loc, ['body', 'value']);
+          return true;
+        },
+        `${entity_type} ${value}`,
+      );
     }
     await assert.rejects(call('account.monitors.create', customerA, { body: { entity_type: 'phone', value: '1' } }), ValidationFailed);
     await assert.rejects(call('account.monitors.delete', customerB, { path: { monitored_entity_id: String(created.id) } }), (e: unknown) => e instanceof HttpError && e.status === 404);
@@ -107,7 +117,10 @@ describe('monitoring API', () => {
     const router = buildTrpcRouter(endpoints, { gate, log, now: Date.now, validateOutput: true });
     const doc = buildOpenApiDocument(router, endpoints, 'http://localhost') as unknown as { paths: Record<string, Record<string, unknown>>; components: { schemas: Record<string, unknown> } };
     for (const p of ['/api/v1/account/monitored-entities', '/api/v1/account/webhooks', '/api/v1/account/webhooks/{endpoint_id}/deliveries', '/api/v1/account/webhooks/{endpoint_id}/rotate-secret']) {
-      assert.ok(Object.keys(doc.paths).some((k) => k.endsWith(p.replace('/api/v1', ''))), p);
+      assert.ok(
+        Object.keys(doc.paths).some((k) => k.endsWith(p.replace('/api/v1', ''))),
+        p,
+      );
     }
     for (const name of ['MonitoredEntity', 'WebhookEndpoint', 'CreatedWebhookEndpoint', 'WebhookEvent', 'WebhookDelivery', 'WebhookDeliveryPage', 'WebhookTestResult']) {
       assert.ok(name in doc.components.schemas, name);

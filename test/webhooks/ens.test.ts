@@ -75,12 +75,7 @@ async function setAddr(name: string, a: Address): Promise<void> {
 before(async () => {
   dir = await mkdtemp(join(tmpdir(), 'webhooks-ens-'));
   await mkdir(join(dir, 'src', 'ens'), { recursive: true });
-  [chain, db, engine, receiver] = await Promise.all([
-    startChain(),
-    openPglite(join(dir, 'pglite')),
-    Engine.create({ shards: 1 }),
-    startReceiver(),
-  ]);
+  [chain, db, engine, receiver] = await Promise.all([startChain(), openPglite(join(dir, 'pglite')), Engine.create({ shards: 1 }), startReceiver()]);
   await migrate(db);
   const source = await readFile(join(FIXTURES, 'contracts', 'TestUniversalResolver.sol'), 'utf8');
   resolver = await chain.deploy(source, 'TestUniversalResolver');

@@ -54,13 +54,7 @@ const watchList: ListDefinition = {
 
 const ADDRESS = '0x7F367cC41522cE07553e823bf3be79A889DEbe1B';
 const BASELINE = ['name,Somebody Else,SDGT', 'website,unrelated.example.org,CYBER2'];
-const LISTED = [
-  `crypto_address,${ADDRESS},CYBER2`,
-  'website,phish.example.com,CYBER2',
-  'country,Crimea,UKRAINE-EO13685',
-  'email_domain,tempbox.example,DISPOSABLE',
-  'government_id,AB 1234568,SDGT',
-];
+const LISTED = [`crypto_address,${ADDRESS},CYBER2`, 'website,phish.example.com,CYBER2', 'country,Crimea,UKRAINE-EO13685', 'email_domain,tempbox.example,DISPOSABLE', 'government_id,AB 1234568,SDGT'];
 const T1 = '2026-04-01T10:00:00.000Z';
 const T2 = '2026-04-02T10:00:00.000Z';
 const T3 = '2026-04-03T10:00:00.000Z';
@@ -138,7 +132,14 @@ describe('listing events from real loader diffs', () => {
     monitors.unrelated = (await store.createMonitor(customerA, { entity_type: 'website', value: 'example.com' })).id;
     monitors.cryptoB = (await store.createMonitor(customerB, { entity_type: 'onchain_address', value: ADDRESS })).id;
 
-    manager = new ListManager({ config: loadConfig({ DATA_DIR: join(dir, 'data'), SOURCE_DIR: join(dir, 'src') }), engine: null, sinks: [sink(), recorder], log, now: () => clock, lists: [watchList] });
+    manager = new ListManager({
+      config: loadConfig({ DATA_DIR: join(dir, 'data'), SOURCE_DIR: join(dir, 'src') }),
+      engine: null,
+      sinks: [sink(), recorder],
+      log,
+      now: () => clock,
+      lists: [watchList],
+    });
     await manager.open();
     const first = await refresh(T1, BASELINE);
     assert.equal(first.result, 'new_version');
@@ -178,7 +179,16 @@ describe('listing events from real loader diffs', () => {
     assert.ok(got.every((r) => r.verified && r.answered === 200));
     const crypto = got.find((r) => (r.body.monitored_entity as { id: number }).id === monitors.crypto)!;
     assert.deepEqual(crypto.body, {
-      id: eventId({ customerId: customerA, monitoredEntityId: monitors.crypto, list: 'watch', entityType: 'crypto_address', canonicalValue: ADDRESS.toLowerCase(), kind: 'listed', version: v2, at: T2 }),
+      id: eventId({
+        customerId: customerA,
+        monitoredEntityId: monitors.crypto,
+        list: 'watch',
+        entityType: 'crypto_address',
+        canonicalValue: ADDRESS.toLowerCase(),
+        kind: 'listed',
+        version: v2,
+        at: T2,
+      }),
       type: 'entity.listed',
       created_at: T2,
       change_id: changeId('watch', v2, T2, 'listed', entityKey({ entity_type: 'crypto_address', value: ADDRESS })),

@@ -108,7 +108,14 @@ describe('matchOne agrees with the engine', () => {
     const index = new MonitorIndex(monitors);
     for (const r of RECORDS) {
       const expected = monitors.filter((m, i) => matchOne(SCREENS[i][0], m.screened, r) !== null).map((m) => m.id);
-      assert.deepEqual(index.matching(r).map((m) => m.id).sort((a, b) => a - b), expected, r.value);
+      assert.deepEqual(
+        index
+          .matching(r)
+          .map((m) => m.id)
+          .sort((a, b) => a - b),
+        expected,
+        r.value,
+      );
     }
   });
 });

@@ -15,14 +15,7 @@ import { batchEndpoint } from '../../src/api/endpoints/batch.js';
 import { nameEndpoints } from '../../src/api/endpoints/names.js';
 import { pepEndpoints } from '../../src/api/endpoints/pep.js';
 import { ipIntelEndpoints } from '../../src/api/endpoints/ipintel.js';
-import {
-  createPayments,
-  mcpPaymentResponse,
-  MemoryNonceStore,
-  paymentHeaderFromMcpMeta,
-  SqlNonceStore,
-  type NonceStore,
-} from '../../src/billing/x402/index.js';
+import { createPayments, mcpPaymentResponse, MemoryNonceStore, paymentHeaderFromMcpMeta, SqlNonceStore, type NonceStore } from '../../src/billing/x402/index.js';
 
 // No chain here: challenge shapes, header decoding and the nonce stores. Chain-backed verification
 // and settlement are in settlement.test.ts.
@@ -170,7 +163,10 @@ describe('challenge', () => {
     const body = payments.challenge(screenCrypto, meta(), { error: 'monthly quota exhausted', credits: 1, quotaExhausted: true }).toBody() as {
       options: { type: string }[];
     };
-    assert.deepEqual(body.options.map((o) => o.type), ['upgrade_plan', 'pay_per_request']);
+    assert.deepEqual(
+      body.options.map((o) => o.type),
+      ['upgrade_plan', 'pay_per_request'],
+    );
   });
 
   test('payments disabled without X402_PAY_TO: same shape, empty accepts, headers refused with 402', async () => {
@@ -208,18 +204,14 @@ describe('challenge', () => {
 describe("the service's metered endpoints", () => {
   const deps = {} as never;
   const names = nameEndpoints(deps);
-  const metered = [...screeningEndpoints(deps), ...names.endpoints, batchEndpoint(deps, names.lists), ...pepEndpoints(deps), ...ipIntelEndpoints(deps)].filter(
-    (e) => e.access === 'metered',
-  );
+  const metered = [...screeningEndpoints(deps), ...names.endpoints, batchEndpoint(deps, names.lists), ...pepEndpoints(deps), ...ipIntelEndpoints(deps)].filter((e) => e.access === 'metered');
   const payments = createPayments({ config: config(), log });
 
   test('each yields a valid bazaar block and a v2 payment header that fits in 3.5 KB', () => {
     assert.ok(metered.length >= 12);
     for (const e of metered) {
       const url = `https://screening.example.com/api/v1${e.path.replace(/\{[^}]+\}/g, '0x1234567890abcdef1234567890abcdef12345678')}?lists=ofac-sdn`;
-      const required = decodePaymentRequiredHeader(
-        payments.challenge(e, meta({}, url), { error: 'payment required', credits: 1 }).headers['PAYMENT-REQUIRED'],
-      );
+      const required = decodePaymentRequiredHeader(payments.challenge(e, meta({}, url), { error: 'payment required', credits: 1 }).headers['PAYMENT-REQUIRED']);
       assert.deepEqual(validateDiscoveryExtension(required.extensions!.bazaar as DiscoveryExtension), { valid: true }, e.id);
       // What x402Client sends back: the accepted requirement, the resource and the echoed extensions.
       const payment = {
@@ -320,8 +312,9 @@ describe('model-tool transport helpers', () => {
     const payments = createPayments({ config: config(), log });
     const header = paymentHeaderFromMcpMeta({ x402Version: 3 });
     assert.equal(header, b64({ x402Version: 3 }));
-    await assert.rejects(payments.verify(screenCrypto, meta({ 'x-payment': header! }), 1), (e: HttpError) =>
-      (e.toBody() as { error: string }).error === 'malformed payment header: x402Version must be 1 or 2',
+    await assert.rejects(
+      payments.verify(screenCrypto, meta({ 'x-payment': header! }), 1),
+      (e: HttpError) => (e.toBody() as { error: string }).error === 'malformed payment header: x402Version must be 1 or 2',
     );
     assert.equal(paymentHeaderFromMcpMeta(' abc= '), 'abc=');
     assert.equal(paymentHeaderFromMcpMeta(''), undefined);

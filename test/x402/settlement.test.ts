@@ -9,11 +9,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { toHex, type Address, type Hex } from 'viem';
 import type { HDAccount } from 'viem/accounts';
 import { x402Client } from '@x402/core/client';
-import {
-  decodePaymentRequiredHeader,
-  decodePaymentResponseHeader,
-  encodePaymentSignatureHeader,
-} from '@x402/core/http';
+import { decodePaymentRequiredHeader, decodePaymentResponseHeader, encodePaymentSignatureHeader } from '@x402/core/http';
 import type { Network, PaymentPayload, PaymentRequired, PaymentRequiredV1 } from '@x402/core/types';
 import { ExactEvmScheme, authorizationTypes } from '@x402/evm';
 import { ExactEvmSchemeV1 } from '@x402/evm/exact/v1/client';
@@ -214,13 +210,16 @@ describe('settlement by the service wallet', () => {
     const [p0, m0] = [await balance(payer.address), await balance(merchant.address)];
     const headers = await payV2(viaWallet, payer);
     const verified = await viaWallet.verify(screenCrypto, meta(headers), 1);
-    assert.deepEqual({ ...verified, nonce: undefined }, {
-      version: 2,
-      payer: payer.address,
-      amount: PRICE,
-      network: 'eip155:84532',
-      nonce: undefined,
-    });
+    assert.deepEqual(
+      { ...verified, nonce: undefined },
+      {
+        version: 2,
+        payer: payer.address,
+        amount: PRICE,
+        network: 'eip155:84532',
+        nonce: undefined,
+      },
+    );
     assert.match(verified.nonce, /^0x[0-9a-f]{64}$/);
     const settled = await viaWallet.settle(screenCrypto, meta(headers), verified);
     assert.deepEqual(Object.keys(settled.headers), ['PAYMENT-RESPONSE']);
@@ -276,26 +275,19 @@ describe('settlement by the service wallet', () => {
 
   test('refused: wrong amount', async () => {
     await refused(viaWallet, await craft(payer, { version: 1, value: PRICE - 1n }), 'authorization amount 9999 is below the price 10000');
-    await refused(
-      viaWallet,
-      await craft(payer, { value: PRICE - 1n, accepted: { amount: '9999' } }),
-      'payment accepted amount 9999; the price of this request is 10000',
-    );
+    await refused(viaWallet, await craft(payer, { value: PRICE - 1n, accepted: { amount: '9999' } }), 'payment accepted amount 9999; the price of this request is 10000');
     // A v2 payment honest about the challenge but signing less than it.
     await refused(viaWallet, await craft(payer, { value: 1n }), 'authorization amount 1 is below the price 10000');
     // One credit's payment for a three-credit request.
     const one = await payV2(viaWallet, payer, 1);
-    await assert.rejects(viaWallet.verify(screenCrypto, meta(one), 3), (e: HttpError) =>
-      (e.toBody() as { error: string }).error === 'payment accepted amount 10000; the price of this request is 30000',
+    await assert.rejects(
+      viaWallet.verify(screenCrypto, meta(one), 3),
+      (e: HttpError) => (e.toBody() as { error: string }).error === 'payment accepted amount 10000; the price of this request is 30000',
     );
   });
 
   test('refused: wrong payTo', async () => {
-    await refused(
-      viaWallet,
-      await craft(payer, { version: 1, to: stranger.address }),
-      `authorization pays ${stranger.address}, not this server's payTo ${merchant.address}`,
-    );
+    await refused(viaWallet, await craft(payer, { version: 1, to: stranger.address }), `authorization pays ${stranger.address}, not this server's payTo ${merchant.address}`);
     await refused(
       viaWallet,
       await craft(payer, { to: stranger.address, accepted: { payTo: stranger.address } }),
@@ -304,35 +296,15 @@ describe('settlement by the service wallet', () => {
   });
 
   test('refused: wrong chain id', async () => {
-    await refused(
-      viaWallet,
-      await craft(payer, { version: 1, chainId: 8453 }),
-      `invalid signature: the authorization is not signed by ${payer.address} for Test USD v1 on chain 84532`,
-    );
+    await refused(viaWallet, await craft(payer, { version: 1, chainId: 8453 }), `invalid signature: the authorization is not signed by ${payer.address} for Test USD v1 on chain 84532`);
     await refused(viaWallet, await craft(payer, { version: 1, chainId: 8453, network: 'base' }), 'payment is for network "base"; this server accepts "base-sepolia"');
-    await refused(
-      viaWallet,
-      await craft(payer, { chainId: 1, accepted: { network: 'eip155:1' } }),
-      'payment is for network "eip155:1"; this server accepts "eip155:84532"',
-    );
+    await refused(viaWallet, await craft(payer, { chainId: 1, accepted: { network: 'eip155:1' } }), 'payment is for network "eip155:1"; this server accepts "eip155:84532"');
   });
 
   test('refused: expired, not yet valid, and longer than the 300 s timeout', async () => {
-    await refused(
-      viaWallet,
-      await craft(payer, { validBefore: BigInt(nowS() - 1) }),
-      'authorization has expired (validBefore has passed or is too close to settle)',
-    );
-    await refused(
-      viaWallet,
-      await craft(payer, { version: 1, validAfter: BigInt(nowS() + 120), validBefore: BigInt(nowS() + 300) }),
-      'authorization is not yet valid (validAfter is in the future)',
-    );
-    await refused(
-      viaWallet,
-      await craft(payer, { validBefore: BigInt(nowS() + 3600) }),
-      'authorization is valid for longer than the 300 s payment timeout',
-    );
+    await refused(viaWallet, await craft(payer, { validBefore: BigInt(nowS() - 1) }), 'authorization has expired (validBefore has passed or is too close to settle)');
+    await refused(viaWallet, await craft(payer, { version: 1, validAfter: BigInt(nowS() + 120), validBefore: BigInt(nowS() + 300) }), 'authorization is not yet valid (validAfter is in the future)');
+    await refused(viaWallet, await craft(payer, { validBefore: BigInt(nowS() + 3600) }), 'authorization is valid for longer than the 300 s payment timeout');
   });
 
   test('refused: bad signature', async () => {
@@ -351,11 +323,7 @@ describe('settlement by the service wallet', () => {
     altered.extensions.bazaar.info.input.method = 'DELETE';
     await refused(viaWallet, { 'payment-signature': encodePaymentSignatureHeader(altered) }, 'payment does not echo the extensions block of the challenge');
     const elsewhere = { ...payload, resource: { ...payload.resource, url: 'http://127.0.0.1/api/v1/screen/email/a@b.c' } };
-    await refused(
-      viaWallet,
-      { 'payment-signature': encodePaymentSignatureHeader(elsewhere) },
-      'payment was made for another resource; repeat the identical request',
-    );
+    await refused(viaWallet, { 'payment-signature': encodePaymentSignatureHeader(elsewhere) }, 'payment was made for another resource; repeat the identical request');
   });
 
   test('N concurrent copies of one authorization: exactly one proceeds, one transfer', async () => {
@@ -371,10 +339,7 @@ describe('settlement by the service wallet', () => {
       }
     }
     // Settling the winner twice still moves the money once.
-    const settles = await Promise.allSettled([
-      viaWallet.settle(screenCrypto, meta(headers), won[0].value),
-      viaWallet.settle(screenCrypto, meta(headers), won[0].value),
-    ]);
+    const settles = await Promise.allSettled([viaWallet.settle(screenCrypto, meta(headers), won[0].value), viaWallet.settle(screenCrypto, meta(headers), won[0].value)]);
     assert.deepEqual(settles.map((s) => s.status).sort(), ['fulfilled', 'rejected']);
     assert.equal(await balance(payer2.address), p0 - PRICE);
     assert.equal(await balance(merchant.address), m0 + PRICE);
@@ -471,7 +436,10 @@ describe('settlement through an x402 facilitator over HTTP', () => {
     await tokenCall(drained, 'transfer', [stranger.address, PRICE]);
     await assert.rejects(viaFacilitator.settle(screenCrypto, meta(headers), verified), (e: HttpError) => {
       assert.equal(e.status, 402);
-      assert.equal((e.toBody() as { error: string }).error, 'payment settlement failed: facilitator settlement failed (invalid_exact_evm_insufficient_balance); the response was withheld and nothing was charged');
+      assert.equal(
+        (e.toBody() as { error: string }).error,
+        'payment settlement failed: facilitator settlement failed (invalid_exact_evm_insufficient_balance); the response was withheld and nothing was charged',
+      );
       return true;
     });
     assert.equal(await balance(merchant.address), m0);

@@ -77,8 +77,7 @@ export function adminEndpoints(deps: AdminDeps): AnyEndpoint[] {
       errors: [404],
       input: CustomerCreateInput,
       output: Customer,
-      handler: (input) =>
-        mapped(async () => customerView(await customers.createCustomer({ name: input.name, planId: input.plan_id, monthlyQuota: input.monthly_quota }))),
+      handler: (input) => mapped(async () => customerView(await customers.createCustomer({ name: input.name, planId: input.plan_id, monthlyQuota: input.monthly_quota }))),
     }),
     endpoint({
       id: 'admin.customers.get',

@@ -6,16 +6,7 @@ import type { DateRange } from '../../audit/queries.js';
 import type { CustomerService } from '../../billing/customers.js';
 import { dayRange } from '../../billing/views.js';
 import type { ListCatalog } from '../../lists/catalog.js';
-import {
-  AdminAnalyticsInput,
-  AdminTopValuesInput,
-  CustomerActivity,
-  DailyActivity,
-  EndpointActivity,
-  ListActivity,
-  TopCustomersInput,
-  TopValue,
-} from '../schemas/analytics.js';
+import { AdminAnalyticsInput, AdminTopValuesInput, CustomerActivity, DailyActivity, EndpointActivity, ListActivity, TopCustomersInput, TopValue } from '../schemas/analytics.js';
 import { customerOf } from './account.js';
 
 export interface AnalyticsDeps {
@@ -88,13 +79,9 @@ export function analyticsEndpoints(deps: AnalyticsDeps): AnyEndpoint[] {
   return [
     ...(['account', 'admin'] as const).flatMap((who) => [
       define(who, 'daily', 'Requests, credits and matches per day', AdminAnalyticsInput, z.array(DailyActivity), (scope, r) => bounded(analytics.daily(scope, r))),
-      define(who, 'endpoints', 'Requests, credits and matches per endpoint, busiest first', AdminAnalyticsInput, z.array(EndpointActivity), (scope, r) =>
-        bounded(analytics.endpoints(scope, r)),
-      ),
+      define(who, 'endpoints', 'Requests, credits and matches per endpoint, busiest first', AdminAnalyticsInput, z.array(EndpointActivity), (scope, r) => bounded(analytics.endpoints(scope, r))),
       define(who, 'lists', 'Matches per list, most matched first', AdminAnalyticsInput, z.array(ListActivity), listView),
-      define(who, 'top-values', 'The listed values matched most often', AdminTopValuesInput, z.array(TopValue), (scope, r, i) =>
-        bounded(analytics.topValues(scope, r, i.limit)),
-      ),
+      define(who, 'top-values', 'The listed values matched most often', AdminTopValuesInput, z.array(TopValue), (scope, r, i) => bounded(analytics.topValues(scope, r, i.limit))),
     ]),
     endpoint({
       id: 'admin.analytics.customers',

@@ -133,9 +133,7 @@ export function batchEndpoint(deps: ScreeningDeps, nameLists: NameLists): AnyEnd
         }
         if (!isValid(entry)) {
           out[i] = {
-            detail: entry.error.issues.map((issue) =>
-              toPydanticIssue(issue, ['body', 'items', i, ...issue.path.map((p) => (typeof p === 'number' ? p : String(p)))], valueAt(entry.sent, issue.path)),
-            ),
+            detail: entry.error.issues.map((issue) => toPydanticIssue(issue, ['body', 'items', i, ...issue.path.map((p) => (typeof p === 'number' ? p : String(p)))], valueAt(entry.sent, issue.path))),
           };
           continue;
         }

@@ -36,7 +36,17 @@ function decodeCursor(cursor: string): number | null {
   return m && encodeCursor(Number(m[1])) === cursor ? Number(m[1]) : null;
 }
 
-const words = (s: string | undefined) => (s === undefined ? undefined : [...new Set(s.split(',').map((x) => x.trim()).filter(Boolean))]);
+const words = (s: string | undefined) =>
+  s === undefined
+    ? undefined
+    : [
+        ...new Set(
+          s
+            .split(',')
+            .map((x) => x.trim())
+            .filter(Boolean),
+        ),
+      ];
 
 /**
  * One page of the feed of `owner`'s lists (0: the public ones) restricted to `lists` (undefined:

@@ -8,17 +8,7 @@ import type { ListCatalog } from '../../lists/catalog.js';
 import { ALL_LISTS, type Job, type ListJobs } from '../../lists/jobs.js';
 import type { ListOperations, NewList } from '../../lists/operations.js';
 import { ListEntitiesResponse } from '../schemas/screen.js';
-import {
-  ChangesPage,
-  ListJob,
-  OperatorListCreateInput,
-  PrivateListCreateInput,
-  RESERVED_SLUGS,
-  UploadedList,
-  UPLOAD_CONTENT_TYPES,
-  changesFilter,
-  waitParam,
-} from '../schemas/lists.js';
+import { ChangesPage, ListJob, OperatorListCreateInput, PrivateListCreateInput, RESERVED_SLUGS, UploadedList, UPLOAD_CONTENT_TYPES, changesFilter, waitParam } from '../schemas/lists.js';
 import { customerOf } from './account.js';
 import { changesPage, type ChangesDeps } from './changes.js';
 import { EntitiesInput, listEntities, type PublicDeps } from './public.js';
@@ -178,7 +168,11 @@ export function adminListEndpoints(deps: ListsDeps): AnyEndpoint[] {
       access: 'admin',
       input: z.object({}).strict(),
       output: z.array(UploadedList),
-      handler: () => deps.catalog.publicDefinitions().filter((d) => d.source.type === 'upload').map((d) => listView(d, deps)),
+      handler: () =>
+        deps.catalog
+          .publicDefinitions()
+          .filter((d) => d.source.type === 'upload')
+          .map((d) => listView(d, deps)),
     }),
     endpoint({
       id: 'admin.lists.create',
@@ -187,7 +181,8 @@ export function adminListEndpoints(deps: ListsDeps): AnyEndpoint[] {
       path: '/admin/lists',
       tags: TAGS,
       summary: 'Create an operator list (empty; fill it by upload)',
-      description: 'An operator list is public: it appears on /screen/lists, /stats, /search, /delisted and /changes like the registry’s lists, and is screened by default unless `in_default_set` is false.',
+      description:
+        'An operator list is public: it appears on /screen/lists, /stats, /search, /delisted and /changes like the registry’s lists, and is screened by default unless `in_default_set` is false.',
       access: 'admin',
       errors: [409],
       input: OperatorListCreateInput.extend({ wait: waitParam }),

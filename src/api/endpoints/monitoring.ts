@@ -122,8 +122,7 @@ export function monitoringEndpoints(deps: MonitoringDeps): AnyEndpoint[] {
       errors: [404],
       input: WebhookEndpointUpdateInput,
       output: WebhookEndpoint,
-      handler: async (input, ctx) =>
-        found(await mapped(() => store.updateEndpoint(customerOf(ctx.caller), input.endpoint_id, { url: input.url, enabled: input.enabled })), 'Webhook endpoint'),
+      handler: async (input, ctx) => found(await mapped(() => store.updateEndpoint(customerOf(ctx.caller), input.endpoint_id, { url: input.url, enabled: input.enabled })), 'Webhook endpoint'),
     }),
     endpoint({
       id: 'account.webhooks.delete',

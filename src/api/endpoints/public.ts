@@ -39,7 +39,10 @@ function* csvRows(entities: readonly EntityView[]): Iterable<string[]> {
 
 export const EntitiesInput = z.object({
   slug: z.string(),
-  format: z.string().regex(/^(json|csv)$/).default('json'),
+  format: z
+    .string()
+    .regex(/^(json|csv)$/)
+    .default('json'),
   limit: z.number().int().min(1).max(100000).default(5000),
 });
 

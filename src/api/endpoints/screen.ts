@@ -110,7 +110,6 @@ export const SCREENING_HEADERS: Record<string, string> = {
   'X-As-Of': 'With `as_of`: the time the lists were screened as of (ISO 8601, UTC).',
 };
 
-
 export function screeningEndpoints(deps: ScreeningDeps): AnyEndpoint[] {
   const common = {
     method: 'GET' as const,
@@ -132,8 +131,7 @@ export function screeningEndpoints(deps: ScreeningDeps): AnyEndpoint[] {
       summary,
       description,
       input: z.object({ [param]: screenedValue(kind, paramDescription), lists: listsParam, as_of: asOfParam }),
-      handler: (input: Record<string, string | undefined>, ctx: RequestContext) =>
-        screenValue(deps, kind, input[param]!, screeningFor(deps, ctx, input.lists, input.as_of, ['query', 'as_of'])),
+      handler: (input: Record<string, string | undefined>, ctx: RequestContext) => screenValue(deps, kind, input[param]!, screeningFor(deps, ctx, input.lists, input.as_of, ['query', 'as_of'])),
     });
   return [
     endpoint({
@@ -151,13 +149,41 @@ export function screeningEndpoints(deps: ScreeningDeps): AnyEndpoint[] {
         return deps.ens.resolve(input.address, ['path', 'address']).then((address) => screenValue(deps, 'crypto', address, s));
       },
     }),
-    direct('screen.email', '/screen/email/{email}', 'email', 'email', 'An e-mail address.', 'Screen an e-mail address',
-      'Matches listed addresses (case-insensitive, IDNA domains) and listed e-mail domains such as disposable providers (`domain`).'),
-    direct('screen.website', '/screen/website', 'website', 'address', 'Website address (URL) or web domain.', 'Screen a website address or web domain',
-      'A full URL or a bare domain. A listed domain also matches its subdomains (`subdomain`).'),
-    direct('screen.id', '/screen/id/{government_id}', 'id', 'government_id', 'The identifier as written on the document.', 'Screen a government-issued identifier (fuzzy)',
-      'Passport, national ID, tax or registration numbers. Punctuation and spaces are ignored (`exact`); near misses such as one wrong character match as `fuzzy`.'),
-    direct('screen.country', '/screen/country/{country}', 'country', 'country', 'Country or region.', "Screen a country or region's sanctions designations",
-      'ISO 3166 alpha-2, alpha-3 or numeric code, English name or common alias, or a region (e.g. Crimea, UA-43). A country containing a designated region matches it as `region`.'),
+    direct(
+      'screen.email',
+      '/screen/email/{email}',
+      'email',
+      'email',
+      'An e-mail address.',
+      'Screen an e-mail address',
+      'Matches listed addresses (case-insensitive, IDNA domains) and listed e-mail domains such as disposable providers (`domain`).',
+    ),
+    direct(
+      'screen.website',
+      '/screen/website',
+      'website',
+      'address',
+      'Website address (URL) or web domain.',
+      'Screen a website address or web domain',
+      'A full URL or a bare domain. A listed domain also matches its subdomains (`subdomain`).',
+    ),
+    direct(
+      'screen.id',
+      '/screen/id/{government_id}',
+      'id',
+      'government_id',
+      'The identifier as written on the document.',
+      'Screen a government-issued identifier (fuzzy)',
+      'Passport, national ID, tax or registration numbers. Punctuation and spaces are ignored (`exact`); near misses such as one wrong character match as `fuzzy`.',
+    ),
+    direct(
+      'screen.country',
+      '/screen/country/{country}',
+      'country',
+      'country',
+      'Country or region.',
+      "Screen a country or region's sanctions designations",
+      'ISO 3166 alpha-2, alpha-3 or numeric code, English name or common alias, or a region (e.g. Crimea, UA-43). A country containing a designated region matches it as `region`.',
+    ),
   ];
 }

@@ -30,10 +30,7 @@ export const EndpointActivity = z
   .strict()
   .meta({ id: 'EndpointActivity' });
 
-export const ListActivity = z
-  .object({ list: z.string(), list_name: z.string(), list_type: z.string(), matches: count, last_match_at: dateTime })
-  .strict()
-  .meta({ id: 'ListActivity' });
+export const ListActivity = z.object({ list: z.string(), list_name: z.string(), list_type: z.string(), matches: count, last_match_at: dateTime }).strict().meta({ id: 'ListActivity' });
 
 export const TopValue = z
   .object({

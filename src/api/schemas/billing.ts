@@ -59,9 +59,7 @@ export const Plan = z
   .strict()
   .meta({ id: 'Plan' });
 
-export const PlanCreateInput = z
-  .object({ name: z.string().min(1).max(100), monthly_quota: z.number().int().min(0).max(1_000_000_000) })
-  .strict();
+export const PlanCreateInput = z.object({ name: z.string().min(1).max(100), monthly_quota: z.number().int().min(0).max(1_000_000_000) }).strict();
 
 export const PlanUpdateInput = z.object({ plan_id: id, monthly_quota: z.number().int().min(0).max(1_000_000_000) }).strict();
 
@@ -101,9 +99,7 @@ export const CustomerUpdateInput = z
 
 export const CustomerIdInput = z.object({ customer_id: id }).strict();
 
-export const PageInput = z
-  .object({ limit: z.number().int().min(1).max(1000).default(100), offset: z.number().int().min(0).default(0) })
-  .strict();
+export const PageInput = z.object({ limit: z.number().int().min(1).max(1000).default(100), offset: z.number().int().min(0).default(0) }).strict();
 
 export const AccountInfo = z
   .object({
@@ -111,10 +107,7 @@ export const AccountInfo = z
     name: z.string(),
     plan: z.string().nullable(),
     quota: QuotaStatus,
-    token: z
-      .object({ id, name: z.string().nullable(), prefix: z.string(), scopes })
-      .strict()
-      .meta({ description: 'The token this request was made with.' }),
+    token: z.object({ id, name: z.string().nullable(), prefix: z.string(), scopes }).strict().meta({ description: 'The token this request was made with.' }),
   })
   .strict()
   .meta({ id: 'AccountInfo' });
@@ -151,17 +144,13 @@ export const AdminPlanChangeRequest = PlanChangeRequest.extend({
   .strict()
   .meta({ id: 'AdminPlanChangeRequest' });
 
-export const PlanRequestCreateInput = z
-  .object({ plan_id: id, note: z.string().min(1).max(500).optional() })
-  .strict();
+export const PlanRequestCreateInput = z.object({ plan_id: id, note: z.string().min(1).max(500).optional() }).strict();
 
 export const PlanRequestIdInput = z.object({ request_id: id }).strict();
 
 export const PlanDecisionInput = PlanRequestIdInput.extend({ note: z.string().min(1).max(500).optional().meta({ description: 'Shown to the customer.' }) }).strict();
 
-export const PlanRequestsInput = z
-  .object({ status: planRequestStatus.optional(), limit: z.number().int().min(1).max(500).default(100) })
-  .strict();
+export const PlanRequestsInput = z.object({ status: planRequestStatus.optional(), limit: z.number().int().min(1).max(500).default(100) }).strict();
 
 export const Payment = z
   .object({
@@ -211,12 +200,7 @@ const AuditFilterInput = DateRangeInput.extend({
   list: z.string().min(1).max(100).optional().meta({ description: 'Only matches on this list (slug).' }),
   endpoint: z.string().min(1).max(100).optional().meta({ description: 'Only matches of requests to this endpoint (procedure id, e.g. `screen.crypto`).' }),
   value: z.string().min(1).max(1000).optional().meta({ description: 'Only matches whose screened or matched value is exactly this.' }),
-  value_contains: z
-    .string()
-    .min(1)
-    .max(200)
-    .optional()
-    .meta({ description: 'Only matches whose screened or matched value contains this text (case-insensitive).' }),
+  value_contains: z.string().min(1).max(200).optional().meta({ description: 'Only matches whose screened or matched value contains this text (case-insensitive).' }),
 }).strict();
 
 export const AuditTrailInput = AuditFilterInput.extend({

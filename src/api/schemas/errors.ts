@@ -13,7 +13,10 @@ export const ValidationError = z
   .strict()
   .meta({ id: 'ValidationError' });
 
-export const HTTPValidationError = z.object({ detail: z.array(ValidationError) }).strict().meta({ id: 'HTTPValidationError' });
+export const HTTPValidationError = z
+  .object({ detail: z.array(ValidationError) })
+  .strict()
+  .meta({ id: 'HTTPValidationError' });
 
 export const ErrorDetail = z
   .object({ detail: z.string().meta({ description: 'What went wrong, in words.' }) })

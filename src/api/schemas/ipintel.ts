@@ -34,11 +34,9 @@ export const GeoResponse = z
     region: z.string().nullable().optional().meta({ description: 'First-level subdivision (state, province, oblast).' }),
     country: z.string().nullable().optional().meta({ description: 'ISO 3166-1 alpha-2 code.' }),
     sanctioned: z.boolean().nullable().optional().meta({
-      description:
-        'Flags a sanctioned country, or a sanctioned region of a country (e.g. Crimea), per the country designations; null when the country is unknown.',
+      description: 'Flags a sanctioned country, or a sanctioned region of a country (e.g. Crimea), per the country designations; null when the country is unknown.',
     }),
     source_url: z.string().nullable().optional().meta({ description: 'The geolocation data provider.' }),
   })
   .strict()
   .meta({ id: 'GeoResponse' });
-

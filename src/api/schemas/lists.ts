@@ -45,7 +45,15 @@ const csvOf = (allowed: readonly string[], what: string) =>
   z
     .string()
     .max(500)
-    .refine((s) => s.split(',').map((x) => x.trim()).filter(Boolean).every((x) => allowed.includes(x)), `must be comma-separated ${what}: ${allowed.join(', ')}`)
+    .refine(
+      (s) =>
+        s
+          .split(',')
+          .map((x) => x.trim())
+          .filter(Boolean)
+          .every((x) => allowed.includes(x)),
+      `must be comma-separated ${what}: ${allowed.join(', ')}`,
+    )
     .optional();
 
 export const changesFilter = {
@@ -54,7 +62,11 @@ export const changesFilter = {
   since: dateTime.optional().meta({ description: 'Only changes ingested at or after this date-time.' }),
   cursor: z.string().max(100).optional().meta({ description: '`next_cursor` of a previous page: the changes after it.' }),
   limit: z.number().int().min(1).max(1000).default(100),
-  format: z.string().regex(/^(json|csv)$/).default('json').meta({ description: '`csv`: the page as CSV, its cursor in the `X-Next-Cursor` header.' }),
+  format: z
+    .string()
+    .regex(/^(json|csv)$/)
+    .default('json')
+    .meta({ description: '`csv`: the page as CSV, its cursor in the `X-Next-Cursor` header.' }),
 };
 
 /** Slug of an operator list: lower-case letters, digits and underscores, starting with a letter. */
@@ -81,7 +93,10 @@ export const OperatorListCreateInput = z
   .strict();
 
 export const PrivateListCreateInput = z
-  .object({ name: z.string().regex(PRIVATE_NAME).meta({ description: 'Name in your namespace (1-40 lower-case letters, digits or underscores): the slug is `c<customer id>.<name>`.' }), ...listFields })
+  .object({
+    name: z.string().regex(PRIVATE_NAME).meta({ description: 'Name in your namespace (1-40 lower-case letters, digits or underscores): the slug is `c<customer id>.<name>`.' }),
+    ...listFields,
+  })
   .strict();
 
 export const UploadedList = ListInfo.omit({ enabled: true })
@@ -126,13 +141,7 @@ export const ListJob = z
   .strict()
   .meta({ id: 'ListJob' });
 
-export const waitParam = z
-  .number()
-  .int()
-  .min(0)
-  .max(300)
-  .default(60)
-  .meta({ description: 'Seconds to wait for the outcome (200) before answering 202 with the job to poll.' });
+export const waitParam = z.number().int().min(0).max(300).default(60).meta({ description: 'Seconds to wait for the outcome (200) before answering 202 with the job to poll.' });
 
 export const UPLOAD_CONTENT_TYPES: Record<string, string> = {
   'text/csv': 'CSV with a header line `entity_type,value,metadata` (metadata as JSON text; may be empty).',

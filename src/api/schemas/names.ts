@@ -35,10 +35,7 @@ const MatchExplanation = z
     }),
     country: effect('country').meta({ description: '`agrees` (raises the score), `differs` (no change for sanctions), `not_compared`.' }),
     party_type: effect('party type').meta({ description: '`agrees`, `excludes` (another type: the party is left out), `not_compared`.' }),
-    weak_names_left_out: z
-      .number()
-      .int()
-      .meta({ description: 'Weak or one-token names that scored at or above the threshold but count only when exact and supported by a birth date or country.' }),
+    weak_names_left_out: z.number().int().meta({ description: 'Weak or one-token names that scored at or above the threshold but count only when exact and supported by a birth date or country.' }),
   })
   .strict()
   .meta({ id: 'MatchExplanation' });
@@ -47,7 +44,7 @@ const PartyMatchMetadata = z
   .object({
     id: z.string().meta({ description: 'The party: `<list>:<its id at the source>` (OFAC uid, UN reference number, EU logicalId, UK unique id).' }),
     caption: z.string().meta({ description: "The party's primary name." }),
-    name: z.string().meta({ description: 'The primary name (SPEC\'s `name` key).' }),
+    name: z.string().meta({ description: "The primary name (SPEC's `name` key)." }),
     sdn_name: z.string().optional().meta({ description: 'OFAC lists: the SDN name.' }),
     score: z.number().min(0).max(1).meta({ description: 'The match score (0..1): the best name, qualified by birth date, country and type.' }),
     party_type: z.enum(PARTY_TYPES).nullable(),
@@ -82,4 +79,4 @@ const NameScreenMatch = ScreenMatch.extend({
 export const NameScreenResponse = ScreenResponse.extend({
   value: z.string().meta({ description: 'The screened name.' }),
   matches: z.array(NameScreenMatch).meta({ description: 'One match per listed party at or above the threshold, best first.' }),
-}).meta({ id: 'NameScreenResponse', description: 'The ScreenResponse envelope of every `/screen/*` endpoint, its matches\' metadata being the listed party.' });
+}).meta({ id: 'NameScreenResponse', description: "The ScreenResponse envelope of every `/screen/*` endpoint, its matches' metadata being the listed party." });

@@ -15,7 +15,10 @@ export const OperatorSession = z
   .strict()
   .meta({ id: 'OperatorSession' });
 
-export const OperatorSignOut = z.object({ revoked: z.literal(true) }).strict().meta({ id: 'OperatorSignOut' });
+export const OperatorSignOut = z
+  .object({ revoked: z.literal(true) })
+  .strict()
+  .meta({ id: 'OperatorSignOut' });
 
 export const ListStatusEntry = z
   .object({

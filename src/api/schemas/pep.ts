@@ -5,7 +5,11 @@ import { birthDateParam, countryParam } from './person.js';
 
 export const PepInput = z
   .object({
-    name: z.string().min(2).max(200).meta({ description: 'Full name.', examples: ['Jake Auchincloss'] }),
+    name: z
+      .string()
+      .min(2)
+      .max(200)
+      .meta({ description: 'Full name.', examples: ['Jake Auchincloss'] }),
     birth_date: birthDateParam.optional(),
     country: countryParam.optional(),
     limit: z.number().int().min(1).max(10).default(5).meta({ description: 'Maximum candidates returned.' }),

@@ -116,10 +116,7 @@ const SourceStats = z
     by_entity_type: z.record(z.string(), z.number().int()),
     last_updated: z.string().nullable(),
     last_error: z.string().nullable().optional().meta({ description: 'The last refresh failure of this source, if its last attempt failed (the last good version is still served).' }),
-    stale: z
-      .boolean()
-      .optional()
-      .meta({ description: 'The source has been failing for longer than its cadence allows: the version served is older than it should be (or there is none).' }),
+    stale: z.boolean().optional().meta({ description: 'The source has been failing for longer than its cadence allows: the version served is older than it should be (or there is none).' }),
   })
   .strict()
   .meta({ id: 'SourceStats' });
@@ -141,11 +138,7 @@ export const StatsResponse = z
   .meta({ id: 'StatsResponse' });
 
 /** Input pieces shared by several endpoints. */
-export const listsParam = z
-  .string()
-  .max(2000)
-  .meta({ description: 'Comma-separated list slugs; default: all (screening: the default set); unknown: 400.' })
-  .optional();
+export const listsParam = z.string().max(2000).meta({ description: 'Comma-separated list slugs; default: all (screening: the default set); unknown: 400.' }).optional();
 
 /** Longest screened value. */
 const VALUE_MAX = 512;
@@ -209,4 +202,3 @@ export const BatchItem = z
     id: 'BatchItem',
     description: 'A value to screen; a `name` item may add `birth_date`, `country` and `party_type` (as `/screen/name` takes them).',
   });
-

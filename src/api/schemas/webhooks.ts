@@ -33,7 +33,11 @@ export const MonitoredEntity = z
 export const MonitoredEntityCreateInput = z
   .object({
     entity_type: MonitoredEntityType,
-    value: z.string().min(1).max(512).meta({ description: 'The value, in any form screening accepts (the same validator as screening its kind).', examples: ['vitalik.eth'] }),
+    value: z
+      .string()
+      .min(1)
+      .max(512)
+      .meta({ description: 'The value, in any form screening accepts (the same validator as screening its kind).', examples: ['vitalik.eth'] }),
     label: z.string().min(1).max(200).optional().meta({ description: 'Your label, repeated in events.' }),
   })
   .strict()
@@ -67,14 +71,16 @@ export const CreatedWebhookEndpoint = WebhookEndpoint.extend({
 
 export const WebhookEndpointCreateInput = z
   .object({
-    url: z.string().min(1).max(2048).meta({ description: 'HTTPS URL on the public internet; redirects are not followed.', examples: ['https://example.com/hooks/screening'] }),
+    url: z
+      .string()
+      .min(1)
+      .max(2048)
+      .meta({ description: 'HTTPS URL on the public internet; redirects are not followed.', examples: ['https://example.com/hooks/screening'] }),
     enabled: z.boolean().default(true),
   })
   .strict();
 
-export const WebhookEndpointUpdateInput = z
-  .object({ endpoint_id: id, url: z.string().min(1).max(2048).optional(), enabled: z.boolean().optional() })
-  .strict();
+export const WebhookEndpointUpdateInput = z.object({ endpoint_id: id, url: z.string().min(1).max(2048).optional(), enabled: z.boolean().optional() }).strict();
 
 export const WebhookEndpointIdInput = z.object({ endpoint_id: id }).strict();
 

@@ -73,14 +73,7 @@ export function requirementV2(s: X402Settings, amount: bigint): PaymentRequireme
   };
 }
 
-function paymentRequiredV2(
-  s: X402Settings,
-  service: ServiceInfo,
-  endpoint: AnyEndpoint,
-  url: string,
-  error: string,
-  amount: bigint,
-): PaymentRequired {
+function paymentRequiredV2(s: X402Settings, service: ServiceInfo, endpoint: AnyEndpoint, url: string, error: string, amount: bigint): PaymentRequired {
   return {
     x402Version: 2,
     error,
@@ -101,13 +94,7 @@ function paymentRequiredV2(
  * The 402 of both generations at once: v1's JSON body and v2's base64 `PAYMENT-REQUIRED` header,
  * with the same `error`. With payments off the shape stays, `accepts` is empty and `error` says why.
  */
-export function buildChallenge(
-  s: X402Settings,
-  service: ServiceInfo,
-  endpoint: AnyEndpoint,
-  url: string,
-  opts: ChallengeOptions,
-): HttpError {
+export function buildChallenge(s: X402Settings, service: ServiceInfo, endpoint: AnyEndpoint, url: string, opts: ChallengeOptions): HttpError {
   const amount = priceOf(s, opts.credits);
   const error = s.disabledReason && opts.error !== s.disabledReason ? `${opts.error}; ${s.disabledReason}` : opts.error;
   const upgrade: ChallengeOption = {

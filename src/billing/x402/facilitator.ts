@@ -44,11 +44,7 @@ export function remoteFacilitator(s: X402Settings, url: string, timeoutMs: numbe
         throw new SettlementFailed(`facilitator unreachable (${(err as Error).message})`, true);
       }
       if (!result.success || !/^0x[0-9a-fA-F]{64}$/.test(result.transaction)) {
-        throw new SettlementFailed(
-          `facilitator settlement failed (${result.errorReason ?? 'no transaction'})`,
-          Boolean(result.transaction),
-          result.transaction || undefined,
-        );
+        throw new SettlementFailed(`facilitator settlement failed (${result.errorReason ?? 'no transaction'})`, Boolean(result.transaction), result.transaction || undefined);
       }
       return result.transaction as Hex;
     },
@@ -60,12 +56,7 @@ export function remoteFacilitator(s: X402Settings, url: string, timeoutMs: numbe
  * the required amount, while this service accepts any amount at or above the price: the requirement
  * sent along is therefore the authorized value (what the transfer moves anyway).
  */
-function request(
-  s: X402Settings,
-  endpoint: AnyEndpoint,
-  url: string,
-  p: DecodedPayment,
-): [PaymentPayload, PaymentRequirements] {
+function request(s: X402Settings, endpoint: AnyEndpoint, url: string, p: DecodedPayment): [PaymentPayload, PaymentRequirements] {
   const value = p.authorization.value;
   if (p.version === 1) {
     const req: PaymentRequirementsV1 = requirementV1(s, endpoint, url, value);

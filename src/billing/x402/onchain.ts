@@ -110,13 +110,7 @@ export function onChain(s: X402Settings, client: PublicClient): OnChain {
   };
 }
 
-export function walletSettler(
-  s: X402Settings,
-  client: PublicClient,
-  rpcUrl: string,
-  key: Hex,
-  receiptTimeoutMs: number,
-): WalletSettler {
+export function walletSettler(s: X402Settings, client: PublicClient, rpcUrl: string, key: Hex, receiptTimeoutMs: number): WalletSettler {
   // The nonce manager hands out transaction nonces locally, so concurrent settlements do not collide.
   const account = privateKeyToAccount(key, { nonceManager });
   const wallet = createWalletClient({ account, chain: client.chain, transport: http(rpcUrl) });
@@ -146,13 +140,7 @@ export function walletSettler(
       }
       if (receipt.status !== 'success') throw new SettlementFailed(`transaction ${hash} reverted`, false, hash);
       const transfers = parseEventLogs({ abi: eip3009Abi, eventName: 'Transfer', logs: receipt.logs });
-      const paid = transfers.some(
-        (l) =>
-          isAddressEqual(l.address, s.asset) &&
-          isAddressEqual(l.args.from, auth.from) &&
-          isAddressEqual(l.args.to, auth.to) &&
-          l.args.value === auth.value,
-      );
+      const paid = transfers.some((l) => isAddressEqual(l.address, s.asset) && isAddressEqual(l.args.from, auth.from) && isAddressEqual(l.args.to, auth.to) && l.args.value === auth.value);
       if (!paid) throw new SettlementFailed(`transaction ${hash} did not emit the authorized Transfer`, true, hash);
       return hash;
     },
@@ -161,11 +149,7 @@ export function walletSettler(
 
 function isRevert(err: unknown): boolean {
   if (!(err instanceof BaseError)) return false;
-  return Boolean(
-    err.walk(
-      (e) => e instanceof ContractFunctionRevertedError || e instanceof EstimateGasExecutionError || e instanceof ExecutionRevertedError,
-    ),
-  );
+  return Boolean(err.walk((e) => e instanceof ContractFunctionRevertedError || e instanceof EstimateGasExecutionError || e instanceof ExecutionRevertedError));
 }
 
 /** What a FiatTokenV2-style revert means to the payer. */

@@ -59,11 +59,8 @@ export function createPayments(deps: PaymentsDeps): Payments {
   const log = deps.log;
   const client = s.rpcUrl ? publicClientOf(s, s.rpcUrl, deps.chainPollingMs ?? 1000) : undefined;
   const chain: OnChain | undefined = client ? onChain(s, client) : undefined;
-  const wallet: WalletSettler | undefined =
-    client && s.settlerKey && s.rpcUrl ? walletSettler(s, client, s.rpcUrl, s.settlerKey, deps.receiptTimeoutMs ?? 60_000) : undefined;
-  const facilitator: RemoteFacilitator | undefined = s.facilitatorUrl
-    ? remoteFacilitator(s, s.facilitatorUrl, deps.facilitatorTimeoutMs ?? 30_000)
-    : undefined;
+  const wallet: WalletSettler | undefined = client && s.settlerKey && s.rpcUrl ? walletSettler(s, client, s.rpcUrl, s.settlerKey, deps.receiptTimeoutMs ?? 60_000) : undefined;
+  const facilitator: RemoteFacilitator | undefined = s.facilitatorUrl ? remoteFacilitator(s, s.facilitatorUrl, deps.facilitatorTimeoutMs ?? 30_000) : undefined;
 
   // This node's view of authorizations it has reserved or settled: answers replays and concurrent
   // copies without a database round trip, and with the precise reason.
@@ -76,7 +73,9 @@ export function createPayments(deps: PaymentsDeps): Payments {
     return buildChallenge(s, service, endpoint, meta.url, opts);
   };
   const refuse = (endpoint: AnyEndpoint, url: string, credits: number, error: string): HttpError =>
-    url.length > MAX_RESOURCE_URL ? new HttpError(414, `URI Too Long: a payable request's URL may have at most ${MAX_RESOURCE_URL} characters`) : buildChallenge(s, service, endpoint, url, { error, credits });
+    url.length > MAX_RESOURCE_URL
+      ? new HttpError(414, `URI Too Long: a payable request's URL may have at most ${MAX_RESOURCE_URL} characters`)
+      : buildChallenge(s, service, endpoint, url, { error, credits });
 
   let lastPrune = 0;
   function pruneLocal(): void {
@@ -111,12 +110,7 @@ export function createPayments(deps: PaymentsDeps): Payments {
       try {
         decoded = decodePayment(header);
         const amount = priceOf(s, credits);
-        await verifyLocally(
-          s,
-          decoded,
-          { url: meta.url, amount, requirement: requirementV2(s, amount), extensions: discoveryOf(endpoint).extensions },
-          nowSeconds(),
-        );
+        await verifyLocally(s, decoded, { url: meta.url, amount, requirement: requirementV2(s, amount), extensions: discoveryOf(endpoint).extensions }, nowSeconds());
         key = nonceKey(s, decoded);
         pruneLocal();
         const seen = local.get(key);
@@ -179,13 +173,8 @@ export function createPayments(deps: PaymentsDeps): Payments {
         // until it expires, so that a transfer landing late cannot be paired with a second one.
         flight.state = 'released';
         if (!failure.mayHaveLanded) await free(flight.key);
-        log.warn(
-          { requestId: meta.requestId, payer: payment.payer, reason: failure.message, transaction: failure.transaction },
-          'x402 settlement failed',
-        );
-        const outcome = failure.mayHaveLanded
-          ? 'the response was withheld and this authorization cannot be used again, sign a fresh one'
-          : 'the response was withheld and nothing was charged';
+        log.warn({ requestId: meta.requestId, payer: payment.payer, reason: failure.message, transaction: failure.transaction }, 'x402 settlement failed');
+        const outcome = failure.mayHaveLanded ? 'the response was withheld and this authorization cannot be used again, sign a fresh one' : 'the response was withheld and nothing was charged';
         throw refuse(endpoint, meta.url, flight.credits, `payment settlement failed: ${failure.message}; ${outcome}`);
       }
       flight.state = 'settled';

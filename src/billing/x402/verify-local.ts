@@ -74,9 +74,7 @@ export async function verifyLocally(s: X402Settings, p: DecodedPayment, expected
     signer = undefined;
   }
   if (!signer || !isAddressEqual(signer, auth.from)) {
-    throw new PaymentRefused(
-      `invalid signature: the authorization is not signed by ${auth.from} for ${s.assetName} v${s.assetVersion} on chain ${s.chainId}`,
-    );
+    throw new PaymentRefused(`invalid signature: the authorization is not signed by ${auth.from} for ${s.assetName} v${s.assetVersion} on chain ${s.chainId}`);
   }
 }
 

@@ -33,7 +33,12 @@ export function Async<T>({ state, children }: { state: Loaded<T>; children: (dat
       </Alert>
     );
   }
-  if (state.data === undefined) return <p class="muted" role="status">Loading…</p>;
+  if (state.data === undefined)
+    return (
+      <p class="muted" role="status">
+        Loading…
+      </p>
+    );
   return (
     <>
       {state.error ? <Alert kind="error">{state.error.message}</Alert> : null}

@@ -51,8 +51,7 @@ function CreateList({ api, onCreated }: { api: UploadedListsApi; onCreated: (mes
   const empty: NewList = { id: '', display_name: '', list_type: 'risk', entity_types: ['crypto_address'], in_default_set: true };
   const [draft, setDraft] = useState<NewList>(empty);
   const action = useAction();
-  const toggle = (t: EntityType) =>
-    setDraft((d) => ({ ...d, entity_types: d.entity_types.includes(t) ? d.entity_types.filter((x) => x !== t) : [...d.entity_types, t] }));
+  const toggle = (t: EntityType) => setDraft((d) => ({ ...d, entity_types: d.entity_types.includes(t) ? d.entity_types.filter((x) => x !== t) : [...d.entity_types, t] }));
   const submit = (e: Event) => {
     e.preventDefault();
     void action.run(async () => {
@@ -92,8 +91,7 @@ function CreateList({ api, onCreated }: { api: UploadedListsApi; onCreated: (mes
       <fieldset class="choice stack">
         <legend class="sr-only">Default set</legend>
         <label>
-          <input type="checkbox" checked={draft.in_default_set} onChange={() => setDraft({ ...draft, in_default_set: !draft.in_default_set })} /> Screened when a
-          request names no lists
+          <input type="checkbox" checked={draft.in_default_set} onChange={() => setDraft({ ...draft, in_default_set: !draft.in_default_set })} /> Screened when a request names no lists
         </label>
       </fieldset>
       <button type="submit" disabled={action.busy || draft.entity_types.length === 0}>
@@ -119,10 +117,7 @@ function Upload({ api, list, onDone, onClose }: { api: UploadedListsApi; list: U
   return (
     <Dialog title={`Upload entries to ${list.display_name}`} onClose={onClose}>
       <form onSubmit={submit}>
-        <p class="muted small">
-          The file replaces the list’s content: values not in it are delisted. Each row is checked; the first bad row rejects the whole file and the list stays as it
-          was.
-        </p>
+        <p class="muted small">The file replaces the list’s content: values not in it are delisted. Each row is checked; the first bad row rejects the whole file and the list stays as it was.</p>
         <div class="form-row">
           <Field label="File">
             <input

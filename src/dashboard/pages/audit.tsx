@@ -52,7 +52,10 @@ function MatchDetail({ requestId, day, onClose }: { requestId: string; day: stri
                   <dd class="value">{m.matched_value}</dd>
                   <dt>List</dt>
                   <dd>
-                    {m.list_name} <span class="muted">({m.list}, {m.list_type})</span>
+                    {m.list_name}{' '}
+                    <span class="muted">
+                      ({m.list}, {m.list_type})
+                    </span>
                   </dd>
                   <dt>Match</dt>
                   <dd>{m.match}</dd>

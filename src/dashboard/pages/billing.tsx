@@ -48,7 +48,17 @@ export default function Billing() {
               rowKey={(p) => p.id}
               empty="The operator offers no plans yet. Contact them to change your quota."
               columns={[
-                { header: 'Plan', cell: (p) => (account.data?.plan === p.name ? <>{p.name} <span class="badge badge-success">current</span></> : p.name) },
+                {
+                  header: 'Plan',
+                  cell: (p) =>
+                    account.data?.plan === p.name ? (
+                      <>
+                        {p.name} <span class="badge badge-success">current</span>
+                      </>
+                    ) : (
+                      p.name
+                    ),
+                },
                 { header: 'Credits per month', kind: 'num', cell: (p) => count(p.monthly_quota) },
                 {
                   header: 'Actions',
@@ -97,9 +107,7 @@ export default function Billing() {
       </section>
       {asking ? (
         <Dialog title={`Request the ${asking.name} plan`} onClose={() => setAsking(null)}>
-          <p>
-            {count(asking.monthly_quota)} credits per month. The operator approves or declines the request; an approved plan applies to the current month at once.
-          </p>
+          <p>{count(asking.monthly_quota)} credits per month. The operator approves or declines the request; an approved plan applies to the current month at once.</p>
           <Field label="Note to the operator (optional)">
             <textarea rows={3} maxLength={500} value={note} onInput={(e) => setNote(e.currentTarget.value)} />
           </Field>

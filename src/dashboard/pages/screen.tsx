@@ -67,8 +67,7 @@ function Result({ result, asOf }: { result: Envelope; asOf: string | null }) {
     <section class="card" aria-label="Result" data-testid="screen-result">
       <h2>Result</h2>
       <p>
-        <span class="value">{result.value}</span>{' '}
-        {result.sanctioned ? <span class="badge badge-danger">sanctioned</span> : null}{' '}
+        <span class="value">{result.value}</span> {result.sanctioned ? <span class="badge badge-danger">sanctioned</span> : null}{' '}
         {result.flagged ? <span class="badge badge-warning">flagged</span> : <span class="badge badge-success">no match</span>}
       </p>
       <p class="muted small">
@@ -159,11 +158,7 @@ export default function Screen() {
               .filter((l) => l.enabled)
               .map((l) => (
                 <label key={l.slug}>
-                  <input
-                    type="checkbox"
-                    checked={lists.includes(l.slug)}
-                    onChange={() => setLists((cur) => (cur.includes(l.slug) ? cur.filter((s) => s !== l.slug) : [...cur, l.slug]))}
-                  />{' '}
+                  <input type="checkbox" checked={lists.includes(l.slug)} onChange={() => setLists((cur) => (cur.includes(l.slug) ? cur.filter((s) => s !== l.slug) : [...cur, l.slug]))} />{' '}
                   {l.display_name}
                 </label>
               ))}

@@ -98,8 +98,8 @@ export function SignIn() {
         ) : null}
       </form>
       <p class="muted small">
-        No token yet? The operator creates your account and a first token (operator pages, or <code>make cli ARGS="customers create …"</code>). The{' '}
-        <a href="/docs">API reference</a> documents every endpoint.
+        No token yet? The operator creates your account and a first token (operator pages, or <code>make cli ARGS="customers create …"</code>). The <a href="/docs">API reference</a> documents every
+        endpoint.
       </p>
     </main>
   );

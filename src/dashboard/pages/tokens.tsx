@@ -76,17 +76,7 @@ export default function Tokens() {
       <section class="card" aria-labelledby="tokens-title">
         <h2 id="tokens-title">Your tokens</h2>
         {action.error ? <Alert kind="error">{action.error}</Alert> : null}
-        <Async state={tokens}>
-          {(list) => (
-            <DataTable
-              rows={list}
-              rowKey={(t) => t.id}
-              empty="No tokens."
-              scroll="Your tokens"
-              columns={tokenColumns({ current, onRevoke: setRevoking })}
-            />
-          )}
-        </Async>
+        <Async state={tokens}>{(list) => <DataTable rows={list} rowKey={(t) => t.id} empty="No tokens." scroll="Your tokens" columns={tokenColumns({ current, onRevoke: setRevoking })} />}</Async>
       </section>
       {revoking ? (
         <Dialog title="Revoke this token?" onClose={() => setRevoking(null)}>

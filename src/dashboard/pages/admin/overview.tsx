@@ -39,8 +39,7 @@ export default function OperatorOverview() {
               columns={[
                 {
                   header: 'Customer',
-                  cell: (c) =>
-                    c.customer_id === 0 ? <span class="muted">anonymous x402 payers</span> : <a href={`/dashboard/admin/customers/${c.customer_id}`}>{c.name ?? `#${c.customer_id}`}</a>,
+                  cell: (c) => (c.customer_id === 0 ? <span class="muted">anonymous x402 payers</span> : <a href={`/dashboard/admin/customers/${c.customer_id}`}>{c.name ?? `#${c.customer_id}`}</a>),
                 },
                 { header: 'Requests', kind: 'num', cell: (c) => count(c.requests) },
                 { header: 'Credits', kind: 'num', cell: (c) => count(c.credits) },

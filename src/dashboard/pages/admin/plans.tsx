@@ -94,7 +94,11 @@ function Requests() {
       </Async>
       {deciding ? (
         <Dialog title={`${deciding.approve ? 'Approve' : 'Decline'} ${deciding.request.customer_name}’s request for ${deciding.request.plan}`} onClose={() => setDeciding(null)}>
-          <p>{deciding.approve ? 'The customer moves to this plan at once and its quota applies to the current month (an own quota of the customer is cleared).' : 'The customer sees the request as declined, with your note.'}</p>
+          <p>
+            {deciding.approve
+              ? 'The customer moves to this plan at once and its quota applies to the current month (an own quota of the customer is cleared).'
+              : 'The customer sees the request as declined, with your note.'}
+          </p>
           <Field label="Note to the customer (optional)">
             <textarea rows={3} maxLength={500} value={note} onInput={(e) => setNote(e.currentTarget.value)} />
           </Field>
