@@ -27,6 +27,7 @@ import type { ListChangeRow } from '../src/audit/rows.js';
 import { createService } from '../src/service.js';
 import { prepareDataDir, testEnv, TEST_ADMIN_KEY, createCustomerToken } from '../harness/service.js';
 import { syntheticRecords } from '../harness/synthetic.js';
+import { LISTS as REGISTRY } from '../loaders/registry.js';
 
 const [mode = 'feed', sizeArg] = process.argv.slice(2);
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -37,21 +38,7 @@ const load = () =>
     .map((x) => x.toFixed(2))
     .join(' ');
 
-const LISTS = [
-  'ofac_sdn',
-  'ofac_consolidated',
-  'un_sc',
-  'eu_fsf',
-  'uk_sanctions',
-  'ofac_crypto',
-  'ofac_sdn_web',
-  'ofac_countries',
-  'eth_phishing',
-  'cryptoscamdb',
-  'disposable_email',
-  'tornado_pools',
-  'tornado_recipients',
-];
+const LISTS = REGISTRY.map((l) => l.slug);
 const KINDS = ['listed', 'delisted', 'relisted'] as const;
 const TYPES = ['name', 'government_id', 'crypto_address', 'website', 'email', 'email_domain', 'country'];
 
