@@ -62,7 +62,7 @@ async function relay(res: HttpResponse, state: ResponseState, response: Response
     return;
   }
   const writer = new StreamWriter(res, state);
-  writer.start(response.status, headers);
+  await writer.start(response.status, headers);
   const reader = (response.body as ReadableStream<Uint8Array>).getReader();
   const decoder = new TextDecoder();
   for (;;) {

@@ -186,9 +186,9 @@ export function createHttpApp(opts: HttpAppOptions): HttpServer {
 
   const streamBody = (res: HttpResponse, state: ResponseState, status: number, contentType: string, body: AsyncIterable<string> | Iterable<string>, headers: Record<string, string>): Promise<void> => {
     const writer = new StreamWriter(res, state);
-    writer.start(status, { ...headers, 'Content-Type': contentType });
     return (async () => {
       try {
+        await writer.start(status, { ...headers, 'Content-Type': contentType });
         for await (const chunk of body) {
           if (state.aborted) return;
           await writer.write(chunk);

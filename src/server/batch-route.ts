@@ -17,8 +17,8 @@ import { refuseUnread, StreamWriter } from './uws-io.js';
 const CHUNK_BYTES = 64 * 1024;
 /**
  * Where answers encode their lines. One buffer serves every batch in flight: a batch fills it
- * and hands it to uWS, which copies the bytes before `write` returns, without an await between
- * the two, so another batch never sees it half-filled.
+ * and hands it to uWS, which copies the bytes before `write` returns (its first await comes
+ * after), without an await between the two, so another batch never sees it half-filled.
  */
 const lineBytes = Buffer.allocUnsafe(CHUNK_BYTES);
 
@@ -58,7 +58,7 @@ export function registerBatchRoute(app: TemplatedApp, helpers: RouteHelpers, ep:
         }
         const lines = outcome.body as BatchLineT[];
         const writer = new StreamWriter(res, state);
-        writer.start(200, { ...outcome.headers, 'Content-Type': 'application/x-ndjson', 'X-Request-Id': meta.requestId });
+        await writer.start(200, { ...outcome.headers, 'Content-Type': 'application/x-ndjson', 'X-Request-Id': meta.requestId });
         // Lines are encoded into a reused buffer and sent a buffer at a time: joining them into
         // strings first made every chunk a large string to flatten, each a large-object allocation.
         const out = lineBytes;

@@ -156,11 +156,24 @@ export function readText(res: HttpResponse, state: ResponseState, limit: number)
 }
 
 /**
+ * The most bytes handed to one uWS `write`. uWS 20.30 drops a chunk's data when the data does not
+ * fit its 16 KiB cork buffer beside the chunk's framing and the socket cannot take that framing at
+ * once (`AsyncSocket::uncork` returns without buffering the data; uWebSockets.js issue 1249): the
+ * client then reads a chunk header followed by the next chunk. A piece this size always fits an
+ * empty cork buffer, where uWS copies it, and from there into its backpressure buffer.
+ */
+export const MAX_WRITE_BYTES = 16 * 1024 - 64;
+/** Seconds of backpressure without a writable event or an accepted write before a stream stops retrying. */
+const STALL_RETRIES = 30;
+
+/**
  * Streams chunks to the client with backpressure: each `write` resolves when uWS accepted the
- * chunk into its buffer or the socket drained. `end` finishes the response.
+ * chunk into its buffers or the socket drained. `end` finishes the response.
  */
 export class StreamWriter {
   private waiting: (() => void) | null = null;
+  /** Waits in a row that ended by the clock, not by a writable event or an accepted write. */
+  private retries = 0;
 
   constructor(
     private readonly res: HttpResponse,
@@ -174,25 +187,65 @@ export class StreamWriter {
     });
   }
 
-  start(status: number, headers: Record<string, string>): void {
+  /**
+   * Writes the head, then waits for the next turn of the event loop: a caller resumed inside a uWS
+   * callback of this socket runs while uWS corks it, and pieces written into that shared cork
+   * buffer could overflow it (see MAX_WRITE_BYTES). From the next turn on, each piece gets a cork
+   * buffer of its own.
+   */
+  async start(status: number, headers: Record<string, string>): Promise<void> {
     if (this.state.aborted) return;
     this.res.cork(() => writeHead(this.res, status, headers));
+    await new Promise(setImmediate);
   }
 
   /** uWS has the chunk's bytes copied (or sent) when this returns, so a caller may reuse a buffer it passed. */
   async write(chunk: string | Uint8Array): Promise<void> {
-    if (this.state.aborted) return;
+    const bytes = typeof chunk === 'string' && 3 * chunk.length > MAX_WRITE_BYTES ? Buffer.from(chunk) : chunk;
+    let ok = true;
+    if (typeof bytes === 'string') ok = this.writePiece(bytes);
+    else for (let at = 0; at < bytes.length; at += MAX_WRITE_BYTES) if (!this.writePiece(bytes.subarray(at, at + MAX_WRITE_BYTES))) ok = false;
+    if (ok) this.retries = 0;
+    else if (!this.state.aborted) await this.drained();
+  }
+
+  /**
+   * Resolves when uWS reports the socket writable, the connection is gone, or a second passed: a
+   * stream under backpressure was seen waiting for a writable event that never came while the
+   * client read all the kernel held, until uWS's 10 s send timeout cut the answer. The next write
+   * after a second drains uWS's buffer itself and re-arms that timeout; a client that takes
+   * nothing for STALL_RETRIES seconds is left to the timeout.
+   */
+  private drained(): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const timer =
+        this.retries < STALL_RETRIES
+          ? setTimeout(() => {
+              this.retries++;
+              wake();
+            }, 1000)
+          : undefined;
+      const wake = () => {
+        clearTimeout(timer);
+        this.waiting = null;
+        resolve();
+      };
+      this.waiting = () => {
+        this.retries = 0;
+        wake();
+      };
+      this.state.whenAborted(wake);
+    });
+  }
+
+  /** One piece in a cork of its own; false when uWS had to buffer it (the socket is full). */
+  private writePiece(piece: string | Uint8Array): boolean {
+    if (this.state.aborted) return true;
     let ok = true;
     this.res.cork(() => {
-      ok = this.res.write(chunk);
+      ok = this.res.write(piece);
     });
-    if (!ok && !this.state.aborted) {
-      // Woken when the socket drained, or when the connection is gone (no drain will come).
-      await new Promise<void>((r) => {
-        this.waiting = r;
-        this.state.whenAborted(r);
-      });
-    }
+    return ok;
   }
 
   end(): void {
