@@ -39,6 +39,8 @@ const CHUNK = 1_000_000;
 const DAY = 86_400_000;
 const CUSTOMER = 1;
 const LISTED_BTC = '12QtD5BFwRsdNsAZY76UVE1xyCGNTojH9h';
+/** The tables read, merged as in the steady state of a table written over weeks. */
+const MERGED = ['audit_matches', 'usage', 'value_matches', 'matched_values'];
 
 const percentile = (values: number[], p: number) => {
   const s = [...values].sort((a, b) => a - b);
@@ -69,7 +71,7 @@ async function generate(dataDir: string): Promise<{ seconds: number }> {
         query: `INSERT INTO screening.audit_matches
                 SELECT ${e.time}, ${e.customer}, '', ${e.requestId}, ${e.endpoint},
                        concat('0x', lower(hex(cityHash64(v))), lower(hex(cityHash64(v, 1))), substring(lower(hex(cityHash64(v, 2))), 1, 8)) AS matched,
-                       matched, ${lists}[1 + v % 8], 'sanctions', 'exact'
+                       matched, ${lists}[1 + v % 8], 'sanctions', 'exact', '', NULL
                   FROM (SELECT *, ${e.value} AS v FROM ${numbers})`,
       });
       await store.client.command({
@@ -83,7 +85,7 @@ async function generate(dataDir: string): Promise<{ seconds: number }> {
   await insert(String(CUSTOMER), ROWS);
   await insert(`toUInt32(2 + number % 20)`, OTHER_ROWS);
   // The steady state of a table written over weeks: merged parts.
-  for (const t of ['audit_matches', 'usage']) await store.client.command({ query: `OPTIMIZE TABLE screening.${t} FINAL` });
+  for (const t of MERGED) await store.client.command({ query: `OPTIMIZE TABLE screening.${t} FINAL` });
   const counted = await (await store.client.query({ query: `SELECT count() AS n FROM screening.audit_matches WHERE customer_id = ${CUSTOMER}`, format: 'JSONEachRow' })).json<{ n: number }>();
   if (Number(counted[0].n) !== ROWS) throw new Error(`generated ${counted[0].n} rows, not ${ROWS}`);
   await store.close();
@@ -111,6 +113,16 @@ async function main() {
       dataDir = KEEP;
     }
     generated = await generate(dataDir);
+  }
+  // Kept data is brought to this release's tables first (e.g. a rollup filled from the rows), so
+  // that the service starts within the harness's time.
+  let migrated: number | null = null;
+  if (!generated) {
+    const t0 = performance.now();
+    const store = await openAuditStore(loadConfig({ DATA_DIR: dataDir }));
+    migrated = (performance.now() - t0) / 1000;
+    for (const t of MERGED) await store.client.command({ query: `OPTIMIZE TABLE screening.${t} FINAL` });
+    await store.close();
   }
   // An empty control plane: the bench's customer is number 1, whose rows were generated.
   rmSync(join(dataDir, 'pglite'), { recursive: true, force: true });
@@ -184,7 +196,7 @@ async function main() {
       `Analytics benchmark, ${new Date().toISOString()}: ${availableParallelism()} × ${cpus()[0]?.model ?? 'CPU'}, Node ${process.version}, load average after the run ${load}.`,
       '',
       `${ROWS.toLocaleString('en-US')} audit rows and ${ROWS.toLocaleString('en-US')} usage rows of one customer over 30 days, plus ${OTHER_ROWS.toLocaleString('en-US')} of each for 20 other customers, in embedded chDB`,
-      `(matched values: 1/rank law over ${VALUES.toLocaleString('en-US')} values of 8 lists; tables merged with OPTIMIZE FINAL${generated ? `; generating took ${generated.seconds.toFixed(0)} s` : '; data reused from --keep'}).`,
+      `(matched values: 1/rank law over ${VALUES.toLocaleString('en-US')} values of 8 lists; tables merged with OPTIMIZE FINAL${generated ? `; generating took ${generated.seconds.toFixed(0)} s` : `; data reused from --keep, brought to this release's tables in ${migrated?.toFixed(0)} s`}).`,
       `Each endpoint over HTTP against the compiled service, ${RUNS} sequential requests after 3 warm-up ones, default range (the last 30 days: every row).`,
       '',
       '| endpoint | what | p50 ms | p95 ms | max ms | service CPU ms per request | analytics p95 ≤ 200 ms |',

@@ -1,5 +1,6 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import type { DateRange } from './queries.js';
+import { ROLLUP_SPANS } from './schema.js';
 
 /**
  * Aggregates of the audit and usage tables behind the dashboard's charts: per day, per endpoint,
@@ -66,6 +67,22 @@ const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 const iso = (ms: number) => new Date(ms).toISOString();
 
+/**
+ * The days of a range as blocks of the `value_matches` rollup, `[days, first day]`: from the
+ * first day on, the longest aligned block that ends within the range, as the same days that
+ * `toDate(time)` of the other queries covers.
+ */
+export function rollupBlocks(r: DateRange): [days: number, start: string][] {
+  const out: [number, string][] = [];
+  const end = Math.floor((r.to - DAY) / DAY) + 1;
+  for (let d = Math.floor(r.from / DAY); d < end;) {
+    const days = [...ROLLUP_SPANS].reverse().find((s) => d % s === 0 && d + s <= end)!;
+    out.push([days, iso(d * DAY).slice(0, 10)]);
+    d += days;
+  }
+  return out;
+}
+
 /** Every UTC day of a half-open, day-aligned range. */
 function daysOf(r: DateRange): string[] {
   const out: string[] = [];
@@ -98,14 +115,14 @@ export class AnalyticsQueries {
     return { sql: parts.join(' AND '), params };
   }
 
-  /** A bounded query; `fromRows`: one that reads the table itself, not a projection. */
-  private async rows<T>(query: string, params: Record<string, unknown>, fromRows = false): Promise<T[]> {
+  /** A bounded query; `fromTable`: one that reads a table itself (a rollup), not a projection. */
+  private async rows<T>(query: string, params: Record<string, unknown>, fromTable = false): Promise<T[]> {
     // One thread: the aggregations are small enough that merging two threads' hash tables cost
     // more than it saved (ranking the top values: 55 against 64 ms of CPU, and less wall time on a
     // busy machine), and an analytics query then never takes both cores from screening.
     const settings =
       `SETTINGS max_threads = 1, max_execution_time = ${this.bounds.maxSeconds}, timeout_overflow_mode = 'throw', max_rows_to_read = ${this.bounds.maxRows}, read_overflow_mode = 'throw'` +
-      (this.bounds.requireProjections && !fromRows ? ', force_optimize_projection = 1' : '');
+      (this.bounds.requireProjections && !fromTable ? ', force_optimize_projection = 1' : '');
     try {
       const rs = await this.client.query({ query: `${query}\n${settings}`, query_params: params, format: 'JSONEachRow' });
       return await rs.json<T>();
@@ -182,67 +199,37 @@ export class AnalyticsQueries {
   }
 
   /**
-   * The listed values matched most often. Ranked on the `values_by_day` projection by the hash of
-   * (list, value) alone, without reading any text; then the kept values are read from the rows of
-   * the last hour with matches (where frequent values nearly all are), and any not seen there
-   * from the rows of the day it was last matched.
+   * The listed values matched most often: ranked on the `value_matches` rollup (schema.ts), the
+   * range read as a few aligned blocks of days, by the hash of (list, value) alone; then the text
+   * of the few kept is read from `matched_values` by hash.
    */
   async topValues(scope: Scope, r: DateRange, limit: number): Promise<TopValue[]> {
-    const w = this.where(scope, r);
-    const ranked = await this.rows<{ hash: string; matches: number }>(
-      `SELECT toString(h) AS hash, toUInt64(count()) AS matches FROM ${this.t('audit_matches')} WHERE ${w.sql}
-        GROUP BY cityHash64(list, matched_value) AS h ORDER BY matches DESC, h LIMIT {limit:UInt32}`,
-      { ...w.params, limit },
-    );
-    if (ranked.length === 0) return [];
-    const [{ last }] = await this.rows<{ last: number }>(`SELECT toUnixTimestamp64Milli(max(time)) AS last FROM ${this.t('audit_matches')} WHERE ${w.sql}`, w.params);
-    const found = await this.valuesIn(
-      scope,
-      Number(last) - HOUR,
-      Number(last) + 1,
-      ranked.map((x) => x.hash),
-    );
-    const missing = ranked.filter((x) => !found.has(x.hash)).map((x) => x.hash);
-    if (missing.length > 0) {
-      const lastDays = await this.rows<{ hash: string; day: string }>(
-        `SELECT toString(h) AS hash, toString(toDate(max(time))) AS day FROM ${this.t('audit_matches')}
-          WHERE ${w.sql} AND cityHash64(list, matched_value) IN arrayMap(x -> toUInt64(x), {hashes:Array(String)})
-          GROUP BY cityHash64(list, matched_value) AS h`,
-        { ...w.params, hashes: missing },
-      );
-      for (const day of new Set(lastDays.map((x) => x.day))) {
-        const from = Date.parse(`${day}T00:00:00Z`);
-        const more = await this.valuesIn(
-          scope,
-          from,
-          from + DAY,
-          lastDays.filter((x) => x.day === day).map((x) => x.hash),
-        );
-        for (const [hash, v] of more) found.set(hash, v);
-      }
-    }
-    return ranked
-      .map((x) => {
-        const v = found.get(x.hash);
-        return { matched_value: v?.value ?? '', list: v?.list ?? '', matches: Number(x.matches), last_match_at: iso(Number(v?.last_ms ?? 0)) };
-      })
-      .sort((a, b) => b.matches - a.matches || a.list.localeCompare(b.list) || a.matched_value.localeCompare(b.matched_value));
-  }
-
-  /** The list, value and last match time of the values with these hashes in [from, to) ms (read from the rows). */
-  private async valuesIn(scope: Scope, from: number, to: number, hashes: string[]): Promise<Map<string, { list: string; value: string; last_ms: number }>> {
-    const params: Record<string, unknown> = { from, to, hashes, ...(scope.customerId === null ? {} : { customer: scope.customerId }) };
-    // Aliases other than the column names: ClickHouse would put an alias `list` into the WHERE.
-    const rows = await this.rows<{ hash: string; l: string; v: string; last_ms: number }>(
-      `SELECT toString(h) AS hash, any(list) AS l, any(matched_value) AS v, toUnixTimestamp64Milli(max(time)) AS last_ms
-         FROM ${this.t('audit_matches')}
-        WHERE ${scope.customerId === null ? '' : 'customer_id = {customer:UInt32} AND '}time >= fromUnixTimestamp64Milli({from:Int64}, 'UTC')
-          AND time < fromUnixTimestamp64Milli({to:Int64}, 'UTC') AND cityHash64(list, matched_value) IN arrayMap(x -> toUInt64(x), {hashes:Array(String)})
-        GROUP BY cityHash64(list, matched_value) AS h`,
+    const blocks = rollupBlocks(r);
+    const params: Record<string, unknown> = { all: scope.customerId === null ? 1 : 0, customer: scope.customerId ?? 0, limit };
+    const inBlocks = blocks.map(([days, start], i) => {
+      params[`d${i}`] = days;
+      params[`s${i}`] = start;
+      return `(days = {d${i}:UInt8} AND start = {s${i}:Date})`;
+    });
+    const ranked = await this.rows<{ h: string; matches: number; last_ms: number }>(
+      `SELECT toString(hash) AS h, toUInt64(sum(matches)) AS matches, toUnixTimestamp64Milli(max(last_time)) AS last_ms
+         FROM ${this.t('value_matches')}
+        WHERE all_customers = {all:UInt8} AND customer_id = {customer:UInt32} AND (${inBlocks.join(' OR ')})
+        GROUP BY hash ORDER BY matches DESC, hash LIMIT {limit:UInt32}`,
       params,
       true,
     );
-    return new Map(rows.map((x) => [x.hash, { list: x.l, value: x.v, last_ms: Number(x.last_ms) }]));
+    if (ranked.length === 0) return [];
+    const names = await this.rows<{ h: string; l: string; v: string }>(
+      `SELECT toString(hash) AS h, any(list) AS l, any(matched_value) AS v FROM ${this.t('matched_values')}
+        WHERE hash IN arrayMap(x -> toUInt64(x), {hashes:Array(String)}) GROUP BY hash`,
+      { hashes: ranked.map((x) => x.h) },
+      true,
+    );
+    const found = new Map(names.map((x) => [x.h, x]));
+    return ranked
+      .map((x) => ({ matched_value: found.get(x.h)?.v ?? '', list: found.get(x.h)?.l ?? '', matches: Number(x.matches), last_match_at: iso(Number(x.last_ms)) }))
+      .sort((a, b) => b.matches - a.matches || a.list.localeCompare(b.list) || a.matched_value.localeCompare(b.matched_value));
   }
 
   /** Requests and credits per customer, busiest first (`customer_id` 0: x402 payers without a token). */

@@ -6,7 +6,7 @@ import { createChdbConnection } from 'chdb/connection';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { stagedFileInsert } from './chdb-insert.js';
-import { ident, missingProjections, REKEYED, renderDdl } from './schema.js';
+import { DROPPED_PROJECTIONS, ident, missingProjections, REKEYED, renderDdl, ROLLUPS, rollupBackfill } from './schema.js';
 import type { InsertLines } from './writer.js';
 
 export type ClickHouseConfig = Pick<Config, 'DATA_DIR' | 'CLICKHOUSE_URL' | 'CLICKHOUSE_USER' | 'CLICKHOUSE_PASSWORD' | 'CLICKHOUSE_DATABASE' | 'CLICKHOUSE_CLUSTER'>;
@@ -60,11 +60,15 @@ export function streamInsert(client: ClickHouseClient): InsertLines {
   };
 }
 
+/** The comment of a rollup table once it holds every row stored before its view. */
+const ROLLUP_FILLED = 'filled from audit rows stored before the view';
+
 /**
  * Creates the database and tables when missing and adds the columns added since (every start;
  * the statements are idempotent); a table whose key changed is renamed aside first (REKEYED).
- * Then adds the projections a table created by an earlier version lacks; their data for the
- * parts already stored is built by a background mutation.
+ * A rollup table not yet filled is filled from the rows already stored. Then adds the projections a
+ * table created by an earlier version lacks (their data for the parts already stored is built by
+ * a background mutation) and drops the ones no longer read.
  */
 export async function migrateClickHouse(client: ClickHouseClient, cfg: Pick<Config, 'CLICKHOUSE_DATABASE' | 'CLICKHOUSE_CLUSTER'>): Promise<void> {
   const db = cfg.CLICKHOUSE_DATABASE;
@@ -84,15 +88,33 @@ export async function migrateClickHouse(client: ClickHouseClient, cfg: Pick<Conf
   for (const query of renderDdl(db, cfg.CLICKHOUSE_CLUSTER)) {
     await client.command({ query });
   }
-  const rs = await client.query({
-    query: 'SELECT name, create_table_query FROM system.tables WHERE database = {db:String}',
-    query_params: { db },
-    format: 'JSONEachRow',
-  });
-  const created = new Map((await rs.json<{ name: string; create_table_query: string }>()).map((t) => [t.name, t.create_table_query]));
-  for (const [table, p] of missingProjections(cfg.CLICKHOUSE_CLUSTER, (t) => created.get(t) ?? '')) {
+  // A rollup not yet marked filled (new, or its filling was interrupted) is emptied and counts
+  // the rows stored so far. Nothing else writes while the service starts on one node; on a
+  // cluster, rows other nodes insert meanwhile are counted twice (docs/clickhouse.md).
+  const tables = async () => {
+    const rs = await client.query({
+      query: 'SELECT name, create_table_query, comment FROM system.tables WHERE database = {db:String}',
+      query_params: { db },
+      format: 'JSONEachRow',
+    });
+    return new Map((await rs.json<{ name: string; create_table_query: string; comment: string }>()).map((t) => [t.name, t]));
+  };
+  const stored = await tables();
+  for (const r of ROLLUPS) {
+    const local = cfg.CLICKHOUSE_CLUSTER ? `${r.name}_local` : r.name;
+    if (stored.get(local)?.comment === ROLLUP_FILLED) continue;
+    await client.command({ query: `TRUNCATE TABLE ${ident(db)}.${ident(local)}${on}` });
+    await client.command({ query: rollupBackfill(db, r) });
+    await client.command({ query: `ALTER TABLE ${ident(db)}.${ident(local)}${on} MODIFY COMMENT '${ROLLUP_FILLED}'` });
+  }
+  const created = await tables();
+  for (const [table, p] of missingProjections(cfg.CLICKHOUSE_CLUSTER, (t) => created.get(t)?.create_table_query ?? '')) {
     const target = `${ident(db)}.${ident(table)}${on}`;
     await client.command({ query: `ALTER TABLE ${target} ADD PROJECTION IF NOT EXISTS ${p.name} (${p.select})` });
     await client.command({ query: `ALTER TABLE ${target} MATERIALIZE PROJECTION ${p.name}` });
+  }
+  for (const { table, name } of DROPPED_PROJECTIONS) {
+    const local = cfg.CLICKHOUSE_CLUSTER ? `${table}_local` : table;
+    if (created.get(local)?.create_table_query.includes(`PROJECTION ${name} `)) await client.command({ query: `ALTER TABLE ${ident(db)}.${ident(local)}${on} DROP PROJECTION IF EXISTS ${name}` });
   }
 }

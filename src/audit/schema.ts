@@ -51,15 +51,7 @@ export const TABLES: TableSpec[] = [
     orderBy: '(customer_id, payer, time, request_id)',
     ttl: 'toDateTime(time) + INTERVAL 5 YEAR',
     indexes: ['INDEX screened_value_idx screened_value TYPE bloom_filter(0.01) GRANULARITY 4', 'INDEX matched_value_idx matched_value TYPE bloom_filter(0.01) GRANULARITY 4'],
-    projections: [
-      { name: 'by_day', select: 'SELECT customer_id, toDate(time), endpoint, list, count(), max(time) GROUP BY customer_id, toDate(time), endpoint, list' },
-      // Counts by one 64-bit hash of (list, value), no text: the top values are ranked on that
-      // number alone, and the few kept are read from the table (src/audit/analytics.ts).
-      {
-        name: 'values_by_day',
-        select: 'SELECT customer_id, toDate(time), cityHash64(list, matched_value), count(), max(time) GROUP BY customer_id, toDate(time), cityHash64(list, matched_value)',
-      },
-    ],
+    projections: [{ name: 'by_day', select: 'SELECT customer_id, toDate(time), endpoint, list, count(), max(time) GROUP BY customer_id, toDate(time), endpoint, list' }],
     shardBy: 'sipHash64(customer_id, payer)',
   },
   {
@@ -135,6 +127,79 @@ export const TABLES: TableSpec[] = [
 ];
 
 /**
+ * The spans, in days, of the `value_matches` rollup's blocks: aligned on multiples of the span
+ * since 1970-01-01, so any range of whole days is a few blocks (at most two of each span), and
+ * 30 days are 4 to 8 blocks instead of 30 days of rows (src/audit/analytics.ts).
+ */
+export const ROLLUP_SPANS = [1, 2, 4, 8, 16, 32] as const;
+
+/**
+ * A table filled by a materialized view from the inserts into `source` (and, when the table is
+ * new, from the rows `source` already holds: `migrateClickHouse`).
+ */
+export interface RollupSpec {
+  name: string;
+  source: string;
+  columns: [name: string, type: string][];
+  engine: 'AggregatingMergeTree' | 'ReplacingMergeTree';
+  partitionBy?: string;
+  orderBy: string;
+  ttl?: string;
+  /** The view's query; `{source}` stands for the source table. */
+  select: string;
+  shardBy: string;
+}
+
+export const ROLLUPS: RollupSpec[] = [
+  {
+    // Matches per listed value (a 64-bit hash of list and value) per block of days, for one
+    // customer (all_customers = 0) and for every customer together (all_customers = 1,
+    // customer_id 0): the most matched values of a range are ranked on a few blocks' rows.
+    name: 'value_matches',
+    source: 'audit_matches',
+    columns: [
+      ['all_customers', 'UInt8'],
+      ['customer_id', 'UInt32'],
+      ['days', 'UInt8'],
+      ['start', 'Date'],
+      ['hash', 'UInt64'],
+      ['matches', 'SimpleAggregateFunction(sum, UInt64)'],
+      ['last_time', "SimpleAggregateFunction(max, DateTime64(3, 'UTC'))"],
+    ],
+    engine: 'AggregatingMergeTree',
+    partitionBy: 'toYYYYMM(start)',
+    orderBy: '(all_customers, customer_id, days, start, hash)',
+    ttl: 'start + INTERVAL 5 YEAR',
+    // Grouped by day first, then each day's group is counted in the block of every span.
+    select: `SELECT all_customers, if(all_customers = 1, 0, c) AS customer_id, days, toDate(intDiv(toUInt16(d), days) * days) AS start, h AS hash,
+       sum(n) AS matches, max(last) AS last_time
+  FROM (SELECT customer_id AS c, toDate(time) AS d, cityHash64(list, matched_value) AS h, count() AS n, max(time) AS last FROM {source} GROUP BY c, d, h)
+ ARRAY JOIN [0, 1] AS all_customers
+ ARRAY JOIN [${ROLLUP_SPANS.join(', ')}] AS days
+ GROUP BY all_customers, customer_id, days, start, hash`,
+    shardBy: 'customer_id',
+  },
+  {
+    // The list and value of each hash of value_matches (one row per listed value ever matched).
+    name: 'matched_values',
+    source: 'audit_matches',
+    columns: [
+      ['hash', 'UInt64'],
+      ['list', 'LowCardinality(String)'],
+      ['matched_value', 'String'],
+    ],
+    engine: 'ReplacingMergeTree',
+    orderBy: 'hash',
+    select: `SELECT h AS hash, l AS list, v AS matched_value
+  FROM (SELECT cityHash64(list, matched_value) AS h, any(list) AS l, any(matched_value) AS v FROM {source} GROUP BY h)`,
+    shardBy: 'hash',
+  },
+];
+
+/** Projections declared by an earlier release and no longer read: dropped at start. */
+export const DROPPED_PROJECTIONS: { table: string; name: string }[] = [{ table: 'audit_matches', name: 'values_by_day' }];
+
+/**
  * Projections a table created before they were declared lacks: `[table, projection]` pairs to
  * add, and to build for the parts already written (`ALTER … MATERIALIZE PROJECTION`, a
  * background mutation). `createQuery(table)` is the stored CREATE statement of a table.
@@ -202,5 +267,30 @@ export function renderDdl(database: string, cluster?: string): string[] {
       for (const table of cluster ? [local, t.name] : [t.name]) out.push(`ALTER TABLE ${db}.${ident(table)}${on} ${added.join(', ')}`);
     }
   }
+  for (const r of ROLLUPS) {
+    const local = cluster ? `${r.name}_local` : r.name;
+    const engine = cluster ? `Replicated${r.engine}('/clickhouse/tables/{shard}/${database}/${local}', '{replica}')` : r.engine;
+    out.push(
+      [
+        `CREATE TABLE IF NOT EXISTS ${db}.${ident(local)}${on} (\n${r.columns.map(([n, ty]) => `  ${ident(n)} ${ty}`).join(',\n')}\n)`,
+        `ENGINE = ${engine}`,
+        ...(r.partitionBy ? [`PARTITION BY ${r.partitionBy}`] : []),
+        `ORDER BY ${r.orderBy}`,
+        ...(r.ttl ? [`TTL ${r.ttl}`] : []),
+      ].join('\n'),
+    );
+    if (cluster) {
+      out.push(`CREATE TABLE IF NOT EXISTS ${db}.${ident(r.name)}${on} AS ${db}.${ident(local)}\n` + `ENGINE = Distributed(${ident(cluster)}, ${db}, ${ident(local)}, ${r.shardBy})`);
+    }
+    // On a cluster each node's view reads the inserts into its own shard of the source.
+    const source = `${db}.${ident(cluster ? `${r.source}_local` : r.source)}`;
+    out.push(`CREATE MATERIALIZED VIEW IF NOT EXISTS ${db}.${ident(`${r.name}_mv`)}${on} TO ${db}.${ident(local)}\nAS ${r.select.replace('{source}', source)}`);
+  }
   return out;
+}
+
+/** The statement filling a new rollup table from the rows its source already holds. */
+export function rollupBackfill(database: string, r: RollupSpec): string {
+  const db = ident(database);
+  return `INSERT INTO ${db}.${ident(r.name)}\n${r.select.replace('{source}', `${db}.${ident(r.source)}`)}`;
 }

@@ -141,8 +141,13 @@ describe('ClickHouse audit store (chDB)', () => {
 
   test('cluster DDL: replicated local tables behind distributed ones', () => {
     const ddl = renderDdl('screening', 'main');
-    // The database, a local and a distributed table each, and the columns audit_matches gained on both.
-    assert.equal(ddl.length, 1 + 2 * 4 + 2);
+    // The database, a local and a distributed table each, the columns audit_matches gained on
+    // both, then each rollup's local and distributed table and its view on the local source.
+    assert.equal(ddl.length, 1 + 2 * 4 + 2 + 2 * 3);
+    assert.match(
+      ddl[13],
+      /^CREATE MATERIALIZED VIEW IF NOT EXISTS `screening`.`value_matches_mv` ON CLUSTER `main` TO `screening`.`value_matches_local`\nAS .* FROM `screening`.`audit_matches_local` /s,
+    );
     assert.equal(
       ddl[3],
       "ALTER TABLE `screening`.`audit_matches_local` ON CLUSTER `main` ADD COLUMN IF NOT EXISTS `list_version` LowCardinality(String), ADD COLUMN IF NOT EXISTS `as_of` Nullable(DateTime64(3, 'UTC'))",

@@ -314,6 +314,34 @@ test('webhooks: an endpoint on a loopback receiver (secret shown once), a test e
   await p.getByText('No monitored values.').waitFor();
 });
 
+test('screen a listed name on the Screen page (metered): the party in the result, with the list versions the service answered with', async () => {
+  const p = await page();
+  await signIn(p);
+  const before = (await (await api('/account', customer.token)).json()) as { quota: { used: number } };
+  await go(p, 'Screen', 'Screen a value');
+  await p.getByLabel('Kind').selectOption('name');
+  await p.getByRole('textbox', { name: 'Value' }).fill('Saddam Hussein al-Tikriti');
+  await p.getByLabel('Party type').selectOption('person');
+  await p.getByLabel('Birth date (optional)').fill('1937');
+  await p.getByRole('button', { name: 'Screen (1 credit)' }).click();
+  const result = p.getByTestId('screen-result');
+  await result.getByRole('cell', { name: 'SADDAM HUSSEIN AL-TIKRITI (un_sc:IQi.001)', exact: true }).waitFor();
+  await result.getByText('sanctioned', { exact: true }).waitFor();
+  assert.equal(await result.getByTestId('screened-as-of').textContent(), 'now (the current lists)');
+  const versions = (await api('/screen/name?name=Saddam%20Hussein%20al-Tikriti', customer.token)).headers.get('X-List-Versions')!;
+  assert.match(versions, /^ofac_sdn=[^,]+,/);
+  assert.equal(
+    await result.getByTestId('list-versions').textContent(),
+    versions
+      .split(',')
+      .map((pair) => pair.replace('=', ' '))
+      .join(', '),
+  );
+  await visited(p, 'screen-name');
+  const after = (await (await api('/account', customer.token)).json()) as { quota: { used: number } };
+  assert.equal(after.quota.used, before.quota.used + 2, 'one credit for the page, one for the check above');
+});
+
 test('private lists: create one, upload a CSV, screen against it now and as of an earlier version, delete it', async () => {
   const first = '0x7777777777777777777777777777777777777702';
   const second = '0x7777777777777777777777777777777777777703';
@@ -350,16 +378,18 @@ test('private lists: create one, upload a CSV, screen against it now and as of a
   await upload(second);
 
   await go(p, 'Screen', 'Screen a value');
-  const screen = async (asOf: string) => {
+  // The result states the time the service answered with (X-As-Of, UTC), not the text typed.
+  const screen = async (typed: string, stated: string) => {
     await p.getByRole('textbox', { name: 'Value' }).fill(first);
-    await p.getByLabel('As of (optional)').fill(asOf);
+    await p.getByLabel('As of (optional)').fill(typed);
     await p.getByRole('button', { name: 'Screen (1 credit)' }).click();
     const result = p.getByTestId('screen-result');
-    await result.getByText(`Screened as of ${asOf || 'now'}.`).waitFor();
+    await result.getByTestId('screened-as-of').getByText(stated, { exact: true }).waitFor();
     return (await result.textContent()) ?? '';
   };
-  assert.match(await screen(''), /no match/, 'delisted by the second upload');
-  assert.match(await screen(v1), /Offboarded customers/, 'listed as of the first version');
+  assert.match(await screen('', 'now (the current lists)'), /no match/, 'delisted by the second upload');
+  const inParis = new Date(Date.parse(v1) + 3_600_000).toISOString().replace('Z', '+01:00');
+  assert.match(await screen(inParis, new Date(v1).toISOString()), /Offboarded customers/, 'listed as of the first version');
   await visited(p, 'screen-as-of');
 
   await go(p, 'Private lists');

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
-import type { Schemas } from '../lib/api';
+import { call, client, type Schemas } from '../lib/api';
 import { count, dateTime } from '../lib/format';
-import { jobSummary, type ListJob } from '../lib/jobs';
+import { jobSummary, settled, type ListJob } from '../lib/jobs';
 import { useApi } from '../lib/use-api';
 import { Alert, Async, DataTable, Dialog, DialogActions, Field, useAction } from './ui';
 
@@ -36,8 +36,14 @@ interface NewList {
   in_default_set: boolean;
 }
 
-/** The calls behind an uploaded-lists section: the operator's lists or a customer's private lists. */
-export interface UploadedListsApi {
+/** Whose lists: the operator's (`/admin/lists`) or the signed-in customer's private lists (`/account/lists`). */
+export type ListOwner = 'admin' | 'account';
+
+/** A list job of the owner's, waited for until it ends. */
+export const listJob = (owner: ListOwner) => (job_id: number) => call(client.GET(`/api/v1/${owner}/lists/jobs/{job_id}`, { params: { path: { job_id } } }));
+
+/** The calls behind an uploaded-lists section; every change is a list job waited for. */
+interface UploadedListsApi {
   /** How the form names the list's identifier. */
   idLabel: string;
   idHint: string;
@@ -45,6 +51,31 @@ export interface UploadedListsApi {
   create(l: NewList): Promise<ListJob>;
   upload(slug: string, file: File, type: string): Promise<ListJob>;
   remove(slug: string): Promise<ListJob>;
+}
+
+function listsApi(owner: ListOwner): UploadedListsApi {
+  const job = listJob(owner);
+  return {
+    ...(owner === 'admin'
+      ? { idLabel: 'Slug', idHint: '3-48 lower-case letters, digits, underscores, starting with a letter.' }
+      : { idLabel: 'Name', idHint: 'Lower-case letters, digits, underscores; the list’s slug is c<your id>.<name>.' }),
+    list: () => call(client.GET(`/api/v1/${owner}/lists`)),
+    create: ({ id, ...l }) =>
+      settled(call(owner === 'admin' ? client.POST('/api/v1/admin/lists', { body: { slug: id, ...l } }) : client.POST('/api/v1/account/lists', { body: { name: id, ...l } })), job),
+    upload: (slug, file, type) =>
+      settled(
+        call(
+          client.POST(`/api/v1/${owner}/lists/{slug}/upload`, {
+            params: { path: { slug } },
+            body: file as unknown as string,
+            bodySerializer: (b: unknown) => b as BodyInit,
+            headers: { 'Content-Type': type },
+          }),
+        ),
+        job,
+      ),
+    remove: (slug) => settled(call(client.DELETE(`/api/v1/${owner}/lists/{slug}`, { params: { path: { slug } } })), job),
+  };
 }
 
 function CreateList({ api, onCreated }: { api: UploadedListsApi; onCreated: (message: string) => void }) {
@@ -151,9 +182,10 @@ function Upload({ api, list, onDone, onClose }: { api: UploadedListsApi; list: U
   );
 }
 
-/** Uploaded lists: create, upload a file of entries (replacing the content), delete. */
-export function UploadedLists({ api, title }: { api: UploadedListsApi; title: string }) {
-  const lists = useApi(() => api.list(), []);
+/** Uploaded lists, the operator's or a customer's: create, upload a file of entries (replacing the content), delete. */
+export function UploadedLists({ owner, title }: { owner: ListOwner; title: string }) {
+  const api = listsApi(owner);
+  const lists = useApi(() => api.list(), [owner]);
   const [notice, setNotice] = useState<string | null>(null);
   const [uploading, setUploading] = useState<UploadedList | null>(null);
   const [deleting, setDeleting] = useState<UploadedList | null>(null);

@@ -52,8 +52,8 @@ const auth: Middleware = {
 export const client = createClient<paths>({ baseUrl: location.origin });
 client.use(auth);
 
-/** The data of a call, or an ApiError. */
-export async function call<T>(pending: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
+/** The data of a call and its response (for its headers), or an ApiError. */
+export async function answer<T>(pending: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<{ data: T; response: Response }> {
   let result: { data?: T; error?: unknown; response: Response };
   try {
     result = await pending;
@@ -62,5 +62,10 @@ export async function call<T>(pending: Promise<{ data?: T; error?: unknown; resp
   }
   const { data, error, response } = result;
   if (!response.ok) throw new ApiError(response.status, detailText(error, response.status));
-  return data as T;
+  return { data: data as T, response };
+}
+
+/** The data of a call, or an ApiError. */
+export async function call<T>(pending: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
+  return (await answer(pending)).data;
 }

@@ -2,7 +2,7 @@ import { call, client } from '../lib/api';
 import { count, dateTime } from '../lib/format';
 import { useApi } from '../lib/use-api';
 import { Async, DataTable, PageHeader } from '../components/ui';
-import { LastError, ListName } from '../components/list-cells';
+import { LastError, ListTable } from '../components/list-cells';
 import { ChangesFeed } from '../components/changes-feed';
 
 /**
@@ -40,24 +40,17 @@ export default function Lists() {
       </Async>
       <section class="card" aria-labelledby="lists-title">
         <h2 id="lists-title">Source lists</h2>
-        <Async state={lists}>
-          {(rows) => (
-            <DataTable
-              rows={rows}
-              rowKey={(l) => l.slug}
-              empty="No lists."
-              scroll="Source lists"
-              columns={[
-                { header: 'List', cell: (l) => <ListName name={l.display_name} slug={l.slug} enabled={l.enabled} /> },
-                { header: 'Type', cell: (l) => l.list_type },
-                { header: 'Updates', cell: (l) => l.cadence },
-                { header: 'Entities', kind: 'num', cell: (l) => count(l.total) },
-                { header: 'Last update', cell: (l) => dateTime(l.last_updated) },
-                { header: 'Last error', cell: (l) => <LastError error={stats.data?.sources[l.slug]?.last_error} /> },
-              ]}
-            />
-          )}
-        </Async>
+        <ListTable
+          state={lists}
+          title="Source lists"
+          columns={[
+            { header: 'Type', cell: (l) => l.list_type },
+            { header: 'Updates', cell: (l) => l.cadence },
+            { header: 'Entities', kind: 'num', cell: (l) => count(l.total) },
+            { header: 'Last update', cell: (l) => dateTime(l.last_updated) },
+            { header: 'Last error', cell: (l) => <LastError error={stats.data?.sources[l.slug]?.last_error} /> },
+          ]}
+        />
       </section>
       <ChangesFeed />
       <section class="card" aria-labelledby="delisted-title">

@@ -1,56 +1,124 @@
 import { useState } from 'preact/hooks';
-import { ApiError, call, client, type Schemas } from '../lib/api';
+import type { paths } from '#contract';
+import { answer, ApiError, call, client, type Schemas } from '../lib/api';
 import { useApi } from '../lib/use-api';
 import { Alert, DataTable, Field, PageHeader, useAction } from '../components/ui';
 
-type Envelope = Schemas['ScreenResponse'];
+type Envelope = Schemas['ScreenResponse'] | Schemas['NameScreenResponse'];
+type PartyType = NonNullable<paths['/api/v1/screen/name']['get']['parameters']['query']['party_type']>;
+
 /** What every screening endpoint takes beside the value: the lists, and a past time to screen as of. */
 interface Query {
   lists?: string;
   as_of?: string;
 }
 
+/** A screening's answer with what the service says it screened against (its response headers). */
+interface Screened {
+  envelope: Envelope;
+  /** `X-As-Of`: the time the lists were screened as of; null: the current lists. */
+  asOf: string | null;
+  /** `X-List-Versions`: `[slug, version]` of each list screened. */
+  versions: [string, string][];
+}
+
+async function screened(pending: Promise<{ data?: Envelope; error?: unknown; response: Response }>): Promise<Screened> {
+  const { data, response } = await answer(pending);
+  const versions = (response.headers.get('X-List-Versions') ?? '')
+    .split(',')
+    .filter(Boolean)
+    .map((pair): [string, string] => {
+      const at = pair.indexOf('=');
+      return [pair.slice(0, at), pair.slice(at + 1)];
+    });
+  return { envelope: data, asOf: response.headers.get('X-As-Of'), versions };
+}
+
+/** A field a kind takes beside the value (the name's party type, birth date, ...). */
+interface Option {
+  key: string;
+  label: string;
+  hint?: string;
+  placeholder?: string;
+  /** A select of these; else a text input. */
+  choices?: string[];
+  size?: number;
+}
+
 /**
- * One row per kind of value the API screens: how the form labels it and which endpoint it calls.
- * A new kind (a name, when /screen/name exists) is one more row.
+ * One row per kind of value the API screens: how the form labels it, the fields it takes beside
+ * the value, and which endpoint it calls. A new kind is one more row.
  */
 interface Kind {
   id: string;
   label: string;
   placeholder: string;
-  screen: (value: string, query: Query) => Promise<Envelope>;
+  options?: Option[];
+  screen: (value: string, query: Query, options: Record<string, string>) => Promise<Screened>;
 }
+
+const PARTY_TYPES: PartyType[] = ['any', 'person', 'organization', 'vessel', 'aircraft'];
+const orUndefined = (v: string | undefined) => (v?.trim() ? v.trim() : undefined);
+const numberOrUndefined = (v: string | undefined) => (v?.trim() ? Number(v) : undefined);
 
 export const KINDS: Kind[] = [
   {
     id: 'crypto',
     label: 'Crypto address or ENS name',
     placeholder: '0x… / bc1… / name.eth',
-    screen: (address, query) => call(client.GET('/api/v1/screen/crypto/{address}', { params: { path: { address }, query } })),
+    screen: (address, query) => screened(client.GET('/api/v1/screen/crypto/{address}', { params: { path: { address }, query } })),
   },
   {
     id: 'email',
     label: 'E-mail address',
     placeholder: 'someone@example.com',
-    screen: (email, query) => call(client.GET('/api/v1/screen/email/{email}', { params: { path: { email }, query } })),
+    screen: (email, query) => screened(client.GET('/api/v1/screen/email/{email}', { params: { path: { email }, query } })),
   },
   {
     id: 'website',
     label: 'Website or URL',
     placeholder: 'example.com',
-    screen: (address, query) => call(client.GET('/api/v1/screen/website', { params: { query: { address, ...query } } })),
+    screen: (address, query) => screened(client.GET('/api/v1/screen/website', { params: { query: { address, ...query } } })),
   },
   {
     id: 'id',
     label: 'Government ID',
     placeholder: 'passport or registration number',
-    screen: (government_id, query) => call(client.GET('/api/v1/screen/id/{government_id}', { params: { path: { government_id }, query } })),
+    screen: (government_id, query) => screened(client.GET('/api/v1/screen/id/{government_id}', { params: { path: { government_id }, query } })),
   },
   {
     id: 'country',
     label: 'Country or region',
     placeholder: 'IR, IRN, Iran, UA-43',
-    screen: (country, query) => call(client.GET('/api/v1/screen/country/{country}', { params: { path: { country }, query } })),
+    screen: (country, query) => screened(client.GET('/api/v1/screen/country/{country}', { params: { path: { country }, query } })),
+  },
+  {
+    id: 'name',
+    label: 'Name (person, organisation, vessel, aircraft)',
+    placeholder: 'a name in any script',
+    options: [
+      { key: 'party_type', label: 'Party type', choices: PARTY_TYPES },
+      { key: 'birth_date', label: 'Birth date (optional)', placeholder: 'YYYY, YYYY-MM or YYYY-MM-DD', size: 12 },
+      { key: 'country', label: 'Country (optional)', placeholder: 'IQ, Iraq', size: 10 },
+      { key: 'threshold', label: 'Threshold (optional)', hint: '0 to 1, default 0.7', placeholder: '0.7', size: 5 },
+      { key: 'limit', label: 'Matches at most (optional)', hint: '1 to 25, default 5', placeholder: '5', size: 4 },
+    ],
+    screen: (name, query, o) =>
+      screened(
+        client.GET('/api/v1/screen/name', {
+          params: {
+            query: {
+              name,
+              ...query,
+              party_type: orUndefined(o.party_type) as PartyType | undefined,
+              birth_date: orUndefined(o.birth_date),
+              country: orUndefined(o.country),
+              threshold: numberOrUndefined(o.threshold),
+              limit: numberOrUndefined(o.limit),
+            },
+          },
+        }),
+      ),
   },
 ];
 
@@ -61,33 +129,57 @@ function explain(err: Error): string {
   return err.message;
 }
 
-/** A screening's answer, and the time it was screened as of (null: now). */
-function Result({ result, asOf }: { result: Envelope; asOf: string | null }) {
+/** A match of either envelope: a name's match names the listed party and its score. */
+type Match = Envelope['matches'][number];
+const party = (m: Match) => ('metadata' in m && m.metadata && typeof m.metadata === 'object' && 'caption' in m.metadata ? (m as Schemas['NameScreenMatch']).metadata : null);
+
+/** A screening's answer, with the lists' time and versions as the service stated them. */
+function Result({ result }: { result: Screened }) {
+  const { envelope, asOf, versions } = result;
+  const parties = envelope.matches.some((m) => party(m) !== null);
   return (
     <section class="card" aria-label="Result" data-testid="screen-result">
       <h2>Result</h2>
       <p>
-        <span class="value">{result.value}</span> {result.sanctioned ? <span class="badge badge-danger">sanctioned</span> : null}{' '}
-        {result.flagged ? <span class="badge badge-warning">flagged</span> : <span class="badge badge-success">no match</span>}
+        <span class="value">{envelope.value}</span> {envelope.sanctioned ? <span class="badge badge-danger">sanctioned</span> : null}{' '}
+        {envelope.flagged ? <span class="badge badge-warning">flagged</span> : <span class="badge badge-success">no match</span>}
       </p>
-      <p class="muted small">
-        Screened as of {asOf ?? 'now'}. Lists checked: {result.lists_checked.join(', ') || 'none'}
-      </p>
+      <dl class="details">
+        <dt>Lists as of</dt>
+        <dd data-testid="screened-as-of">{asOf ?? 'now (the current lists)'}</dd>
+        <dt>List versions</dt>
+        <dd data-testid="list-versions">
+          {versions.length === 0
+            ? envelope.lists_checked.join(', ') || 'none'
+            : versions.map(([slug, version], i) => (
+                <span key={slug}>
+                  {i > 0 ? ', ' : null}
+                  {slug} <span class="value">{version}</span>
+                </span>
+              ))}
+        </dd>
+      </dl>
       <DataTable
-        rows={result.matches}
-        rowKey={(m) => `${m.list}/${m.value}`}
+        rows={envelope.matches as Match[]}
+        rowKey={(m) => `${m.list}/${party(m)?.id ?? m.value}`}
         empty="Not found on the lists checked."
         scroll="Matches"
         columns={[
           { header: 'List', cell: (m) => m.list_name },
           { header: 'Type', cell: (m) => m.list_type },
           { header: 'Match', cell: (m) => m.match },
-          { header: 'Listed value', kind: 'value', cell: (m) => m.value },
+          { header: parties ? 'Listed name' : 'Listed value', kind: 'value', cell: (m) => m.value },
+          ...(parties
+            ? [
+                { header: 'Party', cell: (m: Match) => (party(m) ? `${party(m)!.caption} (${party(m)!.id})` : '—') },
+                { header: 'Score', kind: 'num' as const, cell: (m: Match) => (party(m) ? party(m)!.score.toFixed(2) : '—') },
+              ]
+            : []),
         ]}
       />
       <details>
         <summary>Response envelope (JSON)</summary>
-        <pre class="json">{JSON.stringify(result, null, 2)}</pre>
+        <pre class="json">{JSON.stringify(envelope, null, 2)}</pre>
       </details>
     </section>
   );
@@ -99,7 +191,8 @@ export default function Screen() {
   const [value, setValue] = useState('');
   const [lists, setLists] = useState<string[]>([]);
   const [asOf, setAsOf] = useState('');
-  const [result, setResult] = useState<{ envelope: Envelope; asOf: string | null } | null>(null);
+  const [options, setOptions] = useState<Record<string, string>>({});
+  const [result, setResult] = useState<Screened | null>(null);
   const [failure, setFailure] = useState<string | null>(null);
   const action = useAction();
   const catalog = useApi(() => call(client.GET('/api/v1/screen/lists')), []);
@@ -110,8 +203,7 @@ export default function Screen() {
     setFailure(null);
     void action.run(async () => {
       try {
-        const at = asOf.trim() || undefined;
-        setResult({ envelope: await kind.screen(value.trim(), { lists: lists.length ? lists.join(',') : undefined, as_of: at }), asOf: at ?? null });
+        setResult(await kind.screen(value.trim(), { lists: lists.length ? lists.join(',') : undefined, as_of: asOf.trim() || undefined }, options));
       } catch (err) {
         setResult(null);
         setFailure(explain(err as Error));
@@ -130,6 +222,7 @@ export default function Screen() {
               value={kindId}
               onChange={(e) => {
                 setKindId(e.currentTarget.value);
+                setOptions({});
                 setResult(null);
               }}
             >
@@ -143,6 +236,21 @@ export default function Screen() {
           <Field label="Value">
             <input required value={value} size={44} maxLength={512} placeholder={kind.placeholder} onInput={(e) => setValue(e.currentTarget.value)} />
           </Field>
+          {(kind.options ?? []).map((o) => (
+            <Field key={o.key} label={o.label} hint={o.hint}>
+              {o.choices ? (
+                <select value={options[o.key] ?? o.choices[0]} onChange={(e) => setOptions({ ...options, [o.key]: e.currentTarget.value })}>
+                  {o.choices.map((c) => (
+                    <option key={c} value={c}>
+                      {c}
+                    </option>
+                  ))}
+                </select>
+              ) : (
+                <input value={options[o.key] ?? ''} size={o.size} maxLength={64} placeholder={o.placeholder} onInput={(e) => setOptions({ ...options, [o.key]: e.currentTarget.value })} />
+              )}
+            </Field>
+          ))}
           <Field label="As of (optional)" hint="A past time, ISO 8601 with a zone: the lists as they stood then.">
             <input value={asOf} size={26} maxLength={40} placeholder="2025-01-31T12:00:00Z" onInput={(e) => setAsOf(e.currentTarget.value)} />
           </Field>
@@ -166,7 +274,7 @@ export default function Screen() {
         </details>
       </form>
       {failure ? <Alert kind="error">{failure}</Alert> : null}
-      {result ? <Result result={result.envelope} asOf={result.asOf} /> : null}
+      {result ? <Result result={result} /> : null}
     </>
   );
 }
