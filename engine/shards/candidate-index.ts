@@ -10,10 +10,16 @@ import { Index } from 'flexsearch';
  * Candidates come out ranked one of two ways:
  * - `idf` (default): documents by the summed weight of the query terms they hold, a term weighing
  *   more the rarer it is (half-bits of inverse document frequency), over FlexSearch's own posting
- *   arrays; terms found in more documents than `maxFrequency` are skipped once rarer terms gave
- *   candidates, and documents weighing less than a share of the best may be left out (they share
- *   only common or partial terms with the query; verifying them costs a name's preparation each).
- *   The scratch is a byte per document, sized once.
+ *   arrays, rarest term first. A term found in more than `scanFrequency` documents, once rarer
+ *   terms gave a pool of candidates, only adds its weight to the documents already found (binary
+ *   search in its posting array, which holds document numbers ascending since documents are added
+ *   in order) instead of bringing in every document holding it: a query's cost then no longer
+ *   grows with the lists' size through its common tokens (`MOHAMMED`, `TRADING`, a common
+ *   prefix), and a document holding only common tokens of the query would have ranked below those
+ *   holding them and a rare one. Terms found in more documents than `maxFrequency` are skipped
+ *   once rarer terms gave candidates, and documents weighing less than a share of the best may be
+ *   left out (they share only common or partial terms with the query; verifying them costs a
+ *   name's preparation each). The scratch is a byte per document, sized once.
  * - `flexsearch`: FlexSearch's `search` with `suggest` (documents holding more of the query's
  *   terms first, then by the order of the terms, which we give rarest first).
  * bench/RESULTS.md compares them (recall of the listed name in the top candidates, latency).
@@ -34,6 +40,8 @@ type Slots = number[][];
 
 interface FlexSearchIndex {
   map: Map<string, Slots>;
+  /** Documents added (a Set when fastupdate is off). */
+  reg: Set<number>;
   add(id: number, content: string): unknown;
   search(query: string, options: { limit: number; suggest: boolean }): number[];
   export(handler: (key: string, data: string) => void): unknown;
@@ -63,13 +71,90 @@ function fnvOf(s: string): number {
   return h >>> 0;
 }
 
+/** Whether the ascending array `ids` holds `d`. */
+function holds(ids: number[], d: number): boolean {
+  let lo = 0;
+  let hi = ids.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const v = ids[mid];
+    if (v === d) return true;
+    if (v < d) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return false;
+}
+
 /** Weight units per doubling of a term's rarity: scores fit a byte. */
 const WEIGHT_SCALE = 2;
 const MAX_WEIGHT = 48;
+/** Candidates found before a frequent term only adds weight to them (see the class comment). */
+const POOL = 64;
+
+/**
+ * Postings gathered while documents are added, handed to FlexSearch's term map at `seal`: each
+ * distinct term's number (by first appearance), and (term, document) pairs in the order added.
+ */
+class PendingPostings {
+  readonly numbers = new Map<string, number>();
+  readonly terms: string[] = [];
+  /** Last document (plus one) posted under each term: a repeated term is posted once. */
+  lastDoc = new Uint32Array(1024);
+  pairTerms = new Uint32Array(4096);
+  pairDocs = new Uint32Array(4096);
+  pairs = 0;
+
+  add(doc: number, term: string): void {
+    let n = this.numbers.get(term);
+    if (n === undefined) {
+      n = this.terms.length;
+      this.numbers.set(term, n);
+      this.terms.push(term);
+      if (n >= this.lastDoc.length) this.lastDoc = growTo(this.lastDoc, n + 1);
+    }
+    if (this.lastDoc[n] === doc + 1) return;
+    this.lastDoc[n] = doc + 1;
+    if (this.pairs === this.pairTerms.length) {
+      this.pairTerms = growTo(this.pairTerms, this.pairs + 1);
+      this.pairDocs = growTo(this.pairDocs, this.pairs + 1);
+    }
+    this.pairTerms[this.pairs] = n;
+    this.pairDocs[this.pairs++] = doc;
+  }
+
+  /** Each term's documents, ascending, as FlexSearch keeps them (one score slot), in one pass. */
+  into(map: Map<string, Slots>): void {
+    const count = new Uint32Array(this.terms.length + 1);
+    for (let i = 0; i < this.pairs; i++) count[this.pairTerms[i] + 1]++;
+    for (let t = 1; t < count.length; t++) count[t] += count[t - 1];
+    const sorted = new Uint32Array(this.pairs);
+    const next = count.slice(0, this.terms.length);
+    for (let i = 0; i < this.pairs; i++) sorted[next[this.pairTerms[i]]++] = this.pairDocs[i];
+    for (let t = 0; t < this.terms.length; t++) {
+      const from = count[t];
+      const ids = new Array<number>(count[t + 1] - from);
+      for (let i = 0; i < ids.length; i++) ids[i] = sorted[from + i];
+      map.set(this.terms[t], [ids]);
+    }
+  }
+}
+
+function growTo(a: Uint32Array, need: number): Uint32Array<ArrayBuffer> {
+  const next = new Uint32Array(Math.max(need, 2 * a.length));
+  next.set(a);
+  return next;
+}
 
 export class CandidateIndex {
   private readonly index: FlexSearchIndex;
   private terms: string[] = [];
+  /**
+   * Postings not yet in FlexSearch's map (null once sealed, or when FlexSearch tokenizes or
+   * scores positions itself). FlexSearch's own `add` grows each term's array one document at a
+   * time: over half of a shard's load went there, and the arrays kept their spare room (a term of
+   * one document held room for 17); built at once, each array has its final size.
+   */
+  private pending: PendingPostings | null;
   /** Documents added. */
   size = 0;
   private scores = new Uint8Array(0);
@@ -82,6 +167,8 @@ export class CandidateIndex {
     private readonly options: CandidateIndexOptions,
     /** Terms found in more documents than this are skipped once rarer terms gave candidates. */
     private readonly maxFrequency: number,
+    /** Terms found in more documents than this only add weight to candidates rarer terms found. */
+    private readonly scanFrequency = Infinity,
   ) {
     this.index = new Index({
       tokenize: options.tokenize,
@@ -90,19 +177,37 @@ export class CandidateIndex {
       cache: false,
       encode: () => this.terms,
     }) as unknown as FlexSearchIndex;
+    this.pending = options.tokenize === 'strict' && options.resolution === 1 ? new PendingPostings() : null;
   }
 
   /** Adds document `doc` (numbered densely from 0) with its terms. */
   add(doc: number, terms: string[]): void {
     if (doc >= this.size) this.size = doc + 1;
     if (terms.length === 0) return;
-    this.terms = terms;
-    this.index.add(doc, CONTENT);
-    this.terms = [];
+    if (this.pending) {
+      for (const t of terms) this.pending.add(doc, t);
+      this.index.reg.add(doc);
+    } else {
+      this.terms = terms;
+      this.index.add(doc, CONTENT);
+      this.terms = [];
+    }
     for (const t of terms) {
       const bit = fnvOf(t) & (FILTER_BITS - 1);
       this.filter[bit >>> 5] |= 1 << (bit & 31);
     }
+  }
+
+  /**
+   * Puts the postings added so far into FlexSearch's term map, as its `add` would have (the
+   * term map, then, is FlexSearch's: searched, exported and imported by it). Documents added
+   * afterwards go through FlexSearch's `add`. Queries and `export` seal first.
+   */
+  seal(): void {
+    const pending = this.pending;
+    if (!pending) return;
+    this.pending = null;
+    pending.into(this.index.map);
   }
 
   /** False when no document holds the term `codes[0 .. n)` (true may be a false alarm: ask `frequency`). */
@@ -113,6 +218,7 @@ export class CandidateIndex {
 
   /** Documents holding `term` (0 when none). */
   frequency(term: string): number {
+    if (this.pending) this.seal();
     const slots = this.index.map.get(term);
     if (!slots) return 0;
     let n = 0;
@@ -125,6 +231,7 @@ export class CandidateIndex {
    * those `accept` allows only; with `idf` ranking, none weighing less than `minShare` of the best.
    */
   candidates(terms: string[], k: number, accept: (doc: number) => boolean, minShare = 0): number[] {
+    this.seal();
     const present = [...new Set(terms)].map((t) => ({ t, df: this.frequency(t) })).filter((x) => x.df > 0);
     if (present.length === 0 || k <= 0) return [];
     present.sort((a, b) => a.df - b.df);
@@ -152,17 +259,40 @@ export class CandidateIndex {
     }
     const scores = this.scores;
     const touched = this.touched;
+    const pool = Math.max(k, POOL);
     let nTouched = 0;
     for (const { t, df } of terms) {
       if (df > this.maxFrequency && nTouched > 0) break;
       const w = Math.max(1, Math.min(MAX_WEIGHT, Math.round(WEIGHT_SCALE * Math.log2(1 + documents / df))));
-      for (const ids of this.index.map.get(t)!) {
-        if (!ids) continue;
-        for (let p = 0; p < ids.length; p++) {
-          const d = ids[p];
-          const v = scores[d];
-          if (v === 0) touched[nTouched++] = d;
-          scores[d] = v + w > 255 ? 255 : v + w;
+      const slots = this.index.map.get(t)!;
+      if (df <= this.scanFrequency || nTouched < pool) {
+        for (const ids of slots) {
+          if (!ids) continue;
+          for (let p = 0; p < ids.length; p++) {
+            const d = ids[p];
+            const v = scores[d];
+            if (v === 0) touched[nTouched++] = d;
+            scores[d] = v + w > 255 ? 255 : v + w;
+          }
+        }
+      } else if (nTouched * Math.log2(df) < df) {
+        for (let i = 0; i < nTouched; i++) {
+          const d = touched[i];
+          for (const ids of slots) {
+            if (ids && holds(ids, d)) {
+              scores[d] = scores[d] + w > 255 ? 255 : scores[d] + w;
+              break;
+            }
+          }
+        }
+      } else {
+        for (const ids of slots) {
+          if (!ids) continue;
+          for (let p = 0; p < ids.length; p++) {
+            const d = ids[p];
+            const v = scores[d];
+            if (v !== 0) scores[d] = v + w > 255 ? 255 : v + w;
+          }
         }
       }
     }
@@ -233,11 +363,13 @@ export class CandidateIndex {
 
   /** FlexSearch's export of the index (key/data chunks), for saving a built index. */
   export(handler: (key: string, data: string) => void): void {
+    this.seal();
     this.index.export(handler);
   }
 
   /** Restores chunks written by `export` (the terms of documents are not computed again). */
   import(key: string, data: string): void {
+    this.seal();
     this.index.import(key, data);
   }
 }

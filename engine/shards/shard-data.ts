@@ -66,6 +66,11 @@ const SEED_KEY_LENGTH = 1000;
  * they tell.
  */
 const MAX_FREQUENCY = 50_000;
+/**
+ * Name terms found in more of a shard's documents than this only add weight to the candidates
+ * rarer terms found (see CandidateIndex): a query's cost stays bounded as the lists grow.
+ */
+const NAME_SCAN_FREQUENCY = 1000;
 const MIN_PREFIX_QUERY = 3;
 /** Shorter unknown query tokens are not replaced by their one-edit neighbours: too many are words. */
 const MIN_EDITED_TOKEN = 3;
@@ -168,7 +173,7 @@ export class ShardGeneration {
   ) {
     this.cols = new ColumnViews(columns);
     this.exact = new ExactKeyCollector(partitions);
-    this.nameIndex = new CandidateIndex({ tokenize: opts.tokenize, resolution: 1, ranking: opts.ranking }, MAX_FREQUENCY);
+    this.nameIndex = new CandidateIndex({ tokenize: opts.tokenize, resolution: 1, ranking: opts.ranking }, MAX_FREQUENCY, NAME_SCAN_FREQUENCY);
     this.idIndex = new CandidateIndex({ tokenize: 'strict', resolution: 1, ranking: opts.ranking }, MAX_FREQUENCY);
   }
 
@@ -218,8 +223,10 @@ export class ShardGeneration {
     }
   }
 
-  /** Seals the generation: sorts the prefix index; returns the exact keys by partition. */
+  /** Seals the generation: fills the candidate indexes, sorts the prefix index; returns the exact keys by partition. */
   finish(): ExactKeySet[] {
+    this.nameIndex.seal();
+    this.idIndex.seal();
     this.prefixIndex.seal();
     const keys = this.exact!.seal();
     this.exact = null;

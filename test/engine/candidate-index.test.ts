@@ -95,3 +95,69 @@ test('prefix index: documents by hashed term after sealing, ascending, any seed 
   index.forEach('abc', 0, 3, 7, (d) => (first.push(d), false));
   assert.deepEqual(first, [0]);
 });
+
+test('candidate index: the postings built at once are the term map FlexSearch builds document by document', () => {
+  // Terms repeated within and across documents, documents without terms, a document added after the seal.
+  const docs = [['ALI', 'HASSAN', 'ALI*', 'ALI'], [], ['HASSAN', 'OMAR'], ['OMAR', 'ALI', 'OMAR*'], ['ZED']];
+  const bulk = new CandidateIndex({ tokenize: 'strict', resolution: 1, ranking: 'idf' }, 1000);
+  docs.slice(0, 4).forEach((terms, doc) => bulk.add(doc, terms));
+  bulk.seal();
+  bulk.add(4, docs[4]);
+  // With a resolution of 2 FlexSearch adds each document itself; its map is then read with the scores.
+  const chunks = (index: CandidateIndex) => {
+    const out: [string, string][] = [];
+    index.export((key, data) => out.push([key, data]));
+    return out;
+  };
+  const reference = new CandidateIndex({ tokenize: 'strict', resolution: 2, ranking: 'idf' }, 1000);
+  docs.forEach((terms, doc) => reference.add(doc, terms));
+  // Positions set the score slot at resolution 2: compare documents per term, slots merged.
+  const flat = (index: CandidateIndex) =>
+    chunks(index)
+      .filter(([key]) => key.includes('map'))
+      .flatMap(([, data]) => JSON.parse(data) as [string, (number[] | null)[]][])
+      .map(([term, slots]) => [term, slots.flatMap((ids) => ids ?? []).sort((a, b) => a - b)]);
+  assert.deepEqual(flat(bulk), flat(reference));
+  assert.deepEqual(flat(bulk), [
+    ['ALI', [0, 3]],
+    ['HASSAN', [0, 2]],
+    ['ALI*', [0]],
+    ['OMAR', [2, 3]],
+    ['OMAR*', [3]],
+    ['ZED', [4]],
+  ]);
+  assert.deepEqual(
+    chunks(bulk).find(([key]) => key.includes('reg')),
+    chunks(reference).find(([key]) => key.includes('reg')),
+  );
+  assert.deepEqual(
+    bulk.candidates(['ALI', 'OMAR'], 10, () => true),
+    [3, 0, 2],
+  );
+});
+
+test('idf ranking: a term above the scan frequency only adds weight to the candidates rarer terms found', () => {
+  for (const common of [200, 5000]) {
+    const docs = Array.from({ length: common }, (_, d) => (d < 70 ? ['RARE', 'COMMON'] : d === 100 ? ['OTHER', 'COMMON'] : ['COMMON']));
+    const capped = new CandidateIndex({ tokenize: 'strict', resolution: 1, ranking: 'idf' }, 1_000_000, 100);
+    const full = new CandidateIndex({ tokenize: 'strict', resolution: 1, ranking: 'idf' }, 1_000_000);
+    docs.forEach((terms, doc) => {
+      capped.add(doc, terms);
+      full.add(doc, terms);
+    });
+    const late = (d: number) => d >= 60;
+    const ten = Array.from({ length: 10 }, (_, i) => 60 + i);
+    // 70 documents hold the rarer term, enough candidates for 50: the common one (binary search in
+    // its postings, or a pass over them when the candidates are many for its length) raises them
+    // and brings in no other, where scanning it whole brings in every document.
+    assert.deepEqual(capped.candidates(['COMMON', 'RARE'], 50, late), ten);
+    const all = full.candidates(['COMMON', 'RARE'], 50, late);
+    assert.deepEqual(all.slice(0, 10), ten);
+    assert.equal(all.length, 50);
+    // Fewer candidates than the pool: the common term is scanned whole.
+    assert.deepEqual(
+      capped.candidates(['OTHER', 'COMMON'], 3, () => true),
+      [100, 0, 1],
+    );
+  }
+});
