@@ -1,7 +1,6 @@
 import { createReadStream, createWriteStream, type WriteStream } from 'node:fs';
 import { mkdir, open, rename, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { createInterface } from 'node:readline';
 import { once } from 'node:events';
 import { ENTITY_TYPES, type EntityRecord, type ListSnapshotInfo } from './model.js';
 
@@ -31,8 +30,11 @@ const COUNT_WIDTH = 16;
 const FLUSH_CHARS = 1 << 20;
 
 /**
- * Lines appended to a temporary file with backpressure, one write per ~1 MB of lines rather than
- * one per line, renamed into place on close (a crash never leaves a half file under the name).
+ * Lines appended to a temporary file, one write per ~1 MB of lines rather than one per line,
+ * renamed into place on close (a crash never leaves a half file under the name). `write` is
+ * synchronous, so a caller writing millions of lines pays no promise per line: it awaits `ready()`
+ * now and then (once per batch of input), which waits only while the file stream is over its
+ * buffer (backpressure).
  */
 export class LineFile {
   readonly tmp: string;
@@ -48,25 +50,31 @@ export class LineFile {
     this.out.on('error', (err) => (this.failed = err));
   }
 
-  async write(line: string): Promise<void> {
+  write(line: string): void {
     if (this.failed) throw this.failed;
     this.lines++;
     this.pending.push(line);
     this.pendingChars += line.length + 1;
-    if (this.pendingChars >= FLUSH_CHARS) await this.flush();
+    if (this.pendingChars >= FLUSH_CHARS) this.flush();
   }
 
-  private async flush(): Promise<void> {
+  /** Resolves once the file takes more lines without growing its buffer further (at once when it does now). */
+  async ready(): Promise<void> {
+    if (this.failed) throw this.failed;
+    if (this.out.writableNeedDrain) await once(this.out, 'drain');
+  }
+
+  private flush(): void {
     if (this.pending.length === 0) return;
     const text = this.pending.join('\n') + '\n';
     this.pending = [];
     this.pendingChars = 0;
-    if (!this.out.write(text)) await once(this.out, 'drain');
+    this.out.write(text);
   }
 
   /** Writes what is left, runs `finish` on the complete temporary file, then renames it into place. */
   async close(finish?: (tmp: string) => Promise<void>): Promise<void> {
-    await this.flush();
+    this.flush();
     this.out.end();
     await once(this.out, 'finish');
     if (this.failed) throw this.failed;
@@ -95,7 +103,7 @@ export class SnapshotWriter {
     const head = JSON.stringify({ format: SNAPSHOT_FORMAT, version: SNAPSHOT_VERSION, info });
     const opening = `${head.slice(0, -1)},"count":`;
     this.countAt = Buffer.byteLength(opening);
-    void this.file.write(`${opening}${' '.repeat(COUNT_WIDTH)}}`);
+    this.file.write(`${opening}${' '.repeat(COUNT_WIDTH)}}`);
   }
 
   static async open(path: string, info: ListSnapshotInfo): Promise<SnapshotWriter> {
@@ -107,8 +115,13 @@ export class SnapshotWriter {
     return this.file.lines - 1;
   }
 
-  write(r: EntityRecord): Promise<void> {
-    return this.file.write(JSON.stringify(r));
+  write(r: EntityRecord): void {
+    this.file.write(JSON.stringify(r));
+  }
+
+  /** See LineFile.ready. */
+  ready(): Promise<void> {
+    return this.file.ready();
   }
 
   /** Fills in the count and renames the file into place. */
@@ -130,37 +143,69 @@ export class SnapshotWriter {
   }
 }
 
-/** Reads the header, then streams the records; throws SnapshotError on any inconsistency. */
-export async function readSnapshot(path: string): Promise<{ info: ListSnapshotInfo; count: number; records: AsyncIterable<EntityRecord> }> {
-  const lines = createInterface({ input: createReadStream(path), crlfDelay: Infinity })[Symbol.asyncIterator]();
+/** Characters read from a file at a time. */
+const READ_CHUNK = 1 << 20;
+
+/**
+ * The lines of a text file in batches (one per chunk read), without their line ends. Callers
+ * handle a batch in a synchronous loop: a promise per batch, not per line.
+ */
+export async function* lineBatches(path: string): AsyncIterable<string[]> {
+  let rest = '';
+  for await (const chunk of createReadStream(path, { encoding: 'utf8', highWaterMark: READ_CHUNK }) as AsyncIterable<string>) {
+    const lines = (rest + chunk).split('\n');
+    rest = lines.pop()!;
+    if (lines.length > 0) yield lines;
+  }
+  if (rest !== '') yield [rest];
+}
+
+/**
+ * Reads the header, then streams the records in batches; throws SnapshotError on any
+ * inconsistency.
+ */
+export async function readSnapshot(path: string): Promise<{ info: ListSnapshotInfo; count: number; batches: AsyncIterable<EntityRecord[]> }> {
+  const lines = lineBatches(path)[Symbol.asyncIterator]();
   const first = await lines.next();
   if (first.done) throw new SnapshotError(`${path}: empty snapshot`);
+  const firstLines = first.value;
   let header: SnapshotHeader;
   try {
-    header = JSON.parse(first.value) as SnapshotHeader;
+    header = JSON.parse(firstLines[0]) as SnapshotHeader;
   } catch {
     throw new SnapshotError(`${path}:1: not a snapshot header`);
   }
   if (header.format !== SNAPSHOT_FORMAT) throw new SnapshotError(`${path}:1: not a ${SNAPSHOT_FORMAT} file`);
   if (header.version !== SNAPSHOT_VERSION) throw new SnapshotError(`${path}:1: unsupported snapshot version ${header.version}`);
   const types = new Set<string>(ENTITY_TYPES);
-  async function* records(): AsyncIterable<EntityRecord> {
-    let n = 0;
-    for (;;) {
-      const next = await lines.next();
-      if (next.done) break;
-      if (next.value === '') continue;
+  let n = 0;
+  const parse = (text: string[], from: number): EntityRecord[] => {
+    const out: EntityRecord[] = [];
+    for (let i = from; i < text.length; i++) {
+      const line = text[i];
+      if (line === '' || line === '\r') continue;
       n++;
       let r: EntityRecord;
       try {
-        r = JSON.parse(next.value) as EntityRecord;
+        r = JSON.parse(line) as EntityRecord;
       } catch {
         throw new SnapshotError(`${path}:${n + 1}: malformed record`);
       }
       if (!types.has(r.entity_type) || typeof r.value !== 'string') throw new SnapshotError(`${path}:${n + 1}: invalid record`);
-      yield r;
+      out.push(r);
+    }
+    return out;
+  };
+  async function* batches(): AsyncIterable<EntityRecord[]> {
+    const head = parse(firstLines, 1);
+    if (head.length > 0) yield head;
+    for (;;) {
+      const next = await lines.next();
+      if (next.done) break;
+      const batch = parse(next.value, 0);
+      if (batch.length > 0) yield batch;
     }
     if (n !== header.count) throw new SnapshotError(`${path}: truncated snapshot (${n} of ${header.count} records)`);
   }
-  return { info: header.info, count: header.count, records: records() };
+  return { info: header.info, count: header.count, batches: batches() };
 }

@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
+import { createHash, hash } from 'node:crypto';
 import { canonicalKey } from '../engine/normalize/index.js';
-import type { EntityRecord } from '../engine/model.js';
+import type { EntityRecord, EntityType } from '../engine/model.js';
 
 /**
  * Listing history: what changed between a list's committed version and a new one, and the
@@ -23,9 +23,10 @@ import type { EntityRecord } from '../engine/model.js';
  *   dropped period: screening as of a time before it could miss one, so it is refused.
  * All timestamps are the ingestion time `at` of the version, the only time we can vouch for.
  *
- * The diff streams: the new version's records are read once, the committed files twice each, and
- * only keys are held in memory, so a version of millions of rows costs memory per key, not per
- * record.
+ * The diff streams: the new version's records are read once, the committed files twice each, in
+ * batches (a promise per batch, not per record), and only keys are held in memory, so a version of
+ * millions of rows costs memory per key, not per record. Keys the producer computed already (an
+ * upload's rows were keyed when they were checked) are not computed again.
  */
 
 type ListChangeKind = 'listed' | 'delisted' | 'relisted';
@@ -55,7 +56,12 @@ export interface ChangeSink {
 }
 
 export function entityKey(r: Pick<EntityRecord, 'entity_type' | 'value'>): string {
-  return `${r.entity_type}\u0000${canonicalKey(r.entity_type, r.value) ?? r.value.trim()}`;
+  return keyOf(r.entity_type, canonicalKey(r.entity_type, r.value) ?? r.value.trim());
+}
+
+/** The identity of a value of `type` whose canonical key is `canonical` (what entityKey gives). */
+export function keyOf(type: EntityType, canonical: string): string {
+  return `${type}\u0000${canonical}`;
 }
 
 /**
@@ -64,21 +70,28 @@ export function entityKey(r: Pick<EntityRecord, 'entity_type' | 'value'>): strin
  * entity's identity. A re-run of the same commit gives the same ids.
  */
 export function changeId(list: string, version: string, at: string, kind: ListChangeKind, key: string): string {
-  return `chg_${createHash('sha256')
-    .update(JSON.stringify([list, version, at, kind, key]))
-    .digest('hex')
-    .slice(0, 32)}`;
+  return `chg_${hash('sha256', JSON.stringify([list, version, at, kind, key]), 'hex').slice(0, 32)}`;
 }
 
-interface RecordOut {
-  write(r: EntityRecord): Promise<void>;
+/**
+ * Records in the order they come, a batch at a time, with their identities (`entityKey`) when
+ * the producer has them already (an upload's rows were keyed when they were checked).
+ */
+export interface RecordBatch {
+  records: EntityRecord[];
+  keys?: readonly string[];
 }
 
-interface ChangeOut {
-  write(c: ListChange): Promise<void>;
-}
+export type RecordBatches = AsyncIterable<RecordBatch> | Iterable<RecordBatch>;
 
-type Records = AsyncIterable<EntityRecord> | Iterable<EntityRecord>;
+/**
+ * Where the diff writes: synchronously, a line at a time; `ready` (awaited once per input batch)
+ * holds it back while the output is behind.
+ */
+interface Out<T> {
+  write(x: T): void;
+  ready?(): Promise<void>;
+}
 
 export interface DiffInput {
   list: string;
@@ -86,9 +99,9 @@ export interface DiffInput {
   version: string;
   at: string;
   /** The new version's records, read once. */
-  next: Records;
+  next: RecordBatches;
   /** The committed version: its active records and its ended periods, each readable twice; null for the first version. */
-  previous: { active: () => Records; ended: () => Records } | null;
+  previous: { active: () => RecordBatches; ended: () => RecordBatches } | null;
   /** Sequence number of the first change. */
   firstSeq: number;
   /** Ended periods that ended before this time (ISO 8601) are dropped. */
@@ -96,9 +109,9 @@ export interface DiffInput {
   /** Ended periods kept at most (the oldest dropped first; this version's own delistings always stay). */
   maxPeriods: number;
   /** The new version's files: active records, then ended periods oldest first, then the changes. */
-  active: RecordOut;
-  ended: RecordOut;
-  changes: ChangeOut;
+  active: Out<EntityRecord>;
+  ended: Out<EntityRecord>;
+  changes: Out<ListChange>;
 }
 
 export interface DiffResult {
@@ -121,62 +134,109 @@ function period(r: EntityRecord, list: string, listedAt: string | null, removedA
   return out;
 }
 
-interface Listed {
-  listedAt: string | null;
-  records: number;
+/** Each record of `batches` with its identity; `ready` runs after each batch. */
+async function eachKeyed(batches: RecordBatches, ready: () => Promise<void>, fn: (r: EntityRecord, key: string) => void): Promise<void> {
+  for await (const { records, keys } of batches) {
+    for (let i = 0; i < records.length; i++) fn(records[i], keys?.[i] ?? entityKey(records[i]));
+    await ready();
+  }
+}
+
+/**
+ * The committed version's keys, each once, numbered in order of first appearance ("slots"): per
+ * slot the start of its listing period and its records, in arrays rather than an object per key
+ * (a version of millions of keys keeps the heap, and its collections, small).
+ */
+class ListedKeys {
+  private readonly slots = new Map<string, number>();
+  readonly keys: string[] = [];
+  readonly listedAt: (string | null)[] = [];
+  readonly records: number[] = [];
+  /** Per slot: 1 once the new version holds the key. */
+  kept = new Uint8Array(0);
+  /** Per slot: 1 once its `delisted` change is out. */
+  delisted = new Uint8Array(0);
+  /** The last listing time seen, so that equal times share one string. */
+  private lastAt: string | null = null;
+
+  add(key: string, listedAt: string | null): number {
+    let slot = this.slots.get(key);
+    if (slot === undefined) {
+      slot = this.keys.length;
+      this.slots.set(key, slot);
+      this.keys.push(key);
+      if (listedAt !== this.lastAt && listedAt !== null) this.lastAt = listedAt;
+      this.listedAt.push(listedAt === null ? null : this.lastAt);
+      this.records.push(0);
+    }
+    this.records[slot]++;
+    return slot;
+  }
+
+  slot(key: string): number | undefined {
+    return this.slots.get(key);
+  }
+
+  seal(): void {
+    this.kept = new Uint8Array(this.keys.length);
+    this.delisted = new Uint8Array(this.keys.length);
+  }
 }
 
 export async function diffVersion(input: DiffInput): Promise<DiffResult> {
   const { list, owner, version, at, previous } = input;
   let seq = input.firstSeq;
   const counts = { listed: 0, delisted: 0, relisted: 0 };
-  const emit = async (kind: ListChangeKind, key: string, record: EntityRecord) => {
+  const emit = (kind: ListChangeKind, key: string, record: EntityRecord) => {
     counts[kind]++;
-    await input.changes.write({ seq: seq++, change_id: changeId(list, version, at, kind, key), list, owner, version, kind, at, record });
+    input.changes.write({ seq: seq++, change_id: changeId(list, version, at, kind, key), list, owner, version, kind, at, record });
   };
+  const outs = [input.active, input.ended, input.changes];
+  const ready = async () => {
+    for (const o of outs) await o.ready?.();
+  };
+  const none = () => Promise.resolve();
 
   // The committed version's keys, in file order (read again below without normalizing twice).
-  const wasListed = new Map<string, Listed>();
-  const activeKeys: string[] = [];
+  const was = new ListedKeys();
+  const activeSlots: number[] = [];
   const endedKeys = new Set<string>();
   const endedOrder: string[] = [];
   let endedKept = 0;
   if (previous) {
-    for await (const r of previous.active()) {
-      const k = entityKey(r);
-      activeKeys.push(k);
-      const seen = wasListed.get(k);
-      if (seen) seen.records++;
-      else wasListed.set(k, { listedAt: r.listed_at, records: 1 });
-    }
-    for await (const r of previous.ended()) {
-      const k = entityKey(r);
+    await eachKeyed(previous.active(), none, (r, k) => activeSlots.push(was.add(k, r.listed_at)));
+    await eachKeyed(previous.ended(), none, (r, k) => {
       endedOrder.push(k);
       endedKeys.add(k);
       if (r.removed_at === null || r.removed_at >= input.cutoff) endedKept++;
-    }
+    });
   }
+  was.seal();
 
   let total = 0;
-  const seen = new Set<string>();
-  for await (const r of input.next) {
-    const k = entityKey(r);
-    const prior = wasListed.get(k);
-    await input.active.write(period(r, list, prior ? (prior.listedAt ?? at) : at, null));
+  // Keys of the new version the committed one does not hold (those it holds are `was.kept`).
+  const added = new Set<string>();
+  await eachKeyed(input.next, ready, (r, k) => {
+    const prior = was.slot(k);
     total++;
-    if (seen.has(k)) continue;
-    seen.add(k);
-    if (previous && !prior) await emit(endedKeys.has(k) ? 'relisted' : 'listed', k, period(r, list, at, null));
-  }
+    if (prior !== undefined) {
+      input.active.write(period(r, list, was.listedAt[prior] ?? at, null));
+      was.kept[prior] = 1;
+      return;
+    }
+    input.active.write(period(r, list, at, null));
+    if (added.has(k)) return;
+    added.add(k);
+    if (previous) emit(endedKeys.has(k) ? 'relisted' : 'listed', k, period(r, list, at, null));
+  });
+  const inNext = (k: string) => {
+    const slot = was.slot(k);
+    return slot === undefined ? added.has(k) : was.kept[slot] === 1;
+  };
 
-  // Keys leaving now; their periods end with this version.
-  const leaving = new Set<string>();
+  // Keys leaving now (in the committed version, not in the new one); their periods end with this version.
   let leavingRecords = 0;
-  for (const [k, v] of wasListed) {
-    if (seen.has(k)) continue;
-    leaving.add(k);
-    leavingRecords += v.records;
-  }
+  for (let slot = 0; slot < was.keys.length; slot++) if (was.kept[slot] === 0) leavingRecords += was.records[slot];
 
   // Earlier periods, oldest end first: past the cut-off or over the cap they go.
   let excess = Math.max(0, endedKept + leavingRecords - input.maxPeriods);
@@ -184,29 +244,30 @@ export async function diffVersion(input: DiffInput): Promise<DiffResult> {
   let periods = 0;
   if (previous) {
     let i = 0;
-    for await (const r of previous.ended()) {
+    await eachKeyed(previous.ended(), ready, (r) => {
       const k = endedOrder[i++];
       const removed = r.removed_at ?? at;
       if (removed < input.cutoff || excess > 0) {
         if (removed >= input.cutoff) excess--;
         if (droppedUntil === null || removed > droppedUntil) droppedUntil = removed;
-        continue;
+        return;
       }
-      await input.ended.write(period(r, list, r.listed_at, removed, r.superseded === true || seen.has(k) || leaving.has(k)));
+      const slot = was.slot(k);
+      const leaving = slot !== undefined && was.kept[slot] === 0;
+      input.ended.write(period(r, list, r.listed_at, removed, r.superseded === true || inNext(k) || leaving));
       periods++;
-    }
+    });
     let j = 0;
-    const delisted = new Set<string>();
-    for await (const r of previous.active()) {
-      const k = activeKeys[j++];
-      if (!leaving.has(k)) continue;
+    await eachKeyed(previous.active(), ready, (r) => {
+      const slot = activeSlots[j++];
+      if (was.kept[slot] === 1) return;
       const ended = period(r, list, r.listed_at, at);
-      await input.ended.write(ended);
+      input.ended.write(ended);
       periods++;
-      if (delisted.has(k)) continue;
-      delisted.add(k);
-      await emit('delisted', k, ended);
-    }
+      if (was.delisted[slot] === 1) return;
+      was.delisted[slot] = 1;
+      emit('delisted', was.keys[slot], ended);
+    });
   }
   return { total, periods, ...counts, lastSeq: seq - 1, droppedUntil };
 }

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { EntityRecord, ListSnapshotInfo } from '../engine/model.js';
 import { cleanRecords } from './clean.js';
 import { mixerFromConfig, NotConfiguredError, type MixerRole, type MixerScanner } from './chain/mixer.js';
-import { contentVersion, type ChangeSink } from './diff.js';
+import { contentVersion, type ChangeSink, type RecordBatches } from './diff.js';
 import { fetchOptionsFromConfig, fetchSourceFiles } from './fetch.js';
 import { LISTS } from './registry.js';
 import { cadenceIntervalMs, isDue, nextCheckAt, PrimarySchedule, systemClock, type Clock } from './schedule.js';
@@ -90,9 +90,9 @@ export class ListOperationError extends Error {
   }
 }
 
-/** A new content of an uploaded list: its records (read once) and its content version. */
+/** A new content of a list: its records (read once, in batches) and its content version. */
 export interface UploadedVersion {
-  records: AsyncIterable<EntityRecord> | Iterable<EntityRecord>;
+  records: RecordBatches;
   version: string;
 }
 
@@ -462,7 +462,7 @@ export class ListManager {
         state = await this.saveStatus({ ...state, last_checked: at, last_attempt: at, last_error: null, source_digest: fetched.digest });
         return { slug: def.slug, result: 'unchanged', version, changes: 0, total: state.total };
       }
-      return await this.commitVersion(def, state, { records, version }, fetched.digest, started);
+      return await this.commitVersion(def, state, { records: [{ records }], version }, fetched.digest, started);
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       const unconfigured = err instanceof NotConfiguredError;
@@ -581,7 +581,7 @@ export class ListManager {
     }));
     const store = this.store;
     async function* records(): AsyncIterable<EntityRecord> {
-      for (const { state } of loaded) yield* store.records(state!);
+      for (const { state } of loaded) for await (const batch of store.records(state!)) yield* batch;
     }
     // Until a load succeeds the engine serves an older generation than the committed one.
     this.engineStale = true;

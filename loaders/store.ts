@@ -1,10 +1,8 @@
-import { createReadStream } from 'node:fs';
 import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { LineFile, readSnapshot, SnapshotWriter } from '../engine/snapshot.js';
+import { LineFile, lineBatches, readSnapshot, SnapshotWriter } from '../engine/snapshot.js';
 import type { EntityRecord, ListSnapshotInfo } from '../engine/model.js';
-import { diffVersion, type DiffResult, type ListChange } from './diff.js';
+import { diffVersion, type DiffResult, type ListChange, type RecordBatch, type RecordBatches } from './diff.js';
 import type { ListDefinition } from './types.js';
 
 /**
@@ -92,7 +90,7 @@ export interface CommitInput {
   info: ListSnapshotInfo;
   owner: number;
   /** The new version's records, read once. */
-  records: AsyncIterable<EntityRecord> | Iterable<EntityRecord>;
+  records: RecordBatches;
   checked_at: string;
   source_digest: string | null;
   /** Ended periods that ended before this time (ISO 8601) are dropped. */
@@ -178,16 +176,17 @@ export class ListStore {
     await writeJsonAtomic(join(this.root(), 'sequence.json'), { last });
   }
 
-  /** Streams the committed version for the engine: active records, then the ended periods. */
-  async *records(state: ListStateFile): AsyncIterable<EntityRecord> {
+  /** Streams the committed version for the engine, in batches: active records, then the ended periods. */
+  async *records(state: ListStateFile): AsyncIterable<EntityRecord[]> {
     for (const file of [state.snapshot, state.history]) {
       if (!file) continue;
-      yield* (await readSnapshot(join(this.dir(state.slug), file))).records;
+      yield* (await readSnapshot(join(this.dir(state.slug), file))).batches;
     }
   }
 
-  private async *file(state: ListStateFile, file: string | null): AsyncIterable<EntityRecord> {
-    if (file) yield* (await readSnapshot(join(this.dir(state.slug), file))).records;
+  private async *file(state: ListStateFile, file: string | null): AsyncIterable<RecordBatch> {
+    if (!file) return;
+    for await (const records of (await readSnapshot(join(this.dir(state.slug), file))).batches) yield { records };
   }
 
   /**
@@ -221,7 +220,7 @@ export class ListStore {
         maxPeriods: next.maxPeriods,
         active,
         ended,
-        changes: { write: (c: ListChange) => changes.write(JSON.stringify(c)) },
+        changes: { write: (c: ListChange) => changes.write(JSON.stringify(c)), ready: () => changes.ready() },
       });
       await active.close();
       await ended.close();
@@ -262,13 +261,14 @@ export class ListStore {
   /** Reads a change file in batches of at most `size` changes. */
   async *readChanges(slug: string, file: string, size: number): AsyncIterable<ListChange[]> {
     let batch: ListChange[] = [];
-    const lines = createInterface({ input: createReadStream(join(this.dir(slug), file)), crlfDelay: Infinity });
-    for await (const line of lines) {
-      if (!line) continue;
-      batch.push(JSON.parse(line) as ListChange);
-      if (batch.length >= size) {
-        yield batch;
-        batch = [];
+    for await (const lines of lineBatches(join(this.dir(slug), file))) {
+      for (const line of lines) {
+        if (!line) continue;
+        batch.push(JSON.parse(line) as ListChange);
+        if (batch.length >= size) {
+          yield batch;
+          batch = [];
+        }
       }
     }
     if (batch.length > 0) yield batch;

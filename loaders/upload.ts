@@ -1,11 +1,13 @@
-import { createReadStream, createWriteStream } from 'node:fs';
+import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { rm } from 'node:fs/promises';
-import { createInterface } from 'node:readline';
 import { ENTITY_TYPES, type EntityRecord, type EntityType, type Metadata } from '../engine/model.js';
 import { canonicalKey } from '../engine/normalize/index.js';
-import { valueProblem } from '../engine/normalize/validate.js';
+import type { CountryRef } from '../engine/normalize/country.js';
+import { prepareValue, ValueProblem, type PreparedValue } from '../engine/normalize/validate.js';
+import { lineBatches } from '../engine/snapshot.js';
 import { SCREENED_KIND } from './clean.js';
+import { keyOf, type RecordBatch } from './diff.js';
 import { createHash } from 'node:crypto';
 
 /**
@@ -57,6 +59,19 @@ function deeperThan(value: unknown, levels: number): boolean {
   return false;
 }
 
+/**
+ * The canonical key (`canonicalKey`) of a valid value from what the screening validator prepared
+ * of it, for the types whose validator normalizes as the key does (the same normalizer), so that
+ * the check normalizes each value once. The others (names, e-mail domains) are keyed apart.
+ */
+const KEY_FROM_PREPARED: Partial<Record<EntityType, (p: PreparedValue) => string>> = {
+  crypto_address: (p) => p as string,
+  website: (p) => p as string,
+  government_id: (p) => p as string,
+  email: (p) => (p as { key: string }).key,
+  country: (p) => (p as CountryRef).code,
+};
+
 /** Checks one row and makes it a record of `list`; throws UploadRowError naming the line. */
 class RowChecker {
   private readonly types: ReadonlySet<string>;
@@ -68,7 +83,8 @@ class RowChecker {
     this.types = new Set(entityTypes);
   }
 
-  check(line: number, row: unknown): EntityRecord {
+  /** The row's record and its identity (see loaders/diff.ts `entityKey`). */
+  check(line: number, row: unknown): { record: EntityRecord; key: string } {
     if (row === null || typeof row !== 'object' || Array.isArray(row)) throw new UploadRowError(line, null, 'a row must be an object with entity_type, value and metadata', row);
     const fields = row as Record<string, unknown>;
     for (const key of Object.keys(fields)) {
@@ -85,12 +101,18 @@ class RowChecker {
     if (trimmed.length === 0) throw new UploadRowError(line, 'value', 'value is empty', value);
     if (trimmed.length > MAX_VALUE_LENGTH) throw new UploadRowError(line, 'value', `value is longer than ${MAX_VALUE_LENGTH} characters`);
     if (CONTROL.test(trimmed)) throw new UploadRowError(line, 'value', 'value contains a control character', value);
-    if (canonicalKey(type as EntityType, trimmed) === null) throw new UploadRowError(line, 'value', `not a valid ${type.replace(/_/g, ' ')}`, value);
-    // The validator screening applies to a query of this kind: a value it refuses could never be matched.
+    // The validator screening applies to a query of this kind: a value it refuses could never be
+    // matched. What it prepared is, for most types, the canonical key too (normalized once).
     const kind = SCREENED_KIND[type as EntityType];
-    const problem = kind === undefined ? null : valueProblem(kind, trimmed);
-    if (problem !== null) throw new UploadRowError(line, 'value', problem, value);
-    return { list: this.list, entity_type: type as EntityType, value: trimmed, metadata: this.metadata(line, fields.metadata), source_url: null, listed_at: null, removed_at: null };
+    const prepared = kind === undefined ? null : prepareValue(kind, trimmed);
+    const fromPrepared = prepared === null || prepared instanceof ValueProblem ? undefined : KEY_FROM_PREPARED[type as EntityType];
+    const canonical = fromPrepared ? fromPrepared(prepared as PreparedValue) || null : canonicalKey(type as EntityType, trimmed);
+    if (canonical === null) throw new UploadRowError(line, 'value', `not a valid ${type.replace(/_/g, ' ')}`, value);
+    if (prepared instanceof ValueProblem) throw new UploadRowError(line, 'value', prepared.message, value);
+    return {
+      record: { list: this.list, entity_type: type as EntityType, value: trimmed, metadata: this.metadata(line, fields.metadata), source_url: null, listed_at: null, removed_at: null },
+      key: keyOf(type as EntityType, canonical),
+    };
   }
 
   private metadata(line: number, raw: unknown): Metadata {
@@ -418,7 +440,11 @@ function rowParser(format: UploadFormat, onRow: RowHandler): RowParser {
 }
 
 export interface StagedUpload {
-  /** The staged file: one record per line (NDJSON), in upload order. */
+  /**
+   * The staged file: one row per line, in upload order, as the JSON array `[key, record]`: the
+   * row's identity, worked out by the check, goes with it so that the diff need not normalize the
+   * value again.
+   */
   path: string;
   rows: number;
   /** Content version of the upload (the same checksum a list's versions carry). */
@@ -451,9 +477,9 @@ export async function stageUpload(body: AsyncIterable<Uint8Array>, opts: StageOp
   let rows = 0;
   let lines: string[] = [];
   const parser = rowParser(opts.format, (line, row) => {
-    const record = checker.check(line, row);
+    const { record, key } = checker.check(line, row);
     if (++rows > opts.maxRows) throw new UploadLimitError(`the upload holds more than ${opts.maxRows} rows`);
-    lines.push(JSON.stringify(record));
+    lines.push(JSON.stringify([key, record]));
   });
   const decoder = new TextDecoder('utf-8', { fatal: true });
   const flush = async () => {
@@ -496,8 +522,17 @@ export async function stageUpload(body: AsyncIterable<Uint8Array>, opts: StageOp
   return { path: opts.path, rows, version: hash.digest('hex').slice(0, 16) };
 }
 
-/** The records of a staged upload, in upload order. */
-export async function* stagedRecords(path: string): AsyncIterable<EntityRecord> {
-  const lines = createInterface({ input: createReadStream(path), crlfDelay: Infinity });
-  for await (const line of lines) if (line) yield JSON.parse(line) as EntityRecord;
+/** The rows of a staged upload in batches, in upload order, with their identities. */
+export async function* stagedBatches(path: string): AsyncIterable<RecordBatch> {
+  for await (const lines of lineBatches(path)) {
+    const records: EntityRecord[] = [];
+    const keys: string[] = [];
+    for (const line of lines) {
+      if (!line) continue;
+      const [key, record] = JSON.parse(line) as [string, EntityRecord];
+      records.push(record);
+      keys.push(key);
+    }
+    yield { records, keys };
+  }
 }

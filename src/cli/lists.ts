@@ -19,7 +19,7 @@ import pino from 'pino';
 import { ENTITY_TYPES, LIST_TYPES, type EntityType, type ListType } from '../../engine/model.js';
 import { announce } from './support.js';
 import { ListManager, type ProgressEvent, type RefreshOutcome } from '../../loaders/manager.js';
-import { stagedRecords, stageUpload, UPLOAD_FORMATS, UploadRowError, type UploadFormat } from '../../loaders/upload.js';
+import { stagedBatches, stageUpload, UPLOAD_FORMATS, UploadRowError, type UploadFormat } from '../../loaders/upload.js';
 import { loadConfig, type Config } from '../config.js';
 import { runningService } from '../operator/service-file.js';
 import { OPERATOR_SLUG, RESERVED_SLUGS } from '../api/schemas/lists.js';
@@ -306,7 +306,7 @@ async function upload(config: Config, manager: ListManager, op: Extract<Operatio
         throw err instanceof UploadRowError ? new Error(`${op.file}:${err.line}: ${err.reason}`) : err;
       },
     );
-    return await manager.uploadList(op.slug, { records: stagedRecords(path), version: staged.version });
+    return await manager.uploadList(op.slug, { records: stagedBatches(path), version: staged.version });
   } finally {
     await rm(path, { force: true });
   }

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { EntityType, ListType } from '../../engine/model.js';
 import { ListOperationError, type ListManager, type RefreshOutcome } from '../../loaders/manager.js';
-import { stagedRecords, stageUpload, UploadLimitError, UploadRowError, type UploadFormat } from '../../loaders/upload.js';
+import { stagedBatches, stageUpload, UploadLimitError, UploadRowError, type UploadFormat } from '../../loaders/upload.js';
 import { HttpError, ValidationFailed } from '../core/errors.js';
 import type { Notifier } from '../store/notify.js';
 import { ALL_LISTS, type Job, type JobKind, type ListJobs } from './jobs.js';
@@ -132,7 +132,7 @@ export class ListOperations {
       case 'refresh':
         return manager.refresh(job.list === ALL_LISTS ? undefined : job.list, { sourceDir: typeof p.source_dir === 'string' ? p.source_dir : undefined });
       case 'upload':
-        return [await manager.uploadList(job.list, { records: stagedRecords(this.stagedPath(job.id)), version: String(p.version) })];
+        return [await manager.uploadList(job.list, { records: stagedBatches(this.stagedPath(job.id)), version: String(p.version) })];
       case 'create': {
         const def = p as unknown as NewList;
         if (def.owner !== undefined) {

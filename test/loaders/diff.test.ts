@@ -1,7 +1,7 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import type { EntityRecord, EntityType } from '../../engine/model.js';
-import { changeId, diffVersion, entityKey, type ListChange } from '../../loaders/diff.js';
+import { changeId, diffVersion, entityKey, type ListChange, type RecordBatch } from '../../loaders/diff.js';
 
 const rec = (entity_type: EntityType, value: string, metadata: Record<string, unknown> = {}): EntityRecord => ({
   list: 'l',
@@ -22,6 +22,13 @@ interface Version {
   counts: { listed: number; delisted: number; relisted: number };
 }
 
+/** Records in batches of two (the diff reads its inputs a batch at a time). */
+function batches(records: EntityRecord[]): RecordBatch[] {
+  const out: RecordBatch[] = [];
+  for (let i = 0; i < records.length; i += 2) out.push({ records: records.slice(i, i + 2) });
+  return out;
+}
+
 let seq = 1;
 async function diff(version: string, at: string, previous: Version | null, next: EntityRecord[], opts: { cutoff?: string; maxPeriods?: number } = {}): Promise<Version> {
   const out: Version = { active: [], ended: [], changes: [], droppedUntil: null, counts: { listed: 0, delisted: 0, relisted: 0 } };
@@ -30,14 +37,14 @@ async function diff(version: string, at: string, previous: Version | null, next:
     owner: 0,
     version,
     at,
-    next,
-    previous: previous && { active: () => previous.active, ended: () => previous.ended },
+    next: batches(next),
+    previous: previous && { active: () => batches(previous.active), ended: () => batches(previous.ended) },
     firstSeq: seq,
     cutoff: opts.cutoff ?? '',
     maxPeriods: opts.maxPeriods ?? 1_000_000,
-    active: { write: async (x) => void out.active.push(x) },
-    ended: { write: async (x) => void out.ended.push(x) },
-    changes: { write: async (c) => void out.changes.push(c) },
+    active: { write: (x) => void out.active.push(x) },
+    ended: { write: (x) => void out.ended.push(x) },
+    changes: { write: (c) => void out.changes.push(c) },
   });
   assert.equal(r.total, out.active.length);
   assert.equal(r.periods, out.ended.length);
@@ -102,6 +109,40 @@ describe('diffVersion', () => {
         ['Omar', 'T1'],
         ['ali hassan', 'T3'],
       ],
+    );
+  });
+
+  test('identities given with a batch are taken as they are (an upload keys its rows when it checks them)', async () => {
+    const v1 = await diff('v1', 'T1', null, [rec('email', 'a@x.org')]);
+    const next = [rec('email', 'b@x.org'), rec('email', 'c@x.org')];
+    const out: EntityRecord[] = [];
+    const changes: ListChange[] = [];
+    const r = await diffVersion({
+      list: 'l',
+      owner: 0,
+      version: 'v2',
+      at: 'T2',
+      // b@x.org comes keyed as a@x.org: the same entity, so no change and its listing time stays.
+      next: [{ records: next, keys: [entityKey(rec('email', 'a@x.org')), entityKey(next[1])] }],
+      previous: { active: () => batches(v1.active), ended: () => batches(v1.ended) },
+      firstSeq: seq,
+      cutoff: '',
+      maxPeriods: 1_000,
+      active: { write: (x) => void out.push(x) },
+      ended: { write: () => assert.fail('nothing ends') },
+      changes: { write: (c) => void changes.push(c) },
+    });
+    seq = r.lastSeq + 1;
+    assert.deepEqual(
+      out.map((x) => [x.value, x.listed_at]),
+      [
+        ['b@x.org', 'T1'],
+        ['c@x.org', 'T2'],
+      ],
+    );
+    assert.deepEqual(
+      changes.map((c) => [c.kind, c.record.value]),
+      [['listed', 'c@x.org']],
     );
   });
 

@@ -478,9 +478,9 @@ test('uploaded lists: created empty, each upload a diffed version, deleted with 
     await assert.rejects(m.createList(def), { message: 'list ops already exists' });
     const rec = (value: string): EntityRecord => ({ list: 'ops', entity_type: 'email', value, metadata: {}, source_url: null, listed_at: null, removed_at: null });
     clock = new Date('2026-04-08T00:00:00.000Z');
-    const up = await m.uploadList('ops', { records: [rec('a@x.org'), rec('b@x.org')], version: 'v-ab' });
+    const up = await m.uploadList('ops', { records: [{ records: [rec('a@x.org'), rec('b@x.org')] }], version: 'v-ab' });
     assert.deepEqual([up.result, up.listed, up.total], ['new_version', 2, 2]);
-    assert.deepEqual((await m.uploadList('ops', { records: [rec('a@x.org'), rec('b@x.org')], version: 'v-ab' })).result, 'unchanged');
+    assert.deepEqual((await m.uploadList('ops', { records: [{ records: [rec('a@x.org'), rec('b@x.org')] }], version: 'v-ab' })).result, 'unchanged');
     clock = new Date('2026-04-09T00:00:00.000Z');
     const del = await m.deleteList('ops');
     assert.deepEqual([del.result, del.delisted, del.total], ['new_version', 2, 0]);

@@ -4,7 +4,8 @@ import { mkdtempSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { EntityRecord, EntityType } from '../../engine/model.js';
-import { stagedRecords, stageUpload, UploadLimitError, UploadRowError, type UploadFormat } from '../../loaders/upload.js';
+import { entityKey } from '../../loaders/diff.js';
+import { stagedBatches, stageUpload, UploadLimitError, UploadRowError, type UploadFormat } from '../../loaders/upload.js';
 
 /** Uploads of operator and private lists: the three formats, streamed in arbitrary chunks, checked row by row. */
 const dir = mkdtempSync(join(tmpdir(), 'upload-test-'));
@@ -23,7 +24,11 @@ async function stage(format: UploadFormat, text: string, opts: { size?: number; 
   const path = join(dir, `u${n++}.ndjson`);
   const staged = await stageUpload(chunks(text, opts.size ?? 7), { format, list: 'my_list', entityTypes: opts.types ?? TYPES, path, maxRows: opts.maxRows ?? 1_000_000 });
   const records: EntityRecord[] = [];
-  for await (const r of stagedRecords(path)) records.push(r);
+  for await (const batch of stagedBatches(path)) {
+    // Each row carries the identity its check worked out, the one the diff would compute.
+    assert.deepEqual(batch.keys, batch.records.map(entityKey));
+    records.push(...batch.records);
+  }
   return { staged, records, path };
 }
 
@@ -73,6 +78,25 @@ describe('stageUpload', () => {
     }
     assert.equal(versions.size, 1, 'one content, one version');
     assert.notEqual((await stage('ndjson', JSON.stringify(ROWS[0]))).staged.version, [...versions][0]);
+  });
+
+  test('each staged row carries its identity, the key the diff and the engine would compute from its value', async () => {
+    const rows: [EntityType, string][] = [
+      ['crypto_address', '0xABCDEF0000000000000000000000000000000001'],
+      ['crypto_address', 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq'],
+      ['crypto_address', '1BoatSLRHtKNngkdXEeobR76b53LETtpyT'],
+      ['email', ' Bad@Example.COM '],
+      ['website', 'HTTPS://Www.Example.com/some/path?q=1'],
+      ['website', 'bücher.example'],
+      ['email_domain', '@Mail.Example.org'],
+      ['government_id', 'ab-12 345/6'],
+      ['country', 'Iran'],
+      ['country', 'Crimea'],
+      ['name', 'Jürgen  MÜLLER'],
+    ];
+    // stage() compares each row's staged key with entityKey(record).
+    const { records } = await stage('ndjson', rows.map(([entity_type, value]) => JSON.stringify({ entity_type, value })).join('\n'));
+    assert.equal(records.length, rows.length);
   });
 
   test('CSV: columns in any order, metadata optional, a BOM and a missing final newline are fine', async () => {
