@@ -162,7 +162,7 @@ export function readText(res: HttpResponse, state: ResponseState, limit: number)
  * client then reads a chunk header followed by the next chunk. A piece this size always fits an
  * empty cork buffer, where uWS copies it, and from there into its backpressure buffer.
  */
-export const MAX_WRITE_BYTES = 16 * 1024 - 64;
+const MAX_WRITE_BYTES = 16 * 1024 - 64;
 /** Seconds of backpressure without a writable event or an accepted write before a stream stops retrying. */
 const STALL_RETRIES = 30;
 
