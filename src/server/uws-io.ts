@@ -163,8 +163,6 @@ export function readText(res: HttpResponse, state: ResponseState, limit: number)
  * empty cork buffer, where uWS copies it, and from there into its backpressure buffer.
  */
 const MAX_WRITE_BYTES = 16 * 1024 - 64;
-/** Seconds of backpressure without a writable event or an accepted write before a stream stops retrying. */
-const STALL_RETRIES = 30;
 
 /**
  * Streams chunks to the client with backpressure: each `write` resolves when uWS accepted the
@@ -172,8 +170,6 @@ const STALL_RETRIES = 30;
  */
 export class StreamWriter {
   private waiting: (() => void) | null = null;
-  /** Waits in a row that ended by the clock, not by a writable event or an accepted write. */
-  private retries = 0;
 
   constructor(
     private readonly res: HttpResponse,
@@ -205,37 +201,13 @@ export class StreamWriter {
     let ok = true;
     if (typeof bytes === 'string') ok = this.writePiece(bytes);
     else for (let at = 0; at < bytes.length; at += MAX_WRITE_BYTES) if (!this.writePiece(bytes.subarray(at, at + MAX_WRITE_BYTES))) ok = false;
-    if (ok) this.retries = 0;
-    else if (!this.state.aborted) await this.drained();
-  }
-
-  /**
-   * Resolves when uWS reports the socket writable, the connection is gone, or a second passed: a
-   * stream under backpressure was seen waiting for a writable event that never came while the
-   * client read all the kernel held, until uWS's 10 s send timeout cut the answer. The next write
-   * after a second drains uWS's buffer itself and re-arms that timeout; a client that takes
-   * nothing for STALL_RETRIES seconds is left to the timeout.
-   */
-  private drained(): Promise<void> {
-    return new Promise<void>((resolve) => {
-      const timer =
-        this.retries < STALL_RETRIES
-          ? setTimeout(() => {
-              this.retries++;
-              wake();
-            }, 1000)
-          : undefined;
-      const wake = () => {
-        clearTimeout(timer);
-        this.waiting = null;
-        resolve();
-      };
-      this.waiting = () => {
-        this.retries = 0;
-        wake();
-      };
-      this.state.whenAborted(wake);
-    });
+    if (!ok && !this.state.aborted) {
+      // Woken when the socket drained, or when the connection is gone (no drain will come).
+      await new Promise<void>((r) => {
+        this.waiting = r;
+        this.state.whenAborted(r);
+      });
+    }
   }
 
   /** One piece in a cork of its own; false when uWS had to buffer it (the socket is full). */
