@@ -3,9 +3,13 @@
  * queries: `node dist/bench/ab-screen-exact.js --a OTHER/dist [--b dist] [--entities N] [--rounds R]`
  * where each directory is a compiled tree (`make build`; OTHER is typically another commit's
  * checkout). Rounds interleave the builds (A B, then B A, ...); each measurement is a tight loop
- * over distinct values of one query kind, rated per CPU-second. Prints, per kind, the median rate
- * of each build and their ratio.
+ * over distinct values of one query kind, rated per CPU-second. A round measures A and B back to
+ * back, so a slow spell of the machine touches both: the ratio of a kind is the median of the
+ * rounds' own ratios. The build loaded second in a process measured up to 1.2x faster than the
+ * same build loaded first (heap and code layout), so the comparison runs twice, in two child
+ * processes, once in each loading order, and reports both ratios and their geometric mean.
  */
+import { execFileSync } from 'node:child_process';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { ScreenQuery } from '../engine/engine.js';
@@ -31,6 +35,8 @@ if (!dirA) throw new Error('usage: ab-screen-exact --a OTHER/dist [--b dist] [--
 const dirB = arg('--b', resolve(import.meta.dirname, '..'));
 const entities = Number(arg('--entities', '200000'));
 const rounds = Number(arg('--rounds', '9'));
+/** In a child: which build to load first (`a` or `b`); it prints its rates as JSON. */
+const first = arg('--first', '');
 
 async function engineOf(dir: string): Promise<EngineLike> {
   const mod = (await import(pathToFileURL(resolve(dir, 'engine', 'engine.js')).href)) as EngineModule;
@@ -63,7 +69,7 @@ const KINDS: [string, ScreenQuery['kind'], string[]][] = [
  * wall clock also counts the time other processes held the cores.
  */
 function rate(engine: EngineLike, kind: ScreenQuery['kind'], vals: string[], lists: string[]): number {
-  const n = Math.max(50_000, vals.length);
+  const n = Math.max(200_000, vals.length);
   let sink = 0;
   const cpu = process.cpuUsage();
   for (let i = 0; i < n; i++) sink += engine.screenExact({ kind, value: vals[i % vals.length], lists })!.length;
@@ -75,26 +81,49 @@ function rate(engine: EngineLike, kind: ScreenQuery['kind'], vals: string[], lis
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const fmt = (hz: number) => `${(hz / 1e6).toFixed(2)} M/s`;
 
-const a = await engineOf(dirA);
-const b = await engineOf(dirB);
-const lists = SYNTHETIC_LISTS.map((l) => l.slug);
-const rates = KINDS.map(() => ({ a: [] as number[], b: [] as number[] }));
-for (const [, kind, vals] of KINDS) {
-  rate(a, kind, vals, lists);
-  rate(b, kind, vals, lists);
+interface Rates {
+  a: number[];
+  b: number[];
 }
-for (let r = 0; r < rounds; r++) {
-  for (const [k, [, kind, vals]] of KINDS.entries()) {
-    const order = r % 2 === 0 ? (['a', 'b'] as const) : (['b', 'a'] as const);
-    for (const side of order) rates[k][side].push(rate(side === 'a' ? a : b, kind, vals, lists));
+
+/** Per kind, the rates of both builds in each round, the one named by `loadFirst` loaded first. */
+async function measure(loadFirst: 'a' | 'b'): Promise<Rates[]> {
+  const firstEngine = await engineOf(loadFirst === 'a' ? dirA : dirB);
+  const secondEngine = await engineOf(loadFirst === 'a' ? dirB : dirA);
+  const [a, b] = loadFirst === 'a' ? [firstEngine, secondEngine] : [secondEngine, firstEngine];
+  const lists = SYNTHETIC_LISTS.map((l) => l.slug);
+  const rates = KINDS.map((): Rates => ({ a: [], b: [] }));
+  for (const [, kind, vals] of KINDS) {
+    rate(a, kind, vals, lists);
+    rate(b, kind, vals, lists);
   }
+  for (let r = 0; r < rounds; r++) {
+    for (const [k, [, kind, vals]] of KINDS.entries()) {
+      const order = r % 2 === 0 ? (['a', 'b'] as const) : (['b', 'a'] as const);
+      for (const side of order) rates[k][side].push(rate(side === 'a' ? a : b, kind, vals, lists));
+    }
+  }
+  await a.close();
+  await b.close();
+  return rates;
 }
-await a.close();
-await b.close();
-console.log(`screenExact per CPU-second, ${entities.toLocaleString('en-US')} synthetic entities, ${rounds} interleaved rounds, medians. A = ${dirA}, B = ${dirB}\n`);
-console.log('| query | A | B | B / A |\n|---|---|---|---|');
-for (const [k, [name]] of KINDS.entries()) {
-  const ma = median(rates[k].a);
-  const mb = median(rates[k].b);
-  console.log(`| ${name} | ${fmt(ma)} | ${fmt(mb)} | ${(mb / ma).toFixed(3)} |`);
+
+const roundRatio = (r: Rates) => median(r.b.map((x, i) => x / r.a[i]));
+
+if (first === 'a' || first === 'b') {
+  console.log(JSON.stringify(await measure(first)));
+} else {
+  const child = (loadFirst: 'a' | 'b') =>
+    JSON.parse(execFileSync(process.execPath, [...process.execArgv, ...process.argv.slice(1), '--first', loadFirst], { encoding: 'utf8', maxBuffer: 1 << 24 })) as Rates[];
+  const aFirst = child('a');
+  const bFirst = child('b');
+  console.log(`screenExact per CPU-second, ${entities.toLocaleString('en-US')} synthetic entities, ${rounds} interleaved rounds in each loading order, medians. A = ${dirA}, B = ${dirB}\n`);
+  console.log('| query | A | B | B / A, A loaded first | B / A, B loaded first | B / A, geometric mean |\n|---|---|---|---|---|---|');
+  for (const [k, [name]] of KINDS.entries()) {
+    const ma = median([...aFirst[k].a, ...bFirst[k].a]);
+    const mb = median([...aFirst[k].b, ...bFirst[k].b]);
+    const r1 = roundRatio(aFirst[k]);
+    const r2 = roundRatio(bFirst[k]);
+    console.log(`| ${name} | ${fmt(ma)} | ${fmt(mb)} | ${r1.toFixed(3)} | ${r2.toFixed(3)} | ${Math.sqrt(r1 * r2).toFixed(3)} |`);
+  }
 }
