@@ -214,19 +214,22 @@ export class AnalyticsQueries {
       params[`s${i}`] = start;
       return `(days = {d${i}:UInt8} AND start = {s${i}:Date})`;
     });
+    // The text form of the kept hashes only (a 64-bit hash does not survive a JSON number).
     const ranked = await this.rows<{ h: string; matches: number; last_ms: number }>(
-      `SELECT toString(hash) AS h, toUInt64(sum(matches)) AS matches, toUnixTimestamp64Milli(max(last_time)) AS last_ms
-         FROM ${this.t('value_matches')}
-        WHERE all_customers = {all:UInt8} AND customer_id = {customer:UInt32} AND (${inBlocks.join(' OR ')})
-        GROUP BY hash ORDER BY matches DESC, hash LIMIT {limit:UInt32}`,
+      `SELECT toString(hash) AS h, toUInt64(n) AS matches, toUnixTimestamp64Milli(last) AS last_ms
+         FROM (SELECT hash, sum(matches) AS n, max(last_time) AS last FROM ${this.t('value_matches')}
+                WHERE all_customers = {all:UInt8} AND customer_id = {customer:UInt32} AND (${inBlocks.join(' OR ')})
+                GROUP BY hash ORDER BY n DESC, hash LIMIT {limit:UInt32})`,
       params,
       true,
     );
     if (ranked.length === 0) return [];
+    // An array of UInt64 parameters: a set the primary key finds (an expression over the array,
+    // such as arrayMap, is not: it read the whole table).
     const names = await this.rows<{ h: string; l: string; v: string }>(
       `SELECT toString(hash) AS h, any(list) AS l, any(matched_value) AS v FROM ${this.t('matched_values')}
-        WHERE hash IN arrayMap(x -> toUInt64(x), {hashes:Array(String)}) GROUP BY hash`,
-      { hashes: ranked.map((x) => x.h) },
+        WHERE hash IN {hashes:Array(UInt64)} GROUP BY hash`,
+      { hashes: ranked.map((x) => BigInt(x.h)) },
       true,
     );
     const found = new Map(names.map((x) => [x.h, x]));
