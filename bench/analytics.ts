@@ -115,11 +115,12 @@ async function main() {
     generated = await generate(dataDir);
   }
   // Kept data is brought to this release's tables first (e.g. a rollup filled from the rows), so
-  // that the service starts within the harness's time.
+  // that the endpoints are measured on them, not on the rows beside a fill.
   let migrated: number | null = null;
   if (!generated) {
     const t0 = performance.now();
     const store = await openAuditStore(loadConfig({ DATA_DIR: dataDir }));
+    await store.fillRollups();
     migrated = (performance.now() - t0) / 1000;
     for (const t of MERGED) await store.client.command({ query: `OPTIMIZE TABLE screening.${t} FINAL` });
     await store.close();

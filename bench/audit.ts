@@ -10,7 +10,9 @@
  *     Paced: 75000 rows/s for 10 s by default, the rate of the service under HTTP load (one usage
  *     row and one match row per request); a 1 ms timer pushes the requests due by then, as they
  *     arrive between the HTTP callbacks, and AUDIT_FLUSH_MS is the service's.
- * `batch` is AUDIT_BATCH_ROWS, the service's default unless given.
+ * `batch` is AUDIT_BATCH_ROWS, the service's default unless given. `--without-rollups` drops the
+ * materialized views of the rollups (src/audit/schema.ts ROLLUPS) before the run, so that runs
+ * alternated with and without it give their cost at insert (docs/clickhouse.md).
  *
  * Both flush the writers, then wait `--tail` seconds (default 3) so that the merges the inserts
  * set off are counted too, then count both tables: the run fails if any row is missing. Prints
@@ -30,12 +32,16 @@ import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { loadConfig } from '../src/config.js';
 import { openAuditStore } from '../src/audit/store.js';
+import { ROLLUPS } from '../src/audit/schema.js';
 import type { AuditMatchRow, UsageRow } from '../src/audit/rows.js';
 import { threadTicks, TICK_US } from './proc-cpu.js';
 
 const args = process.argv.slice(2);
 const tailAt = args.indexOf('--tail');
 const tailSeconds = tailAt >= 0 ? Number(args.splice(tailAt, 2)[1]) : 3;
+const withoutAt = args.indexOf('--without-rollups');
+const rollups = withoutAt < 0;
+if (!rollups) args.splice(withoutAt, 1);
 const mode = args[0] === 'paced' ? 'paced' : 'burst';
 if (mode === 'paced') args.shift();
 const matchRows = mode === 'burst' ? Number(args[0] ?? 300_000) : 0;
@@ -52,6 +58,7 @@ const dir = mkdtempSync(join(tmpdir(), 'bench-audit-'));
 const cfg = loadConfig({ DATA_DIR: dir, ...(batchArg ? { AUDIT_BATCH_ROWS: batchArg } : {}), ...(mode === 'burst' ? { AUDIT_FLUSH_MS: '200' } : {}) });
 const batch = cfg.AUDIT_BATCH_ROWS;
 const store = await openAuditStore(cfg);
+if (!rollups) for (const r of ROLLUPS) await store.client.command({ query: `DROP VIEW screening.${r.name}_mv` });
 const lists = ['ofac_sdn', 'un_sc', 'eu_fsf', 'uk_hmt', 'crypto_scam'];
 const base = Date.now();
 // Values as the gate gets them: parsed from the request and read from the loaded lists (strings
@@ -167,6 +174,7 @@ const rows = requests * matchesPerRequest + requests;
 const us = (ms: number) => Number(((ms * 1000) / rows).toFixed(2));
 const result = {
   mode,
+  rollups,
   requests,
   rows,
   batch,

@@ -70,7 +70,7 @@ export interface Service {
   endpoints: readonly AnyEndpoint[];
   /** The request pipeline every transport runs (gate, handler, audit, settlement). */
   pipeline: PipelineDeps;
-  /** Starts listening; resolves with the bound port (PORT=0 picks a free one). */
+  /** Starts listening, then fills the audit rollups in the background; resolves with the bound port (PORT=0 picks a free one). */
   listen(): Promise<number>;
   /** Graceful stop: no new connections, finish in-flight requests, flush audit and usage, close stores. */
   close(): Promise<void>;
@@ -81,6 +81,8 @@ export interface ServiceOverrides {
   now?: () => number;
   /** Check every response against its schema (tests turn this on). */
   validateResponses?: boolean;
+  /** Awaited before the audit rollups' background fill begins (tests hold the fill with it). */
+  beforeRollupFill?: () => Promise<void>;
 }
 
 export async function createService(config: Config, overrides: ServiceOverrides = {}): Promise<Service> {
@@ -93,7 +95,7 @@ export async function createService(config: Config, overrides: ServiceOverrides 
 
   const db = await openDb(config);
   await migrate(db);
-  const audit = await openAuditStore(config, { log });
+  const audit = await openAuditStore(config, { log, beforeRollupFill: overrides.beforeRollupFill });
 
   const engine = await Engine.create({ shards: config.ENGINE_SHARDS });
   const ens = new EnsResolver({ rpcUrl: config.ETH_RPC_URL, universalResolver: config.ENS_UNIVERSAL_RESOLVER as `0x${string}` | undefined, ttlSeconds: config.ENS_CACHE_TTL_SECONDS, now });
@@ -300,6 +302,9 @@ export async function createService(config: Config, overrides: ServiceOverrides 
     async listen() {
       port = await http.listen(config.HOST, config.PORT);
       await advertised(leadership.isLeader());
+      // A rollup new to this database (or half-filled) is filled from the stored audit rows while
+      // the service serves: on a large trail that takes minutes (docs/clickhouse.md).
+      audit.fillRollups().catch((err: unknown) => log.error({ err }, 'filling the audit rollups failed; top values are read from the rows until a start fills them'));
       return port;
     },
     async close() {

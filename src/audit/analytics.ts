@@ -95,6 +95,8 @@ export class AnalyticsQueries {
     private readonly client: ClickHouseClient,
     private readonly database: string,
     private readonly bounds: QueryBounds = DEFAULT_BOUNDS,
+    /** Whether the rollups hold every stored row (false while they are filled after a start: openAuditStore). */
+    private readonly rollupsFilled: () => boolean = () => true,
   ) {}
 
   private t(name: string): string {
@@ -204,6 +206,7 @@ export class AnalyticsQueries {
    * of the few kept is read from `matched_values` by hash.
    */
   async topValues(scope: Scope, r: DateRange, limit: number): Promise<TopValue[]> {
+    if (!this.rollupsFilled()) return this.topValuesFromRows(scope, r, limit);
     const blocks = rollupBlocks(r);
     const params: Record<string, unknown> = { all: scope.customerId === null ? 1 : 0, customer: scope.customerId ?? 0, limit };
     const inBlocks = blocks.map(([days, start], i) => {
@@ -211,24 +214,45 @@ export class AnalyticsQueries {
       params[`s${i}`] = start;
       return `(days = {d${i}:UInt8} AND start = {s${i}:Date})`;
     });
+    // The text form of the kept hashes only (a 64-bit hash does not survive a JSON number).
     const ranked = await this.rows<{ h: string; matches: number; last_ms: number }>(
-      `SELECT toString(hash) AS h, toUInt64(sum(matches)) AS matches, toUnixTimestamp64Milli(max(last_time)) AS last_ms
-         FROM ${this.t('value_matches')}
-        WHERE all_customers = {all:UInt8} AND customer_id = {customer:UInt32} AND (${inBlocks.join(' OR ')})
-        GROUP BY hash ORDER BY matches DESC, hash LIMIT {limit:UInt32}`,
+      `SELECT toString(hash) AS h, toUInt64(n) AS matches, toUnixTimestamp64Milli(last) AS last_ms
+         FROM (SELECT hash, sum(matches) AS n, max(last_time) AS last FROM ${this.t('value_matches')}
+                WHERE all_customers = {all:UInt8} AND customer_id = {customer:UInt32} AND (${inBlocks.join(' OR ')})
+                GROUP BY hash ORDER BY n DESC, hash LIMIT {limit:UInt32})`,
       params,
       true,
     );
     if (ranked.length === 0) return [];
+    // An array of UInt64 parameters: a set the primary key finds (an expression over the array,
+    // such as arrayMap, is not: it read the whole table).
     const names = await this.rows<{ h: string; l: string; v: string }>(
       `SELECT toString(hash) AS h, any(list) AS l, any(matched_value) AS v FROM ${this.t('matched_values')}
-        WHERE hash IN arrayMap(x -> toUInt64(x), {hashes:Array(String)}) GROUP BY hash`,
-      { hashes: ranked.map((x) => x.h) },
+        WHERE hash IN {hashes:Array(UInt64)} GROUP BY hash`,
+      { hashes: ranked.map((x) => BigInt(x.h)) },
       true,
     );
     const found = new Map(names.map((x) => [x.h, x]));
     return ranked
       .map((x) => ({ matched_value: found.get(x.h)?.v ?? '', list: found.get(x.h)?.l ?? '', matches: Number(x.matches), last_match_at: iso(Number(x.last_ms)) }))
+      .sort((a, b) => b.matches - a.matches || a.list.localeCompare(b.list) || a.matched_value.localeCompare(b.matched_value));
+  }
+
+  /**
+   * The same answer from the rows of the range (the rollups are being filled): every row read,
+   * ranked as from the rollup (`matches DESC`, then the hash of list and value).
+   */
+  private async topValuesFromRows(scope: Scope, r: DateRange, limit: number): Promise<TopValue[]> {
+    const w = this.where(scope, r);
+    const rows = await this.rows<{ l: string; v: string; matches: number; last_ms: number }>(
+      `SELECT list AS l, matched_value AS v, toUInt64(count()) AS matches, toUnixTimestamp64Milli(max(time)) AS last_ms
+         FROM ${this.t('audit_matches')} WHERE ${w.sql}
+        GROUP BY list, matched_value ORDER BY matches DESC, cityHash64(list, matched_value) LIMIT {limit:UInt32}`,
+      { ...w.params, limit },
+      true,
+    );
+    return rows
+      .map((x) => ({ matched_value: x.v, list: x.l, matches: Number(x.matches), last_match_at: iso(Number(x.last_ms)) }))
       .sort((a, b) => b.matches - a.matches || a.list.localeCompare(b.list) || a.matched_value.localeCompare(b.matched_value));
   }
 

@@ -6,7 +6,7 @@ import { createChdbConnection } from 'chdb/connection';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { stagedFileInsert } from './chdb-insert.js';
-import { DROPPED_PROJECTIONS, ident, missingProjections, REKEYED, renderDdl, ROLLUPS, rollupBackfill } from './schema.js';
+import { DROPPED_PROJECTIONS, ident, missingProjections, REKEYED, renderDdl, ROLLUPS, rollupBackfill, type RollupSpec } from './schema.js';
 import type { InsertLines } from './writer.js';
 
 export type ClickHouseConfig = Pick<Config, 'DATA_DIR' | 'CLICKHOUSE_URL' | 'CLICKHOUSE_USER' | 'CLICKHOUSE_PASSWORD' | 'CLICKHOUSE_DATABASE' | 'CLICKHOUSE_CLUSTER'>;
@@ -63,14 +63,33 @@ export function streamInsert(client: ClickHouseClient): InsertLines {
 /** The comment of a rollup table once it holds every row stored before its view. */
 const ROLLUP_FILLED = 'filled from audit rows stored before the view';
 
+function markFilled(client: ClickHouseClient, cfg: Pick<Config, 'CLICKHOUSE_DATABASE' | 'CLICKHOUSE_CLUSTER'>, r: RollupSpec) {
+  const on = cfg.CLICKHOUSE_CLUSTER ? ` ON CLUSTER ${ident(cfg.CLICKHOUSE_CLUSTER)}` : '';
+  const local = cfg.CLICKHOUSE_CLUSTER ? `${r.name}_local` : r.name;
+  return client.command({ query: `ALTER TABLE ${ident(cfg.CLICKHOUSE_DATABASE)}.${ident(local)}${on} MODIFY COMMENT '${ROLLUP_FILLED}'` });
+}
+
+/**
+ * A rollup a start found new or half-filled, emptied and waiting for its fill (`fillRollups`):
+ * its view counts every row inserted from now on, the fill the rows stored before.
+ */
+export interface RollupFill {
+  rollup: RollupSpec;
+  /** Epoch ms: the stored rows' times are all before it, the rows the service writes from now on after it. */
+  before: number;
+  /** The first and last month (`toYYYYMM`) of the stored rows: the fill reads one month at a time. */
+  months: [first: number, last: number];
+}
+
 /**
  * Creates the database and tables when missing and adds the columns added since (every start;
  * the statements are idempotent); a table whose key changed is renamed aside first (REKEYED).
- * A rollup table not yet filled is filled from the rows already stored. Then adds the projections a
- * table created by an earlier version lacks (their data for the parts already stored is built by
- * a background mutation) and drops the ones no longer read.
+ * A rollup table not yet filled is emptied; it is returned to be filled from the rows already
+ * stored (`fillRollups`, in the background once the service serves), unless there are none. Then
+ * adds the projections a table created by an earlier version lacks (their data for the parts
+ * already stored is built by a background mutation) and drops the ones no longer read.
  */
-export async function migrateClickHouse(client: ClickHouseClient, cfg: Pick<Config, 'CLICKHOUSE_DATABASE' | 'CLICKHOUSE_CLUSTER'>): Promise<void> {
+export async function migrateClickHouse(client: ClickHouseClient, cfg: Pick<Config, 'CLICKHOUSE_DATABASE' | 'CLICKHOUSE_CLUSTER'>): Promise<RollupFill[]> {
   const db = cfg.CLICKHOUSE_DATABASE;
   const on = cfg.CLICKHOUSE_CLUSTER ? ` ON CLUSTER ${ident(cfg.CLICKHOUSE_CLUSTER)}` : '';
   for (const { table, column } of REKEYED) {
@@ -88,9 +107,6 @@ export async function migrateClickHouse(client: ClickHouseClient, cfg: Pick<Conf
   for (const query of renderDdl(db, cfg.CLICKHOUSE_CLUSTER)) {
     await client.command({ query });
   }
-  // A rollup not yet marked filled (new, or its filling was interrupted) is emptied and counts
-  // the rows stored so far. Nothing else writes while the service starts on one node; on a
-  // cluster, rows other nodes insert meanwhile are counted twice (docs/clickhouse.md).
   const tables = async () => {
     const rs = await client.query({
       query: 'SELECT name, create_table_query, comment FROM system.tables WHERE database = {db:String}',
@@ -100,12 +116,24 @@ export async function migrateClickHouse(client: ClickHouseClient, cfg: Pick<Conf
     return new Map((await rs.json<{ name: string; create_table_query: string; comment: string }>()).map((t) => [t.name, t]));
   };
   const stored = await tables();
+  // A rollup not yet marked filled (new, or its filling was interrupted) is emptied here, before
+  // the service writes: from now on its view counts every insert, and the fill the rows stored
+  // so far, which all have a time before `before` (the later ones after it, as long as the clock
+  // does not go back). On a cluster, rows other nodes insert meanwhile may be counted twice
+  // (docs/clickhouse.md).
+  const fills: RollupFill[] = [];
   for (const r of ROLLUPS) {
     const local = cfg.CLICKHOUSE_CLUSTER ? `${r.name}_local` : r.name;
     if (stored.get(local)?.comment === ROLLUP_FILLED) continue;
     await client.command({ query: `TRUNCATE TABLE ${ident(db)}.${ident(local)}${on}` });
-    await client.command({ query: rollupBackfill(db, r) });
-    await client.command({ query: `ALTER TABLE ${ident(db)}.${ident(local)}${on} MODIFY COMMENT '${ROLLUP_FILLED}'` });
+    // count, min and max of the partition key's column come from the parts' metadata.
+    const rs = await client.query({
+      query: `SELECT count() AS n, toYYYYMM(min(time)) AS first, toYYYYMM(max(time)) AS last, toUnixTimestamp64Milli(max(time)) AS last_ms FROM ${ident(db)}.${ident(r.source)}`,
+      format: 'JSONEachRow',
+    });
+    const [rows] = await rs.json<{ n: number; first: number; last: number; last_ms: number }>();
+    if (Number(rows.n) === 0) await markFilled(client, cfg, r);
+    else fills.push({ rollup: r, before: Math.max(Date.now(), Number(rows.last_ms) + 1), months: [Number(rows.first), Number(rows.last)] });
   }
   const created = await tables();
   for (const [table, p] of missingProjections(cfg.CLICKHOUSE_CLUSTER, (t) => created.get(t)?.create_table_query ?? '')) {
@@ -117,4 +145,32 @@ export async function migrateClickHouse(client: ClickHouseClient, cfg: Pick<Conf
     const local = cfg.CLICKHOUSE_CLUSTER ? `${table}_local` : table;
     if (created.get(local)?.create_table_query.includes(`PROJECTION ${name} `)) await client.command({ query: `ALTER TABLE ${ident(db)}.${ident(local)}${on} DROP PROJECTION IF EXISTS ${name}` });
   }
+  return fills;
+}
+
+/** The month after `toYYYYMM` month `m`. */
+const nextMonth = (m: number) => (m % 100 === 12 ? m + 89 : m + 1);
+
+/**
+ * Fills the rollups `migrateClickHouse` emptied from the rows stored before it ran, one month of
+ * rows per statement (bounded memory, and each statement short), then marks each filled. Returns
+ * false, leaving a rollup unmarked (emptied and filled again at the next start), when `stopped`
+ * turns true between statements. The statements take no query parameters: chDB runs parameterized
+ * queries one at a time, and a long fill would hold every other one back.
+ */
+export async function fillRollups(
+  client: ClickHouseClient,
+  cfg: Pick<Config, 'CLICKHOUSE_DATABASE' | 'CLICKHOUSE_CLUSTER'>,
+  fills: readonly RollupFill[],
+  stopped: () => boolean = () => false,
+): Promise<boolean> {
+  for (const f of fills) {
+    for (let month = f.months[0]; month <= f.months[1]; month = nextMonth(month)) {
+      if (stopped()) return false;
+      await client.command({ query: rollupBackfill(cfg.CLICKHOUSE_DATABASE, f.rollup, f.before, month) });
+    }
+    if (stopped()) return false;
+    await markFilled(client, cfg, f.rollup);
+  }
+  return true;
 }

@@ -135,7 +135,7 @@ export const ROLLUP_SPANS = [1, 2, 4, 8, 16, 32] as const;
 
 /**
  * A table filled by a materialized view from the inserts into `source` (and, when the table is
- * new, from the rows `source` already holds: `migrateClickHouse`).
+ * new, from the rows `source` already holds: `migrateClickHouse`, `fillRollups`).
  */
 export interface RollupSpec {
   name: string;
@@ -289,8 +289,13 @@ export function renderDdl(database: string, cluster?: string): string[] {
   return out;
 }
 
-/** The statement filling a new rollup table from the rows its source already holds. */
-export function rollupBackfill(database: string, r: RollupSpec): string {
+/**
+ * The statement filling a rollup table with one month (`toYYYYMM`) of the rows its source held
+ * before `before` (epoch ms): the view's query over those rows, on one thread (the service keeps
+ * serving meanwhile).
+ */
+export function rollupBackfill(database: string, r: RollupSpec, before: number, month: number): string {
   const db = ident(database);
-  return `INSERT INTO ${db}.${ident(r.name)}\n${r.select.replace('{source}', `${db}.${ident(r.source)}`)}`;
+  const rows = `(SELECT * FROM ${db}.${ident(r.source)} WHERE toYYYYMM(time) = ${Math.trunc(month)} AND time < fromUnixTimestamp64Milli(toInt64(${Math.trunc(before)}), 'UTC'))`;
+  return `INSERT INTO ${db}.${ident(r.name)}\n${r.select.replace('{source}', rows)}\nSETTINGS max_threads = 1`;
 }

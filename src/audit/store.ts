@@ -2,10 +2,10 @@ import type { ClickHouseClient } from '@clickhouse/client';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { changeSink, type ChangeSink } from './changes.js';
-import { connectClickHouse, migrateClickHouse, streamInsert, type ClickHouseConfig } from './clickhouse.js';
+import { connectClickHouse, fillRollups, migrateClickHouse, streamInsert, type ClickHouseConfig } from './clickhouse.js';
 import { auditMatchLines, listChangeLines, settlementLines, usageLines } from './formats.js';
 import { AuditQueries } from './queries.js';
-import { AnalyticsQueries } from './analytics.js';
+import { AnalyticsQueries, DEFAULT_BOUNDS } from './analytics.js';
 import type { AuditMatchRow, ListChangeRow, SettlementRow, UsageRow } from './rows.js';
 import { BatchWriter, type WriterOptions } from './writer.js';
 
@@ -23,17 +23,33 @@ export interface AuditStore {
   queries: AuditQueries;
   /** The dashboard's aggregates (bounded queries). */
   analytics: AnalyticsQueries;
+  /**
+   * Fills the rollups this start found new or half-filled from the rows stored before it (once;
+   * later calls return the same promise), in the background: the service serves meanwhile, and the
+   * most matched values are read from the rows until it is done. Resolves at once when none was.
+   */
+  fillRollups(): Promise<void>;
   /** Inserts every buffered row, then closes the client (graceful shutdown). */
   close(): Promise<void>;
+}
+
+export interface AuditStoreOptions {
+  log?: Logger;
+  client?: ClickHouseClient;
+  /** Awaited before the rollups' fill begins (tests hold the fill with it). */
+  beforeRollupFill?: () => Promise<void>;
 }
 
 /**
  * Opens the store on `cfg`'s ClickHouse, or on `opts.client`, which then also carries the
  * inserts (as a stream of TabSeparated lines).
  */
-export async function openAuditStore(cfg: AuditConfig, opts: { log?: Logger; client?: ClickHouseClient } = {}): Promise<AuditStore> {
+export async function openAuditStore(cfg: AuditConfig, opts: AuditStoreOptions = {}): Promise<AuditStore> {
   const { client, insertLines } = opts.client ? { client: opts.client, insertLines: streamInsert(opts.client) } : connectClickHouse(cfg, opts.log);
-  await migrateClickHouse(client, cfg);
+  const fills = await migrateClickHouse(client, cfg);
+  let filled = fills.length === 0;
+  let filling: Promise<void> | null = null;
+  let closing = false;
   const w: WriterOptions = { batchRows: cfg.AUDIT_BATCH_ROWS, flushMs: cfg.AUDIT_FLUSH_MS, log: opts.log };
   const table = (name: string) => `${cfg.CLICKHOUSE_DATABASE}.${name}`;
   const matches = new BatchWriter<AuditMatchRow>(insertLines, table('audit_matches'), auditMatchLines, w);
@@ -48,8 +64,27 @@ export async function openAuditStore(cfg: AuditConfig, opts: { log?: Logger; cli
     listChanges,
     changes: changeSink(listChanges),
     queries: new AuditQueries(client, cfg.CLICKHOUSE_DATABASE),
-    analytics: new AnalyticsQueries(client, cfg.CLICKHOUSE_DATABASE),
+    analytics: new AnalyticsQueries(client, cfg.CLICKHOUSE_DATABASE, DEFAULT_BOUNDS, () => filled),
+    fillRollups() {
+      filling ??= (async () => {
+        if (filled) return;
+        await opts.beforeRollupFill?.();
+        const started = performance.now();
+        const rollups = fills.map((f) => f.rollup.name);
+        try {
+          filled = await fillRollups(client, cfg, fills, () => closing);
+        } catch (err) {
+          // A statement refused because close() closed the client is no failure: the rollup stays
+          // unmarked, and the next start empties and fills it again.
+          if (!closing) throw err;
+        }
+        if (filled) opts.log?.info({ rollups, seconds: Math.round(performance.now() - started) / 1000 }, 'rollups filled from the stored audit rows');
+        else opts.log?.info({ rollups }, 'rollups not filled before shutdown: the next start fills them');
+      })();
+      return filling;
+    },
     async close() {
+      closing = true;
       const results = await Promise.allSettled([matches.close(), usage.close(), settlements.close(), listChanges.close()]);
       await client.close();
       const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');

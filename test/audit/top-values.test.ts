@@ -8,7 +8,7 @@ import { loadConfig } from '../../src/config.js';
 import { openAuditStore, type AuditStore } from '../../src/audit/store.js';
 import { AnalyticsQueries, DEFAULT_BOUNDS, rollupBlocks, type Scope, type TopValue } from '../../src/audit/analytics.js';
 import { renderDdl, ROLLUPS } from '../../src/audit/schema.js';
-import { migrateClickHouse } from '../../src/audit/clickhouse.js';
+import { fillRollups, migrateClickHouse } from '../../src/audit/clickhouse.js';
 import type { AuditMatchRow } from '../../src/audit/rows.js';
 import type { DateRange } from '../../src/audit/queries.js';
 
@@ -162,6 +162,9 @@ test('a rollup created after the rows were stored counts them (and the projectio
       ),
     );
   for (const query of oldDdl) await store.client.command({ query });
+  const cfg = { CLICKHOUSE_DATABASE: 'before_rollup', CLICKHOUSE_CLUSTER: undefined };
+  /** A start: the tables migrated, then the rollups filled (in the service, once it serves: test/audit/rollup-fill.test.ts). */
+  const start = async () => assert.equal(await fillRollups(store.client, cfg, await migrateClickHouse(store.client, cfg)), true);
   const createQuery = async () =>
     (
       await (
@@ -171,7 +174,7 @@ test('a rollup created after the rows were stored counts them (and the projectio
   assert.match(await createQuery(), /PROJECTION values_by_day/);
   await store.client.command({ query: 'INSERT INTO before_rollup.audit_matches SELECT * FROM screening.audit_matches' });
 
-  await migrateClickHouse(store.client, { CLICKHOUSE_DATABASE: 'before_rollup', CLICKHOUSE_CLUSTER: undefined });
+  await start();
   assert.doesNotMatch(await createQuery(), /values_by_day/);
   const q = new AnalyticsQueries(store.client, 'before_rollup');
   for (const scope of [{ customerId: 1 }, { customerId: null }] as Scope[]) {
@@ -183,13 +186,13 @@ test('a rollup created after the rows were stored counts them (and the projectio
     }
   }
   // Started again: the rollup is filled already and is not filled a second time.
-  await migrateClickHouse(store.client, { CLICKHOUSE_DATABASE: 'before_rollup', CLICKHOUSE_CLUSTER: undefined });
+  assert.deepEqual(await migrateClickHouse(store.client, cfg), []);
   const all = { from: first, to: first + DAYS * DAY };
   assert.deepEqual(await q.topValues({ customerId: null }, all, 10), await fromRows(store.client, 'before_rollup', { customerId: null }, all, 10));
   // A filling stopped half-way (the process killed) is not marked filled: the next start empties it and fills it again.
   await store.client.command({ query: "ALTER TABLE before_rollup.value_matches MODIFY COMMENT ''" });
   await store.client.command({ query: 'INSERT INTO before_rollup.value_matches SELECT 1, 0, days, start, hash, matches, last_time FROM before_rollup.value_matches WHERE all_customers = 1' });
   assert.notDeepEqual(await q.topValues({ customerId: null }, all, 10), await fromRows(store.client, 'before_rollup', { customerId: null }, all, 10));
-  await migrateClickHouse(store.client, { CLICKHOUSE_DATABASE: 'before_rollup', CLICKHOUSE_CLUSTER: undefined });
+  await start();
   assert.deepEqual(await q.topValues({ customerId: null }, all, 10), await fromRows(store.client, 'before_rollup', { customerId: null }, all, 10));
 });
