@@ -63,31 +63,27 @@ export function registerBatchRoute(app: TemplatedApp, helpers: RouteHelpers, ep:
         // strings first made every chunk a large string to flatten, each a large-object allocation.
         const out = lineBytes;
         let used = 0;
-        // Lines sent: what the batch is charged and audited for when it is cut off. A write that
-        // returns without backpressure may still leave the tail of its last piece in uWS's buffer
-        // (the flush at the end of its cork does not report), so a chunk's lines count as sent
-        // once the next write went through: uWS drains its buffer before it takes more.
+        // Lines sent: what the batch is charged and audited for when it is cut off. uWS may keep
+        // the tail of a chunk in its buffer without saying so (the flush at the end of a cork does
+        // not report), so a chunk's lines count as sent once a later write went through without
+        // backpressure: uWS drains its buffer before it takes more (StreamWriter.write).
         let sent = 0;
         let handed = 0;
-        const wrote = (upTo: number) => {
+        const wrote = (upTo: number, through: boolean) => {
           if (state.aborted) return;
-          sent = handed;
+          if (through) sent = handed;
           handed = upTo;
         };
         for (let i = 0; i < lines.length && !state.aborted; i++) {
           const line = lines[i];
           let end = putLine(line, out, used);
           if (end < 0 && used > 0) {
-            await writer.write(out.subarray(0, used));
-            wrote(i);
+            wrote(i, await writer.write(out.subarray(0, used)));
             used = 0;
             end = putLine(line, out, 0);
           }
           if (end >= 0) used = end;
-          else {
-            await writer.write(lineText(line));
-            wrote(i + 1);
-          }
+          else wrote(i + 1, await writer.write(lineText(line)));
         }
         if (used > 0 && !state.aborted) await writer.write(out.subarray(0, used));
         if (!state.aborted) sent = lines.length;

@@ -165,22 +165,36 @@ export function readText(res: HttpResponse, state: ResponseState, limit: number)
 const MAX_WRITE_BYTES = 16 * 1024 - 64;
 
 /**
+ * Waits of a stalled stream before it tries the socket again without a writable event (see
+ * `StreamWriter.write`); after the last, only a writable event or the end of the connection wakes it.
+ */
+const STALL_RETRY_MS = [250, 500, 1000];
+
+/**
  * Streams chunks to the client with backpressure: each `write` resolves when uWS accepted the
- * chunk into its buffers or the socket drained. `end` finishes the response.
+ * chunk without buffering any of it, when the socket drained, or when a stall was retried.
+ * `end` finishes the response.
  */
 export class StreamWriter {
   private waiting: (() => void) | null = null;
+  /** Consecutive waits that ended without a writable event (STALL_RETRY_MS). */
+  private stalls = 0;
 
   constructor(
     private readonly res: HttpResponse,
     private readonly state: ResponseState,
   ) {
     res.onWritable(() => {
-      const w = this.waiting;
-      this.waiting = null;
-      w?.();
+      this.stalls = 0;
+      this.wake();
       return true;
     });
+  }
+
+  private wake(): void {
+    const w = this.waiting;
+    this.waiting = null;
+    w?.();
   }
 
   /**
@@ -195,19 +209,42 @@ export class StreamWriter {
     await new Promise(setImmediate);
   }
 
-  /** uWS has the chunk's bytes copied (or sent) when this returns, so a caller may reuse a buffer it passed. */
-  async write(chunk: string | Uint8Array): Promise<void> {
+  /**
+   * Hands `chunk` to uWS; uWS has its bytes copied (or sent) when this returns, so a caller may
+   * reuse a buffer it passed. True when every piece went through without backpressure: uWS sends
+   * what it buffered before it takes more, so everything written before this chunk has then
+   * reached the kernel. False when uWS kept bytes back; it then waits for the socket to drain.
+   *
+   * A stalled stream is also retried on a clock: under load, uWS 20.30 at times reported no
+   * writable event after a failed write while the client had read everything (the answer then
+   * ended at uWS's 10 s timeout), and with an `onWritable` handler set uWS leaves draining its
+   * buffer to the next write. The caller's next write is that retry; a few, spaced further apart,
+   * bound what a client that reads nothing can make uWS buffer.
+   */
+  async write(chunk: string | Uint8Array): Promise<boolean> {
     const bytes = typeof chunk === 'string' && 3 * chunk.length > MAX_WRITE_BYTES ? Buffer.from(chunk) : chunk;
     let ok = true;
     if (typeof bytes === 'string') ok = this.writePiece(bytes);
     else for (let at = 0; at < bytes.length; at += MAX_WRITE_BYTES) if (!this.writePiece(bytes.subarray(at, at + MAX_WRITE_BYTES))) ok = false;
-    if (!ok && !this.state.aborted) {
-      // Woken when the socket drained, or when the connection is gone (no drain will come).
+    if (ok) this.stalls = 0;
+    else if (!this.state.aborted) {
+      // Woken when the socket drained, on the clock while retries are left, or when the
+      // connection is gone (no drain will come).
       await new Promise<void>((r) => {
         this.waiting = r;
         this.state.whenAborted(r);
+        const retry = STALL_RETRY_MS[this.stalls];
+        if (retry !== undefined) {
+          const timer = setTimeout(() => {
+            if (this.waiting !== r) return;
+            this.stalls++;
+            this.wake();
+          }, retry);
+          this.state.whenAborted(() => clearTimeout(timer));
+        }
       });
     }
+    return ok;
   }
 
   /** One piece in a cork of its own; false when uWS had to buffer it (the socket is full). */
