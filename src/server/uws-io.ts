@@ -217,9 +217,9 @@ export class StreamWriter {
    *
    * A stalled stream is also retried on a clock: under load, uWS 20.30 at times reported no
    * writable event after a failed write while the client had read everything (the answer then
-   * ended at uWS's 10 s timeout), and with an `onWritable` handler set uWS leaves draining its
-   * buffer to the next write. The caller's next write is that retry; a few, spaced further apart,
-   * bound what a client that reads nothing can make uWS buffer.
+   * ended at uWS's 10 s timeout). The caller's next write is that retry (a write first sends what
+   * uWS buffered); a few, spaced further apart, bound what a client that reads nothing can make
+   * uWS buffer.
    */
   async write(chunk: string | Uint8Array): Promise<boolean> {
     const bytes = typeof chunk === 'string' && 3 * chunk.length > MAX_WRITE_BYTES ? Buffer.from(chunk) : chunk;
