@@ -90,6 +90,9 @@ function daysOf(r: DateRange): string[] {
   return out;
 }
 
+/** Top values as answered: most matches first, then by list and value (ties in any order from ClickHouse). */
+const byMatches = (a: TopValue, b: TopValue) => b.matches - a.matches || a.list.localeCompare(b.list) || a.matched_value.localeCompare(b.matched_value);
+
 export class AnalyticsQueries {
   constructor(
     private readonly client: ClickHouseClient,
@@ -233,9 +236,7 @@ export class AnalyticsQueries {
       true,
     );
     const found = new Map(names.map((x) => [x.h, x]));
-    return ranked
-      .map((x) => ({ matched_value: found.get(x.h)?.v ?? '', list: found.get(x.h)?.l ?? '', matches: Number(x.matches), last_match_at: iso(Number(x.last_ms)) }))
-      .sort((a, b) => b.matches - a.matches || a.list.localeCompare(b.list) || a.matched_value.localeCompare(b.matched_value));
+    return ranked.map((x) => ({ matched_value: found.get(x.h)?.v ?? '', list: found.get(x.h)?.l ?? '', matches: Number(x.matches), last_match_at: iso(Number(x.last_ms)) })).sort(byMatches);
   }
 
   /**
@@ -251,9 +252,7 @@ export class AnalyticsQueries {
       { ...w.params, limit },
       true,
     );
-    return rows
-      .map((x) => ({ matched_value: x.v, list: x.l, matches: Number(x.matches), last_match_at: iso(Number(x.last_ms)) }))
-      .sort((a, b) => b.matches - a.matches || a.list.localeCompare(b.list) || a.matched_value.localeCompare(b.matched_value));
+    return rows.map((x) => ({ matched_value: x.v, list: x.l, matches: Number(x.matches), last_match_at: iso(Number(x.last_ms)) })).sort(byMatches);
   }
 
   /** Requests and credits per customer, busiest first (`customer_id` 0: x402 payers without a token). */

@@ -63,10 +63,15 @@ export function streamInsert(client: ClickHouseClient): InsertLines {
 /** The comment of a rollup table once it holds every row stored before its view. */
 const ROLLUP_FILLED = 'filled from audit rows stored before the view';
 
-function markFilled(client: ClickHouseClient, cfg: Pick<Config, 'CLICKHOUSE_DATABASE' | 'CLICKHOUSE_CLUSTER'>, r: RollupSpec) {
-  const on = cfg.CLICKHOUSE_CLUSTER ? ` ON CLUSTER ${ident(cfg.CLICKHOUSE_CLUSTER)}` : '';
-  const local = cfg.CLICKHOUSE_CLUSTER ? `${r.name}_local` : r.name;
-  return client.command({ query: `ALTER TABLE ${ident(cfg.CLICKHOUSE_DATABASE)}.${ident(local)}${on} MODIFY COMMENT '${ROLLUP_FILLED}'` });
+type ClusterConfig = Pick<Config, 'CLICKHOUSE_DATABASE' | 'CLICKHOUSE_CLUSTER'>;
+
+/** The `ON CLUSTER` clause of a DDL statement (none on a single server). */
+const onCluster = (cfg: ClusterConfig) => (cfg.CLICKHOUSE_CLUSTER ? ` ON CLUSTER ${ident(cfg.CLICKHOUSE_CLUSTER)}` : '');
+/** The table holding a table's rows on this node: its `_local` shard on a cluster. */
+const localTable = (cfg: ClusterConfig, table: string) => (cfg.CLICKHOUSE_CLUSTER ? `${table}_local` : table);
+
+function markFilled(client: ClickHouseClient, cfg: ClusterConfig, r: RollupSpec) {
+  return client.command({ query: `ALTER TABLE ${ident(cfg.CLICKHOUSE_DATABASE)}.${ident(localTable(cfg, r.name))}${onCluster(cfg)} MODIFY COMMENT '${ROLLUP_FILLED}'` });
 }
 
 /**
@@ -89,9 +94,9 @@ export interface RollupFill {
  * adds the projections a table created by an earlier version lacks (their data for the parts
  * already stored is built by a background mutation) and drops the ones no longer read.
  */
-export async function migrateClickHouse(client: ClickHouseClient, cfg: Pick<Config, 'CLICKHOUSE_DATABASE' | 'CLICKHOUSE_CLUSTER'>): Promise<RollupFill[]> {
+export async function migrateClickHouse(client: ClickHouseClient, cfg: ClusterConfig): Promise<RollupFill[]> {
   const db = cfg.CLICKHOUSE_DATABASE;
-  const on = cfg.CLICKHOUSE_CLUSTER ? ` ON CLUSTER ${ident(cfg.CLICKHOUSE_CLUSTER)}` : '';
+  const on = onCluster(cfg);
   for (const { table, column } of REKEYED) {
     const rs = await client.query({
       query: `SELECT countIf(name = {column:String}) AS has, count() AS columns FROM system.columns WHERE database = {db:String} AND table = {table:String}`,
@@ -123,7 +128,7 @@ export async function migrateClickHouse(client: ClickHouseClient, cfg: Pick<Conf
   // (docs/clickhouse.md).
   const fills: RollupFill[] = [];
   for (const r of ROLLUPS) {
-    const local = cfg.CLICKHOUSE_CLUSTER ? `${r.name}_local` : r.name;
+    const local = localTable(cfg, r.name);
     if (stored.get(local)?.comment === ROLLUP_FILLED) continue;
     await client.command({ query: `TRUNCATE TABLE ${ident(db)}.${ident(local)}${on}` });
     // count, min and max of the partition key's column come from the parts' metadata.
@@ -142,7 +147,7 @@ export async function migrateClickHouse(client: ClickHouseClient, cfg: Pick<Conf
     await client.command({ query: `ALTER TABLE ${target} MATERIALIZE PROJECTION ${p.name}` });
   }
   for (const { table, name } of DROPPED_PROJECTIONS) {
-    const local = cfg.CLICKHOUSE_CLUSTER ? `${table}_local` : table;
+    const local = localTable(cfg, table);
     if (created.get(local)?.create_table_query.includes(`PROJECTION ${name} `)) await client.command({ query: `ALTER TABLE ${ident(db)}.${ident(local)}${on} DROP PROJECTION IF EXISTS ${name}` });
   }
   return fills;
@@ -158,12 +163,7 @@ const nextMonth = (m: number) => (m % 100 === 12 ? m + 89 : m + 1);
  * turns true between statements. The statements take no query parameters: chDB runs parameterized
  * queries one at a time, and a long fill would hold every other one back.
  */
-export async function fillRollups(
-  client: ClickHouseClient,
-  cfg: Pick<Config, 'CLICKHOUSE_DATABASE' | 'CLICKHOUSE_CLUSTER'>,
-  fills: readonly RollupFill[],
-  stopped: () => boolean = () => false,
-): Promise<boolean> {
+export async function fillRollups(client: ClickHouseClient, cfg: ClusterConfig, fills: readonly RollupFill[], stopped: () => boolean = () => false): Promise<boolean> {
   for (const f of fills) {
     for (let month = f.months[0]; month <= f.months[1]; month = nextMonth(month)) {
       if (stopped()) return false;

@@ -186,15 +186,9 @@ export class StreamWriter {
   ) {
     res.onWritable(() => {
       this.stalls = 0;
-      this.wake();
+      this.waiting?.();
       return true;
     });
-  }
-
-  private wake(): void {
-    const w = this.waiting;
-    this.waiting = null;
-    w?.();
   }
 
   /**
@@ -227,24 +221,29 @@ export class StreamWriter {
     if (typeof bytes === 'string') ok = this.writePiece(bytes);
     else for (let at = 0; at < bytes.length; at += MAX_WRITE_BYTES) if (!this.writePiece(bytes.subarray(at, at + MAX_WRITE_BYTES))) ok = false;
     if (ok) this.stalls = 0;
-    else if (!this.state.aborted) {
-      // Woken when the socket drained, on the clock while retries are left, or when the
-      // connection is gone (no drain will come).
-      await new Promise<void>((r) => {
-        this.waiting = r;
-        this.state.whenAborted(r);
-        const retry = STALL_RETRY_MS[this.stalls];
-        if (retry !== undefined) {
-          const timer = setTimeout(() => {
-            if (this.waiting !== r) return;
-            this.stalls++;
-            this.wake();
-          }, retry);
-          this.state.whenAborted(() => clearTimeout(timer));
-        }
-      });
-    }
+    else if (!this.state.aborted) await this.drained();
     return ok;
+  }
+
+  /** Resolves when the socket drained, on the clock while retries are left, or when the connection is gone (no drain will come). */
+  private drained(): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const delay = STALL_RETRY_MS[this.stalls];
+      const timer =
+        delay === undefined
+          ? undefined
+          : setTimeout(() => {
+              this.stalls++;
+              wake();
+            }, delay);
+      const wake = () => {
+        clearTimeout(timer);
+        this.waiting = null;
+        resolve();
+      };
+      this.waiting = wake;
+      this.state.whenAborted(wake);
+    });
   }
 
   /** One piece in a cork of its own; false when uWS had to buffer it (the socket is full). */
