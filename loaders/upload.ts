@@ -7,7 +7,7 @@ import type { CountryRef } from '../engine/normalize/country.js';
 import { prepareValue, ValueProblem, type PreparedValue } from '../engine/normalize/validate.js';
 import { lineBatches } from '../engine/snapshot.js';
 import { SCREENED_KIND } from './clean.js';
-import { keyOf, type RecordBatch } from './diff.js';
+import { entityKey, keyOf, type RecordBatch } from './diff.js';
 import { createHash } from 'node:crypto';
 
 /**
@@ -522,14 +522,19 @@ export async function stageUpload(body: AsyncIterable<Uint8Array>, opts: StageOp
   return { path: opts.path, rows, version: hash.digest('hex').slice(0, 16) };
 }
 
-/** The rows of a staged upload in batches, in upload order, with their identities. */
+/**
+ * The rows of a staged upload in batches, in upload order, with their identities. A file staged
+ * by an earlier release (one record per line, no key) is still read: an upload queued before an
+ * upgrade is applied after it, its keys worked out here.
+ */
 export async function* stagedBatches(path: string): AsyncIterable<RecordBatch> {
   for await (const lines of lineBatches(path)) {
     const records: EntityRecord[] = [];
     const keys: string[] = [];
     for (const line of lines) {
       if (!line) continue;
-      const [key, record] = JSON.parse(line) as [string, EntityRecord];
+      const row = JSON.parse(line) as [string, EntityRecord] | EntityRecord;
+      const [key, record] = Array.isArray(row) ? row : [entityKey(row), row];
       records.push(record);
       keys.push(key);
     }

@@ -216,7 +216,7 @@ export class ListCatalog {
     if (b === undefined) {
       const versions = this.servedVersions;
       const versionOf = (slug: string) => versions.get(slug) ?? '';
-      b = { headers: { [VERSIONS_HEADER]: versionsText(lists, versionOf) }, versionOf, asOf: null };
+      b = { headers: Object.freeze({ [VERSIONS_HEADER]: versionsText(lists, versionOf) }), versionOf, asOf: null };
       this.bases.set(lists, b);
     }
     return b;

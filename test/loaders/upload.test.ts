@@ -1,6 +1,6 @@
 import { test, describe, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, existsSync } from 'node:fs';
+import { mkdtempSync, rmSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { EntityRecord, EntityType } from '../../engine/model.js';
@@ -97,6 +97,26 @@ describe('stageUpload', () => {
     // stage() compares each row's staged key with entityKey(record).
     const { records } = await stage('ndjson', rows.map(([entity_type, value]) => JSON.stringify({ entity_type, value })).join('\n'));
     assert.equal(records.length, rows.length);
+  });
+
+  test('a file staged by an earlier release (one record per line, no key) reads as the same rows with the same keys', async () => {
+    const { path, records } = await stage('ndjson', ROWS.map((r) => JSON.stringify(r)).join('\n'));
+    const oldPath = join(dir, `old${n++}.ndjson`);
+    const lines = readFileSync(path, 'utf8').split('\n').filter(Boolean);
+    writeFileSync(oldPath, lines.map((l) => JSON.stringify((JSON.parse(l) as [string, EntityRecord])[1]) + '\n').join(''));
+    const read: EntityRecord[] = [];
+    const keys: string[] = [];
+    for await (const batch of stagedBatches(oldPath)) {
+      read.push(...batch.records);
+      keys.push(...(batch.keys ?? []));
+    }
+    assert.deepEqual(read, records);
+    // The keys the check staged with the rows in today's format.
+    assert.deepEqual(
+      keys,
+      lines.map((l) => (JSON.parse(l) as [string, EntityRecord])[0]),
+    );
+    assert.equal(keys[1], 'email\u0000bad@example.com');
   });
 
   test('CSV: columns in any order, metadata optional, a BOM and a missing final newline are fine', async () => {
