@@ -146,7 +146,9 @@ export async function createService(config: Config, overrides: ServiceOverrides 
   if (leadership.isLeader()) await operations.start();
   const operatorKey = newOperatorKey();
 
-  const tokens = new TokenService(db, { cacheSeconds: config.TOKEN_CACHE_SECONDS, now, log });
+  // An embedded database has one process, this one: no other node revokes tokens, and each poll
+  // costs PGlite milliseconds of this thread (bench/RESULTS.md, "Idle CPU: the embedded database's polls").
+  const tokens = new TokenService(db, { cacheSeconds: config.TOKEN_CACHE_SECONDS, now, log, pollRevocations: db.kind !== 'pglite' });
   tokens.start();
   const quota = new QuotaManager(db, { leaseSize: config.QUOTA_LEASE_SIZE, now, log });
   quota.start();

@@ -38,6 +38,11 @@ export interface TokenServiceOptions {
   maxEntries?: number;
   /** How often `last_used_at` is written (ms). */
   touchFlushMs?: number;
+  /**
+   * Whether to poll the database for revocations made by other nodes (default true). Off for an
+   * embedded database, which one process holds: every revocation is made by this service.
+   */
+  pollRevocations?: boolean;
 }
 
 interface CachedToken {
@@ -82,14 +87,16 @@ export class TokenService {
     this.maxEntries = opts.maxEntries ?? 100_000;
   }
 
-  /** Starts the revocation poll and the `last_used_at` writer. */
+  /** Starts the revocation poll (unless off) and the `last_used_at` writer. */
   start(): void {
     if (this.timers.length > 0) return;
-    const poll = setInterval(() => void this.pollRevocations(), (this.opts.cacheSeconds * 1000) / 2);
     const touch = setInterval(() => void this.flushTouches().catch((err) => this.opts.log?.error({ err }, 'last_used_at update failed')), this.opts.touchFlushMs ?? 1000);
-    poll.unref();
     touch.unref();
-    this.timers = [poll, touch];
+    this.timers = [touch];
+    if (this.opts.pollRevocations === false) return;
+    const poll = setInterval(() => void this.pollRevocations(), (this.opts.cacheSeconds * 1000) / 2);
+    poll.unref();
+    this.timers.push(poll);
     void this.pollRevocations();
   }
 

@@ -5,6 +5,7 @@ import { CustomerService } from '../../src/billing/customers.js';
 import { TokenService } from '../../src/billing/tokens.js';
 import { generateToken } from '../../src/billing/token-format.js';
 import { BACKENDS, closeBackends } from '../store/backends.js';
+import type { Db } from '../../src/store/db.js';
 
 after(closeBackends);
 
@@ -80,6 +81,28 @@ for (const backend of BACKENDS) {
       }
       assert.equal((await nodeB.list(c.id))[0].revoked_at?.getTime(), revoked!.revoked_at!.getTime());
       await Promise.all([nodeA.close(), nodeB.close()]);
+    });
+
+    test('with the revocation poll off (an embedded database, one process), an idle service sends no query; a revocation still takes effect at once', async () => {
+      const { db } = await backend.database();
+      const c = await new CustomerService(db, 1000).createCustomer({ name: 'nopoll' });
+      const sent: string[] = [];
+      const counting: Db = { ...db, query: (sql, params) => (sent.push(sql), db.query(sql, params)) };
+      const polling = new TokenService(counting, { cacheSeconds: 1 });
+      polling.start();
+      assert.equal(sent.length, 1, 'the poll runs as soon as the service starts');
+      await polling.close();
+      sent.length = 0;
+      const tokens = new TokenService(counting, { cacheSeconds: 1, pollRevocations: false });
+      tokens.start();
+      // Three poll intervals (0.5 s each) idle.
+      await new Promise((r) => setTimeout(r, 1500));
+      assert.deepEqual(sent, []);
+      const { token, record } = await tokens.create(c.id);
+      assert.ok(await tokens.verify(token));
+      await tokens.revoke(record.id, c.id);
+      assert.equal(await tokens.verify(token), null);
+      await tokens.close();
     });
   });
 }
