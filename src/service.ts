@@ -142,6 +142,8 @@ export async function createService(config: Config, overrides: ServiceOverrides 
     dataDir: config.DATA_DIR,
     log: log.child({ component: 'list-jobs' }),
     limits: { listsPerCustomer: config.PRIVATE_LISTS_PER_CUSTOMER, rowsPerCustomer: config.PRIVATE_LIST_ROWS_PER_CUSTOMER },
+    // With an embedded database every job is queued by this process, which starts the leader (itself).
+    pollMs: db.kind === 'pglite' ? null : undefined,
   });
   if (leadership.isLeader()) await operations.start();
   const operatorKey = newOperatorKey();

@@ -45,8 +45,11 @@ export interface ListOperationsOptions {
   log: Logger;
   /** Private lists a customer may have, and rows across them. */
   limits: { listsPerCustomer: number; rowsPerCustomer: number };
-  /** How often the leader looks for jobs queued on other nodes (default 1 s). */
-  pollMs?: number;
+  /**
+   * How often the leader looks for jobs queued on other nodes (default 1 s); null when there are
+   * none (an embedded database, one process): every job is queued here and starts the leader.
+   */
+  pollMs?: number | null;
 }
 
 const ERROR_STATUS: Record<ListOperationError['code'], number> = { not_found: 404, conflict: 409, invalid: 400 };
@@ -61,7 +64,7 @@ export class ListOperations {
     opts.notifier.listen(JOBS_CHANNEL, () => this.kick());
   }
 
-  /** Leader: runs queued jobs, now and whenever one is queued (or at least every `pollMs`). */
+  /** Leader: runs queued jobs, now and whenever one is queued (and every `pollMs`, unless null). */
   async start(): Promise<void> {
     if (!this.stopped) return;
     this.stopped = false;
@@ -93,7 +96,7 @@ export class ListOperations {
         if (this.again) {
           this.again = false;
           this.kick();
-        } else if (!this.stopped) {
+        } else if (!this.stopped && this.opts.pollMs !== null) {
           this.timer = setTimeout(() => this.kick(), this.opts.pollMs ?? 1_000);
           this.timer.unref();
         }
