@@ -65,8 +65,9 @@ export function registerBatchRoute(app: TemplatedApp, helpers: RouteHelpers, ep:
         let used = 0;
         // Lines sent: what the batch is charged and audited for when it is cut off. uWS may keep
         // the tail of a chunk in its buffer without saying so (the flush at the end of a cork does
-        // not report), so a chunk's lines count as sent once a later write went through without
-        // backpressure: uWS drains its buffer before it takes more (StreamWriter.write).
+        // not report), so a chunk's lines count as sent once a piece of a later write went through
+        // without backpressure: uWS drains its buffer before it takes more (StreamWriter.write).
+        // A client may then hold at most the two chunks after those counted.
         let sent = 0;
         let handed = 0;
         const wrote = (upTo: number, through: boolean) => {

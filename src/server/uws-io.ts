@@ -225,9 +225,9 @@ export class StreamWriter {
 
   /**
    * Hands `chunk` to uWS; uWS has its bytes copied (or sent) when this returns, so a caller may
-   * reuse a buffer it passed. True when every piece went through without backpressure: uWS sends
-   * what it buffered before it takes more, so everything written before this chunk has then
-   * reached the kernel. False when uWS kept bytes back; it then waits for the socket to drain.
+   * reuse a buffer it passed. True when a piece of it went through without backpressure: uWS
+   * sends what it buffered before it takes more, so everything written before this chunk had then
+   * reached the kernel. When uWS kept bytes back, it waits for the socket to drain.
    *
    * A stalled stream is also retried on a clock: under load, uWS 20.30 at times reported no
    * writable event after a failed write while the client had read everything (the answer then
@@ -238,11 +238,16 @@ export class StreamWriter {
   async write(chunk: string | Uint8Array): Promise<boolean> {
     const bytes = typeof chunk === 'string' && 3 * chunk.length > MAX_WRITE_BYTES ? Buffer.from(chunk) : chunk;
     let ok = true;
-    if (typeof bytes === 'string') ok = this.writePiece(bytes);
-    else for (let at = 0; at < bytes.length; at += MAX_WRITE_BYTES) if (!this.writePiece(bytes.subarray(at, at + MAX_WRITE_BYTES))) ok = false;
+    let through = false;
+    const piece = (p: string | Uint8Array) => {
+      if (this.writePiece(p)) through = true;
+      else ok = false;
+    };
+    if (typeof bytes === 'string') piece(bytes);
+    else for (let at = 0; at < bytes.length; at += MAX_WRITE_BYTES) piece(bytes.subarray(at, at + MAX_WRITE_BYTES));
     if (ok) this.stalls = 0;
     else if (!this.state.aborted) await this.drained();
-    return ok;
+    return through;
   }
 
   /** Resolves when the socket drained, on the clock while retries are left, or when the connection is gone (no drain will come). */
