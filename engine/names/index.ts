@@ -4,7 +4,8 @@
  *   transliterated, spelling folds, weights, legal form), once per indexed alias and per query;
  * - `nameScore(a, b)` → 0..1, fast enough to verify thousands of candidates per query;
  * - `indexTerms(prepared)` → the normalised, transliterated terms a candidate index should hold
- *   (and look up), so index and scorer see the same tokens;
+ *   (and look up), so index and scorer see the same tokens; `nameIndexTerms(value)` the same
+ *   terms without preparing the name for the scorer (a shard's load);
  * - `prepareParty` / `prepareQuery` / `scoreParty` → a listed party's best name qualified by birth
  *   date, country and party type, with an explanation;
  * - `NAME_THRESHOLD` (0.7), the default threshold of a match.
@@ -12,5 +13,5 @@
  */
 export { prepareName, type PreparedName, type PartyType } from './prepare.js';
 export { nameScore } from './score.js';
-export { indexTerms } from './terms.js';
+export { indexTerms, nameIndexTerms } from './terms.js';
 export { NAME_THRESHOLD, parseBirthDate, prepareParty, prepareQuery, scoreParty, type EvidencePolicy, type MatchExplanation, type PreparedParty } from './party.js';

@@ -73,13 +73,18 @@ function romanValue(t: string): number {
   return v;
 }
 
-/** One edit apart (substitution, insertion or deletion): `FOURTY` is `FORTY`. */
+/** One edit apart (substitution, insertion or deletion): `FOURTY` is `FORTY`. Compared in place: most tokens are not. */
 function oneEdit(a: string, b: string): boolean {
-  if (Math.abs(a.length - b.length) > 1) return false;
+  const la = a.length;
+  const lb = b.length;
+  if (Math.abs(la - lb) > 1) return false;
   let i = 0;
-  while (i < a.length && i < b.length && a[i] === b[i]) i++;
-  if (a.length === b.length) return a.slice(i + 1) === b.slice(i + 1);
-  return a.length > b.length ? a.slice(i + 1) === b.slice(i) : a.slice(i) === b.slice(i + 1);
+  while (i < la && i < lb && a.charCodeAt(i) === b.charCodeAt(i)) i++;
+  // After the first difference: the rest equal, with one character of a, of b, or of both skipped.
+  const skipA = la >= lb ? 1 : 0;
+  const skipB = lb >= la ? 1 : 0;
+  for (let k = i; k + skipA < la; k++) if (a.charCodeAt(k + skipA) !== b.charCodeAt(k + skipB)) return false;
+  return true;
 }
 
 const TENS_WORDS = TENS.filter(Boolean);

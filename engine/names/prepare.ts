@@ -137,7 +137,7 @@ function push(code: number): void {
  * kept), X → KS, W → V, OU/OO → U, EE → I, doubled letters single. Characters other than A-Z
  * (original scripts) are kept.
  */
-function foldToken(t: string, keepJ = false): string {
+export function foldToken(t: string, keepJ = false): string {
   foldBuffer.length = 0;
   const n = t.length;
   for (let i = 0; i < n; i++) {
@@ -263,6 +263,56 @@ const DIGITS = /^[0-9]+$/;
 const LETTERS = /^[A-Z]+$/;
 const NONE: readonly number[] = [];
 
+/** What a Latin token is whatever its place in a name (bits for `tokenFlags`). */
+const TR_DIGITS = 1;
+const TR_SINGLE = 2;
+const TR_PARTICLE = 4;
+const TR_TITLE = 8;
+const TR_GENERIC = 16;
+const TR_LEGAL = 32;
+/** Two to six letters, no vowel (an acronym, or run-together initials). */
+const TR_CONSONANTS = 64;
+
+export function tokenTraits(t: string): number {
+  let traits = 0;
+  if (DIGITS.test(t)) traits |= TR_DIGITS;
+  if (t.length === 1) traits |= TR_SINGLE;
+  if (PARTICLES.has(t)) traits |= TR_PARTICLE;
+  if (TITLES.has(t)) traits |= TR_TITLE;
+  if (GENERIC_ORG_WORDS.has(t)) traits |= TR_GENERIC;
+  if (LEGAL_FORMS.has(t)) traits |= TR_LEGAL;
+  if (t.length >= 2 && t.length <= 6 && LETTERS.test(t) && !hasVowel(t)) traits |= TR_CONSONANTS;
+  return traits;
+}
+
+/**
+ * The kind of a Latin token (`F_*` bits) from its traits and its place among `n` tokens:
+ * particles, titles and initials only in names of several tokens, generic words only in an
+ * organisation's name, legal forms only at either end; `syllabic`: transliterated from Chinese or
+ * Korean syllables, where `BIN` is a syllable, not a particle.
+ */
+export function tokenFlags(traits: number, i: number, n: number, organization: boolean, sparse: boolean, syllabic: boolean): number {
+  let flags = 0;
+  if (traits & TR_DIGITS) flags = F_NUMBER;
+  else if ((traits & TR_SINGLE) !== 0 && n > 1) flags = F_INITIAL;
+  else if (!syllabic && (traits & TR_PARTICLE) !== 0 && n > 1) flags = F_PARTICLE;
+  else if (!syllabic && (traits & TR_TITLE) !== 0 && n > 1) flags = F_TITLE;
+  else if (organization && (traits & TR_GENERIC) !== 0) flags = F_GENERIC;
+  else if ((traits & TR_LEGAL) !== 0 && (i === 0 || i === n - 1)) flags = F_LEGAL;
+  if (sparse && !(flags & F_NUMBER)) flags |= F_SPARSE_VOWELS;
+  else if ((traits & TR_CONSONANTS) !== 0 && !(flags & F_PARTICLE)) flags |= F_ACRONYM;
+  return flags;
+}
+
+function flagWeight(flags: number): number {
+  if (flags & F_NUMBER) return W_NUMBER;
+  if (flags & F_INITIAL) return W_INITIAL;
+  if (flags & F_PARTICLE) return W_PARTICLE;
+  if (flags & F_TITLE) return W_TITLE;
+  if (flags & F_GENERIC) return W_GENERIC;
+  return 1;
+}
+
 /**
  * `latin`: transliterated tokens (particles, titles, numbers and generic words are told apart);
  * `syllabic`: transliterated from Chinese or Korean syllables, where `BIN` is a syllable, not a
@@ -291,30 +341,9 @@ function buildForm(tokens: string[], organization: boolean, sparse: boolean, lat
   let segment = 0;
   for (let i = 0; i < n; i++) {
     let t = tokens[i];
-    let flags = 0;
-    let weight = 1;
-    if (latin) {
-      const particle = syllabic ? undefined : PARTICLES.get(t);
-      if (DIGITS.test(t)) {
-        flags |= F_NUMBER;
-        weight = W_NUMBER;
-      } else if (t.length === 1 && n > 1) {
-        flags |= F_INITIAL;
-        weight = W_INITIAL;
-      } else if (particle !== undefined && n > 1) {
-        t = particle;
-        flags |= F_PARTICLE;
-        weight = W_PARTICLE;
-      } else if (!syllabic && TITLES.has(t) && n > 1) {
-        flags |= F_TITLE;
-        weight = W_TITLE;
-      } else if (organization && GENERIC_ORG_WORDS.has(t)) {
-        flags |= F_GENERIC;
-        weight = W_GENERIC;
-      } else if (LEGAL_FORMS.has(t) && (i === 0 || i === n - 1)) flags |= F_LEGAL;
-      if (sparse && !(flags & F_NUMBER)) flags |= F_SPARSE_VOWELS;
-      else if (t.length >= 2 && t.length <= 6 && LETTERS.test(t) && !hasVowel(t) && !(flags & F_PARTICLE)) flags |= F_ACRONYM;
-    }
+    const flags = latin ? tokenFlags(tokenTraits(t), i, n, organization, sparse, syllabic) : 0;
+    const weight = flagWeight(flags);
+    if (flags & F_PARTICLE) t = PARTICLES.get(t)!;
     const folded = latin ? foldToken(t) : t;
     out.tokens[i] = t;
     out.folded[i] = folded;
@@ -372,21 +401,21 @@ function buildRuns(form: TokenForm): TokenRun[] {
 
 /**
  * Romanization keys when every token that is not a particle or number splits into Chinese or
- * Korean syllables (or the name was written in those scripts), else null.
+ * Korean syllables (or the name was written in those scripts), else null. `key(i)` gives token
+ * i's key (`romanizationKey`, or a cache of it).
  */
-function romanize(form: TokenForm, syllabic: boolean): (string | null)[] | null {
+export function romanizeTokens(flags: ArrayLike<number>, n: number, syllabic: boolean, key: (i: number) => string | null): (string | null)[] | null {
   const keys: (string | null)[] = [];
   let any = false;
-  for (let i = 0; i < form.tokens.length; i++) {
-    const f = form.flags[i];
-    if (f & (F_NUMBER | F_PARTICLE | F_TITLE | F_INITIAL)) {
+  for (let i = 0; i < n; i++) {
+    if (flags[i] & (F_NUMBER | F_PARTICLE | F_TITLE | F_INITIAL)) {
       keys.push(null);
       continue;
     }
-    const key = romanizationKey(form.tokens[i]);
-    if (key === null && !syllabic) return null;
-    keys.push(key);
-    if (key !== null) any = true;
+    const k = key(i);
+    if (k === null && !syllabic) return null;
+    keys.push(k);
+    if (k !== null) any = true;
   }
   return any ? keys : null;
 }
@@ -427,17 +456,32 @@ export interface PrepareOptions {
   type?: PartyType | null;
 }
 
-export function prepareName(value: string, opts: PrepareOptions = {}): PreparedName {
+/** A name's tokens before they are told apart, as `prepareName` and the index terms read them. */
+export interface NameTokens {
+  script: string;
+  kind: ScriptKind;
+  /** Transliterated tokens, legal forms set aside, numbers as digits. */
+  tokens: string[];
+  /** Original-script tokens for a name not in Latin script, else null. */
+  original: string[] | null;
+  legalKinds: number;
+  organization: boolean;
+}
+
+export function readNameTokens(value: string, type: PartyType | null): NameTokens {
   const reading = readName(value);
-  const type = opts.type ?? null;
   const { rest, kinds } = splitLegalForms(reading.tokens, type);
   const organization = type === 'organization' || type === 'vessel' || type === 'aircraft' || (type === null && (kinds !== 0 || rest.some((t) => ORG_INDICATORS.has(t))));
-  const tokens = numberTokens(rest, organization);
-  const kind: ScriptKind = reading.kind;
+  return { script: reading.script, kind: reading.kind, tokens: numberTokens(rest, organization), original: reading.original, legalKinds: kinds, organization };
+}
+
+export function prepareName(value: string, opts: PrepareOptions = {}): PreparedName {
+  const type = opts.type ?? null;
+  const { script, kind, tokens, original: originalTokens, legalKinds, organization } = readNameTokens(value, type);
   const latin = buildForm(tokens, organization, kind === 'abjad' || kind === 'abugida', true, kind === 'syllabic');
-  latin.romanized = organization ? null : romanize(latin, kind === 'syllabic');
+  latin.romanized = organization ? null : romanizeTokens(latin.flags, latin.tokens.length, kind === 'syllabic', (i) => romanizationKey(latin.tokens[i]));
   latin.runs = buildRuns(latin);
-  const original = reading.original ? buildForm(reading.original, organization, false, false) : null;
+  const original = originalTokens ? buildForm(originalTokens, organization, false, false) : null;
   if (original) original.runs = buildRuns(original);
-  return { value, script: reading.script, latin, original, legalKinds: kinds, organization, type };
+  return { value, script, latin, original, legalKinds, organization, type };
 }

@@ -114,16 +114,31 @@ const CODAS: [string, string][] = [
 /** Chinese and Korean given names have one or two syllables, written as one token at most. */
 const MAX_SYLLABLES = 2;
 
+/** The entries of a table that can start at a character code (< 128; 128: any other, or the end): the empty one, and those spelled from it. */
+function byFirstCode(table: [string, string][]): [string, string][][] {
+  return Array.from({ length: 129 }, (_, c) => table.filter(([s]) => s === '' || (c < 128 && s.charCodeAt(0) === c)));
+}
+
+const INITIALS_AT = byFirstCode(INITIALS);
+const VOWELS_AT = byFirstCode(VOWELS);
+const CODAS_AT = byFirstCode(CODAS);
+
+function codeAt(t: string, at: number): number {
+  const c = t.charCodeAt(at);
+  return c < 128 ? c : 128;
+}
+
 function parse(t: string, at: number, count: number, out: string[]): boolean {
   if (at === t.length) return count > 0;
   if (count === MAX_SYLLABLES) return false;
-  for (const [initial, ic] of INITIALS) {
+  // Tried in the tables' order (longest first), only those spelled from the next character.
+  for (const [initial, ic] of INITIALS_AT[codeAt(t, at)]) {
     if (!t.startsWith(initial, at)) continue;
     const v0 = at + initial.length;
-    for (const [vowel, vc] of VOWELS) {
+    for (const [vowel, vc] of VOWELS_AT[codeAt(t, v0)]) {
       if (!t.startsWith(vowel, v0)) continue;
       const c0 = v0 + vowel.length;
-      for (const [coda, cc] of CODAS) {
+      for (const [coda, cc] of CODAS_AT[codeAt(t, c0)]) {
         if (!t.startsWith(coda, c0)) continue;
         const key = ic + (cc === 'NG' && vc === 'U' ? 'O' : vc) + cc;
         out.push(key);
@@ -135,7 +150,8 @@ function parse(t: string, at: number, count: number, out: string[]): boolean {
   return false;
 }
 
-function computeKey(token: string): string | null {
+/** The romanization key of a token (see `romanizationKey`), computed each time. */
+export function syllableKey(token: string): string | null {
   if (token.length > 12) return null;
   const out: string[] = [];
   return parse(token, 0, 0, out) ? out.join('') : null;
@@ -146,4 +162,4 @@ function computeKey(token: string): string | null {
  * null: `TSETUNG` and `ZEDONG` both give `ZETONG`, `JEONG` and `CHONG` give `CONG`. Tokens repeat
  * across a list's names (the parse tries many spellings): the last keys are remembered.
  */
-export const romanizationKey = recentMemo(computeKey, 16384, 12);
+export const romanizationKey = recentMemo(syllableKey, 16384, 12);

@@ -93,24 +93,41 @@ const POOL = 64;
 
 /**
  * Postings gathered while documents are added, handed to FlexSearch's term map at `seal`: each
- * distinct term's number (by first appearance), and (term, document) pairs in the order added.
+ * distinct term's number (by first appearance) in an open-addressing table of term numbers by the
+ * term's FNV hash (which the filter needs anyway), and (term, document) pairs in the order added.
+ * At a shard's load most terms are new and each is met a few times: a `Map` lookup and insert of
+ * each in a map of millions of terms cost more than the rest of the load's postings together.
  */
 class PendingPostings {
-  readonly numbers = new Map<string, number>();
-  readonly terms: string[] = [];
+  private readonly terms: string[] = [];
+  /** By slot, the hash of a term and its number + 1 (0: empty slot); at most half the slots are used. */
+  private table = new Uint32Array(2 << 12);
   /** Last document (plus one) posted under each term: a repeated term is posted once. */
-  lastDoc = new Uint32Array(1024);
-  pairTerms = new Uint32Array(4096);
-  pairDocs = new Uint32Array(4096);
-  pairs = 0;
+  private lastDoc = new Uint32Array(1024);
+  private pairTerms = new Uint32Array(4096);
+  private pairDocs = new Uint32Array(4096);
+  private pairs = 0;
 
-  add(doc: number, term: string): void {
-    let n = this.numbers.get(term);
-    if (n === undefined) {
+  /** Posts `term` (whose `fnvOf` is `hash`) for `doc`. */
+  add(doc: number, term: string, hash: number): void {
+    const table = this.table;
+    const mask = (table.length >>> 1) - 1;
+    let slot = hash & mask;
+    let n = -1;
+    for (let s = table[2 * slot + 1]; s !== 0; s = table[2 * slot + 1]) {
+      if (table[2 * slot] === hash && this.terms[s - 1] === term) {
+        n = s - 1;
+        break;
+      }
+      slot = (slot + 1) & mask;
+    }
+    if (n < 0) {
       n = this.terms.length;
-      this.numbers.set(term, n);
       this.terms.push(term);
       if (n >= this.lastDoc.length) this.lastDoc = growTo(this.lastDoc, n + 1);
+      table[2 * slot] = hash;
+      table[2 * slot + 1] = n + 1;
+      if (4 * this.terms.length > table.length) this.rehash();
     }
     if (this.lastDoc[n] === doc + 1) return;
     this.lastDoc[n] = doc + 1;
@@ -122,15 +139,30 @@ class PendingPostings {
     this.pairDocs[this.pairs++] = doc;
   }
 
-  /** Each term's documents, ascending, as FlexSearch keeps them (one score slot), in one pass. */
+  private rehash(): void {
+    const old = this.table;
+    const table = new Uint32Array(2 * old.length);
+    const mask = (table.length >>> 1) - 1;
+    for (let i = 0; i < old.length; i += 2) {
+      if (old[i + 1] === 0) continue;
+      let slot = old[i] & mask;
+      while (table[2 * slot + 1] !== 0) slot = (slot + 1) & mask;
+      table[2 * slot] = old[i];
+      table[2 * slot + 1] = old[i + 1];
+    }
+    this.table = table;
+  }
+
+  /** Each term's documents, ascending, as FlexSearch keeps them (one score slot), in one pass, in the order of the terms' numbers. */
   into(map: Map<string, Slots>): void {
-    const count = new Uint32Array(this.terms.length + 1);
+    const terms = this.terms.length;
+    const count = new Uint32Array(terms + 1);
     for (let i = 0; i < this.pairs; i++) count[this.pairTerms[i] + 1]++;
     for (let t = 1; t < count.length; t++) count[t] += count[t - 1];
     const sorted = new Uint32Array(this.pairs);
-    const next = count.slice(0, this.terms.length);
+    const next = count.slice(0, terms);
     for (let i = 0; i < this.pairs; i++) sorted[next[this.pairTerms[i]]++] = this.pairDocs[i];
-    for (let t = 0; t < this.terms.length; t++) {
+    for (let t = 0; t < terms; t++) {
       // Pushed, not preallocated: `new Array(n)` makes a holey array, and a dictionary past
       // V8's fast-elements limit, both slower to read than the packed one push builds.
       const ids: number[] = [];
@@ -185,17 +217,18 @@ export class CandidateIndex {
   add(doc: number, terms: string[]): void {
     if (doc >= this.size) this.size = doc + 1;
     if (terms.length === 0) return;
-    if (this.pending) {
-      for (const t of terms) this.pending.add(doc, t);
-      this.index.reg.add(doc);
-    } else {
+    const pending = this.pending;
+    if (pending) this.index.reg.add(doc);
+    else {
       this.terms = terms;
       this.index.add(doc, CONTENT);
       this.terms = [];
     }
-    for (const t of terms) {
-      const bit = fnvOf(t) & (FILTER_BITS - 1);
+    for (let i = 0; i < terms.length; i++) {
+      const hash = fnvOf(terms[i]);
+      const bit = hash & (FILTER_BITS - 1);
       this.filter[bit >>> 5] |= 1 << (bit & 31);
+      pending?.add(doc, terms[i], hash);
     }
   }
 

@@ -1,7 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import type { Logger } from 'pino';
-import { indexTerms, prepareName, prepareParty, prepareQuery, scoreParty, type EvidencePolicy, type PreparedParty } from '../../engine/names/index.js';
+import { indexTerms, nameIndexTerms, prepareParty, prepareQuery, scoreParty, type EvidencePolicy, type PreparedParty } from '../../engine/names/index.js';
 import type { PepMatchT, PepScreenResponseT } from './schema.js';
 import { fromFtm, isSenzing, SenzingReader, type PepPerson } from './records.js';
 import { PEP_THRESHOLD, type PepProvider, type PepQuery } from './types.js';
@@ -36,7 +36,7 @@ export class LocalPepIndex {
 
   constructor(private readonly persons: PepPerson[]) {
     persons.forEach((p, i) => {
-      const tokens = new Set(p.names.flatMap((n) => indexTerms(prepareName(n, { type: 'person' }))));
+      const tokens = new Set(p.names.flatMap((n) => nameIndexTerms(n, 'person')));
       for (const t of tokens) {
         const list = this.postings.get(t);
         if (list) list.push(i);
