@@ -111,16 +111,14 @@ test('screen a listed address on the Screen page (metered), then find the match 
   const chart = p.getByRole('figure', { name: /Requests and matches per day/ });
   await chart.getByText('Show data').click();
   const row = chart.getByRole('row', { name: new RegExp(today) });
+  // allTextContents does not wait for the rows to render.
+  await row.waitFor();
   assert.deepEqual(await row.getByRole('cell').allTextContents(), ['1', '2'], 'one request, two matches (ofac_sdn and ofac_crypto) today');
   const perList = p.getByRole('figure', { name: /Matches per list/ });
   await perList.getByText('Show data').click();
-  assert.deepEqual(
-    await perList
-      .getByRole('row', { name: /ofac_crypto/ })
-      .getByRole('cell')
-      .allTextContents(),
-    ['1'],
-  );
+  const listRow = perList.getByRole('row', { name: /ofac_crypto/ });
+  await listRow.waitFor();
+  assert.deepEqual(await listRow.getByRole('cell').allTextContents(), ['1']);
   await p.getByRole('cell', { name: LISTED_BTC }).first().waitFor();
   await visited(p, 'overview');
 });

@@ -87,6 +87,8 @@ test('the operator creates a customer with a quota, changes it, and creates its 
 
   await go(p, 'Customers');
   const row = p.getByRole('row', { name: /Northwind Exchange/ });
+  // The list renders after the page's heading: wait for the row (allTextContents does not wait).
+  await row.waitFor();
   assert.deepEqual((await row.getByRole('cell').allTextContents()).slice(1), ['—', '750', '0', '750']);
   await visited(p, 'admin-customers');
 });
