@@ -10,7 +10,8 @@
  *     An upload of `rows` (default 1,000,000) rows of mixed entity types into an operator list of
  *     a service (in this process, the real lists loaded) over HTTP: streamed and checked, diffed,
  *     committed, served (the engine swapped in) and its changes delivered; then a second version
- *     with a tenth of the rows replaced. Target: ingested, diffed and served in ≤ 20 s. Reports
+ *     with a tenth of the rows replaced. Target: ingested, diffed and served in ≤ 20 s. Run it with
+ *     the service's V8 flags (src/node-flags.json), as `make bench` does. Reports
  *     the CPU time the process spent (every thread; steadier than wall time on a busy machine) and
  *     its RSS before, at its peak and after.
  *
@@ -160,9 +161,10 @@ async function upload(rows: number): Promise<void> {
       const cpu0 = process.cpuUsage();
       const t0 = performance.now();
       let served = 0;
+      let uploadFailed = false;
       // Served: a screening of an uploaded address answers a match (polled while the upload runs).
       const watch = (async () => {
-        for (;;) {
+        while (!uploadFailed) {
           const r = await fetch(`${base}/screen/crypto/${probe}?lists=bench_upload`, { headers: { authorization: `Bearer ${token}` } });
           const flagged = r.status === 200 && ((await r.json()) as { flagged: boolean }).flagged;
           if (flagged) {
@@ -172,20 +174,33 @@ async function upload(rows: number): Promise<void> {
           await new Promise((r2) => setTimeout(r2, 100));
         }
       })();
-      const res = await fetch(`${base}/admin/lists/bench_upload/upload?wait=300`, {
-        method: 'POST',
-        headers: { ...admin, 'content-type': 'application/x-ndjson' },
-        body: Readable.toWeb(createReadStream(file)) as ReadableStream,
-        duplex: 'half',
-      } as RequestInit);
-      const body = (await res.json()) as { results: { listed: number; delisted: number; relisted: number; total: number }[] };
+      let res: Response;
+      let text: string;
+      try {
+        res = await fetch(`${base}/admin/lists/bench_upload/upload?wait=300`, {
+          method: 'POST',
+          headers: { ...admin, 'content-type': 'application/x-ndjson' },
+          body: Readable.toWeb(createReadStream(file)) as ReadableStream,
+          duplex: 'half',
+        } as RequestInit);
+        text = await res.text();
+      } catch (err) {
+        uploadFailed = true;
+        await watch.catch(() => undefined);
+        throw new Error(`upload request failed after ${((performance.now() - t0) / 1000).toFixed(1)} s`, { cause: err });
+      }
       const total = performance.now() - t0;
+      if (res.status !== 200) {
+        uploadFailed = true;
+        await watch.catch(() => undefined);
+        throw new Error(`upload: ${res.status} ${text.slice(0, 2000)}`);
+      }
+      const body = JSON.parse(text) as { results: { listed: number; delisted: number; relisted: number; total: number }[] };
       await watch;
       const cpu = process.cpuUsage(cpu0);
       clearInterval(sampler);
       global.gc?.();
       const rss1 = process.memoryUsage.rss();
-      if (res.status !== 200) throw new Error(`upload: ${res.status} ${JSON.stringify(body)}`);
       const r = body.results[0];
       rowsOut.push([
         label,

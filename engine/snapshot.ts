@@ -162,9 +162,10 @@ export async function* lineBatches(path: string): AsyncIterable<string[]> {
 
 /**
  * Reads the header, then streams the records in batches; throws SnapshotError on any
- * inconsistency.
+ * inconsistency. With `only`, just the records whose index (from 0) it accepts: the others are
+ * counted but not parsed.
  */
-export async function readSnapshot(path: string): Promise<{ info: ListSnapshotInfo; count: number; batches: AsyncIterable<EntityRecord[]> }> {
+export async function readSnapshot(path: string, only?: (index: number) => boolean): Promise<{ info: ListSnapshotInfo; count: number; batches: AsyncIterable<EntityRecord[]> }> {
   const lines = lineBatches(path)[Symbol.asyncIterator]();
   const first = await lines.next();
   if (first.done) throw new SnapshotError(`${path}: empty snapshot`);
@@ -185,6 +186,7 @@ export async function readSnapshot(path: string): Promise<{ info: ListSnapshotIn
       const line = text[i];
       if (line === '' || line === '\r') continue;
       n++;
+      if (only && !only(n - 1)) continue;
       let r: EntityRecord;
       try {
         r = JSON.parse(line) as EntityRecord;

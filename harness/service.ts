@@ -7,10 +7,7 @@ import pino from 'pino';
 import { loadConfig, type Env } from '../src/config.js';
 import { createService, type Service, type ServiceOverrides } from '../src/service.js';
 import { ListManager } from '../loaders/manager.js';
-import { COMPILED, REPO_ROOT, SHARED_DATA } from './paths.js';
-
-/** The V8 flags `make run` starts the service with. */
-const SERVICE_NODE_FLAGS = JSON.parse(readFileSync(join(REPO_ROOT, 'src', 'node-flags.json'), 'utf8')) as string[];
+import { COMPILED, REPO_ROOT, SERVICE_NODE_FLAGS, SHARED_DATA } from './paths.js';
 
 /**
  * Ingesting every real list takes ~30 s, so the test suite ingests once into a cache under .tmp

@@ -26,7 +26,10 @@ import type { EntityRecord, EntityType } from '../engine/model.js';
  * The diff streams: the new version's records are read once, the committed files twice each, in
  * batches (a promise per batch, not per record), and only keys are held in memory, so a version of
  * millions of rows costs memory per key, not per record. Keys the producer computed already (an
- * upload's rows were keyed when they were checked) are not computed again.
+ * upload's rows were keyed when they were checked) are not computed again, and neither are the
+ * committed version's: the diff writes each active record's key beside it (`activeKeys`), so the
+ * next diff reads the keys instead of parsing and normalizing the records, and parses again only
+ * the records that leave.
  */
 
 type ListChangeKind = 'listed' | 'delisted' | 'relisted';
@@ -84,6 +87,19 @@ export interface RecordBatch {
 
 export type RecordBatches = AsyncIterable<RecordBatch> | Iterable<RecordBatch>;
 
+/** An active record's identity and the start of its listing period, as the diff wrote them. */
+export type ActiveKey = [key: string, listedAt: string | null];
+
+/** The committed version the diff compares with. */
+export interface PreviousVersion {
+  /** Its active records in file order; with `only`, just those whose index (from 0) `only` accepts. */
+  active: (only?: (index: number) => boolean) => RecordBatches;
+  /** Its active records' keys in the same order, when they were kept (see `DiffInput.activeKeys`). */
+  activeKeys?: () => AsyncIterable<ActiveKey[]> | Iterable<ActiveKey[]>;
+  /** Its ended periods. */
+  ended: () => RecordBatches;
+}
+
 /**
  * Where the diff writes: synchronously, a line at a time; `ready` (awaited once per input batch)
  * holds it back while the output is behind.
@@ -100,8 +116,8 @@ export interface DiffInput {
   at: string;
   /** The new version's records, read once. */
   next: RecordBatches;
-  /** The committed version: its active records and its ended periods, each readable twice; null for the first version. */
-  previous: { active: () => RecordBatches; ended: () => RecordBatches } | null;
+  /** The committed version, each part readable twice; null for the first version. */
+  previous: PreviousVersion | null;
   /** Sequence number of the first change. */
   firstSeq: number;
   /** Ended periods that ended before this time (ISO 8601) are dropped. */
@@ -110,6 +126,8 @@ export interface DiffInput {
   maxPeriods: number;
   /** The new version's files: active records, then ended periods oldest first, then the changes. */
   active: Out<EntityRecord>;
+  /** Each active record's key, in the order of `active` (what the next diff reads as `PreviousVersion.activeKeys`). */
+  activeKeys?: Out<ActiveKey>;
   ended: Out<EntityRecord>;
   changes: Out<ListChange>;
 }
@@ -138,6 +156,13 @@ function period(r: EntityRecord, list: string, listedAt: string | null, removedA
 async function eachKeyed(batches: RecordBatches, ready: () => Promise<void>, fn: (r: EntityRecord, key: string) => void): Promise<void> {
   for await (const { records, keys } of batches) {
     for (let i = 0; i < records.length; i++) fn(records[i], keys?.[i] ?? entityKey(records[i]));
+    await ready();
+  }
+}
+
+async function eachRecord(batches: RecordBatches, ready: () => Promise<void>, fn: (r: EntityRecord) => void): Promise<void> {
+  for await (const { records } of batches) {
+    for (const r of records) fn(r);
     await ready();
   }
 }
@@ -191,9 +216,9 @@ export async function diffVersion(input: DiffInput): Promise<DiffResult> {
     counts[kind]++;
     input.changes.write({ seq: seq++, change_id: changeId(list, version, at, kind, key), list, owner, version, kind, at, record });
   };
-  const outs = [input.active, input.ended, input.changes];
+  const outs = [input.active, input.activeKeys, input.ended, input.changes];
   const ready = async () => {
-    for (const o of outs) await o.ready?.();
+    for (const o of outs) await o?.ready?.();
   };
   const none = () => Promise.resolve();
 
@@ -203,8 +228,12 @@ export async function diffVersion(input: DiffInput): Promise<DiffResult> {
   const endedKeys = new Set<string>();
   const endedOrder: string[] = [];
   let endedKept = 0;
-  if (previous) {
+  if (previous?.activeKeys) {
+    for await (const keys of previous.activeKeys()) for (const [k, listedAt] of keys) activeSlots.push(was.add(k, listedAt));
+  } else if (previous) {
     await eachKeyed(previous.active(), none, (r, k) => activeSlots.push(was.add(k, r.listed_at)));
+  }
+  if (previous) {
     await eachKeyed(previous.ended(), none, (r, k) => {
       endedOrder.push(k);
       endedKeys.add(k);
@@ -214,17 +243,21 @@ export async function diffVersion(input: DiffInput): Promise<DiffResult> {
   was.seal();
 
   let total = 0;
+  const write = (r: EntityRecord, key: string, listedAt: string): void => {
+    input.active.write(period(r, list, listedAt, null));
+    input.activeKeys?.write([key, listedAt]);
+  };
   // Keys of the new version the committed one does not hold (those it holds are `was.kept`).
   const added = new Set<string>();
   await eachKeyed(input.next, ready, (r, k) => {
     const prior = was.slot(k);
     total++;
     if (prior !== undefined) {
-      input.active.write(period(r, list, was.listedAt[prior] ?? at, null));
+      write(r, k, was.listedAt[prior] ?? at);
       was.kept[prior] = 1;
       return;
     }
-    input.active.write(period(r, list, at, null));
+    write(r, k, at);
     if (added.has(k)) return;
     added.add(k);
     if (previous) emit(endedKeys.has(k) ? 'relisted' : 'listed', k, period(r, list, at, null));
@@ -244,7 +277,7 @@ export async function diffVersion(input: DiffInput): Promise<DiffResult> {
   let periods = 0;
   if (previous) {
     let i = 0;
-    await eachKeyed(previous.ended(), ready, (r) => {
+    await eachRecord(previous.ended(), ready, (r) => {
       const k = endedOrder[i++];
       const removed = r.removed_at ?? at;
       if (removed < input.cutoff || excess > 0) {
@@ -257,10 +290,12 @@ export async function diffVersion(input: DiffInput): Promise<DiffResult> {
       input.ended.write(period(r, list, r.listed_at, removed, r.superseded === true || inNext(k) || leaving));
       periods++;
     });
+    // Only the records leaving are read: the reader skips the others unparsed.
+    const leavesAt = (index: number) => was.kept[activeSlots[index]] === 0;
     let j = 0;
-    await eachKeyed(previous.active(), ready, (r) => {
+    await eachRecord(previous.active(leavesAt), ready, (r) => {
+      while (!leavesAt(j)) j++;
       const slot = activeSlots[j++];
-      if (was.kept[slot] === 1) return;
       const ended = period(r, list, r.listed_at, at);
       input.ended.write(ended);
       periods++;

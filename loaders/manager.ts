@@ -6,6 +6,7 @@ import { contentVersion, type ChangeSink, type RecordBatches } from './diff.js';
 import { fetchOptionsFromConfig, fetchSourceFiles } from './fetch.js';
 import { LISTS } from './registry.js';
 import { cadenceIntervalMs, isDue, nextCheckAt, PrimarySchedule, systemClock, type Clock } from './schedule.js';
+import { RecordFeed } from './record-feed.js';
 import { changeFileSeq, emptyState, historyReach, ListStore, type ListStateFile, type StoredDefinition, type VersionEntry } from './store.js';
 import type { ListDefinition, LoaderSettings, ParseContext } from './types.js';
 
@@ -271,11 +272,39 @@ export class ListManager {
         await this.saveStatus({ ...state, last_checked: at, last_attempt: at, last_error: null });
         return { slug, result: 'unchanged', version: state.version, changes: 0, total: state.total };
       }
-      const outcome = await this.commitVersion(def, state, upload, null);
-      await this.rebuild();
+      const outcome = await this.commitAndServe(def, state, upload);
       await this.deliverPending();
       return outcome;
     });
+  }
+
+  /**
+   * Commits a version of one list and serves it: the engine loads the new generation while the
+   * version is diffed and written, taking the list's records from the diff rather than parsing
+   * its new files again, and swaps it in once the version is committed (not before: a failed
+   * commit leaves the engine as it was).
+   */
+  private async commitAndServe(def: ListDefinition, state: ListStateFile, next: UploadedVersion): Promise<RefreshOutcome> {
+    if (!this.engine) return this.commitVersion(def, state, next, null);
+    const started = this.now();
+    const stale = this.engineStale;
+    const feed = new RecordFeed();
+    const served = this.rebuild({ slug: def.slug, info: { slug: def.slug, list_type: def.list_type, version: next.version, last_updated: started.toISOString() }, records: feed.records() });
+    // Marked handled at once: a failed load surfaces below, after the commit has finished.
+    served.catch(() => undefined);
+    let outcome: RefreshOutcome;
+    try {
+      outcome = await this.commitVersion(def, state, next, null, started, feed);
+      feed.end();
+    } catch (err) {
+      feed.fail(err);
+      await served.catch(() => undefined);
+      // The load gave up with the commit: the engine still serves what is committed.
+      this.engineStale = stale;
+      throw err;
+    }
+    await served;
+    return outcome;
   }
 
   /**
@@ -475,7 +504,7 @@ export class ListManager {
   }
 
   /** Commits a new version of a list (its changes become pending for the sinks); the caller rebuilds the engine. */
-  private async commitVersion(def: ListDefinition, state: ListStateFile, next: UploadedVersion, digest: string | null, started = this.now()): Promise<RefreshOutcome> {
+  private async commitVersion(def: ListDefinition, state: ListStateFile, next: UploadedVersion, digest: string | null, started = this.now(), feed?: RecordFeed): Promise<RefreshOutcome> {
     const at = started.toISOString();
     const info: ListSnapshotInfo = { slug: def.slug, list_type: def.list_type, version: next.version, last_updated: at };
     const t0 = performance.now();
@@ -487,6 +516,7 @@ export class ListManager {
       source_digest: digest,
       cutoff: new Date(started.getTime() - this.config.LIST_HISTORY_DAYS * DAY_MS).toISOString(),
       maxPeriods: this.config.LIST_HISTORY_MAX_PERIODS,
+      feed,
     });
     this.states.set(def.slug, committed.state);
     const changes = committed.listed + committed.delisted + committed.relisted;
@@ -570,24 +600,31 @@ export class ListManager {
     return state;
   }
 
-  private async rebuild(): Promise<void> {
+  /**
+   * Loads every committed list into the engine from its files; with `being`, that list's version
+   * being committed instead, its records taken from the commit (see commitAndServe).
+   */
+  private async rebuild(being?: { slug: string; info: ListSnapshotInfo; records: AsyncIterable<EntityRecord> }): Promise<void> {
     if (!this.engine) return;
-    const loaded = this.defs.map((d) => ({ def: d, state: this.states.get(d.slug) })).filter((x) => x.state && x.state.seq !== null);
-    const lists: ListSnapshotInfo[] = loaded.map(({ def, state }) => ({
-      slug: def.slug,
-      list_type: def.list_type,
-      version: state!.version!,
-      last_updated: state!.last_updated,
-    }));
+    const loaded = this.defs.filter((d) => d.slug === being?.slug || this.states.get(d.slug)?.seq != null);
+    const lists: ListSnapshotInfo[] = loaded.map((def) => {
+      if (def.slug === being?.slug) return being.info;
+      const state = this.states.get(def.slug)!;
+      return { slug: def.slug, list_type: def.list_type, version: state.version!, last_updated: state.last_updated };
+    });
     const store = this.store;
+    const states = this.states;
     async function* records(): AsyncIterable<EntityRecord> {
-      for (const { state } of loaded) for await (const batch of store.records(state!)) yield* batch;
+      for (const def of loaded) {
+        if (def.slug === being?.slug) yield* being.records;
+        else for await (const batch of store.records(states.get(def.slug)!)) yield* batch;
+      }
     }
     // Until a load succeeds the engine serves an older generation than the committed one.
     this.engineStale = true;
     const { entities, ms } = await this.engine.load({ lists, records: records() });
     this.engineStale = false;
-    this.engineSeqs = new Map(loaded.map(({ def, state }) => [def.slug, state!.seq!]));
+    this.engineSeqs = new Map(loaded.map((def) => [def.slug, this.states.get(def.slug)!.seq!]));
     this.log.info({ lists: lists.length, entities, ms: Math.round(ms) }, 'engine generation loaded');
   }
 }

@@ -1,14 +1,18 @@
-import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { access, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { LineFile, lineBatches, readSnapshot, SnapshotWriter } from '../engine/snapshot.js';
 import type { EntityRecord, ListSnapshotInfo } from '../engine/model.js';
-import { diffVersion, type DiffResult, type ListChange, type RecordBatch, type RecordBatches } from './diff.js';
+import { diffVersion, type ActiveKey, type DiffResult, type ListChange, type PreviousVersion, type RecordBatch, type RecordBatches } from './diff.js';
 import type { ListDefinition } from './types.js';
+import type { RecordFeed } from './record-feed.js';
 
 /**
  * Per-list files under `DATA_DIR/lists/<slug>/`:
  * - `snapshot-<seq>.ndjson`: the entities the version publishes (engine snapshot format), with
  *   their `listed_at`;
+ * - `keys-<seq>.ndjson`: beside it, each of those entities' identity and `listed_at` as a JSON
+ *   pair, in the same order: the next version's diff reads these instead of the snapshot (a
+ *   version committed before this file existed is read the longer way);
  * - `history-<seq>.ndjson`: the ended listing periods (same format, `removed_at` set), oldest
  *   end first, compacted at each version (see loaders/diff.ts);
  * - `changes-<first change seq>.ndjson`: a version's ListChanges until every sink has taken them;
@@ -96,6 +100,11 @@ export interface CommitInput {
   /** Ended periods that ended before this time (ISO 8601) are dropped. */
   cutoff: string;
   maxPeriods: number;
+  /**
+   * Also hands every record written to the version's files to this feed, in file order: the
+   * active records, then the ended periods (the diff writes every active record first).
+   */
+  feed?: RecordFeed;
 }
 
 export type CommitResult = { state: ListStateFile } & DiffResult;
@@ -184,9 +193,24 @@ export class ListStore {
     }
   }
 
-  private async *file(state: ListStateFile, file: string | null): AsyncIterable<RecordBatch> {
+  private async *file(state: ListStateFile, file: string | null, only?: (index: number) => boolean): AsyncIterable<RecordBatch> {
     if (!file) return;
-    for await (const records of (await readSnapshot(join(this.dir(state.slug), file))).batches) yield { records };
+    for await (const records of (await readSnapshot(join(this.dir(state.slug), file), only)).batches) yield { records };
+  }
+
+  /** The committed version as the diff reads it: with its keys file when the version has one. */
+  private async previous(state: ListStateFile): Promise<PreviousVersion | null> {
+    if (state.seq === null) return null;
+    const keysPath = join(this.dir(state.slug), keysFile(state.seq));
+    const hasKeys = await access(keysPath).then(
+      () => true,
+      () => false,
+    );
+    return {
+      active: (only) => this.file(state, state.snapshot, only),
+      ended: () => this.file(state, state.history),
+      activeKeys: hasKeys ? () => readKeys(keysPath, state.total) : undefined,
+    };
   }
 
   /**
@@ -206,6 +230,22 @@ export class ListStore {
     const active = await SnapshotWriter.open(join(dir, snapshot), next.info);
     const ended = await SnapshotWriter.open(join(dir, history), next.info);
     const changes = new LineFile(join(dir, changesFile));
+    const keys = new LineFile(join(dir, keysFile(seq)));
+    const feed = next.feed;
+    /** A file's writer that also hands its records to the feed. */
+    const fed = (file: SnapshotWriter) =>
+      feed
+        ? {
+            write: (r: EntityRecord) => {
+              file.write(r);
+              feed.push(r);
+            },
+            ready: async () => {
+              await file.ready();
+              await feed.ready();
+            },
+          }
+        : file;
     let result: DiffResult;
     try {
       result = await diffVersion({
@@ -214,20 +254,22 @@ export class ListStore {
         version: next.info.version,
         at: next.info.last_updated ?? next.checked_at,
         next: next.records,
-        previous: previous.seq === null ? null : { active: () => this.file(previous, previous.snapshot), ended: () => this.file(previous, previous.history) },
+        previous: await this.previous(previous),
         firstSeq,
         cutoff: next.cutoff,
         maxPeriods: next.maxPeriods,
-        active,
-        ended,
+        active: fed(active),
+        activeKeys: { write: (k: ActiveKey) => keys.write(JSON.stringify(k)), ready: () => keys.ready() },
+        ended: fed(ended),
         changes: { write: (c: ListChange) => changes.write(JSON.stringify(c)), ready: () => changes.ready() },
       });
       await active.close();
+      await keys.close();
       await ended.close();
       if (changes.lines > 0) await changes.close();
       else await changes.abort();
     } catch (err) {
-      await Promise.all([active.abort(), ended.abort(), changes.abort()]);
+      await Promise.all([active.abort(), keys.abort(), ended.abort(), changes.abort()]);
       throw err;
     }
     if (result.lastSeq >= firstSeq) await this.advanceChangeSeq(result.lastSeq);
@@ -285,10 +327,26 @@ export class ListStore {
   private async prune(state: ListStateFile): Promise<void> {
     const keep = state.seq! - 1;
     for (const name of await readdir(this.dir(state.slug))) {
-      const m = /^(snapshot|history)-(\d+)\.ndjson$/.exec(name);
+      const m = /^(snapshot|history|keys)-(\d+)\.ndjson$/.exec(name);
       if (m && Number(m[2]) < keep) await rm(join(this.dir(state.slug), name), { force: true });
     }
   }
+}
+
+function keysFile(seq: number): string {
+  return `keys-${seq}.ndjson`;
+}
+
+/** A keys file in batches; throws unless it holds `count` keys (it is renamed into place whole, so only damage makes it short). */
+async function* readKeys(path: string, count: number): AsyncIterable<ActiveKey[]> {
+  let n = 0;
+  for await (const lines of lineBatches(path)) {
+    const batch: ActiveKey[] = [];
+    for (const line of lines) if (line !== '') batch.push(JSON.parse(line) as ActiveKey);
+    n += batch.length;
+    yield batch;
+  }
+  if (n !== count) throw new Error(`${path}: ${n} keys for ${count} records (remove the file: the next commit reads the snapshot instead)`);
 }
 
 function latest(a: string | null, b: string | null): string | null {

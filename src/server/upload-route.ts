@@ -6,12 +6,11 @@ import { errorOutcome } from '../core/pipeline.js';
 import { parseInput } from '../core/validation.js';
 import type { UploadFormat } from '../../loaders/upload.js';
 import type { RouteHelpers } from './app.js';
-import { ResponseState } from './uws-io.js';
+import { BodyStream } from './body-stream.js';
 
 /**
  * The REST routes of list uploads (`admin.lists.upload`, `account.lists.upload`): the body is the
- * list's rows, streamed to a spool file with backpressure (uWS pauses the socket while the file
- * catches up: briefly, as a disk write never waits on parsing), never held whole. The caller is
+ * list's rows, streamed to a spool file with backpressure (see BodyStream), never held whole. The caller is
  * authenticated before a byte is written; an answer given before the body was read in full
  * closes the connection.
  */
@@ -24,87 +23,6 @@ const FORMATS: Record<string, UploadFormat> = {
   'application/ndjson': 'ndjson',
   'application/jsonl': 'ndjson',
 };
-
-/** Bytes buffered before the socket is paused (and resumed below half of it). */
-const HIGH_WATER = 1 << 20;
-
-/**
- * The request body as an async iterable of chunks. uWS lends each chunk only during its
- * callback, so it is copied; reading pauses the socket above HIGH_WATER buffered bytes. More than
- * `limit` bytes end the iteration with a 413; a client that goes away ends it with an error.
- */
-class BodyStream implements AsyncIterable<Uint8Array> {
-  private readonly chunks: Buffer[] = [];
-  private buffered = 0;
-  private received = 0;
-  private ended = false;
-  private paused = false;
-  private failure: Error | null = null;
-  private wake: (() => void) | null = null;
-
-  constructor(
-    private readonly res: HttpResponse,
-    private readonly state: ResponseState,
-    private readonly limit: number,
-  ) {
-    res.onData((ab, isLast) => {
-      if (this.failure || state.aborted || state.done) return;
-      this.received += ab.byteLength;
-      if (this.received > limit) {
-        this.fail(new HttpError(413, `Request body too large: an upload holds at most ${limit} bytes (LIST_UPLOAD_MAX_BYTES)`));
-        return;
-      }
-      if (ab.byteLength > 0) {
-        this.chunks.push(Buffer.from(new Uint8Array(ab)));
-        this.buffered += ab.byteLength;
-      }
-      if (isLast) this.ended = true;
-      else if (this.buffered > HIGH_WATER && !this.paused) {
-        this.paused = true;
-        res.pause();
-      }
-      this.notify();
-    });
-  }
-
-  /** The whole body arrived. */
-  get complete(): boolean {
-    return this.ended;
-  }
-
-  aborted(): void {
-    this.fail(new Error('the client went away during the upload'));
-  }
-
-  private fail(err: Error): void {
-    this.failure ??= err;
-    this.notify();
-  }
-
-  private notify(): void {
-    const w = this.wake;
-    this.wake = null;
-    w?.();
-  }
-
-  async *[Symbol.asyncIterator](): AsyncIterator<Uint8Array> {
-    for (;;) {
-      if (this.failure) throw this.failure;
-      const chunk = this.chunks.shift();
-      if (chunk) {
-        this.buffered -= chunk.byteLength;
-        if (this.paused && this.buffered < HIGH_WATER / 2 && !this.state.aborted && !this.state.done) {
-          this.paused = false;
-          this.res.resume();
-        }
-        yield chunk;
-        continue;
-      }
-      if (this.ended) return;
-      await new Promise<void>((r) => (this.wake = r));
-    }
-  }
-}
 
 function formatOf(contentType: string | undefined): UploadFormat | null {
   const type = (contentType ?? '').split(';')[0].trim().toLowerCase();
@@ -141,6 +59,7 @@ export function registerUploadRoute(app: TemplatedApp, helpers: RouteHelpers, ep
         outcome = errorOutcome(err, helpers.log, meta);
       }
       if (state.aborted) return finish(499);
+      body.release();
       state.closeAfter = !body.complete;
       await helpers.sendOutcome(res, state, outcome, meta.requestId);
       finish(outcome.status);

@@ -1,7 +1,7 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import type { EntityRecord, EntityType } from '../../engine/model.js';
-import { changeId, diffVersion, entityKey, type ListChange, type RecordBatch } from '../../loaders/diff.js';
+import { changeId, diffVersion, entityKey, type ActiveKey, type ListChange, type PreviousVersion, type RecordBatch } from '../../loaders/diff.js';
 
 const rec = (entity_type: EntityType, value: string, metadata: Record<string, unknown> = {}): EntityRecord => ({
   list: 'l',
@@ -16,36 +16,61 @@ const rec = (entity_type: EntityType, value: string, metadata: Record<string, un
 /** A committed version in memory: what the store's files would hold. */
 interface Version {
   active: EntityRecord[];
+  /** What the diff wrote beside `active`. */
+  keys: ActiveKey[];
   ended: EntityRecord[];
   changes: ListChange[];
   droppedUntil: string | null;
   counts: { listed: number; delisted: number; relisted: number };
 }
 
-/** Records in batches of two (the diff reads its inputs a batch at a time). */
-function batches(records: EntityRecord[]): RecordBatch[] {
+/** Records in batches of two (the diff reads its inputs a batch at a time); with `only`, those whose index it accepts, as the store reads them. */
+function batches(records: EntityRecord[], only?: (index: number) => boolean): RecordBatch[] {
   const out: RecordBatch[] = [];
-  for (let i = 0; i < records.length; i += 2) out.push({ records: records.slice(i, i + 2) });
+  for (let i = 0; i < records.length; i += 2) {
+    const batch = records.slice(i, i + 2).filter((_, j) => !only || only(i + j));
+    if (batch.length > 0) out.push({ records: batch });
+  }
   return out;
 }
 
+/** The committed version as the store gives it: read from its records, or with the keys the diff wrote. */
+function previousOf(v: Version, withKeys: boolean): PreviousVersion {
+  return {
+    active: (only) => batches(v.active, only),
+    ended: () => batches(v.ended),
+    activeKeys: withKeys ? () => [v.keys.slice(0, 1), v.keys.slice(1)] : undefined,
+  };
+}
+
 let seq = 1;
+/** Diffs `next` against `previous` both ways (the committed records read and normalized again, and its keys file): the two must agree. */
 async function diff(version: string, at: string, previous: Version | null, next: EntityRecord[], opts: { cutoff?: string; maxPeriods?: number } = {}): Promise<Version> {
-  const out: Version = { active: [], ended: [], changes: [], droppedUntil: null, counts: { listed: 0, delisted: 0, relisted: 0 } };
-  const r = await diffVersion({
-    list: 'l',
-    owner: 0,
-    version,
-    at,
-    next: batches(next),
-    previous: previous && { active: () => batches(previous.active), ended: () => batches(previous.ended) },
-    firstSeq: seq,
-    cutoff: opts.cutoff ?? '',
-    maxPeriods: opts.maxPeriods ?? 1_000_000,
-    active: { write: (x) => void out.active.push(x) },
-    ended: { write: (x) => void out.ended.push(x) },
-    changes: { write: (c) => void out.changes.push(c) },
-  });
+  const run = async (withKeys: boolean) => {
+    const out: Version = { active: [], keys: [], ended: [], changes: [], droppedUntil: null, counts: { listed: 0, delisted: 0, relisted: 0 } };
+    const r = await diffVersion({
+      list: 'l',
+      owner: 0,
+      version,
+      at,
+      next: batches(next),
+      previous: previous && previousOf(previous, withKeys),
+      firstSeq: seq,
+      cutoff: opts.cutoff ?? '',
+      maxPeriods: opts.maxPeriods ?? 1_000_000,
+      active: { write: (x) => void out.active.push(x) },
+      activeKeys: { write: (k) => void out.keys.push(k) },
+      ended: { write: (x) => void out.ended.push(x) },
+      changes: { write: (c) => void out.changes.push(c) },
+    });
+    return { out, r };
+  };
+  const { out, r } = await run(true);
+  assert.deepEqual(await run(false), { out, r });
+  assert.deepEqual(
+    out.keys,
+    out.active.map((x) => [entityKey(x), x.listed_at]),
+  );
   assert.equal(r.total, out.active.length);
   assert.equal(r.periods, out.ended.length);
   assert.equal(r.lastSeq, seq + out.changes.length - 1);
@@ -124,7 +149,7 @@ describe('diffVersion', () => {
       at: 'T2',
       // b@x.org comes keyed as a@x.org: the same entity, so no change and its listing time stays.
       next: [{ records: next, keys: [entityKey(rec('email', 'a@x.org')), entityKey(next[1])] }],
-      previous: { active: () => batches(v1.active), ended: () => batches(v1.ended) },
+      previous: previousOf(v1, true),
       firstSeq: seq,
       cutoff: '',
       maxPeriods: 1_000,

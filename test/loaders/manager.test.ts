@@ -517,3 +517,137 @@ test('uploaded lists: created empty, each upload a diffed version, deleted with 
     await f.close();
   }
 });
+
+test("a version's keys are kept beside its snapshot for the next diff; a version from before that file existed diffs the same, a damaged one refuses the commit", async () => {
+  const f = await fresh();
+  try {
+    clock = new Date('2026-04-10T00:00:00.000Z');
+    const got: ListChange[] = [];
+    const m = f.make({ sinks: [{ write: async (c) => void got.push(...c) }] });
+    await m.open();
+    await m.createList({ slug: 'keyed', display_name: 'Keyed', list_type: 'risk', kind: 'operator_list', cadence: 'manual', enabled: true, in_default_set: true, entity_types: ['email', 'name'] });
+    const rec = (entity_type: EntityType, value: string): EntityRecord => ({ list: 'keyed', entity_type, value, metadata: {}, source_url: null, listed_at: null, removed_at: null });
+    const dir = join(f.dir, 'lists', 'keyed');
+    clock = new Date('2026-04-11T00:00:00.000Z');
+    await m.uploadList('keyed', { records: [{ records: [rec('email', 'A@X.org'), rec('name', 'Ivan  Petrov'), rec('email', 'b@x.org')] }], version: 'v1' });
+    assert.deepEqual((await readFile(join(dir, 'keys-2.ndjson'), 'utf8')).split('\n'), [
+      JSON.stringify([entityKey(rec('email', 'a@x.org')), '2026-04-11T00:00:00.000Z']),
+      JSON.stringify([entityKey(rec('name', 'Ivan Petrov')), '2026-04-11T00:00:00.000Z']),
+      JSON.stringify([entityKey(rec('email', 'b@x.org')), '2026-04-11T00:00:00.000Z']),
+      '',
+    ]);
+    // As a version committed by an earlier release: no keys file, so the records are read and keyed again.
+    await rm(join(dir, 'keys-2.ndjson'));
+    clock = new Date('2026-04-12T00:00:00.000Z');
+    const v2 = await m.uploadList('keyed', { records: [{ records: [rec('email', 'a@x.org'), rec('name', 'IVAN PETROV'), rec('email', 'c@x.org')] }], version: 'v2' });
+    assert.deepEqual([v2.listed, v2.delisted, v2.total], [1, 1, 3]);
+    // Read from keys-3: the e-mail and the name keep their listing time, b@x.org comes back.
+    clock = new Date('2026-04-13T00:00:00.000Z');
+    const v3 = await m.uploadList('keyed', { records: [{ records: [rec('email', 'a@x.org'), rec('name', 'Ivan Petrov'), rec('email', 'b@x.org')] }], version: 'v3' });
+    assert.deepEqual([v3.listed, v3.delisted, v3.relisted, v3.total], [0, 1, 1, 3]);
+    assert.deepEqual(
+      got.map((c) => [c.kind, c.record.value, c.record.listed_at, c.record.removed_at]),
+      [
+        ['listed', 'A@X.org', '2026-04-11T00:00:00.000Z', null],
+        ['listed', 'Ivan  Petrov', '2026-04-11T00:00:00.000Z', null],
+        ['listed', 'b@x.org', '2026-04-11T00:00:00.000Z', null],
+        ['listed', 'c@x.org', '2026-04-12T00:00:00.000Z', null],
+        ['delisted', 'b@x.org', '2026-04-11T00:00:00.000Z', '2026-04-12T00:00:00.000Z'],
+        ['relisted', 'b@x.org', '2026-04-13T00:00:00.000Z', null],
+        ['delisted', 'c@x.org', '2026-04-12T00:00:00.000Z', '2026-04-13T00:00:00.000Z'],
+      ],
+    );
+    const listedAt = (await readFile(join(dir, 'keys-4.ndjson'), 'utf8'))
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => (JSON.parse(l) as [string, string])[1]);
+    assert.deepEqual(listedAt, ['2026-04-11T00:00:00.000Z', '2026-04-11T00:00:00.000Z', '2026-04-13T00:00:00.000Z']);
+    // A keys file short of the snapshot's records: the commit is refused and version 4 stays committed.
+    await writeFile(join(dir, 'keys-4.ndjson'), JSON.stringify([entityKey(rec('email', 'a@x.org')), '2026-04-11T00:00:00.000Z']) + '\n');
+    await assert.rejects(m.uploadList('keyed', { records: [{ records: [rec('email', 'd@x.org')] }], version: 'v5' }), { message: /keys-4\.ndjson: 1 keys for 3 records/ });
+    assert.equal(m.history('keyed').versions.at(-1)!.version, 'v3');
+    assert.deepEqual((await readdir(dir)).filter((n) => /^keys-/.test(n)).sort(), ['keys-3.ndjson', 'keys-4.ndjson']);
+  } finally {
+    await f.close();
+  }
+});
+
+test('an upload is served from the commit itself: the engine holds what a load of the committed files gives, and a commit that fails leaves it serving the previous version', async () => {
+  const f = await fresh();
+  const engine1 = await Engine.create({ shards: 2 });
+  const engine2 = await Engine.create({ shards: 2 });
+  try {
+    clock = new Date('2026-04-20T00:00:00.000Z');
+    const m = f.make({ engine: engine1 });
+    await m.open();
+    await writeSource([`crypto_address,${A},CYBER2`, 'name,Ivan Petrov,UKRAINE-EO13660']);
+    await m.refresh('test-csv');
+    await m.createList({ slug: 'fed', display_name: 'Fed', list_type: 'risk', kind: 'operator_list', cadence: 'manual', enabled: true, in_default_set: true, entity_types: ['email', 'name'] });
+    const rec = (entity_type: EntityType, value: string): EntityRecord => ({ list: 'fed', entity_type, value, metadata: { n: value.length }, source_url: null, listed_at: null, removed_at: null });
+    const version = (from: number, to: number) => {
+      const records: EntityRecord[] = [];
+      for (let i = from; i < to; i++) records.push(rec('email', `u${i}@x.org`), rec('name', `Person Number${i}`));
+      // Batches of 7: a feed limit far above them, so the engine reads while the diff writes.
+      const batches = [];
+      for (let i = 0; i < records.length; i += 7) batches.push({ records: records.slice(i, i + 7) });
+      return { records: batches, version: `v${from}-${to}` };
+    };
+    clock = new Date('2026-04-21T00:00:00.000Z');
+    await m.uploadList('fed', version(0, 40));
+    clock = new Date('2026-04-22T00:00:00.000Z');
+    const v2 = await m.uploadList('fed', version(10, 50));
+    assert.deepEqual([v2.listed, v2.delisted, v2.total], [20, 20, 80]);
+    assert.equal(m.ready(), true);
+    const seen = (e: Engine) => ({
+      served: e.served(),
+      fed: e.entities('fed', { limit: 1000 }).entities.map((x) => [x.entity_type, x.value, x.metadata, x.listed_at]),
+      csv: e.entities('test-csv', { limit: 1000 }).entities.map((x) => [x.value, x.listed_at]),
+      delisted: e.delisted(['fed'], 1000).map((x) => [x.value, x.listed_at, x.removed_at]),
+      hit: e.screenExact({ kind: 'email', value: 'U45@x.org', lists: ['fed'] })!.map((h) => [h.entity.value, h.match]),
+      gone: e.screenExact({ kind: 'email', value: 'u5@x.org', lists: ['fed'] })!.length,
+    });
+    const served = seen(engine1);
+    assert.equal(served.fed.length, 80);
+    assert.deepEqual(served.fed[0], ['email', 'u10@x.org', { n: 9 }, '2026-04-21T00:00:00.000Z']);
+    assert.deepEqual(served.fed.at(-1), ['name', 'Person Number49', { n: 15 }, '2026-04-22T00:00:00.000Z']);
+    assert.equal(served.delisted.length, 20);
+    assert.deepEqual(served.hit, [['u45@x.org', 'exact']]);
+    assert.equal(served.gone, 0);
+    assert.deepEqual(
+      served.served.map((l) => [l.slug, l.version]),
+      [
+        ['test-csv', m.status()['test-csv'].version],
+        ['fed', 'v10-50'],
+      ],
+    );
+    // Another process loading the committed files serves exactly the same.
+    const later = f.make({ engine: engine2 });
+    await later.start();
+    assert.deepEqual(seen(engine2), served);
+    await later.stop();
+
+    // A commit that fails (its previous version's keys damaged) leaves the engine on version 2, ready.
+    await writeFile(join(f.dir, 'lists', 'fed', 'keys-3.ndjson'), '');
+    clock = new Date('2026-04-23T00:00:00.000Z');
+    await assert.rejects(m.uploadList('fed', version(20, 60)), { message: /keys-3\.ndjson: 0 keys for 80 records/ });
+    assert.deepEqual(seen(engine1), served);
+    assert.equal(m.ready(), true);
+    // Without the keys file the next upload reads the records again, and is served.
+    await rm(join(f.dir, 'lists', 'fed', 'keys-3.ndjson'));
+    const v3 = await m.uploadList('fed', version(20, 60));
+    assert.deepEqual([v3.listed, v3.delisted, v3.total], [20, 20, 80]);
+    assert.deepEqual(engine1.screenExact({ kind: 'email', value: 'u55@x.org', lists: ['fed'] })!.length, 1);
+    assert.deepEqual(engine1.screenExact({ kind: 'email', value: 'u15@x.org', lists: ['fed'] })!.length, 0);
+    assert.deepEqual(
+      engine1.served().map((l) => [l.slug, l.version]),
+      [
+        ['test-csv', m.status()['test-csv'].version],
+        ['fed', 'v20-60'],
+      ],
+    );
+  } finally {
+    await engine1.close();
+    await engine2.close();
+    await f.close();
+  }
+});
