@@ -84,7 +84,11 @@ export class LineFile {
 
   /** Gives up: the temporary file is removed and nothing is renamed. */
   async abort(): Promise<void> {
+    // Closed before it is removed: a stream destroyed while its file is still being opened
+    // creates the file after all, which then outlived the removal.
+    const closed = this.out.closed ? null : once(this.out, 'close');
     this.out.destroy();
+    await closed;
     await rm(this.tmp, { force: true });
   }
 }
