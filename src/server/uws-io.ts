@@ -239,12 +239,13 @@ export class StreamWriter {
     const bytes = typeof chunk === 'string' && 3 * chunk.length > MAX_WRITE_BYTES ? Buffer.from(chunk) : chunk;
     let ok = true;
     let through = false;
-    const piece = (p: string | Uint8Array) => {
-      if (this.writePiece(p)) through = true;
-      else ok = false;
-    };
-    if (typeof bytes === 'string') piece(bytes);
-    else for (let at = 0; at < bytes.length; at += MAX_WRITE_BYTES) piece(bytes.subarray(at, at + MAX_WRITE_BYTES));
+    if (typeof bytes === 'string') ok = through = this.writePiece(bytes);
+    else {
+      for (let at = 0; at < bytes.length; at += MAX_WRITE_BYTES) {
+        if (this.writePiece(bytes.subarray(at, at + MAX_WRITE_BYTES))) through = true;
+        else ok = false;
+      }
+    }
     if (ok) this.stalls = 0;
     else if (!this.state.aborted) await this.drained();
     return through;
