@@ -5,7 +5,7 @@ import { createClient, type ClickHouseClient } from '@clickhouse/client';
 import { createChdbConnection } from 'chdb/connection';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
-import { stagedFileInsert } from './chdb-insert.js';
+import { INSERT_SETTINGS, stagedFileInsert } from './chdb-insert.js';
 import { DROPPED_PROJECTIONS, ident, missingProjections, REKEYED, renderDdl, ROLLUPS, rollupBackfill, type RollupSpec } from './schema.js';
 import type { InsertLines } from './writer.js';
 
@@ -56,7 +56,13 @@ export function openClickHouse(cfg: ClickHouseConfig): ClickHouseClient {
 /** Inserts lines through the client (a server over HTTP, or any client): the body streams as it is. */
 export function streamInsert(client: ClickHouseClient): InsertLines {
   return async (table, columns, lines) => {
-    await client.insert({ table, columns: [...columns], values: Readable.from(lines, { objectMode: false }), format: 'TabSeparated' });
+    await client.insert({
+      table,
+      columns: [...columns],
+      values: Readable.from(lines, { objectMode: false }),
+      format: 'TabSeparated',
+      clickhouse_settings: INSERT_SETTINGS,
+    });
   };
 }
 
