@@ -118,7 +118,12 @@ export function batchEndpoint(deps: ScreeningDeps, nameLists: NameLists): AnyEnd
     // Each screened item is a ScreenResponse line; an invalid item's line is free.
     deliveredCredits: (lines) => lines.reduce((n, line) => n + ('matches' in line ? 1 : 0), 0),
     headers: SCREENING_HEADERS,
-    audit: (_input, out, ctx) => out.flatMap((line): AuditMatch[] => ('matches' in line ? auditRows(line as ScreenEnvelope, ctx.basis) : [])),
+    audit: (_input, out, ctx) => {
+      // A loop, not flatMap: most lines have no match, and flatMap made an empty array for each.
+      const rows: AuditMatch[] = [];
+      for (const line of out) if ('matches' in line && line.matches.length > 0) for (const row of auditRows(line as ScreenEnvelope, ctx.basis)) rows.push(row);
+      return rows;
+    },
     handler: async (input, ctx) => {
       const lists = screeningFor(deps, ctx, input.lists, input.as_of, ['body', 'as_of']);
       const nameScreening = nameLists.narrow(lists, input.lists);

@@ -17,8 +17,15 @@ export interface ScreeningDeps {
 
 export type ScreenEnvelope = z.output<typeof ScreenResponse>;
 
+/**
+ * The `matches` of every answer without any, shared: most screened values match nothing, and a
+ * batch of 10,000 made an array for each. Frozen, since no answer is changed once made.
+ */
+const NO_MATCHES = Object.freeze([]) as unknown as ScreenEnvelope['matches'];
+
 /** Builds the ScreenResponse for hits of one value. Shared by REST, batch and MCP. */
 export function envelope(value: string, lists: readonly string[], hits: readonly Hit[], catalog: ListCatalog): ScreenEnvelope {
+  if (hits.length === 0) return { value, flagged: false, sanctioned: false, lists_checked: lists as string[], matches: NO_MATCHES };
   const matches = hits.map((h) => {
     const label = catalog.labels.get(h.entity.list);
     return {
