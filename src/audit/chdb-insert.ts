@@ -11,10 +11,11 @@ export interface ChdbQueryRunner {
 }
 
 /**
- * Settings of every audit insert. `optimize_on_insert = 0`: ClickHouse would otherwise sort and
- * collapse each block written to the rollups' Aggregating/ReplacingMergeTree tables before writing
- * it, work their merges and readers (who aggregate, schema.ts) do anyway; skipping it cut the CPU
- * per stored row by 18% with the views (docs/clickhouse.md).
+ * Settings of every audit insert (also the client insert's, clickhouse.ts). `optimize_on_insert = 0`:
+ * ClickHouse would otherwise sort and collapse each block written to an Aggregating or
+ * ReplacingMergeTree table (the rollups, list changes) before writing it, which their merges and
+ * their readers, who aggregate, do anyway. Skipping it cut the CPU per stored row by 18% with the
+ * rollup views (docs/clickhouse.md).
  */
 export const INSERT_SETTINGS = { optimize_on_insert: 0 } as const;
 const settingsClause = Object.entries(INSERT_SETTINGS)

@@ -119,9 +119,11 @@ export function batchEndpoint(deps: ScreeningDeps, nameLists: NameLists): AnyEnd
     deliveredCredits: (lines) => lines.reduce((n, line) => n + ('matches' in line ? 1 : 0), 0),
     headers: SCREENING_HEADERS,
     audit: (_input, out, ctx) => {
-      // A loop, not flatMap: most lines have no match, and flatMap made an empty array for each.
+      // Only the lines with a match make rows: most have none, and flatMap made an empty array for each.
       const rows: AuditMatch[] = [];
-      for (const line of out) if ('matches' in line && line.matches.length > 0) for (const row of auditRows(line as ScreenEnvelope, ctx.basis)) rows.push(row);
+      for (const line of out) {
+        if ('matches' in line && line.matches.length > 0) rows.push(...auditRows(line as ScreenEnvelope, ctx.basis));
+      }
       return rows;
     },
     handler: async (input, ctx) => {
