@@ -34,6 +34,12 @@ function lineText(line: BatchLineT): string {
   return `${'matches' in line ? screenResponseJson(line as ScreenEnvelope) : JSON.stringify(line)}\n`;
 }
 
+/**
+ * The whole answer as sent (stored for an Idempotency-Key). A function of the lines, not a closure
+ * over them: see StreamedAnswer in core/pipeline.ts.
+ */
+const answerText = (lines: readonly unknown[]): string => (lines as BatchLineT[]).map(lineText).join('');
+
 /** The REST route: validate, run the pipeline, then stream the lines with backpressure. */
 export function registerBatchRoute(app: TemplatedApp, helpers: RouteHelpers, ep: AnyEndpoint): void {
   const route = 'POST /api/v1/screen/batch';
@@ -89,7 +95,7 @@ export function registerBatchRoute(app: TemplatedApp, helpers: RouteHelpers, ep:
         if (used > 0 && !state.aborted) await writer.write(out.subarray(0, used));
         if (!state.aborted) sent = lines.length;
         try {
-          await streamed.delivered(sent, () => lines.map(lineText).join(''));
+          await streamed.delivered(sent, answerText);
         } catch (err) {
           // AUDIT_STRICT and the rows could not be stored: the answer is not completed.
           helpers.log.error({ err, reqId: meta.requestId }, 'batch rows not stored; answer left incomplete');
