@@ -14,7 +14,7 @@ const NONE: readonly number[] = [];
  */
 export class ShardParties {
   private readonly byNumber = new Map<number, { entities: number[]; features: PartyFeatures }>();
-  private readonly prepared = new BoundedCache<number, PreparedParty>(PREPARED_CACHE);
+  private readonly prepared = new BoundedCache<PreparedParty>(PREPARED_CACHE);
 
   /** Adds a record of `party`; `current` (not a past listing period): its features are the party's. */
   set(party: number, entity: number, features: PartyFeatures, current: boolean): void {

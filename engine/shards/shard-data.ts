@@ -163,7 +163,7 @@ export class ShardGeneration {
   private readonly prefixIndex = new PrefixIndex();
   private readonly parties = new ShardParties();
   /** Names as the matcher prepared them for the search's verification, by document. */
-  private readonly preparedNames = new BoundedCache<number, PreparedName>(PREPARED_NAMES);
+  private readonly preparedNames = new BoundedCache<PreparedName>(PREPARED_NAMES);
   private exact: ExactKeyCollector | null;
   private readonly keyBytes = new KeyBytes();
 
