@@ -21,14 +21,14 @@ export class BoundedCache<V> {
   constructor(private readonly limit: number) {}
 
   get(key: number, make: () => V): V {
-    let v = this.map.get(key);
-    if (v !== undefined) return v;
-    v = make();
+    const kept = this.map.get(key);
+    if (kept !== undefined) return kept;
+    const made = make();
     if (this.metBefore(key)) {
       if (this.map.size >= this.limit) this.map.clear();
-      this.map.set(key, v);
+      this.map.set(key, made);
     }
-    return v;
+    return made;
   }
 
   /** Whether `key` (or a key sharing its slot) was met since the doorkeeper last started over; notes it if not. */

@@ -44,7 +44,7 @@ describe('BoundedCache', () => {
     get(3);
     get(3);
     assert.deepEqual(made, [1, 2, 1, 2, 3, 3]);
-    // Keeping 3 started the map over: 1 and 2 are made again, once each (their sightings are remembered).
+    // Keeping 3 started the map over: 1 is made again once, and kept at once (its sighting is remembered).
     get(1);
     get(1);
     assert.deepEqual(made, [1, 2, 1, 2, 3, 3, 1]);
