@@ -221,5 +221,5 @@ async function realLists(): Promise<string> {
   const h1 = heap();
   await settle();
   const rss1 = process.memoryUsage().rss;
-  return `Real lists (${used.join(', ')}: ${real.length.toLocaleString('en-US')} names): the production name index adds **${((rss1 - rss0) / real.length).toFixed(0)} B of RSS per name** (heap ${((h1 - h0) / real.length).toFixed(0)} B per name; the RSS includes the index's fixed 2 MiB filter of present terms, ${((2 * 1024 * 1024) / real.length).toFixed(0)} B per name at this size), built in ${ms.toFixed(0)} ms (${((ms * 1000) / real.length).toFixed(1)} µs per name, terms included); ${index.size.toLocaleString('en-US')} documents.`;
+  return `Real lists (${used.join(', ')}: ${real.length.toLocaleString('en-US')} names): the production name index adds **${((rss1 - rss0) / real.length).toFixed(0)} B of RSS per name** (heap ${((h1 - h0) / real.length).toFixed(0)} B per name; the RSS includes the index's filter of present terms, 16 bits a term), built in ${ms.toFixed(0)} ms (${((ms * 1000) / real.length).toFixed(1)} µs per name, terms included); ${index.size.toLocaleString('en-US')} documents.`;
 }

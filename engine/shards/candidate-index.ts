@@ -52,11 +52,55 @@ interface FlexSearchIndex {
 const CONTENT = '\u0001';
 
 /**
- * Bits of the filter of terms present: 2 MiB. A typo query looks up hundreds of one-edit variants
- * of a token, nearly all absent; the filter turns most away without making their string or hashing
- * it into FlexSearch's map.
+ * The filter of terms present: a Bloom filter, two bits a term. A typo query looks up hundreds of
+ * one-edit variants of a token, nearly all absent; the filter turns most away without making
+ * their string or looking it up in FlexSearch's map, a lookup that misses the CPU's caches in a
+ * map of millions of terms. Built at `seal` with FILTER_BITS_PER_TERM bits for each term (~1.4%
+ * of absent terms let through), between 2^FILTER_MIN_LOG2 and 2^FILTER_MAX_LOG2 bits; an index
+ * that FlexSearch's own `add` fills gets 2^FILTER_MIN_LOG2 + 4 bits. With one bit a term in a
+ * fixed 2^24, a shard's terms at 10M entities let through about a third of the absent variants,
+ * and those lookups were a fifth of `/screen/name`'s time in the shards (bench/RESULTS.md).
  */
-const FILTER_BITS = 1 << 24;
+const FILTER_BITS_PER_TERM = 16;
+const FILTER_MIN_LOG2 = 20;
+const FILTER_MAX_LOG2 = 28;
+
+/** A Bloom filter of 2^log2 bits, two bits a key, set and read by the key's 32-bit hash. */
+class TermFilter {
+  private readonly words: Uint32Array;
+  private readonly mask: number;
+  private readonly shift: number;
+
+  constructor(log2: number) {
+    this.words = new Uint32Array(2 ** (log2 - 5));
+    this.mask = 2 ** log2 - 1;
+    this.shift = 32 - log2;
+  }
+
+  /** A filter sized for `keys` keys. */
+  static sizedFor(keys: number): TermFilter {
+    const log2 = Math.ceil(Math.log2(Math.max(1, keys * FILTER_BITS_PER_TERM)));
+    return new TermFilter(Math.min(FILTER_MAX_LOG2, Math.max(FILTER_MIN_LOG2, log2)));
+  }
+
+  add(h: number): void {
+    const a = h & this.mask;
+    const b = this.second(h);
+    this.words[a >>> 5] |= 1 << (a & 31);
+    this.words[b >>> 5] |= 1 << (b & 31);
+  }
+
+  mayHold(h: number): boolean {
+    const a = h & this.mask;
+    const b = this.second(h);
+    return ((this.words[a >>> 5] >>> (a & 31)) & (this.words[b >>> 5] >>> (b & 31)) & 1) === 1;
+  }
+
+  /** The second bit, from the hash's bits mixed again (the first takes the low ones). */
+  private second(h: number): number {
+    return Math.imul(h ^ (h >>> 15), 0x2c1b3c6d) >>> this.shift;
+  }
+}
 
 /** FNV-1a of UTF-16 units, for the filter. */
 function fnv(codes: ArrayLike<number>, n: number): number {
@@ -139,6 +183,17 @@ class PendingPostings {
     this.pairDocs[this.pairs++] = doc;
   }
 
+  /** Distinct terms posted. */
+  get termCount(): number {
+    return this.terms.length;
+  }
+
+  /** Calls `visit` with the hash of each distinct term. */
+  forEachHash(visit: (hash: number) => void): void {
+    const table = this.table;
+    for (let i = 0; i < table.length; i += 2) if (table[i + 1] !== 0) visit(table[i]);
+  }
+
   private rehash(): void {
     const old = this.table;
     const table = new Uint32Array(2 * old.length);
@@ -162,12 +217,16 @@ class PendingPostings {
     const sorted = new Uint32Array(this.pairs);
     const next = count.slice(0, terms);
     for (let i = 0; i < this.pairs; i++) sorted[next[this.pairTerms[i]]++] = this.pairDocs[i];
+    const scratch: number[] = [];
     for (let t = 0; t < terms; t++) {
       // Pushed, not preallocated: `new Array(n)` makes a holey array, and a dictionary past
-      // V8's fast-elements limit, both slower to read than the packed one push builds.
-      const ids: number[] = [];
-      for (let i = count[t]; i < count[t + 1]; i++) ids.push(sorted[i]);
-      map.set(this.terms[t], [ids]);
+      // V8's fast-elements limit, both slower to read than the packed one push builds. Pushed
+      // into a scratch array and copied by `slice`, which allocates the exact length: an array
+      // pushed to keeps room for 17 elements at least (192 B for a term of one document against
+      // 64 B), and most terms have a few documents.
+      scratch.length = 0;
+      for (let i = count[t]; i < count[t + 1]; i++) scratch.push(sorted[i]);
+      map.set(this.terms[t], [scratch.slice()]);
     }
   }
 }
@@ -194,7 +253,7 @@ export class CandidateIndex {
   private touched = new Uint32Array(0);
   private heapDoc = new Uint32Array(0);
   private heapScore = new Float32Array(0);
-  private readonly filter = new Uint32Array(FILTER_BITS / 32);
+  private filter: TermFilter;
 
   constructor(
     private readonly options: CandidateIndexOptions,
@@ -211,6 +270,7 @@ export class CandidateIndex {
       encode: () => this.terms,
     }) as unknown as FlexSearchIndex;
     this.pending = options.tokenize === 'strict' && options.resolution === 1 ? new PendingPostings() : null;
+    this.filter = new TermFilter(this.pending ? FILTER_MIN_LOG2 : FILTER_MIN_LOG2 + 4);
   }
 
   /** Adds document `doc` (numbered densely from 0) with its terms. */
@@ -226,9 +286,8 @@ export class CandidateIndex {
     }
     for (let i = 0; i < terms.length; i++) {
       const hash = fnvOf(terms[i]);
-      const bit = hash & (FILTER_BITS - 1);
-      this.filter[bit >>> 5] |= 1 << (bit & 31);
-      pending?.add(doc, terms[i], hash);
+      if (pending) pending.add(doc, terms[i], hash);
+      else this.filter.add(hash);
     }
   }
 
@@ -241,13 +300,16 @@ export class CandidateIndex {
     const pending = this.pending;
     if (!pending) return;
     this.pending = null;
+    const filter = TermFilter.sizedFor(pending.termCount);
+    pending.forEachHash((hash) => filter.add(hash));
+    this.filter = filter;
     pending.into(this.index.map);
   }
 
   /** False when no document holds the term `codes[0 .. n)` (true may be a false alarm: ask `frequency`). */
   mayHold(codes: ArrayLike<number>, n: number): boolean {
-    const bit = fnv(codes, n) & (FILTER_BITS - 1);
-    return ((this.filter[bit >>> 5] >>> (bit & 31)) & 1) === 1;
+    if (this.pending) this.seal();
+    return this.filter.mayHold(fnv(codes, n));
   }
 
   /** Documents holding `term` (0 when none). */

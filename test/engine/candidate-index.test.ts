@@ -161,3 +161,25 @@ test('idf ranking: a term above the scan frequency only adds weight to the candi
     );
   }
 });
+
+test('the filter of present terms: every added term may be held, few absent ones pass, before and after sealing', () => {
+  const codes = (t: string) => Array.from(t, (c) => c.charCodeAt(0));
+  const present = Array.from({ length: 200_000 }, (_, i) => `T${i.toString(36)}`);
+  const absent = Array.from({ length: 20_000 }, (_, i) => `U${i.toString(36)}`);
+  // Built at seal, sized for the terms (strict, resolution 1); filled by FlexSearch's add otherwise.
+  for (const options of [
+    { tokenize: 'strict', resolution: 1 },
+    { tokenize: 'strict', resolution: 9 },
+  ] as const) {
+    const index = new CandidateIndex({ ...options, ranking: 'idf' }, 1000);
+    for (let doc = 0; doc < present.length; doc += 4) index.add(doc, present.slice(doc, doc + 4));
+    // Asked before any query sealed it: the filter is built first.
+    for (const t of present) assert.ok(index.mayHold(codes(t), t.length), t);
+    const passed = absent.filter((t) => index.mayHold(codes(t), t.length)).length;
+    // Two bits a term, 16 bits a term when sized (~1.4% at most; 140 of 20,000 here).
+    assert.ok(passed / absent.length < 0.015, `${passed} of ${absent.length} absent terms passed`);
+    index.add(present.length, ['LATE']);
+    assert.ok(index.mayHold(codes('LATE'), 4));
+    assert.equal(index.frequency('LATE'), 1);
+  }
+});
