@@ -16,7 +16,7 @@
  *   (sanctions: no change, people move and lists are incomplete; PEP screening lowers it).
  */
 import { normalizeCountry } from '../normalize/country.js';
-import { F_NUMBER, F_TITLE, prepareName, type PartyType, type PreparedName } from './prepare.js';
+import { F_NUMBER, F_TITLE, flagsOf, prepareName, type PartyType, type PreparedName } from './prepare.js';
 import { nameScore } from './score.js';
 
 /** Default threshold of a match. */
@@ -156,7 +156,7 @@ export function prepareParty(p: Party): PreparedParty {
 /** Tokens other than titles and numbers (`ABU RUSDAN` has two). */
 function namedTokens(p: PreparedName): number {
   let n = 0;
-  for (let i = 0; i < p.latin.flags.length; i++) if (!(p.latin.flags[i] & (F_TITLE | F_NUMBER))) n++;
+  for (let i = 0; i < p.latin.tokens.length; i++) if (!(flagsOf(p.latin, i) & (F_TITLE | F_NUMBER))) n++;
   return n;
 }
 

@@ -46,14 +46,15 @@ export interface TokenForm {
    * written vowels; null where it equals `folded`.
    */
   consonantal: (string | null)[];
-  /** Letters present in each folded token (mod 32), for cheap lower bounds on edit distances. */
-  masks: Int32Array;
-  /** The same for the tokens before folding. */
-  rawMasks: Int32Array;
-  flags: Uint8Array;
-  weights: Float64Array;
-  /** Number of patronymic markers (`BIN`) before each token. */
-  segments: Uint8Array;
+  /**
+   * Per token, in one array (a typed array costs ~200 B of heap whatever its length, and the
+   * shards prepare the names of every candidate party of a query): its kind (`F_*` bits) at
+   * [0, n), the letters present in the folded token (mod 32, for cheap lower bounds on edit
+   * distances) at [n, 2n), the same for the token before folding at [2n, 3n), and the number of
+   * patronymic markers (`BIN`) before it at [3n, 4n). Read through `flagsOf`, `letterMask`,
+   * `rawLetterMask` and `segmentOf`.
+   */
+  features: Int32Array;
   /**
    * Tokens that name the family (bit set): the last one that is not a particle, title or number,
    * and each one right after a patronymic marker (the father's name in `X BIN Y`).
@@ -304,6 +305,31 @@ export function tokenFlags(traits: number, i: number, n: number, organization: b
   return flags;
 }
 
+/** The kind of token `i` (`F_*` bits). */
+export function flagsOf(form: TokenForm, i: number): number {
+  return form.features[i];
+}
+
+/** Letters present in folded token `i` (mod 32). */
+export function letterMask(form: TokenForm, i: number): number {
+  return form.features[form.tokens.length + i];
+}
+
+/** Letters present in token `i` before folding (mod 32). */
+export function rawLetterMask(form: TokenForm, i: number): number {
+  return form.features[2 * form.tokens.length + i];
+}
+
+/** Patronymic markers (`BIN`) before token `i`. */
+export function segmentOf(form: TokenForm, i: number): number {
+  return form.features[3 * form.tokens.length + i];
+}
+
+/** How much token `i` says about who is meant (by its kind). */
+export function tokenWeight(form: TokenForm, i: number): number {
+  return flagWeight(form.features[i]);
+}
+
 function flagWeight(flags: number): number {
   if (flags & F_NUMBER) return W_NUMBER;
   if (flags & F_INITIAL) return W_INITIAL;
@@ -324,11 +350,7 @@ function buildForm(tokens: string[], organization: boolean, sparse: boolean, lat
     tokens: new Array<string>(n),
     folded: new Array<string>(n),
     consonantal: new Array<string | null>(n),
-    masks: new Int32Array(n),
-    rawMasks: new Int32Array(n),
-    flags: new Uint8Array(n),
-    weights: new Float64Array(n),
-    segments: new Uint8Array(n),
+    features: new Int32Array(4 * n),
     family: 0,
     groups: new Array<readonly number[]>(n),
     romanized: null,
@@ -342,24 +364,22 @@ function buildForm(tokens: string[], organization: boolean, sparse: boolean, lat
   for (let i = 0; i < n; i++) {
     let t = tokens[i];
     const flags = latin ? tokenFlags(tokenTraits(t), i, n, organization, sparse, syllabic) : 0;
-    const weight = flagWeight(flags);
     if (flags & F_PARTICLE) t = PARTICLES.get(t)!;
     const folded = latin ? foldToken(t) : t;
     out.tokens[i] = t;
     out.folded[i] = folded;
     const consonantal = latin ? foldToken(t, true) : folded;
     out.consonantal[i] = consonantal === folded ? null : consonantal;
-    out.masks[i] = charMask(folded);
-    out.rawMasks[i] = charMask(t);
-    out.flags[i] = flags;
-    out.weights[i] = weight;
+    out.features[i] = flags;
+    out.features[n + i] = charMask(folded);
+    out.features[2 * n + i] = charMask(t);
     out.groups[i] = latin ? nicknameGroups(t) : NONE;
     if (flags & F_PARTICLE && PATRONYMIC_MARKERS.has(t)) {
       segment++;
       out.patronymic = i > 0 && i < n - 1 && out.patronymic === segment - 1 ? segment : -n;
-      out.segments[i] = segment;
       if (i + 1 < n) out.family |= bit(i + 1);
-    } else out.segments[i] = segment;
+    }
+    out.features[3 * n + i] = segment;
     if (!(flags & (F_PARTICLE | F_TITLE | F_NUMBER))) {
       if (out.first < 0) out.first = i;
       out.last = i;
@@ -383,16 +403,16 @@ function buildRuns(form: TokenForm): TokenRun[] {
   const runs: TokenRun[] = [];
   const n = form.tokens.length;
   for (let start = 0; start < n - 1; start++) {
-    if (form.flags[start] & (F_NUMBER | F_INITIAL)) continue;
+    if (flagsOf(form, start) & (F_NUMBER | F_INITIAL)) continue;
     let text = form.folded[start];
     let key = form.romanized ? form.romanized[start] : null;
     let tokens = 1 << start;
     for (let k = start + 1; k < n && k < start + MAX_RUN; k++) {
-      if (form.flags[k] & (F_NUMBER | F_INITIAL)) break;
+      if (flagsOf(form, k) & (F_NUMBER | F_INITIAL)) break;
       text += form.folded[k];
       key = key !== null && form.romanized && form.romanized[k] !== null ? key + form.romanized[k] : null;
       tokens |= 1 << k;
-      if (form.flags[k] & F_PARTICLE) continue;
+      if (flagsOf(form, k) & F_PARTICLE) continue;
       runs.push({ text, mask: charMask(text), tokens, key });
     }
   }
@@ -404,11 +424,11 @@ function buildRuns(form: TokenForm): TokenRun[] {
  * Korean syllables (or the name was written in those scripts), else null. `key(i)` gives token
  * i's key (`romanizationKey`, or a cache of it).
  */
-export function romanizeTokens(flags: ArrayLike<number>, n: number, syllabic: boolean, key: (i: number) => string | null): (string | null)[] | null {
+export function romanizeTokens(flagsAt: (i: number) => number, n: number, syllabic: boolean, key: (i: number) => string | null): (string | null)[] | null {
   const keys: (string | null)[] = [];
   let any = false;
   for (let i = 0; i < n; i++) {
-    if (flags[i] & (F_NUMBER | F_PARTICLE | F_TITLE | F_INITIAL)) {
+    if (flagsAt(i) & (F_NUMBER | F_PARTICLE | F_TITLE | F_INITIAL)) {
       keys.push(null);
       continue;
     }
@@ -479,7 +499,14 @@ export function prepareName(value: string, opts: PrepareOptions = {}): PreparedN
   const type = opts.type ?? null;
   const { script, kind, tokens, original: originalTokens, legalKinds, organization } = readNameTokens(value, type);
   const latin = buildForm(tokens, organization, kind === 'abjad' || kind === 'abugida', true, kind === 'syllabic');
-  latin.romanized = organization ? null : romanizeTokens(latin.flags, latin.tokens.length, kind === 'syllabic', (i) => romanizationKey(latin.tokens[i]));
+  latin.romanized = organization
+    ? null
+    : romanizeTokens(
+        (i) => flagsOf(latin, i),
+        latin.tokens.length,
+        kind === 'syllabic',
+        (i) => romanizationKey(latin.tokens[i]),
+      );
   latin.runs = buildRuns(latin);
   const original = originalTokens ? buildForm(originalTokens, organization, false, false) : null;
   if (original) original.runs = buildRuns(original);

@@ -28,7 +28,25 @@
  * Hot path: no allocation per pair; module scratch buffers (one scorer per thread).
  */
 import { legalKindBits, legalKindsCompatible, SPECIFIC_KINDS } from '../normalize/legal-forms.js';
-import { F_ACRONYM, F_GENERIC, F_INITIAL, F_LEGAL, F_NUMBER, F_PARTICLE, F_SPARSE_VOWELS, F_TITLE, isVowel, MAX_TOKENS, type PreparedName, type TokenForm } from './prepare.js';
+import {
+  F_ACRONYM,
+  F_GENERIC,
+  F_INITIAL,
+  F_LEGAL,
+  F_NUMBER,
+  F_PARTICLE,
+  F_SPARSE_VOWELS,
+  F_TITLE,
+  flagsOf,
+  isVowel,
+  letterMask,
+  MAX_TOKENS,
+  rawLetterMask,
+  segmentOf,
+  tokenWeight,
+  type PreparedName,
+  type TokenForm,
+} from './prepare.js';
 
 const SCORE = {
   /** Token pairs scoring below this do not pair: different words do not partly match. */
@@ -274,8 +292,8 @@ function tokenSimilarity(A: TokenForm, i: number, B: TokenForm, j: number, roman
   const ta = A.tokens[i];
   const tb = B.tokens[j];
   if (ta === tb) return 1;
-  const fa = A.flags[i];
-  const fb = B.flags[j];
+  const fa = flagsOf(A, i);
+  const fb = flagsOf(B, j);
   if (fa & fb & F_NUMBER) return SCORE.numbers;
   if ((fa | fb) & (F_NUMBER | F_PARTICLE)) return 0;
   if ((fa | fb) & F_INITIAL) {
@@ -287,7 +305,7 @@ function tokenSimilarity(A: TokenForm, i: number, B: TokenForm, j: number, roman
     // `ZH`/`J`) would make different syllables meet (`YAN`/`JIAN`), and a vowel changes the
     // syllable (`PING`/`PENG`). Equal keys, or a typo in the spelling as written.
     if (A.romanized![i] !== null && A.romanized![i] === B.romanized![j]) return SCORE.romanized;
-    return editSimilarity(ta, A.rawMasks[i], tb, B.rawMasks[j], 1);
+    return editSimilarity(ta, rawLetterMask(A, i), tb, rawLetterMask(B, j), 1);
   }
   const ga = A.folded[i];
   const gb = B.folded[j];
@@ -296,10 +314,10 @@ function tokenSimilarity(A: TokenForm, i: number, B: TokenForm, j: number, roman
   if ((fa ^ fb) & F_SPARSE_VOWELS) {
     return fa & F_SPARSE_VOWELS ? sparseSimilarity(consonantalOf(A, i), consonantalOf(B, j)) : sparseSimilarity(consonantalOf(B, j), consonantalOf(A, i));
   }
-  let t = editSimilarity(ga, A.masks[i], gb, B.masks[j], 0.5);
+  let t = editSimilarity(ga, letterMask(A, i), gb, letterMask(B, j), 0.5);
   // Folding can also take a typo further away (`FAZAL`/`FAAL` → `FAZAL`/`FAL`).
   if (t < SCORE.sure && (ga !== ta || gb !== tb)) {
-    const raw = editSimilarity(ta, A.rawMasks[i], tb, B.rawMasks[j], 0.5);
+    const raw = editSimilarity(ta, rawLetterMask(A, i), tb, rawLetterMask(B, j), 0.5);
     if (raw > t) t = raw;
   }
   return t;
@@ -334,8 +352,8 @@ function role(form: TokenForm, i: number): number {
  * (`Abubakar K. Ahmed`'s `K` is not `Kjersti`), between two people's or two organisations' names.
  */
 function rolesAllow(A: TokenForm, i: number, B: TokenForm, j: number, kindsDiffer: boolean): boolean {
-  if (A.patronymic > 0 && A.patronymic === B.patronymic && A.segments[i] !== B.segments[j]) return false;
-  if ((A.flags[i] | B.flags[j]) & F_INITIAL) {
+  if (A.patronymic > 0 && A.patronymic === B.patronymic && segmentOf(A, i) !== segmentOf(B, j)) return false;
+  if ((flagsOf(A, i) | flagsOf(B, j)) & F_INITIAL) {
     // An organisation's single letters spell an acronym out (`R D I S.A.`), and a name of
     // initials only says too little: neither stands for a person's names.
     if (kindsDiffer || A.informative === 0 || B.informative === 0 || role(A, i) !== role(B, j)) return false;
@@ -345,7 +363,7 @@ function rolesAllow(A: TokenForm, i: number, B: TokenForm, j: number, kindsDiffe
 
 function weightOf(form: TokenForm, mask: number): number {
   let w = 0;
-  for (let i = 0; i < form.tokens.length; i++) if ((mask >>> i) & 1) w += form.weights[i];
+  for (let i = 0; i < form.tokens.length; i++) if ((mask >>> i) & 1) w += tokenWeight(form, i);
   return w;
 }
 
@@ -386,19 +404,19 @@ function addRuns(X: TokenForm, Y: TokenForm, xIsA: boolean, orgX: boolean, orgY:
   for (const run of X.runs) {
     const rl = run.text.length;
     for (let j = 0; j < ny; j++) {
-      if (Y.flags[j] & (F_NUMBER | F_PARTICLE | F_INITIAL)) continue;
+      if (flagsOf(Y, j) & (F_NUMBER | F_PARTICLE | F_INITIAL)) continue;
       const yf = Y.folded[j];
       const yl = yf.length;
       // A split or joined spelling keeps the ends of the name: one of them must agree.
       if (yf.charCodeAt(0) !== run.text.charCodeAt(0) && yf.charCodeAt(yl - 1) !== run.text.charCodeAt(rl - 1)) continue;
       if ((rl > yl ? rl - yl : yl - rl) > (rl > yl ? rl : yl) / 2) continue;
-      const runSparse = (X.flags[31 - Math.clz32(run.tokens)] & F_SPARSE_VOWELS) !== 0;
-      const ySparse = (Y.flags[j] & F_SPARSE_VOWELS) !== 0;
+      const runSparse = (flagsOf(X, 31 - Math.clz32(run.tokens)) & F_SPARSE_VOWELS) !== 0;
+      const ySparse = (flagsOf(Y, j) & F_SPARSE_VOWELS) !== 0;
       let s: number;
       if (run.text === yf) s = 1;
       else if (romanized) s = run.key !== null && run.key === Y.romanized![j] ? SCORE.romanized : 0;
       else if (runSparse !== ySparse) s = runSparse ? sparseSimilarity(run.text, yf) : sparseSimilarity(yf, run.text);
-      else s = editSimilarity(run.text, run.mask, yf, Y.masks[j], 0.5);
+      else s = editSimilarity(run.text, run.mask, yf, letterMask(Y, j), 0.5);
       if (s < SCORE.tokenFloor) continue;
       s *= SCORE.joined;
       if (xIsA) addCandidate(run.tokens, 1 << j, s);
@@ -408,16 +426,16 @@ function addRuns(X: TokenForm, Y: TokenForm, xIsA: boolean, orgX: boolean, orgY:
   if (orgX !== orgY) return;
   for (let i = 0; i < X.tokens.length; i++) {
     const t = X.tokens[i];
-    const f = X.flags[i];
+    const f = flagsOf(X, i);
     const acronym = orgX ? t.length >= 2 && t.length <= 6 && !(f & (F_NUMBER | F_PARTICLE | F_LEGAL)) : (f & F_ACRONYM) !== 0;
     if (!acronym) continue;
     // Initials of consecutive tokens of Y, particles between them allowed.
     for (let start = 0; start < ny; start++) {
-      if (Y.flags[start] & (F_PARTICLE | F_NUMBER)) continue;
+      if (flagsOf(Y, start) & (F_PARTICLE | F_NUMBER)) continue;
       let k = 0;
       let mask = 0;
       for (let j = start; j < ny && k < t.length; j++) {
-        if (Y.flags[j] & F_PARTICLE) {
+        if (flagsOf(Y, j) & F_PARTICLE) {
           mask |= 1 << j;
           continue;
         }
@@ -435,7 +453,7 @@ function addRuns(X: TokenForm, Y: TokenForm, xIsA: boolean, orgX: boolean, orgY:
 
 /** Whether a token is one that phase two (runs, acronyms) could still place. */
 function leftOver(form: TokenForm, used: number): boolean {
-  for (let i = 0; i < form.tokens.length; i++) if (!((used >>> i) & 1) && !(form.flags[i] & (F_PARTICLE | F_TITLE))) return true;
+  for (let i = 0; i < form.tokens.length; i++) if (!((used >>> i) & 1) && !(flagsOf(form, i) & (F_PARTICLE | F_TITLE))) return true;
   return false;
 }
 
@@ -444,7 +462,7 @@ function leftOver(form: TokenForm, used: number): boolean {
  * when the other name's legal form is of the same kind.
  */
 function freeLegal(form: TokenForm, i: number, otherKinds: number): boolean {
-  return (form.flags[i] & F_LEGAL) !== 0 && (legalKindBits(form.tokens[i]) & otherKinds & SPECIFIC_KINDS) !== 0;
+  return (flagsOf(form, i) & F_LEGAL) !== 0 && (legalKindBits(form.tokens[i]) & otherKinds & SPECIFIC_KINDS) !== 0;
 }
 
 let leftoverWeight = 0;
@@ -459,8 +477,8 @@ function leftovers(form: TokenForm, covered: number, otherKinds: number): void {
   leftoverConflict = 0;
   for (let i = 0; i < form.tokens.length; i++) {
     if ((covered >>> i) & 1 || freeLegal(form, i, otherKinds)) continue;
-    leftoverWeight += form.weights[i];
-    leftoverConflict += form.flags[i] & F_GENERIC ? 1 : form.weights[i];
+    leftoverWeight += tokenWeight(form, i);
+    leftoverConflict += flagsOf(form, i) & F_GENERIC ? 1 : tokenWeight(form, i);
   }
 }
 
@@ -528,7 +546,7 @@ function formScore(A: TokenForm, B: TokenForm, a: PreparedName, b: PreparedName,
   const extraCost = organization ? SCORE.extraOrganization : romanized ? SCORE.extraSyllable : SCORE.extraPerson;
   let penalty = SCORE.conflict * conflict + uncertain + extraCost * extra;
   if (!organization && A.last >= 0 && B.last >= 0 && !((coveredA >>> A.last) & 1) && !((coveredB >>> B.last) & 1)) {
-    penalty += (SCORE.surnameConflict - SCORE.conflict) * Math.min(A.weights[A.last], B.weights[B.last]);
+    penalty += (SCORE.surnameConflict - SCORE.conflict) * Math.min(tokenWeight(A, A.last), tokenWeight(B, B.last));
   }
   let score = matched / (pairWeight + penalty);
   if (!organization && rolesDisagree(A, B)) score *= SCORE.roleSwap;

@@ -11,7 +11,7 @@
  * per distinct token and remembered, since tokens repeat across a list's names (`MOHAMMED`, `AL`,
  * `LTD`).
  */
-import { F_INITIAL, F_PARTICLE, F_TITLE, foldToken, isVowel, MAX_TOKENS, readNameTokens, romanizeTokens, tokenFlags, tokenTraits, type PartyType, type PreparedName } from './prepare.js';
+import { F_INITIAL, F_PARTICLE, F_TITLE, flagsOf, foldToken, isVowel, MAX_TOKENS, readNameTokens, romanizeTokens, tokenFlags, tokenTraits, type PartyType, type PreparedName } from './prepare.js';
 import { nicknameForms } from './nicknames.js';
 import { syllableKey } from './romanization.js';
 
@@ -32,7 +32,7 @@ export function indexTerms(p: PreparedName): string[] {
   const terms = new Set<string>();
   const f = p.latin;
   for (let i = 0; i < f.tokens.length; i++) {
-    if (f.flags[i] & SKIP) continue;
+    if (flagsOf(f, i) & SKIP) continue;
     terms.add(f.tokens[i]);
     terms.add(f.folded[i]);
     const sk = skeleton(f.folded[i]);
@@ -118,7 +118,14 @@ export function nameIndexTerms(value: string, type: PartyType | null = null): st
     entries[i] = t;
     flags[i] = tokenFlags(t.traits, i, n, name.organization, sparse, syllabic);
   }
-  const keys = name.organization ? null : romanizeTokens(flags, n, syllabic, (i) => keyOf(entries[i]));
+  const keys = name.organization
+    ? null
+    : romanizeTokens(
+        (i) => flags[i],
+        n,
+        syllabic,
+        (i) => keyOf(entries[i]),
+      );
   const out: string[] = [];
   for (let i = 0; i < n; i++) {
     if (flags[i] & SKIP) continue;
