@@ -13,10 +13,11 @@
  * after 100 unmeasured queries of other values (the shards compile their query code on the
  * first ones). Fuzzy queries are distinct typo variants of listed names, so no cache flatters
  * them; the name queries (search and screening) are timed twice, right after those 100 and after
- * 3000 more (see STEADY_WARM_UP), each series and warm-up on names of its own. Load time is wall clock from the first record to a queryable generation, records
- * generated on the fly; the CPU seconds of all threads and the generator's own time (measured
- * alone beforehand) are given beside it, since on a shared machine the wall clock depends on what
- * else runs, and the service's loaders feed the engine instead. Memory is the process RSS (the
+ * 3000 more (see STEADY_WARM_UP), each series and warm-up on names of its own. Load time is wall
+ * clock from the first record to a queryable generation, records generated on the fly; the CPU
+ * seconds of all threads and the generator's own time (measured alone beforehand) are given
+ * beside it, since on a shared machine the wall clock depends on what else runs, and the
+ * service's loaders feed the engine instead. Memory is the process RSS (the
  * shard workers are threads of it): its growth over an idle engine, per entity, and the peak.
  */
 import { cpus, loadavg, totalmem } from 'node:os';

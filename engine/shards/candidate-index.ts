@@ -57,7 +57,7 @@ const CONTENT = '\u0001';
  * their string or looking it up in FlexSearch's map, a lookup that misses the CPU's caches in a
  * map of millions of terms. Built at `seal` with FILTER_BITS_PER_TERM bits for each term (~1.4%
  * of absent terms let through), between 2^FILTER_MIN_LOG2 and 2^FILTER_MAX_LOG2 bits; an index
- * that FlexSearch's own `add` fills gets 2^FILTER_MIN_LOG2 + 4 bits. With one bit a term in a
+ * that FlexSearch's own `add` fills gets 2^(FILTER_MIN_LOG2 + 4) bits. With one bit a term in a
  * fixed 2^24, a shard's terms at 10M entities let through about a third of the absent variants,
  * and those lookups were a fifth of `/screen/name`'s time in the shards (bench/RESULTS.md).
  */
