@@ -254,6 +254,7 @@ export class CandidateIndex {
   private heapDoc = new Uint32Array(0);
   private heapScore = new Float32Array(0);
   private filter: TermFilter;
+  private filterStale = false;
 
   constructor(
     private readonly options: CandidateIndexOptions,
@@ -309,6 +310,7 @@ export class CandidateIndex {
   /** False when no document holds the term `codes[0 .. n)` (true may be a false alarm: ask `frequency`). */
   mayHold(codes: ArrayLike<number>, n: number): boolean {
     if (this.pending) this.seal();
+    if (this.filterStale) this.refilter();
     return this.filter.mayHold(fnv(codes, n));
   }
 
@@ -467,5 +469,14 @@ export class CandidateIndex {
   import(key: string, data: string): void {
     this.seal();
     this.index.import(key, data);
+    this.filterStale = true;
+  }
+
+  /** The filter of the terms FlexSearch's map holds, after an import brought terms no `add` saw. */
+  private refilter(): void {
+    const filter = TermFilter.sizedFor(this.index.map.size);
+    for (const term of this.index.map.keys()) filter.add(fnvOf(term));
+    this.filter = filter;
+    this.filterStale = false;
   }
 }

@@ -162,7 +162,7 @@ test('idf ranking: a term above the scan frequency only adds weight to the candi
   }
 });
 
-test('the filter of present terms: every added term may be held, few absent ones pass, before and after sealing', () => {
+test('the filter of present terms: every added or imported term may be held, few absent ones pass, before and after sealing', () => {
   const codes = (t: string) => Array.from(t, (c) => c.charCodeAt(0));
   const present = Array.from({ length: 200_000 }, (_, i) => `T${i.toString(36)}`);
   const absent = Array.from({ length: 20_000 }, (_, i) => `U${i.toString(36)}`);
@@ -182,4 +182,12 @@ test('the filter of present terms: every added term may be held, few absent ones
     assert.ok(index.mayHold(codes('LATE'), 4));
     assert.equal(index.frequency('LATE'), 1);
   }
+  // An index restored from an export knows its terms without having seen an `add`.
+  const built = new CandidateIndex({ tokenize: 'strict', resolution: 1, ranking: 'idf' }, 1000);
+  built.add(0, ['ALI', 'HASSAN']);
+  built.add(1, ['OMAR']);
+  const restored = new CandidateIndex({ tokenize: 'strict', resolution: 1, ranking: 'idf' }, 1000);
+  built.export((key, data) => restored.import(key, data));
+  for (const t of ['ALI', 'HASSAN', 'OMAR']) assert.ok(restored.mayHold(codes(t), t.length), t);
+  assert.equal(restored.frequency('OMAR'), 1);
 });
