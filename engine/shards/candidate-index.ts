@@ -77,10 +77,12 @@ class TermFilter {
     this.shift = 32 - log2;
   }
 
-  /** A filter sized for `keys` keys. */
-  static sizedFor(keys: number): TermFilter {
+  /** A filter sized for `keys` keys, holding the hashes `fill` hands to `add`. */
+  static of(keys: number, fill: (add: (h: number) => void) => void): TermFilter {
     const log2 = Math.ceil(Math.log2(Math.max(1, keys * FILTER_BITS_PER_TERM)));
-    return new TermFilter(Math.min(FILTER_MAX_LOG2, Math.max(FILTER_MIN_LOG2, log2)));
+    const filter = new TermFilter(Math.min(FILTER_MAX_LOG2, Math.max(FILTER_MIN_LOG2, log2)));
+    fill((h) => filter.add(h));
+    return filter;
   }
 
   add(h: number): void {
@@ -301,9 +303,7 @@ export class CandidateIndex {
     const pending = this.pending;
     if (!pending) return;
     this.pending = null;
-    const filter = TermFilter.sizedFor(pending.termCount);
-    pending.forEachHash((hash) => filter.add(hash));
-    this.filter = filter;
+    this.filter = TermFilter.of(pending.termCount, (add) => pending.forEachHash(add));
     pending.into(this.index.map);
   }
 
@@ -474,9 +474,9 @@ export class CandidateIndex {
 
   /** The filter of the terms FlexSearch's map holds, after an import brought terms no `add` saw. */
   private refilter(): void {
-    const filter = TermFilter.sizedFor(this.index.map.size);
-    for (const term of this.index.map.keys()) filter.add(fnvOf(term));
-    this.filter = filter;
+    this.filter = TermFilter.of(this.index.map.size, (add) => {
+      for (const term of this.index.map.keys()) add(fnvOf(term));
+    });
     this.filterStale = false;
   }
 }
