@@ -8,8 +8,21 @@ const TOOLING = '^(harness|bench|test|scripts)/';
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
-    { name: 'no-file-cycle', severity: 'error', comment: 'Modules import each other in a loop.', from: {}, to: { circular: true } },
-    { name: 'no-folder-cycle', severity: 'error', scope: 'folder', comment: 'Folders import each other in a loop.', from: {}, to: { circular: true } },
+    {
+      name: 'no-file-cycle',
+      severity: 'error',
+      comment: 'Modules import each other in a loop.',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'no-folder-cycle',
+      severity: 'error',
+      scope: 'folder',
+      comment: 'Folders import each other in a loop.',
+      from: {},
+      to: { circular: true },
+    },
     {
       name: 'engine-stands-alone',
       severity: 'error',
@@ -24,9 +37,27 @@ module.exports = {
       from: { path: '^loaders/' },
       to: { path: '^(src|harness|bench|test|scripts)/' },
     },
-    { name: 'config-is-a-leaf', severity: 'error', comment: 'src/config.ts is read by every layer and reads none.', from: { path: '^src/config\\.ts$' }, to: { path: '^(src|loaders)/' } },
-    { name: 'core-below-domains', severity: 'error', comment: 'src/core/ is the kernel beneath the domains and transports.', from: { path: '^src/core/' }, to: { path: '^src/(?!core/)' } },
-    { name: 'domains-below-api', severity: 'error', comment: 'A domain never imports the API, a transport or the wiring.', from: { path: `^src/${DOMAINS}/` }, to: { path: ABOVE_DOMAINS } },
+    {
+      name: 'config-is-a-leaf',
+      severity: 'error',
+      comment: 'src/config.ts is read by every layer and reads none.',
+      from: { path: '^src/config\\.ts$' },
+      to: { path: '^(src|loaders)/' },
+    },
+    {
+      name: 'core-below-domains',
+      severity: 'error',
+      comment: 'src/core/ is the kernel beneath the domains and transports.',
+      from: { path: '^src/core/' },
+      to: { path: '^src/(?!core/)' },
+    },
+    {
+      name: 'domains-below-api',
+      severity: 'error',
+      comment: 'A domain never imports the API, a transport or the wiring.',
+      from: { path: `^src/${DOMAINS}/` },
+      to: { path: ABOVE_DOMAINS },
+    },
     {
       name: 'api-below-transports',
       severity: 'error',
@@ -41,7 +72,12 @@ module.exports = {
       from: { path: '^src/(server|mcp)/' },
       to: { path: '^src/cli/|^src/(service|main|cli)\\.ts$' },
     },
-    { name: 'service-below-entry-points', severity: 'error', from: { path: '^src/service\\.ts$' }, to: { path: '^src/cli/|^src/(main|cli)\\.ts$' } },
+    {
+      name: 'service-below-entry-points',
+      severity: 'error',
+      from: { path: '^src/service\\.ts$' },
+      to: { path: '^src/cli/|^src/(main|cli)\\.ts$' },
+    },
     {
       name: 'product-without-tooling',
       severity: 'error',
@@ -80,6 +116,10 @@ module.exports = {
     exclude: { path: '^(dist|node_modules|data|\\.tmp)/|^src/dashboard/' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
-    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'], extensions: ['.ts', '.d.ts', '.js', '.mjs', '.json'] },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+      extensions: ['.ts', '.d.ts', '.js', '.mjs', '.json'],
+    },
   },
 };

@@ -114,16 +114,27 @@ if (first === 'a' || first === 'b') {
   console.log(JSON.stringify(await measure(first)));
 } else {
   const child = (loadFirst: 'a' | 'b') =>
-    JSON.parse(execFileSync(process.execPath, [...process.execArgv, ...process.argv.slice(1), '--first', loadFirst], { encoding: 'utf8', maxBuffer: 1 << 24 })) as Rates[];
+    JSON.parse(
+      execFileSync(process.execPath, [...process.execArgv, ...process.argv.slice(1), '--first', loadFirst], {
+        encoding: 'utf8',
+        maxBuffer: 1 << 24,
+      }),
+    ) as Rates[];
   const aFirst = child('a');
   const bFirst = child('b');
-  console.log(`screenExact per CPU-second, ${entities.toLocaleString('en-US')} synthetic entities, ${rounds} interleaved rounds in each loading order, medians. A = ${dirA}, B = ${dirB}\n`);
-  console.log('| query | A | B | B / A, A loaded first | B / A, B loaded first | B / A, geometric mean |\n|---|---|---|---|---|---|');
+  console.log(
+    `screenExact per CPU-second, ${entities.toLocaleString('en-US')} synthetic entities, ${rounds} interleaved rounds in each loading order, medians. A = ${dirA}, B = ${dirB}\n`,
+  );
+  console.log(
+    '| query | A | B | B / A, A loaded first | B / A, B loaded first | B / A, geometric mean |\n|---|---|---|---|---|---|',
+  );
   for (const [k, [name]] of KINDS.entries()) {
     const ma = median([...aFirst[k].a, ...bFirst[k].a]);
     const mb = median([...aFirst[k].b, ...bFirst[k].b]);
     const r1 = roundRatio(aFirst[k]);
     const r2 = roundRatio(bFirst[k]);
-    console.log(`| ${name} | ${fmt(ma)} | ${fmt(mb)} | ${r1.toFixed(3)} | ${r2.toFixed(3)} | ${Math.sqrt(r1 * r2).toFixed(3)} |`);
+    console.log(
+      `| ${name} | ${fmt(ma)} | ${fmt(mb)} | ${r1.toFixed(3)} | ${r2.toFixed(3)} | ${Math.sqrt(r1 * r2).toFixed(3)} |`,
+    );
   }
 }

@@ -61,7 +61,8 @@ async function generate(dataDir: string): Promise<{ seconds: number }> {
   const store = await openAuditStore(loadConfig({ DATA_DIR: dataDir }));
   const to = Math.floor(Date.now() / DAY) * DAY + DAY;
   const from = to - 30 * DAY;
-  const lists = "['ofac_sdn','ofac_crypto','un_sc','eu_fsf','uk_sanctions','cryptoscamdb','eth_phishing','disposable_email']";
+  const lists =
+    "['ofac_sdn','ofac_crypto','un_sc','eu_fsf','uk_sanctions','cryptoscamdb','eth_phishing','disposable_email']";
   const insert = async (customer: string, rows: number) => {
     for (let offset = 0; offset < rows; offset += CHUNK) {
       const n = Math.min(CHUNK, rows - offset);
@@ -86,7 +87,12 @@ async function generate(dataDir: string): Promise<{ seconds: number }> {
   await insert(`toUInt32(2 + number % 20)`, OTHER_ROWS);
   // The steady state of a table written over weeks: merged parts.
   for (const t of MERGED) await store.client.command({ query: `OPTIMIZE TABLE screening.${t} FINAL` });
-  const counted = await (await store.client.query({ query: `SELECT count() AS n FROM screening.audit_matches WHERE customer_id = ${CUSTOMER}`, format: 'JSONEachRow' })).json<{ n: number }>();
+  const counted = await (
+    await store.client.query({
+      query: `SELECT count() AS n FROM screening.audit_matches WHERE customer_id = ${CUSTOMER}`,
+      format: 'JSONEachRow',
+    })
+  ).json<{ n: number }>();
   if (Number(counted[0].n) !== ROWS) throw new Error(`generated ${counted[0].n} rows, not ${ROWS}`);
   await store.close();
   return { seconds: (performance.now() - started) / 1000 };
@@ -132,13 +138,25 @@ async function main() {
   try {
     while ((await fetch(`${base}/readyz`)).status !== 200) await new Promise((r) => setTimeout(r, 200));
     const admin = { authorization: `Bearer ${TEST_ADMIN_KEY}`, 'content-type': 'application/json' };
-    const c = (await (await fetch(`${base}/api/v1/admin/customers`, { method: 'POST', headers: admin, body: JSON.stringify({ name: 'bench', monthly_quota: 1_000_000_000 }) })).json()) as {
+    const c = (await (
+      await fetch(`${base}/api/v1/admin/customers`, {
+        method: 'POST',
+        headers: admin,
+        body: JSON.stringify({ name: 'bench', monthly_quota: 1_000_000_000 }),
+      })
+    ).json()) as {
       id: number;
     };
     if (c.id !== CUSTOMER) throw new Error(`the bench customer is ${c.id}, the rows were generated for ${CUSTOMER}`);
-    const token = ((await (await fetch(`${base}/api/v1/admin/customers/${c.id}/tokens`, { method: 'POST', headers: admin, body: '{}' })).json()) as { token: string }).token;
+    const token = (
+      (await (
+        await fetch(`${base}/api/v1/admin/customers/${c.id}/tokens`, { method: 'POST', headers: admin, body: '{}' })
+      ).json()) as { token: string }
+    ).token;
 
-    const firstPage = (await (await fetch(`${base}/api/v1/account/audit?limit=50`, { headers: { authorization: `Bearer ${token}` } })).json()) as { next_cursor: string };
+    const firstPage = (await (
+      await fetch(`${base}/api/v1/account/audit?limit=50`, { headers: { authorization: `Bearer ${token}` } })
+    ).json()) as { next_cursor: string };
     const endpoints: [string, string, string][] = [
       ['/account/analytics/daily', token, 'a customer, per day (30 days)'],
       ['/account/analytics/endpoints', token, 'a customer, per endpoint'],
@@ -149,8 +167,16 @@ async function main() {
       ['/admin/analytics/top-values', TEST_ADMIN_KEY, 'all customers, top 10 matched values'],
       ['/admin/analytics/customers', TEST_ADMIN_KEY, 'all customers, busiest 20'],
       ['/account/audit?limit=50', token, 'audit trail, first page (+ total)'],
-      [`/account/audit?limit=50&cursor=${encodeURIComponent(firstPage.next_cursor)}`, token, 'audit trail, next page by cursor'],
-      ['/account/audit?limit=50&list=ofac_crypto&endpoint=screen.crypto', token, 'audit trail, filtered by list and endpoint'],
+      [
+        `/account/audit?limit=50&cursor=${encodeURIComponent(firstPage.next_cursor)}`,
+        token,
+        'audit trail, next page by cursor',
+      ],
+      [
+        '/account/audit?limit=50&list=ofac_crypto&endpoint=screen.crypto',
+        token,
+        'audit trail, filtered by list and endpoint',
+      ],
       ['/account/audit?limit=50&value_contains=0x00', token, 'audit trail, value contains (scans values)'],
     ];
     const rows: string[] = [];
@@ -182,7 +208,10 @@ async function main() {
     const heavy = ['/account/analytics/top-values', '/admin/analytics/top-values', '/account/analytics/daily'];
     const background = (async () => {
       for (let i = 0; busy; i++) {
-        await timed(`${base}/api/v1${heavy[i % heavy.length]}`, heavy[i % heavy.length].startsWith('/admin') ? TEST_ADMIN_KEY : token);
+        await timed(
+          `${base}/api/v1${heavy[i % heavy.length]}`,
+          heavy[i % heavy.length].startsWith('/admin') ? TEST_ADMIN_KEY : token,
+        );
         analyticsDone++;
       }
     })();

@@ -49,13 +49,20 @@ const rowsPerSecond = mode === 'paced' ? Number(args[0] ?? 75_000) : 0;
 const pacedSeconds = mode === 'paced' ? Number(args[1] ?? 10) : 0;
 const batchArg = args[mode === 'burst' ? 1 : 2];
 const matchesPerRequest = mode === 'burst' ? 2 : 1;
-const requests = mode === 'burst' ? Math.ceil(matchRows / matchesPerRequest) : Math.round((rowsPerSecond / (1 + matchesPerRequest)) * pacedSeconds);
+const requests =
+  mode === 'burst'
+    ? Math.ceil(matchRows / matchesPerRequest)
+    : Math.round((rowsPerSecond / (1 + matchesPerRequest)) * pacedSeconds);
 
 const cpuMs = (u: NodeJS.CpuUsage) => (u.user + u.system) / 1000;
 
 const dir = mkdtempSync(join(tmpdir(), 'bench-audit-'));
 // The service's AUDIT_BATCH_ROWS unless given; AUDIT_FLUSH_MS the service's when paced.
-const cfg = loadConfig({ DATA_DIR: dir, ...(batchArg ? { AUDIT_BATCH_ROWS: batchArg } : {}), ...(mode === 'burst' ? { AUDIT_FLUSH_MS: '200' } : {}) });
+const cfg = loadConfig({
+  DATA_DIR: dir,
+  ...(batchArg ? { AUDIT_BATCH_ROWS: batchArg } : {}),
+  ...(mode === 'burst' ? { AUDIT_FLUSH_MS: '200' } : {}),
+});
 const batch = cfg.AUDIT_BATCH_ROWS;
 const store = await openAuditStore(cfg);
 if (!rollups) for (const r of ROLLUPS) await store.client.command({ query: `DROP VIEW screening.${r.name}_mv` });
@@ -63,7 +70,9 @@ const lists = ['ofac_sdn', 'un_sc', 'eu_fsf', 'uk_hmt', 'crypto_scam'];
 const base = Date.now();
 // Values as the gate gets them: parsed from the request and read from the loaded lists (strings
 // that exist before the row does).
-const values = JSON.parse(JSON.stringify(Array.from({ length: 65_536 }, (_, i) => `0x${(i * 2_654_435_761).toString(16).padStart(40, '0')}`))) as string[];
+const values = JSON.parse(
+  JSON.stringify(Array.from({ length: 65_536 }, (_, i) => `0x${(i * 2_654_435_761).toString(16).padStart(40, '0')}`)),
+) as string[];
 
 let pushMs = 0;
 function request(r: number, time: number): void {
@@ -160,13 +169,15 @@ async function select<T>(query: string): Promise<T[]> {
   const rs = await store.client.query({ query, format: 'JSONEachRow' });
   return rs.json<T>();
 }
-const count = async (table: string) => (await select<{ n: number }>(`SELECT toUInt32(count()) AS n FROM screening.${table}`))[0].n;
+const count = async (table: string) =>
+  (await select<{ n: number }>(`SELECT toUInt32(count()) AS n FROM screening.${table}`))[0].n;
 const stored = { matches: await count('audit_matches'), usage: await count('usage') };
 const parts = Object.fromEntries(
-  (await select<{ table: string; n: number }>("SELECT table, toUInt32(count()) AS n FROM system.parts WHERE database = 'screening' AND active GROUP BY table ORDER BY table")).map((p) => [
-    p.table,
-    p.n,
-  ]),
+  (
+    await select<{ table: string; n: number }>(
+      "SELECT table, toUInt32(count()) AS n FROM system.parts WHERE database = 'screening' AND active GROUP BY table ORDER BY table",
+    )
+  ).map((p) => [p.table, p.n]),
 );
 await store.close();
 rmSync(dir, { recursive: true, force: true });

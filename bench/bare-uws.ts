@@ -2,7 +2,13 @@ import uWS from 'uWebSockets.js';
 
 /** The yardstick: a bare uWS route answering a small fixed JSON body, nothing else. */
 const port = Number(process.argv[2] ?? 0);
-const body = JSON.stringify({ value: '0x0000000000000000000000000000000000000000', flagged: false, sanctioned: false, lists_checked: ['ofac_sdn'], matches: [] });
+const body = JSON.stringify({
+  value: '0x0000000000000000000000000000000000000000',
+  flagged: false,
+  sanctioned: false,
+  lists_checked: ['ofac_sdn'],
+  matches: [],
+});
 uWS
   .App()
   .get('/hello', (res) => {

@@ -63,8 +63,10 @@ class Sampler {
     for (const r of records) {
       if (r.entity_type === 'name') this.nameCount++;
       if (r.removed_at === null && id % this.every === 0) {
-        if (r.entity_type === 'crypto_address') this.crypto.push({ value: r.value, key: canonicalKey('crypto_address', r.value)!, id });
-        else if (r.entity_type === 'name') this.names.push({ value: r.value, id, party: `${r.list}:${String(r.metadata.party_id)}` });
+        if (r.entity_type === 'crypto_address')
+          this.crypto.push({ value: r.value, key: canonicalKey('crypto_address', r.value)!, id });
+        else if (r.entity_type === 'name')
+          this.names.push({ value: r.value, id, party: `${r.list}:${String(r.metadata.party_id)}` });
         else if (r.entity_type === 'government_id') this.ids.push({ value: r.value, id });
       }
       id++;
@@ -163,7 +165,12 @@ interface SampledName {
  * after STEADY_WARM_UP others; each series and warm-up takes names of its own (while the sample
  * lasts). `query` returns whether it found what the name stands for; `found` counts both series.
  */
-async function typoSeries(names: SampledName[], n: number, seed: number, query: (name: SampledName, q: string) => Promise<boolean>) {
+async function typoSeries(
+  names: SampledName[],
+  n: number,
+  seed: number,
+  query: (name: SampledName, q: string) => Promise<boolean>,
+) {
   const typos = new Synth(rng(seed));
   let k = 0;
   const next = () => names[(k++ * 7919) % names.length];
@@ -203,7 +210,10 @@ async function run(size: number, args: Args): Promise<Row[]> {
   const rss0 = process.memoryUsage().rss;
   const sampler = new Sampler(Math.max(1, Math.floor(size / 50_000)));
   const cpu0 = process.cpuUsage();
-  const loaded = await engine.load({ lists: SYNTHETIC_LISTS, records: sampler.tap(syntheticRecords(size, 1, { parties: true })) });
+  const loaded = await engine.load({
+    lists: SYNTHETIC_LISTS,
+    records: sampler.tap(syntheticRecords(size, 1, { parties: true })),
+  });
   const cpu = cpuSeconds(process.cpuUsage(cpu0));
   global.gc?.();
   await new Promise((r) => setTimeout(r, 200));
@@ -211,7 +221,11 @@ async function run(size: number, args: Args): Promise<Row[]> {
   const rss1 = process.memoryUsage().rss;
   const heap = process.memoryUsage().heapUsed;
   const peak = process.resourceUsage().maxRSS * 1024;
-  rows.push(['load + index, wall (records generated on the fly)', size >= 10_000_000 ? '≤ 90 s' : '', `${(loaded.ms / 1000).toFixed(2)} s`]);
+  rows.push([
+    'load + index, wall (records generated on the fly)',
+    size >= 10_000_000 ? '≤ 90 s' : '',
+    `${(loaded.ms / 1000).toFixed(2)} s`,
+  ]);
   rows.push(['  records loaded (the entities and their parties)', '', loaded.entities.toLocaleString('en-US')]);
   rows.push(['  CPU seconds, all threads', '', `${cpu.toFixed(1)} s`]);
   rows.push(['  generating the records alone (one thread)', '', `${(genMs / 1000).toFixed(2)} s (${count})`]);
@@ -227,12 +241,31 @@ async function run(size: number, args: Args): Promise<Row[]> {
   const absent = Array.from({ length: 50_000 }, () => '0x' + s.chars('0123456789abcdef', 40));
   let sink = 0;
   const n = 1_000_000;
-  rows.push(['exact lookup, calling thread, hits', '≥ 5 M/s', rate(args.runs, n, (i) => (sink += engine.lookup('crypto_address', crypto[i % crypto.length].key).length))]);
-  rows.push(['exact lookup, calling thread, misses', '≥ 5 M/s', rate(args.runs, n, (i) => (sink += engine.lookup('crypto_address', absent[i % absent.length]).length))]);
-  const hitLat = latencies(300_000, (i) => (sink += engine.lookup('crypto_address', crypto[i % crypto.length].key).length));
-  rows.push(['  hits p50 / p99', 'p99 ≤ 5 µs', `${fmtMs(percentile(hitLat, 0.5))} / ${fmtMs(percentile(hitLat, 0.99))}`]);
+  rows.push([
+    'exact lookup, calling thread, hits',
+    '≥ 5 M/s',
+    rate(args.runs, n, (i) => (sink += engine.lookup('crypto_address', crypto[i % crypto.length].key).length)),
+  ]);
+  rows.push([
+    'exact lookup, calling thread, misses',
+    '≥ 5 M/s',
+    rate(args.runs, n, (i) => (sink += engine.lookup('crypto_address', absent[i % absent.length]).length)),
+  ]);
+  const hitLat = latencies(
+    300_000,
+    (i) => (sink += engine.lookup('crypto_address', crypto[i % crypto.length].key).length),
+  );
+  rows.push([
+    '  hits p50 / p99',
+    'p99 ≤ 5 µs',
+    `${fmtMs(percentile(hitLat, 0.5))} / ${fmtMs(percentile(hitLat, 0.99))}`,
+  ]);
   const q = (value: string) => ({ kind: 'crypto' as const, value, lists });
-  const listedNow = measure(args.runs, n, (i) => (sink += engine.screenExact(q(crypto[i % crypto.length].value))!.length));
+  const listedNow = measure(
+    args.runs,
+    n,
+    (i) => (sink += engine.screenExact(q(crypto[i % crypto.length].value))!.length),
+  );
   rows.push(['screenExact crypto (public API), listed addresses', '≥ 2 M/s', listedNow.text]);
   const unlistedNow = measure(args.runs, n, (i) => (sink += engine.screenExact(q(absent[i % absent.length]))!.length));
   rows.push(['screenExact crypto (public API), unlisted addresses', '≥ 2 M/s', unlistedNow.text]);
@@ -240,10 +273,26 @@ async function run(size: number, args: Args): Promise<Row[]> {
   // synthetic entities are delisted during 2025, so mid-2025 falls inside some periods).
   const asOf = Date.parse('2025-05-20T00:00:00Z');
   const qa = (value: string) => ({ kind: 'crypto' as const, value, lists, asOf });
-  const listedAsOf = measure(args.runs, n, (i) => (sink += engine.screenExact(qa(crypto[i % crypto.length].value))!.length));
-  rows.push(['screenExact crypto as of a past date, listed addresses', '≤ 3× current', `${listedAsOf.text}; ${(listedNow.perCpu / listedAsOf.perCpu).toFixed(2)}× the current lookup's CPU`]);
-  const unlistedAsOf = measure(args.runs, n, (i) => (sink += engine.screenExact(qa(absent[i % absent.length]))!.length));
-  rows.push(['screenExact crypto as of a past date, unlisted addresses', '≤ 3× current', `${unlistedAsOf.text}; ${(unlistedNow.perCpu / unlistedAsOf.perCpu).toFixed(2)}× the current lookup's CPU`]);
+  const listedAsOf = measure(
+    args.runs,
+    n,
+    (i) => (sink += engine.screenExact(qa(crypto[i % crypto.length].value))!.length),
+  );
+  rows.push([
+    'screenExact crypto as of a past date, listed addresses',
+    '≤ 3× current',
+    `${listedAsOf.text}; ${(listedNow.perCpu / listedAsOf.perCpu).toFixed(2)}× the current lookup's CPU`,
+  ]);
+  const unlistedAsOf = measure(
+    args.runs,
+    n,
+    (i) => (sink += engine.screenExact(qa(absent[i % absent.length]))!.length),
+  );
+  rows.push([
+    'screenExact crypto as of a past date, unlisted addresses',
+    '≤ 3× current',
+    `${unlistedAsOf.text}; ${(unlistedNow.perCpu / unlistedAsOf.perCpu).toFixed(2)}× the current lookup's CPU`,
+  ]);
   const screenN = 200_000;
   const screenRates: number[] = [];
   for (let r = 0; r < args.runs; r++) {
@@ -261,7 +310,9 @@ async function run(size: number, args: Args): Promise<Row[]> {
   const fq = Math.min(args.queries, names.length);
   const manyNames = sampler.nameCount >= 1_000_000;
   const nameTarget = manyNames ? '≤ 1 ms / ≤ 5 ms at ≥ 1M names' : '';
-  const fuzzy = await typoSeries(names, fq, 7, async (name, q) => (await engine.search({ q, mode: 'fuzzy', lists, limit: 10 })).some((h) => h.entity.id === name.id));
+  const fuzzy = await typoSeries(names, fq, 7, async (name, q) =>
+    (await engine.search({ q, mode: 'fuzzy', lists, limit: 10 })).some((h) => h.entity.id === name.id),
+  );
   rows.push([`fuzzy search p50 / p99, ${fq} distinct typo queries after ${WARM_UP} others`, '', p50p99(fuzzy.first)]);
   rows.push([`  the same after ${STEADY_WARM_UP} more (steady state)`, nameTarget, p50p99(fuzzy.steady)]);
   rows.push(['  names in the index', manyNames ? '≥ 1M' : '', sampler.nameCount.toLocaleString('en-US')]);
@@ -269,25 +320,49 @@ async function run(size: number, args: Args): Promise<Row[]> {
 
   // Name screening: the same kind of typo queries, parties scored (every name, evidence) in the shards.
   const partyOf = (h: { entity: { list: string; value: string } }) => `${h.entity.list}:${h.entity.value}`;
-  const screening = await typoSeries(names, fq, 9, async (name, q) => (await engine.screenName({ name: q, lists, threshold: 0.7, limit: 5 })).some((h) => partyOf(h) === name.party));
-  rows.push([`name screening (screenName) p50 / p99, ${fq} distinct typo queries after ${WARM_UP} others`, '', p50p99(screening.first)]);
+  const screening = await typoSeries(names, fq, 9, async (name, q) =>
+    (await engine.screenName({ name: q, lists, threshold: 0.7, limit: 5 })).some((h) => partyOf(h) === name.party),
+  );
+  rows.push([
+    `name screening (screenName) p50 / p99, ${fq} distinct typo queries after ${WARM_UP} others`,
+    '',
+    p50p99(screening.first),
+  ]);
   rows.push([`  the same after ${STEADY_WARM_UP} more (steady state)`, nameTarget, p50p99(screening.steady)]);
-  rows.push(["  recall (the name's party among the matches)", '', `${((screening.found / (2 * fq)) * 100).toFixed(1)} %`]);
+  rows.push([
+    "  recall (the name's party among the matches)",
+    '',
+    `${((screening.found / (2 * fq)) * 100).toFixed(1)} %`,
+  ]);
 
   const ids = sampler.ids;
   const iq = Math.min(args.queries, ids.length);
-  for (let i = 0; i < WARM_UP; i++) await engine.screen({ kind: 'id', value: ids[ids.length - 1 - (i % ids.length)].value.slice(0, -1) + '0', lists });
+  for (let i = 0; i < WARM_UP; i++)
+    await engine.screen({ kind: 'id', value: ids[ids.length - 1 - (i % ids.length)].value.slice(0, -1) + '0', lists });
   let found = 0;
   const idLat = await asyncLatencies(iq, async (i) => {
     const id = ids[(i * 7919) % ids.length];
-    const hits = await engine.screen({ kind: 'id', value: id.value.slice(0, -1) + (id.value.endsWith('7') ? '8' : '7'), lists });
+    const hits = await engine.screen({
+      kind: 'id',
+      value: id.value.slice(0, -1) + (id.value.endsWith('7') ? '8' : '7'),
+      lists,
+    });
     if (hits.some((h) => h.entity.id === id.id)) found++;
   });
-  rows.push([`screen id, one substitution, p50 / p99 (${iq} queries)`, '', `${fmtMs(percentile(idLat, 0.5))} / ${fmtMs(percentile(idLat, 0.99))}`]);
+  rows.push([
+    `screen id, one substitution, p50 / p99 (${iq} queries)`,
+    '',
+    `${fmtMs(percentile(idLat, 0.5))} / ${fmtMs(percentile(idLat, 0.99))}`,
+  ]);
   rows.push(['  recall', '', `${((found / iq) * 100).toFixed(1)} %`]);
   const idAsOfLat = await asyncLatencies(iq, async (i) => {
     const id = ids[(i * 7919) % ids.length];
-    await engine.screen({ kind: 'id', value: id.value.slice(0, -1) + (id.value.endsWith('7') ? '8' : '7'), lists, asOf });
+    await engine.screen({
+      kind: 'id',
+      value: id.value.slice(0, -1) + (id.value.endsWith('7') ? '8' : '7'),
+      lists,
+      asOf,
+    });
   });
   rows.push([
     `screen id as of a past date, one substitution, p50 / p99 (${iq} queries)`,
@@ -298,7 +373,11 @@ async function run(size: number, args: Args): Promise<Row[]> {
   t = performance.now();
   const regexHits = await engine.search({ q: 'zz[0-9]+\\.io', mode: 'regex', lists, limit: 25, budgetMs: 600_000 });
   const regexMs = performance.now() - t;
-  rows.push(['regex search, full scan (rare pattern, no time budget)', '', `${fmtMs(regexMs)}, ${fmtRate(size / (regexMs / 1000))} values, ${regexHits.length} hits`]);
+  rows.push([
+    'regex search, full scan (rare pattern, no time budget)',
+    '',
+    `${fmtMs(regexMs)}, ${fmtRate(size / (regexMs / 1000))} values, ${regexHits.length} hits`,
+  ]);
   rows.push(['load average (1 min) before / after', '', `${load0.toFixed(2)} / ${loadavg()[0].toFixed(2)}`]);
 
   if (sink < 0) console.log(sink);

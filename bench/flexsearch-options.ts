@@ -90,23 +90,55 @@ const configs: Config[] = [
     ours: true,
     suggest: true,
   },
-  { name: 'resolution 9 (FlexSearch default)', options: { tokenize: 'strict', resolution: 9, fastupdate: false, cache: false, ...ourEncoder }, ours: true, suggest: true },
-  { name: 'tokenize forward (FlexSearch adds prefixes)', options: { tokenize: 'forward', resolution: 1, fastupdate: false, cache: false, ...ourEncoder }, ours: true, suggest: true },
-  { name: 'fastupdate on (register for removal)', options: { tokenize: 'strict', resolution: 1, fastupdate: true, cache: false, ...ourEncoder }, ours: true, suggest: true },
   {
-    name: 'context (depth 1, bidirectional)',
-    options: { tokenize: 'strict', resolution: 1, fastupdate: false, cache: false, context: { depth: 1, bidirectional: true, resolution: 1 }, ...ourEncoder },
+    name: 'resolution 9 (FlexSearch default)',
+    options: { tokenize: 'strict', resolution: 9, fastupdate: false, cache: false, ...ourEncoder },
     ours: true,
     suggest: true,
   },
-  { name: 'production, search without suggest (all terms required)', options: { tokenize: 'strict', resolution: 1, fastupdate: false, cache: false, ...ourEncoder }, ours: true, suggest: false },
+  {
+    name: 'tokenize forward (FlexSearch adds prefixes)',
+    options: { tokenize: 'forward', resolution: 1, fastupdate: false, cache: false, ...ourEncoder },
+    ours: true,
+    suggest: true,
+  },
+  {
+    name: 'fastupdate on (register for removal)',
+    options: { tokenize: 'strict', resolution: 1, fastupdate: true, cache: false, ...ourEncoder },
+    ours: true,
+    suggest: true,
+  },
+  {
+    name: 'context (depth 1, bidirectional)',
+    options: {
+      tokenize: 'strict',
+      resolution: 1,
+      fastupdate: false,
+      cache: false,
+      context: { depth: 1, bidirectional: true, resolution: 1 },
+      ...ourEncoder,
+    },
+    ours: true,
+    suggest: true,
+  },
+  {
+    name: 'production, search without suggest (all terms required)',
+    options: { tokenize: 'strict', resolution: 1, fastupdate: false, cache: false, ...ourEncoder },
+    ours: true,
+    suggest: false,
+  },
   {
     name: "FlexSearch's encoder LatinBalance on the raw names, resolution 1",
     options: { tokenize: 'strict', resolution: 1, fastupdate: false, cache: false, encoder: Charset.LatinBalance },
     ours: false,
     suggest: true,
   },
-  { name: 'FlexSearch defaults (preset default) on the raw names', options: { preset: 'default', fastupdate: false }, ours: false, suggest: true },
+  {
+    name: 'FlexSearch defaults (preset default) on the raw names',
+    options: { preset: 'default', fastupdate: false },
+    ours: false,
+    suggest: true,
+  },
 ];
 
 function measure(c: Config): string {
@@ -139,7 +171,20 @@ if (CONFIG >= 0) {
   process.exit(0);
 }
 const rows = configs.map((_, i) => {
-  const r = spawnSync(process.execPath, [...process.execArgv, process.argv[1], '--entities', String(ENTITIES), '--queries', String(QUERIES), '--config', String(i)], { encoding: 'utf8' });
+  const r = spawnSync(
+    process.execPath,
+    [
+      ...process.execArgv,
+      process.argv[1],
+      '--entities',
+      String(ENTITIES),
+      '--queries',
+      String(QUERIES),
+      '--config',
+      String(i),
+    ],
+    { encoding: 'utf8' },
+  );
   if (r.status !== 0) throw new Error(r.stderr);
   return r.stdout.trim();
 });

@@ -35,9 +35,18 @@ const NAME = 'Jong Un Kim';
 const XBT = '12QtD5BFwRsdNsAZY76UVE1xyCGNTojH9h';
 
 async function startBare(): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn(process.execPath, [...(COMPILED ? [join(REPO_ROOT, 'dist', 'bench', 'bare-uws.js')] : ['--import', 'tsx', join(REPO_ROOT, 'bench', 'bare-uws.ts')]), '0'], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      ...(COMPILED
+        ? [join(REPO_ROOT, 'dist', 'bench', 'bare-uws.js')]
+        : ['--import', 'tsx', join(REPO_ROOT, 'bench', 'bare-uws.ts')]),
+      '0',
+    ],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   while (!/READY (\d+)/.test(out)) await new Promise((r) => setTimeout(r, 50));
@@ -46,8 +55,18 @@ async function startBare(): Promise<{ child: ChildProcess; port: number }> {
 
 async function token(url: string): Promise<string> {
   const admin = { authorization: `Bearer ${TEST_ADMIN_KEY}`, 'content-type': 'application/json' };
-  const c = (await (await fetch(`${url}/api/v1/admin/customers`, { method: 'POST', headers: admin, body: JSON.stringify({ name: 'bench', monthly_quota: 1_000_000_000 }) })).json()) as { id: number };
-  return ((await (await fetch(`${url}/api/v1/admin/customers/${c.id}/tokens`, { method: 'POST', headers: admin, body: '{}' })).json()) as { token: string }).token;
+  const c = (await (
+    await fetch(`${url}/api/v1/admin/customers`, {
+      method: 'POST',
+      headers: admin,
+      body: JSON.stringify({ name: 'bench', monthly_quota: 1_000_000_000 }),
+    })
+  ).json()) as { id: number };
+  return (
+    (await (
+      await fetch(`${url}/api/v1/admin/customers/${c.id}/tokens`, { method: 'POST', headers: admin, body: '{}' })
+    ).json()) as { token: string }
+  ).token;
 }
 
 /** Where a run's CPU went, in µs per request (softirq and idle: the whole machine's). */
@@ -93,7 +112,12 @@ async function measuredRun(url: string, pid: number, headers?: Record<string, st
  * 1.5 MB answer into a string kept one of the machine's two CPUs busy beside the service, and
  * measured the same service 11% slower (median of 4 runs each).
  */
-async function batchRate(url: string, auth: string, listed: boolean, inFlight: number): Promise<{ median: number; aggregate: number }> {
+async function batchRate(
+  url: string,
+  auth: string,
+  listed: boolean,
+  inFlight: number,
+): Promise<{ median: number; aggregate: number }> {
   const items = Array.from({ length: 10_000 }, (_, i) =>
     i % 3 === 0
       ? { type: 'crypto', value: `0x${i.toString(16).padStart(40, '0')}` }
@@ -108,14 +132,21 @@ async function batchRate(url: string, auth: string, listed: boolean, inFlight: n
   /** One batch; resolves once its 10,000 lines arrived with a 200. */
   const screenBatch = () =>
     new Promise<void>((resolve, reject) => {
-      const req = request({ host: target.hostname, port: target.port, path: target.pathname, method: 'POST', agent, headers }, (res) => {
-        let lines = 0;
-        res.on('data', (chunk: Buffer) => {
-          for (let i = chunk.indexOf(0x0a); i !== -1; i = chunk.indexOf(0x0a, i + 1)) lines++;
-        });
-        res.on('end', () => (res.statusCode === 200 && lines === 10_000 ? resolve() : reject(new Error(`batch failed: ${res.statusCode}, ${lines} lines`))));
-        res.on('error', reject);
-      });
+      const req = request(
+        { host: target.hostname, port: target.port, path: target.pathname, method: 'POST', agent, headers },
+        (res) => {
+          let lines = 0;
+          res.on('data', (chunk: Buffer) => {
+            for (let i = chunk.indexOf(0x0a); i !== -1; i = chunk.indexOf(0x0a, i + 1)) lines++;
+          });
+          res.on('end', () =>
+            res.statusCode === 200 && lines === 10_000
+              ? resolve()
+              : reject(new Error(`batch failed: ${res.statusCode}, ${lines} lines`)),
+          );
+          res.on('error', reject);
+        },
+      );
       req.on('error', reject);
       req.end(body);
     });
@@ -153,24 +184,53 @@ async function main() {
   const parent = PARENT ? await spawnService(testEnv(parentDir!, env), { root: PARENT }) : null;
   const parentUrl = parent ? `http://127.0.0.1:${parent.port}` : null;
   try {
-    for (const u of [url, parentUrl]) while (u && (await fetch(`${u}/readyz`)).status !== 200) await new Promise((r) => setTimeout(r, 200));
+    for (const u of [url, parentUrl])
+      while (u && (await fetch(`${u}/readyz`)).status !== 200) await new Promise((r) => setTimeout(r, 200));
     const auth = `Bearer ${await token(url)}`;
     const targets: { name: string; url: string; headers?: Record<string, string>; parent?: boolean }[] = [
       { name: 'bare uWS route (fixed JSON)', url: `http://127.0.0.1:${bare.port}/hello` },
-      { name: '/screen/crypto match, token + quota + audit', url: `${url}/api/v1/screen/crypto/${XBT}`, headers: { authorization: auth } },
-      { name: '/screen/crypto no match, token + quota + audit', url: `${url}/api/v1/screen/crypto/0x000000000000000000000000000000000000dEaD`, headers: { authorization: auth } },
-      { name: '/screen/country region match, token', url: `${url}/api/v1/screen/country/Ukraine`, headers: { authorization: auth } },
+      {
+        name: '/screen/crypto match, token + quota + audit',
+        url: `${url}/api/v1/screen/crypto/${XBT}`,
+        headers: { authorization: auth },
+      },
+      {
+        name: '/screen/crypto no match, token + quota + audit',
+        url: `${url}/api/v1/screen/crypto/0x000000000000000000000000000000000000dEaD`,
+        headers: { authorization: auth },
+      },
+      {
+        name: '/screen/country region match, token',
+        url: `${url}/api/v1/screen/country/Ukraine`,
+        headers: { authorization: auth },
+      },
       { name: '/vpn/{ip}, token', url: `${url}/api/v1/vpn/2.26.157.10`, headers: { authorization: auth } },
       { name: '/geo/{ip}, token', url: `${url}/api/v1/geo/8.8.8.8`, headers: { authorization: auth } },
-      { name: '/screen/name match, token + quota + audit', url: `${url}/api/v1/screen/name?name=${encodeURIComponent(NAME)}`, headers: { authorization: auth } },
+      {
+        name: '/screen/name match, token + quota + audit',
+        url: `${url}/api/v1/screen/name?name=${encodeURIComponent(NAME)}`,
+        headers: { authorization: auth },
+      },
       { name: '/search fuzzy (public)', url: `${url}/api/v1/search?q=${encodeURIComponent(NAME)}` },
-      ...(parentUrl ? [{ name: `/search fuzzy (public), parent build (${PARENT})`, url: `${parentUrl}/api/v1/search?q=${encodeURIComponent(NAME)}`, parent: true }] : []),
+      ...(parentUrl
+        ? [
+            {
+              name: `/search fuzzy (public), parent build (${PARENT})`,
+              url: `${parentUrl}/api/v1/search?q=${encodeURIComponent(NAME)}`,
+              parent: true,
+            },
+          ]
+        : []),
       { name: '/stats (public)', url: `${url}/api/v1/stats` },
     ];
     const results = new Map<string, MeasuredRun[]>();
     for (let round = 0; round < ROUNDS; round++) {
       for (const [i, t] of targets.entries()) {
-        const r = await measuredRun(t.url, i === 0 ? bare.child.pid! : t.parent ? parent!.child.pid! : svc.child.pid!, t.headers);
+        const r = await measuredRun(
+          t.url,
+          i === 0 ? bare.child.pid! : t.parent ? parent!.child.pid! : svc.child.pid!,
+          t.headers,
+        );
         if (r.non2xx > 0 || r.errors > 0) throw new Error(`${t.name}: ${r.non2xx} non-2xx, ${r.errors} socket errors`);
         results.set(t.name, [...(results.get(t.name) ?? []), r]);
       }

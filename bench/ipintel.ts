@@ -31,7 +31,9 @@ function probes(n: number, members: string[]): string[] {
       const v = next();
       out.push(`${v >>> 24}.${(v >>> 16) & 255}.${(v >>> 8) & 255}.${v & 255}`);
     } else {
-      const g = Array.from({ length: 8 }, (_, k) => (k === 0 ? 0x2000 | (next() & 0x1fff) : next() & 0xffff).toString(16));
+      const g = Array.from({ length: 8 }, (_, k) =>
+        (k === 0 ? 0x2000 | (next() & 0x1fff) : next() & 0xffff).toString(16),
+      );
       out.push(g.join(':'));
     }
   }
@@ -79,7 +81,9 @@ try {
       })
       .on('cycle', (e: Benchmark.Event) => {
         const b = e.target;
-        rows.push(`| ${b.name} | ${Math.round(b.hz!).toLocaleString('en-US')} | ±${b.stats!.rme.toFixed(1)}% | ${(1e6 / b.hz!).toFixed(3)} |`);
+        rows.push(
+          `| ${b.name} | ${Math.round(b.hz!).toLocaleString('en-US')} | ±${b.stats!.rme.toFixed(1)}% | ${(1e6 / b.hz!).toFixed(3)} |`,
+        );
       })
       .on('complete', () => done())
       .run();

@@ -47,7 +47,9 @@ const TYPES = ['name', 'government_id', 'crypto_address', 'website', 'email', 'e
 async function feed(rows: number): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-feed-'));
   try {
-    const store = await openAuditStore(loadConfig({ DATA_DIR: dir, AUDIT_BATCH_ROWS: '500000', AUDIT_FLUSH_MS: '60000' }));
+    const store = await openAuditStore(
+      loadConfig({ DATA_DIR: dir, AUDIT_BATCH_ROWS: '500000', AUDIT_FLUSH_MS: '60000' }),
+    );
     const t0 = performance.now();
     const start = Date.parse('2020-01-01T00:00:00Z');
     const chunk = 500_000;
@@ -78,9 +80,18 @@ async function feed(rows: number): Promise<void> {
     const cases: [string, Parameters<typeof store.queries.changes>[0]][] = [
       ['first page (no cursor)', { owner: 0, after: 0, limit: 101 }],
       ['page at a cursor near the end', { owner: 0, after: near, limit: 101 }],
-      ['first page, one list, delistings only', { owner: 0, after: 0, limit: 101, lists: ['un_sc'], kinds: ['delisted'] }],
-      ['near the end, one list, delistings only', { owner: 0, after: rows - 200_000, limit: 101, lists: ['un_sc'], kinds: ['delisted'] }],
-      ['first page since a recent time', { owner: 0, after: 0, limit: 101, since: start + (Math.floor(near / 1000) - 1) * 3_600_000 }],
+      [
+        'first page, one list, delistings only',
+        { owner: 0, after: 0, limit: 101, lists: ['un_sc'], kinds: ['delisted'] },
+      ],
+      [
+        'near the end, one list, delistings only',
+        { owner: 0, after: rows - 200_000, limit: 101, lists: ['un_sc'], kinds: ['delisted'] },
+      ],
+      [
+        'first page since a recent time',
+        { owner: 0, after: 0, limit: 101, since: start + (Math.floor(near / 1000) - 1) * 3_600_000 },
+      ],
     ];
     const times = cases.map(() => [] as number[]);
     for (let round = 0; round < 30; round++) {
@@ -92,10 +103,14 @@ async function feed(rows: number): Promise<void> {
       }
     }
     const first = median(times[0]);
-    console.log(`Changes feed over ${rows.toLocaleString('en-US')} stored changes (inserted in ${insertS.toFixed(1)} s), pages of 100, medians of 30 reads alternated. Load average ${load()}.\n`);
+    console.log(
+      `Changes feed over ${rows.toLocaleString('en-US')} stored changes (inserted in ${insertS.toFixed(1)} s), pages of 100, medians of 30 reads alternated. Load average ${load()}.\n`,
+    );
     console.log('| page | median | of the first page |');
     console.log('|---|---:|---:|');
-    cases.forEach(([name], c) => console.log(`| ${name} | ${fmtMs(median(times[c]))} | ${(median(times[c]) / first).toFixed(2)}× |`));
+    cases.forEach(([name], c) =>
+      console.log(`| ${name} | ${fmtMs(median(times[c]))} | ${(median(times[c]) / first).toFixed(2)}× |`),
+    );
     console.log(`\nTarget: a page near the end at most 2× the first page: ${(median(times[1]) / first).toFixed(2)}×.`);
     await store.close();
   } finally {
@@ -106,7 +121,15 @@ async function feed(rows: number): Promise<void> {
 async function upload(rows: number): Promise<void> {
   const dataDir = await prepareDataDir();
   const work = mkdtempSync(join(tmpdir(), 'bench-upload-'));
-  const service = await createService(loadConfig(testEnv(dataDir, { LIST_UPLOAD_MAX_BYTES: String(4 * 2 ** 30), ENGINE_SHARDS: undefined, LOG_LEVEL: process.env.BENCH_LOG ?? 'silent' })));
+  const service = await createService(
+    loadConfig(
+      testEnv(dataDir, {
+        LIST_UPLOAD_MAX_BYTES: String(4 * 2 ** 30),
+        ENGINE_SHARDS: undefined,
+        LOG_LEVEL: process.env.BENCH_LOG ?? 'silent',
+      }),
+    ),
+  );
   try {
     await service.lists().idle();
     const port = await service.listen();
@@ -165,7 +188,9 @@ async function upload(rows: number): Promise<void> {
       // Served: a screening of an uploaded address answers a match (polled while the upload runs).
       const watch = (async () => {
         while (!uploadFailed) {
-          const r = await fetch(`${base}/screen/crypto/${probe}?lists=bench_upload`, { headers: { authorization: `Bearer ${token}` } });
+          const r = await fetch(`${base}/screen/crypto/${probe}?lists=bench_upload`, {
+            headers: { authorization: `Bearer ${token}` },
+          });
           const flagged = r.status === 200 && ((await r.json()) as { flagged: boolean }).flagged;
           if (flagged) {
             served = performance.now() - t0;
@@ -187,7 +212,9 @@ async function upload(rows: number): Promise<void> {
       } catch (err) {
         uploadFailed = true;
         await watch.catch(() => undefined);
-        throw new Error(`upload request failed after ${((performance.now() - t0) / 1000).toFixed(1)} s`, { cause: err });
+        throw new Error(`upload request failed after ${((performance.now() - t0) / 1000).toFixed(1)} s`, {
+          cause: err,
+        });
       }
       const total = performance.now() - t0;
       if (res.status !== 200) {
@@ -195,7 +222,9 @@ async function upload(rows: number): Promise<void> {
         await watch.catch(() => undefined);
         throw new Error(`upload: ${res.status} ${text.slice(0, 2000)}`);
       }
-      const body = JSON.parse(text) as { results: { listed: number; delisted: number; relisted: number; total: number }[] };
+      const body = JSON.parse(text) as {
+        results: { listed: number; delisted: number; relisted: number; total: number }[];
+      };
       await watch;
       const cpu = process.cpuUsage(cpu0);
       clearInterval(sampler);
@@ -215,7 +244,9 @@ async function upload(rows: number): Promise<void> {
     console.log(
       `Upload of ${rows.toLocaleString('en-US')} rows (NDJSON, the synthetic mix of entity types) into an operator list, service in this process with the real lists loaded (1 engine shard per core). Load average ${load()}.\n`,
     );
-    console.log('| version | body | entities (changes) | served (new version screened) | answered (changes delivered) | CPU until answered (all threads) | RSS before / peak / after |');
+    console.log(
+      '| version | body | entities (changes) | served (new version screened) | answered (changes delivered) | CPU until answered (all threads) | RSS before / peak / after |',
+    );
     console.log('|---|---:|---|---:|---:|---:|---|');
     for (const r of rowsOut) console.log(`| ${r.join(' | ')} |`);
     console.log('\nTarget: ingested, diffed and served in ≤ 20 s.');

@@ -27,7 +27,10 @@ function parseArgs(argv: string[]): Args {
   return args;
 }
 
-async function runOnce(slug: string, sourceDir: string): Promise<{ ms: number; counts: Partial<Record<EntityType, number>>; total: number }> {
+async function runOnce(
+  slug: string,
+  sourceDir: string,
+): Promise<{ ms: number; counts: Partial<Record<EntityType, number>>; total: number }> {
   const counts: Partial<Record<EntityType, number>> = {};
   let total = 0;
   const start = process.hrtime.bigint();
@@ -47,7 +50,9 @@ async function main(): Promise<void> {
     if (args.only && list.slug !== args.only) continue;
     if (list.source.type === 'chain') continue;
     if (list.source.type === 'files') {
-      const missing = list.source.files.filter((f) => !f.optional && !existsSync(join(args.sourceDir, f.sourceDirPath)));
+      const missing = list.source.files.filter(
+        (f) => !f.optional && !existsSync(join(args.sourceDir, f.sourceDirPath)),
+      );
       if (missing.length > 0) {
         console.log(`| ${list.slug} | — | files absent: ${missing.map((f) => f.sourceDirPath).join(', ')} | | | |`);
         continue;
@@ -65,7 +70,9 @@ async function main(): Promise<void> {
     const by = Object.entries(last!.counts)
       .map(([t, n]) => `${t} ${n}`)
       .join(', ');
-    console.log(`| ${list.slug} | ${last!.total} | ${by} | ${best.toFixed(0)} | ${median.toFixed(0)} | ${Math.round(last!.total / (best / 1000))} |`);
+    console.log(
+      `| ${list.slug} | ${last!.total} | ${by} | ${best.toFixed(0)} | ${median.toFixed(0)} | ${Math.round(last!.total / (best / 1000))} |`,
+    );
   }
 }
 

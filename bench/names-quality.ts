@@ -107,13 +107,30 @@ out.push(
 );
 
 out.push('### Labelled pairs (name-bench-dev.csv; a third held out from tuning by a hash of case group and row)\n');
-out.push('| part | scorer | pairs | precision | recall | F1 | false pos. | false neg. |\n|---|---|---|---|---|---|---|---|');
+out.push(
+  '| part | scorer | pairs | precision | recall | F1 | false pos. | false neg. |\n|---|---|---|---|---|---|---|---|',
+);
 const devErrors: string[] = [];
 for (const [name, m] of matchers) {
   const dev = devQuality(m, NAME_THRESHOLD);
-  out.push(confusionRow('tuning', name, dev.tuning), confusionRow('held out', name, dev.heldOut), confusionRow('whole', name, dev.whole));
+  out.push(
+    confusionRow('tuning', name, dev.tuning),
+    confusionRow('held out', name, dev.heldOut),
+    confusionRow('whole', name, dev.whole),
+  );
   if (m === matchers[0][1]) {
-    for (const e of dev.errors) devErrors.push(row([e.heldOut ? 'held out' : 'tuning', e.match ? 'missed' : 'false match', f3(e.score), e.schema, e.name1, e.name2, e.notes || e.category]));
+    for (const e of dev.errors)
+      devErrors.push(
+        row([
+          e.heldOut ? 'held out' : 'tuning',
+          e.match ? 'missed' : 'false match',
+          f3(e.score),
+          e.schema,
+          e.name1,
+          e.name2,
+          e.notes || e.category,
+        ]),
+      );
   }
 }
 out.push(`\n<details><summary>engine/names: the ${devErrors.length} misclassified pairs</summary>\n`);
@@ -127,7 +144,9 @@ for (const [name, m] of matchers) {
   const cs = crossScriptQuality(m);
   out.push(row([name, `${cs.passed} of ${cs.pairs.length} (${pct(cs.passed / cs.pairs.length)})`]));
   if (m === matchers[0][1]) {
-    crossFailures = cs.pairs.filter((p) => p.score < p.min).map((p) => row([p.query, p.expected, p.min, f3(p.score), prepareName(p.query).latin.tokens.join(' ')]));
+    crossFailures = cs.pairs
+      .filter((p) => p.score < p.min)
+      .map((p) => row([p.query, p.expected, p.min, f3(p.score), prepareName(p.query).latin.tokens.join(' ')]));
   }
 }
 out.push('\nengine/names failures, with the transliteration (any-ascii) they were compared in:\n');
@@ -138,8 +157,13 @@ out.push('| scorer | screened | top 1 | top 10 |\n|---|---|---|---|');
 let typoMisses: string[] = [];
 for (const [name, m] of matchers) {
   const t = unTypoQuality(m, unParties);
-  out.push(row([name, t.screened, `${t.top1} (${pct(t.top1 / t.screened)})`, `${t.top10} (${pct(t.top10 / t.screened)})`]));
-  if (m === matchers[0][1]) typoMisses = t.misses.map((x) => row([x.name, x.typo, x.rank ?? '> 10', x.top[0] ? `${x.top[0].id} ${f3(x.top[0].score)}` : '']));
+  out.push(
+    row([name, t.screened, `${t.top1} (${pct(t.top1 / t.screened)})`, `${t.top10} (${pct(t.top10 / t.screened)})`]),
+  );
+  if (m === matchers[0][1])
+    typoMisses = t.misses.map((x) =>
+      row([x.name, x.typo, x.rank ?? '> 10', x.top[0] ? `${x.top[0].id} ${f3(x.top[0].score)}` : '']),
+    );
 }
 out.push(`\n<details><summary>engine/names: the ${typoMisses.length} names not first</summary>\n`);
 out.push('| listed name | typo | rank | first |\n|---|---|---|---|', ...typoMisses, '\n</details>\n');
@@ -155,7 +179,11 @@ for (const [name, m] of matchers) {
 out.push('\nengine/names matches:\n', '| person | party | score |\n|---|---|---|', ...negatives, '');
 
 // Speed: unrelated pairs (people on no list × UN names) and near pairs (UN names × their typos).
-const people = (parse(readFileSync(sharedData('names', 'negatives-us-small.csv'), 'utf8'), { columns: true }) as { full_name: string }[]).map((r) => r.full_name);
+const people = (
+  parse(readFileSync(sharedData('names', 'negatives-us-small.csv'), 'utf8'), { columns: true }) as {
+    full_name: string;
+  }[]
+).map((r) => r.full_name);
 const unNames = unParties.flatMap((p) => p.names.map((n) => n.value));
 const next = xorshift32(TYPO_SEED + 1);
 const unrelated: [string, string][] = [];
@@ -165,11 +193,16 @@ for (let i = 0; i < 2000; i++) {
   const n = unNames[(i * 104729) % unNames.length];
   near.push([typoVariant(n, next), n]);
 }
-const prepared = (pairs: [string, string][], prep: (s: string) => unknown) => pairs.map(([a, b]) => [prep(a), prep(b)] as const);
+const prepared = (pairs: [string, string][], prep: (s: string) => unknown) =>
+  pairs.map(([a, b]) => [prep(a), prep(b)] as const);
 const speedRows: string[] = [];
 const suite = new Benchmark.Suite();
 let sink = 0;
-const addPairs = (label: string, pairs: readonly (readonly [unknown, unknown])[], score: (a: unknown, b: unknown) => number) => {
+const addPairs = (
+  label: string,
+  pairs: readonly (readonly [unknown, unknown])[],
+  score: (a: unknown, b: unknown) => number,
+) => {
   let i = 0;
   suite.add(label, () => {
     const [a, b] = pairs[i++ % pairs.length];
@@ -207,7 +240,14 @@ await new Promise<void>((done) => {
   suite
     .on('cycle', (e: Benchmark.Event) => {
       const b = e.target;
-      speedRows.push(row([b.name!, Math.round(b.hz!).toLocaleString('en-US'), `±${b.stats!.rme.toFixed(1)}%`, Math.round(1e9 / b.hz!)]));
+      speedRows.push(
+        row([
+          b.name!,
+          Math.round(b.hz!).toLocaleString('en-US'),
+          `±${b.stats!.rme.toFixed(1)}%`,
+          Math.round(1e9 / b.hz!),
+        ]),
+      );
     })
     .on('complete', () => done())
     .run();

@@ -36,7 +36,10 @@ export function threadTicks(): Map<number, { name: string; ticks: number }> {
 
 /** CPU ticks of `pid`: its main thread, and all its threads (those that ended included). */
 export function processTicks(pid: number): { main: number; all: number } {
-  return { main: ownTicks(readStat(`/proc/${pid}/task/${pid}/stat`).fields), all: ownTicks(readStat(`/proc/${pid}/stat`).fields) };
+  return {
+    main: ownTicks(readStat(`/proc/${pid}/task/${pid}/stat`).fields),
+    all: ownTicks(readStat(`/proc/${pid}/stat`).fields),
+  };
 }
 
 /** CPU ticks of this process's children that ended and were waited for (cutime + cstime, the next two fields). */

@@ -22,22 +22,54 @@ const engineSizes = (argValue('engine-sizes') ?? '100000,1000000').split(',');
 
 const suites: { name: string; title: string; args: string[]; node?: string[] }[] = [
   // The engine runs with the service's V8 flags: its young generation sets how often the shards pause.
-  { name: 'engine', title: 'Engine (synthetic data, real entity-type mix)', args: ['bench/engine.ts', ...engineSizes], node: ['--expose-gc', '--max-old-space-size=12288', ...SERVICE_NODE_FLAGS] },
+  {
+    name: 'engine',
+    title: 'Engine (synthetic data, real entity-type mix)',
+    args: ['bench/engine.ts', ...engineSizes],
+    node: ['--expose-gc', '--max-old-space-size=12288', ...SERVICE_NODE_FLAGS],
+  },
   { name: 'loaders', title: 'Loaders: parse time of each real list', args: ['bench/loaders.ts', '--runs', '3'] },
   { name: 'audit', title: 'Audit inserts into embedded ClickHouse', args: ['bench/audit.ts'] },
-  { name: 'audit-paced', title: "Audit inserts at the service's rate (75,000 rows/s for 10 s, CPU per row)", args: ['bench/audit.ts', 'paced'] },
+  {
+    name: 'audit-paced',
+    title: "Audit inserts at the service's rate (75,000 rows/s for 10 s, CPU per row)",
+    args: ['bench/audit.ts', 'paced'],
+  },
   { name: 'ipintel', title: 'IP intelligence lookups', args: ['bench/ipintel.ts'] },
   { name: 'names', title: 'Name matching: quality targets and speed (issue #21)', args: ['bench/names-quality.ts'] },
-  { name: 'flexsearch', title: 'FlexSearch as the name index: options, memory and build time per name, export/import (issue #21)', args: ['bench/flexsearch-options.ts'], node: ['--expose-gc'] },
-  { name: 'analytics', title: 'Dashboard analytics over 10M audit rows of one customer (embedded ClickHouse)', args: ['bench/analytics.ts'] },
-  { name: 'lists-feed', title: 'Changes feed over 10M stored changes (page near the end vs the first page)', args: ['bench/lists.ts', 'feed'] },
+  {
+    name: 'flexsearch',
+    title: 'FlexSearch as the name index: options, memory and build time per name, export/import (issue #21)',
+    args: ['bench/flexsearch-options.ts'],
+    node: ['--expose-gc'],
+  },
+  {
+    name: 'analytics',
+    title: 'Dashboard analytics over 10M audit rows of one customer (embedded ClickHouse)',
+    args: ['bench/analytics.ts'],
+  },
+  {
+    name: 'lists-feed',
+    title: 'Changes feed over 10M stored changes (page near the end vs the first page)',
+    args: ['bench/lists.ts', 'feed'],
+  },
   // The service runs in the suite's own process: with the V8 flags `make run` gives it.
-  { name: 'lists-upload', title: 'Upload of 1M rows into an operator list (streamed, checked, diffed, served)', args: ['bench/lists.ts', 'upload'], node: ['--expose-gc', ...SERVICE_NODE_FLAGS] },
+  {
+    name: 'lists-upload',
+    title: 'Upload of 1M rows into an operator list (streamed, checked, diffed, served)',
+    args: ['bench/lists.ts', 'upload'],
+    node: ['--expose-gc', ...SERVICE_NODE_FLAGS],
+  },
   // The HTTP suite's own process is the batch client. It idles through minutes of wrk rounds,
   // after which V8's memory reducer left its heap so small that it spent a third of its time in
   // GC decoding the 2.5 MB answers: the batch rows measured the client (89% CPU, the service's
   // main thread 59%), not the service.
-  { name: 'http', title: 'HTTP routes against a bare uWS route', args: ['bench/http.ts', ...(parent ? ['--parent', parent] : [])], node: ['--no-memory-reducer'] },
+  {
+    name: 'http',
+    title: 'HTTP routes against a bare uWS route',
+    args: ['bench/http.ts', ...(parent ? ['--parent', parent] : [])],
+    node: ['--no-memory-reducer'],
+  },
 ];
 
 const resultsPath = join(REPO_ROOT, 'bench', 'RESULTS.md');
@@ -60,11 +92,19 @@ for (const s of suites) {
     .map((x) => x.toFixed(2))
     .join(' ');
   process.stderr.write(`bench: ${s.name} (load ${load})\n`);
-  const entry = COMPILED ? [join('dist', s.args[0].replace(/\.ts$/, '.js')), ...s.args.slice(1)] : ['--import', 'tsx', ...s.args];
-  const r = spawnSync(process.execPath, [...(s.node ?? []), ...entry], { cwd: REPO_ROOT, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const entry = COMPILED
+    ? [join('dist', s.args[0].replace(/\.ts$/, '.js')), ...s.args.slice(1)]
+    : ['--import', 'tsx', ...s.args];
+  const r = spawnSync(process.execPath, [...(s.node ?? []), ...entry], {
+    cwd: REPO_ROOT,
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  });
   const out = r.stdout.trim();
   const body = /^(#|\|)/m.test(out) ? out : '```\n' + out + '\n```';
-  sections.push(`## ${s.title}\n\nLoad average before the run: ${load}. Exit code ${r.status}.\n\n${body}\n${r.status ? '\n```\n' + r.stderr.slice(-2000) + '\n```\n' : ''}`);
+  sections.push(
+    `## ${s.title}\n\nLoad average before the run: ${load}. Exit code ${r.status}.\n\n${body}\n${r.status ? '\n```\n' + r.stderr.slice(-2000) + '\n```\n' : ''}`,
+  );
 }
 
 for (const [title, part] of previous) if (!suites.some((s) => s.title === title)) sections.push(part);

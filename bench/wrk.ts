@@ -24,7 +24,10 @@ function ms(text: string | undefined): number {
   return m[2] === 'us' ? v / 1000 : m[2] === 's' ? v * 1000 : v;
 }
 
-export function wrk(url: string, opts: { seconds: number; connections: number; threads?: number; headers?: Record<string, string>; script?: string }): Promise<WrkResult> {
+export function wrk(
+  url: string,
+  opts: { seconds: number; connections: number; threads?: number; headers?: Record<string, string>; script?: string },
+): Promise<WrkResult> {
   const args = ['-t', String(opts.threads ?? 1), '-c', String(opts.connections), '-d', `${opts.seconds}s`, '--latency'];
   for (const [k, v] of Object.entries(opts.headers ?? {})) args.push('-H', `${k}: ${v}`);
   if (opts.script) args.push('-s', opts.script);

@@ -1,4 +1,11 @@
-import { ENTITY_TYPES, PARTY_TYPES, type EntityRecord, type ListSnapshotInfo, type Metadata, type PartyType } from './model.js';
+import {
+  ENTITY_TYPES,
+  PARTY_TYPES,
+  type EntityRecord,
+  type ListSnapshotInfo,
+  type Metadata,
+  type PartyType,
+} from './model.js';
 import { EntityStore } from './store.js';
 import { ExactTable } from './exact-table.js';
 import { Generation } from './generation.js';
@@ -23,7 +30,8 @@ function partyFeatures(m: Metadata): PartyFeatures {
   const names: PartyFeatures['names'] = [];
   if (typeof m.name === 'string' && m.name) names.push({ value: m.name, weak: false });
   if (Array.isArray(m.aliases)) {
-    for (const a of m.aliases as { name?: unknown; weak?: unknown }[]) if (typeof a?.name === 'string' && a.name) names.push({ value: a.name, weak: a.weak === true });
+    for (const a of m.aliases as { name?: unknown; weak?: unknown }[])
+      if (typeof a?.name === 'string' && a.name) names.push({ value: a.name, weak: a.weak === true });
   }
   const type = PARTY_TYPES.includes(m.party_type as PartyType) ? (m.party_type as PartyType) : null;
   return { names, birth_dates: strings(m.birth_dates), countries: strings(m.countries), party_type: type };
@@ -58,7 +66,11 @@ export async function buildGeneration(
   const slugs = lists.map((l) => l.slug);
   const listIndex = new Map(slugs.map((s, i) => [s, i]));
   const store = new EntityStore(slugs);
-  await Promise.all(Array.from({ length: shards }, (_, i) => pool.send(i, { t: 'begin', gen: genId, columns: store.shared, partitions: shards })));
+  await Promise.all(
+    Array.from({ length: shards }, (_, i) =>
+      pool.send(i, { t: 'begin', gen: genId, columns: store.shared, partitions: shards }),
+    ),
+  );
 
   const inFlight: Promise<unknown>[][] = Array.from({ length: shards }, () => []);
   const outboxes = Array.from({ length: shards }, () => new Outbox());
@@ -70,7 +82,10 @@ export async function buildGeneration(
     outboxes[shard] = new Outbox();
     const ids = Uint32Array.from(out.ids);
     const parties = Uint32Array.from(out.parties);
-    const done = pool.send(shard, { t: 'add', gen: genId, ids, parties, features: out.features }, [ids.buffer, parties.buffer]);
+    const done = pool.send(shard, { t: 'add', gen: genId, ids, parties, features: out.features }, [
+      ids.buffer,
+      parties.buffer,
+    ]);
     // Marked handled at once: a shard's failure surfaces when the batch is awaited below or at the end.
     done.catch(() => undefined);
     const queue = inFlight[shard];
@@ -81,7 +96,8 @@ export async function buildGeneration(
   /** Adds a record; returns the shard whose batch it filled, or -1. */
   const add = (r: EntityRecord): number => {
     const type = TYPE_INDEX.get(r.entity_type);
-    if (type === undefined) throw new EngineLoadError(`unknown entity type ${JSON.stringify(r.entity_type)} in list ${r.list}`);
+    if (type === undefined)
+      throw new EngineLoadError(`unknown entity type ${JSON.stringify(r.entity_type)} in list ${r.list}`);
     let list = listIndex.get(r.list);
     if (list === undefined) {
       list = slugs.length;
@@ -122,7 +138,11 @@ export async function buildGeneration(
   await Promise.all(inFlight.flat());
   store.seal();
   const keys = await Promise.all(Array.from({ length: shards }, (_, i) => pool.send(i, { t: 'finish', gen: genId })));
-  const built = await Promise.all(Array.from({ length: shards }, (_, p) => pool.send(p, { t: 'table', gen: genId, sets: keys.map((k) => k.keys![p]) })));
+  const built = await Promise.all(
+    Array.from({ length: shards }, (_, p) =>
+      pool.send(p, { t: 'table', gen: genId, sets: keys.map((k) => k.keys![p]) }),
+    ),
+  );
   const tables = built.map((b) => new ExactTable(b.table!));
   onProgress?.(store.size);
   return new Generation(genId, lists, store, tables, onDrop, caselessCrypto);

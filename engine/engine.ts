@@ -86,7 +86,9 @@ export class EngineQueryError extends Error {}
 /** A regular expression whose scan needs more CPU time than the budget allows. */
 export class RegexTooCostly extends EngineQueryError {
   constructor(readonly budgetMs: number) {
-    super(`the regular expression needs more than the ${budgetMs} ms of scanning allowed per search; anchor it or make it more specific`);
+    super(
+      `the regular expression needs more than the ${budgetMs} ms of scanning allowed per search; anchor it or make it more specific`,
+    );
   }
 }
 
@@ -115,12 +117,23 @@ const PARTY_CANDIDATES = 24;
 const HISTORY_PERIODS = 4;
 
 function byRank(g: Generation) {
-  return (a: Hit, b: Hit) => Number(g.isDelisted(a.entity.id)) - Number(g.isDelisted(b.entity.id)) || b.similarity - a.similarity || a.entity.id - b.entity.id;
+  return (a: Hit, b: Hit) =>
+    Number(g.isDelisted(a.entity.id)) - Number(g.isDelisted(b.entity.id)) ||
+    b.similarity - a.similarity ||
+    a.entity.id - b.entity.id;
 }
 
 /** The hits of `probes` on generation `g` (as of `asOf` when given), appended to `out`. */
-function collect(g: Generation, probes: ProbeList, lists: string[], includeDelisted: boolean, out: Hit[], asOf?: number): Hit[] {
-  for (let i = 0; i < probes.length; i++) g.collect(probes.types[i], probes.keys[i], probes.matches[i], lists, includeDelisted, out, asOf);
+function collect(
+  g: Generation,
+  probes: ProbeList,
+  lists: string[],
+  includeDelisted: boolean,
+  out: Hit[],
+  asOf?: number,
+): Hit[] {
+  for (let i = 0; i < probes.length; i++)
+    g.collect(probes.types[i], probes.keys[i], probes.matches[i], lists, includeDelisted, out, asOf);
   return out;
 }
 
@@ -171,7 +184,9 @@ export class Engine {
     try {
       next = await buildGeneration(this.pool, id, gen.lists, gen.records, this.opts.onProgress, (g) => this.drop(g));
     } catch (e) {
-      await Promise.all(Array.from({ length: this.pool.size }, (_, i) => this.pool.send(i, { t: 'drop', gen: id }))).catch(() => undefined);
+      await Promise.all(
+        Array.from({ length: this.pool.size }, (_, i) => this.pool.send(i, { t: 'drop', gen: id })),
+      ).catch(() => undefined);
       throw e;
     }
     const old = this.current;
@@ -229,12 +244,20 @@ export class Engine {
     const lists = g.listIndices(q.lists);
     if (lists.length === 0) return out;
     const history = asOf !== undefined;
-    const results = await this.fanOut(g, (gen) => ({ op: 'id', gen, key, lists, threshold: FUZZY_ID_THRESHOLD, history }));
+    const results = await this.fanOut(g, (gen) => ({
+      op: 'id',
+      gen,
+      key,
+      lists,
+      threshold: FUZZY_ID_THRESHOLD,
+      history,
+    }));
     const fuzzy: Hit[] = [];
     for (const r of results) {
       r.ids.forEach((id, i) => {
         if (history && !g.listedAt(id, asOf)) return;
-        if (!out.some((h) => h.entity.id === id)) fuzzy.push({ entity: g.store.view(id), match: 'fuzzy', similarity: r.sims[i] });
+        if (!out.some((h) => h.entity.id === id))
+          fuzzy.push({ entity: g.store.view(id), match: 'fuzzy', similarity: r.sims[i] });
       });
     }
     fuzzy.sort(byRank(g));
@@ -265,7 +288,12 @@ export class Engine {
     for (const r of results) {
       r.ids.forEach((id, i) => {
         if (history && !g.listedAt(id, asOf)) return;
-        hits.push({ entity: g.store.view(id), score: r.sims[i], name: r.details![i].name, explanation: r.details![i].explanation });
+        hits.push({
+          entity: g.store.view(id),
+          score: r.sims[i],
+          name: r.details![i].name,
+          explanation: r.details![i].explanation,
+        });
       });
     }
     return hits.sort((a, b) => b.score - a.score || a.entity.id - b.entity.id).slice(0, q.limit);
@@ -283,10 +311,18 @@ export class Engine {
     };
     const raw = q.q;
     collect(g, this.probes.search(raw), q.lists, true, []).forEach(offer);
-    const results = await this.fanOut(g, (gen) => ({ op: 'fuzzy', gen, q: raw, lists, limit: q.limit, minSimilarity: SEARCH_MIN_SIMILARITY }));
+    const results = await this.fanOut(g, (gen) => ({
+      op: 'fuzzy',
+      gen,
+      q: raw,
+      lists,
+      limit: q.limit,
+      minSimilarity: SEARCH_MIN_SIMILARITY,
+    }));
     for (const r of results) {
       r.ids.forEach((id, i) => {
-        if (!best.has(id) || best.get(id)!.similarity < r.sims[i]) offer({ entity: g.store.view(id), match: 'fuzzy', similarity: r.sims[i] });
+        if (!best.has(id) || best.get(id)!.similarity < r.sims[i])
+          offer({ entity: g.store.view(id), match: 'fuzzy', similarity: r.sims[i] });
       });
     }
     return [...best.values()].sort(byRank(g)).slice(0, q.limit);
@@ -300,16 +336,27 @@ export class Engine {
     }
     if (lists.length === 0 || q.limit <= 0) return [];
     const budgetMs = q.budgetMs ?? DEFAULT_REGEX_BUDGET_MS;
-    const results = await this.fanOut(g, (gen) => ({ op: 'regex', gen, pattern: q.q, lists, limit: q.limit, budgetMs }));
+    const results = await this.fanOut(g, (gen) => ({
+      op: 'regex',
+      gen,
+      pattern: q.q,
+      lists,
+      limit: q.limit,
+      budgetMs,
+    }));
     // A scan cut short would be a silent partial answer: refused whole instead.
     if (results.some((r) => r.timedOut)) throw new RegexTooCostly(budgetMs);
     const hits: Hit[] = [];
-    for (const r of results) for (const id of r.ids) hits.push({ entity: g.store.view(id), match: 'regex', similarity: 1 });
+    for (const r of results)
+      for (const id of r.ids) hits.push({ entity: g.store.view(id), match: 'regex', similarity: 1 });
     return hits.sort(byRank(g)).slice(0, q.limit);
   }
 
   /** Sends one query to every shard on generation `g`, which stays loaded until all answer. */
-  private async fanOut(g: Generation, make: (gen: number) => Parameters<ShardPool['query']>[1]): Promise<QueryResult[]> {
+  private async fanOut(
+    g: Generation,
+    make: (gen: number) => Parameters<ShardPool['query']>[1],
+  ): Promise<QueryResult[]> {
     g.pin();
     try {
       return await Promise.all(Array.from({ length: this.pool.size }, (_, i) => this.pool.query(i, make(g.id))));

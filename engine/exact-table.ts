@@ -157,7 +157,15 @@ export class ExactKeyCollector {
    * `valueStart` of the value pool, no copy is made. Entities must arrive in ascending id order.
    * Returns false (and skips it) for a key over 8 MiB of UTF-8.
    */
-  add(hi: number, lo: number, type: number, key: KeyBytes, id: number, keyIsValue: boolean, valueStart: number): boolean {
+  add(
+    hi: number,
+    lo: number,
+    type: number,
+    key: KeyBytes,
+    id: number,
+    keyIsValue: boolean,
+    valueStart: number,
+  ): boolean {
     const len = key.length;
     if (len > LENGTH) return false;
     const off = keyIsValue ? valueStart : this.keyBytes.appendBytes(key.bytes, 0, len);
@@ -167,7 +175,8 @@ export class ExactKeyCollector {
     if (ENTRY * (n + 1) > a.length) {
       const buffer = this.buffers[p];
       const bytes = Math.min(MAX_ENTRY_BYTES, 2 * buffer.byteLength);
-      if (bytes < 4 * ENTRY * (n + 1)) throw new RangeError(`a shard's exact keys of one partition exceed ${MAX_ENTRY_BYTES} bytes`);
+      if (bytes < 4 * ENTRY * (n + 1))
+        throw new RangeError(`a shard's exact keys of one partition exceed ${MAX_ENTRY_BYTES} bytes`);
       growBuffer(buffer, bytes);
       a = this.entries[p] = new Uint32Array(buffer, 0, bytes / 4);
     }

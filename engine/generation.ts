@@ -83,7 +83,11 @@ export class Generation {
     const n = store.size;
     this.byList = bitmapsByValue((id) => store.listOf(id), n, slugs.length);
     this.byType = bitmapsByValue((id) => store.typeOf(id), n, ENTITY_TYPES.length);
-    [this.active, this.delistedSet] = bitmapsByValue((id) => (store.isDelisted(id) ? (store.isSuperseded(id) ? 2 : 1) : 0), n, 3);
+    [this.active, this.delistedSet] = bitmapsByValue(
+      (id) => (store.isDelisted(id) ? (store.isSuperseded(id) ? 2 : 1) : 0),
+      n,
+      3,
+    );
     this.activeByList = this.byList.map((b) => RoaringBitmap32.and(b, this.active));
 
     const order = this.delistedSet.toUint32Array();
@@ -99,7 +103,11 @@ export class Generation {
         const c = this.activeByList[l].andCardinality(this.byType[ti]);
         if (c > 0) by[t] = c;
       });
-      listStats[slug] = { total: this.activeByList[l].size, by_entity_type: by, delisted: this.byList[l].andCardinality(this.delistedSet) };
+      listStats[slug] = {
+        total: this.activeByList[l].size,
+        by_entity_type: by,
+        delisted: this.byList[l].andCardinality(this.delistedSet),
+      };
     });
     this.statsCache = {
       lists: listStats,
@@ -153,7 +161,15 @@ export class Generation {
    * active entities, with `includeDelisted` also current delistings (the search), or with `asOf`
    * (ms) the entities listed at that time, whichever listing period they belong to.
    */
-  collect(typeIdx: number, key: string, match: MatchKind, lists: string[], includeDelisted: boolean, out: Hit[], asOf?: number): void {
+  collect(
+    typeIdx: number,
+    key: string,
+    match: MatchKind,
+    lists: string[],
+    includeDelisted: boolean,
+    out: Hit[],
+    asOf?: number,
+  ): void {
     const table = this.find(typeIdx, key);
     if (table === null) return;
     const slot = this.slot;

@@ -32,11 +32,19 @@ export interface OneMatch {
  */
 export function screenProbes(kind: ScreenKind, value: string): Probe[] {
   const probes = new ProbeList().screening(kind, value, true);
-  return Array.from({ length: probes.length }, (_, i): Probe => ({ entity_type: ENTITY_TYPES[probes.types[i]], key: probes.keys[i], match: probes.matches[i] }));
+  return Array.from({ length: probes.length }, (_, i): Probe => ({
+    entity_type: ENTITY_TYPES[probes.types[i]],
+    key: probes.keys[i],
+    match: probes.matches[i],
+  }));
 }
 
 /** How a screening of `value` (of `kind`) matches `record`, or null when it does not. */
-export function matchOne(kind: ScreenKind, value: string, record: Pick<EntityRecord, 'entity_type' | 'value'>): OneMatch | null {
+export function matchOne(
+  kind: ScreenKind,
+  value: string,
+  record: Pick<EntityRecord, 'entity_type' | 'value'>,
+): OneMatch | null {
   const key = canonicalKey(record.entity_type, record.value);
   if (key === null) return null;
   for (const p of screenProbes(kind, value)) {

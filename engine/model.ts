@@ -13,10 +13,21 @@ export type ListType = (typeof LIST_TYPES)[number];
  * record (value: its id at the source, metadata: `PartyMetadata`); the other records of a party
  * carry that id as `metadata.party_id`.
  */
-export const ENTITY_TYPES = ['crypto_address', 'email', 'email_domain', 'website', 'government_id', 'name', 'country', 'party'] as const;
+export const ENTITY_TYPES = [
+  'crypto_address',
+  'email',
+  'email_domain',
+  'website',
+  'government_id',
+  'name',
+  'country',
+  'party',
+] as const;
 export type EntityType = (typeof ENTITY_TYPES)[number];
 /** Each entity type's position in ENTITY_TYPES: the number the indexes know it by. */
-export const TYPE_INDEX = Object.freeze(Object.fromEntries(ENTITY_TYPES.map((t, i) => [t, i]))) as { readonly [T in EntityType]: number };
+export const TYPE_INDEX = Object.freeze(Object.fromEntries(ENTITY_TYPES.map((t, i) => [t, i]))) as {
+  readonly [T in EntityType]: number;
+};
 
 /**
  * How a screened or searched value met a list entry.

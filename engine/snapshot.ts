@@ -156,7 +156,10 @@ const READ_CHUNK = 1 << 20;
  */
 export async function* lineBatches(path: string): AsyncIterable<string[]> {
   let rest = '';
-  for await (const chunk of createReadStream(path, { encoding: 'utf8', highWaterMark: READ_CHUNK }) as AsyncIterable<string>) {
+  for await (const chunk of createReadStream(path, {
+    encoding: 'utf8',
+    highWaterMark: READ_CHUNK,
+  }) as AsyncIterable<string>) {
     const lines = (rest + chunk).split('\n');
     rest = lines.pop()!;
     if (lines.length > 0) yield lines;
@@ -169,7 +172,10 @@ export async function* lineBatches(path: string): AsyncIterable<string[]> {
  * inconsistency. With `only`, just the records whose index (from 0) it accepts: the others are
  * counted but not parsed.
  */
-export async function readSnapshot(path: string, only?: (index: number) => boolean): Promise<{ info: ListSnapshotInfo; count: number; batches: AsyncIterable<EntityRecord[]> }> {
+export async function readSnapshot(
+  path: string,
+  only?: (index: number) => boolean,
+): Promise<{ info: ListSnapshotInfo; count: number; batches: AsyncIterable<EntityRecord[]> }> {
   const lines = lineBatches(path)[Symbol.asyncIterator]();
   const first = await lines.next();
   if (first.done) throw new SnapshotError(`${path}: empty snapshot`);
@@ -181,7 +187,8 @@ export async function readSnapshot(path: string, only?: (index: number) => boole
     throw new SnapshotError(`${path}:1: not a snapshot header`);
   }
   if (header.format !== SNAPSHOT_FORMAT) throw new SnapshotError(`${path}:1: not a ${SNAPSHOT_FORMAT} file`);
-  if (header.version !== SNAPSHOT_VERSION) throw new SnapshotError(`${path}:1: unsupported snapshot version ${header.version}`);
+  if (header.version !== SNAPSHOT_VERSION)
+    throw new SnapshotError(`${path}:1: unsupported snapshot version ${header.version}`);
   const types = new Set<string>(ENTITY_TYPES);
   let n = 0;
   const parse = (text: string[], from: number): EntityRecord[] => {
@@ -197,7 +204,8 @@ export async function readSnapshot(path: string, only?: (index: number) => boole
       } catch {
         throw new SnapshotError(`${path}:${n + 1}: malformed record`);
       }
-      if (!types.has(r.entity_type) || typeof r.value !== 'string') throw new SnapshotError(`${path}:${n + 1}: invalid record`);
+      if (!types.has(r.entity_type) || typeof r.value !== 'string')
+        throw new SnapshotError(`${path}:${n + 1}: invalid record`);
       out.push(r);
     }
     return out;

@@ -15,7 +15,15 @@
 import { readFileSync } from 'node:fs';
 import { parse } from 'csv-parse/sync';
 import { parseListFromDir } from '../loaders/registry.js';
-import { indexTerms, nameScore, prepareName, prepareParty, prepareQuery, scoreParty, type PartyType } from '../engine/names/index.js';
+import {
+  indexTerms,
+  nameScore,
+  prepareName,
+  prepareParty,
+  prepareQuery,
+  scoreParty,
+  type PartyType,
+} from '../engine/names/index.js';
 import type { PartyMetadata } from '../engine/model.js';
 import { SHARED_DATA, sharedData } from './paths.js';
 import { xorshift32 } from './random.js';
@@ -59,7 +67,10 @@ function fnv1a(s: string): number {
 
 /** One third of the rows, chosen by a hash of case group and row, is held out from tuning. */
 function devPairs(): DevPair[] {
-  const rows = parse(readFileSync(sharedData('names', 'name-bench-dev.csv'), 'utf8'), { columns: true, skip_empty_lines: true }) as Record<string, string>[];
+  const rows = parse(readFileSync(sharedData('names', 'name-bench-dev.csv'), 'utf8'), {
+    columns: true,
+    skip_empty_lines: true,
+  }) as Record<string, string>[];
   return rows.map((r, i) => ({
     group: r.case_group,
     schema: r.schema,
@@ -205,7 +216,11 @@ export function typoVariant(name: string, next: () => number): string {
 }
 
 function fullNames(file: string): string[] {
-  return (parse(readFileSync(sharedData('names', file), 'utf8'), { columns: true, skip_empty_lines: true }) as { full_name: string }[]).map((r) => r.full_name);
+  return (
+    parse(readFileSync(sharedData('names', file), 'utf8'), { columns: true, skip_empty_lines: true }) as {
+      full_name: string;
+    }[]
+  ).map((r) => r.full_name);
 }
 
 const letterKey = (s: string) => s.toLowerCase().replace(/[^a-z]/g, '');
@@ -326,7 +341,9 @@ export function projectMatcher(exhaustive = false): MatcherUnderTest {
     screener(parties) {
       const prepared = parties.map((p) => prepareParty({ names: p.names, party_type: p.party_type }));
       const everyParty = prepared.map((_, i) => i);
-      const candidates = exhaustive ? () => everyParty : deletionIndex((i) => prepared[i].names.flatMap((n) => indexTerms(n.prepared)), prepared.length);
+      const candidates = exhaustive
+        ? () => everyParty
+        : deletionIndex((i) => prepared[i].names.flatMap((n) => indexTerms(n.prepared)), prepared.length);
       return (name, limit) => {
         const q = prepareQuery({ name });
         const out: RankedParty[] = [];

@@ -12,7 +12,9 @@ export const FIXTURES = join(REPO_ROOT, 'test', 'fixtures');
 export const COMPILED = import.meta.url.endsWith('.js');
 
 /** The V8 flags `make run` starts the service with: a harness that runs the service does too. */
-export const SERVICE_NODE_FLAGS = JSON.parse(readFileSync(join(REPO_ROOT, 'src', 'node-flags.json'), 'utf8')) as string[];
+export const SERVICE_NODE_FLAGS = JSON.parse(
+  readFileSync(join(REPO_ROOT, 'src', 'node-flags.json'), 'utf8'),
+) as string[];
 
 export function sharedData(...parts: string[]): string {
   return join(SHARED_DATA, ...parts);

@@ -1,4 +1,14 @@
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -111,13 +121,20 @@ export async function startTestService(env: Env = {}, overrides: ServiceOverride
  * `compiled`: run the build in dist/ (`make build`) as `make run` does, instead of src/ through tsx.
  * `root`: the checkout to run (another commit's build, for side-by-side benchmarks), compiled.
  */
-export async function spawnService(env: Env, opts: { compiled?: boolean; root?: string } = {}): Promise<{ child: ChildProcess; port: number; output: () => string }> {
+export async function spawnService(
+  env: Env,
+  opts: { compiled?: boolean; root?: string } = {},
+): Promise<{ child: ChildProcess; port: number; output: () => string }> {
   const compiled = opts.root !== undefined || (opts.compiled ?? COMPILED);
-  const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, ...(compiled ? ['dist/src/main.js'] : ['--import', 'tsx', 'src/main.ts'])], {
-    cwd: opts.root ?? REPO_ROOT,
-    env: { ...process.env, ...env, LOG_LEVEL: env.LOG_LEVEL ?? 'info' } as NodeJS.ProcessEnv,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [...SERVICE_NODE_FLAGS, ...(compiled ? ['dist/src/main.js'] : ['--import', 'tsx', 'src/main.ts'])],
+    {
+      cwd: opts.root ?? REPO_ROOT,
+      env: { ...process.env, ...env, LOG_LEVEL: env.LOG_LEVEL ?? 'info' } as NodeJS.ProcessEnv,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));
@@ -143,12 +160,24 @@ export async function spawnService(env: Env, opts: { compiled?: boolean; root?: 
 }
 
 /** Creates a customer with a monthly quota and a token through the admin API (real HTTP). */
-export async function createCustomerToken(url: string, quota = 1000, name = 'Test customer'): Promise<{ customerId: number; token: string; tokenId: number }> {
+export async function createCustomerToken(
+  url: string,
+  quota = 1000,
+  name = 'Test customer',
+): Promise<{ customerId: number; token: string; tokenId: number }> {
   const admin = { authorization: `Bearer ${TEST_ADMIN_KEY}`, 'content-type': 'application/json' };
-  const c = await fetch(`${url}/api/v1/admin/customers`, { method: 'POST', headers: admin, body: JSON.stringify({ name, monthly_quota: quota }) });
+  const c = await fetch(`${url}/api/v1/admin/customers`, {
+    method: 'POST',
+    headers: admin,
+    body: JSON.stringify({ name, monthly_quota: quota }),
+  });
   if (c.status !== 200) throw new Error(`customer create: ${c.status} ${await c.text()}`);
   const customer = (await c.json()) as { id: number };
-  const t = await fetch(`${url}/api/v1/admin/customers/${customer.id}/tokens`, { method: 'POST', headers: admin, body: '{}' });
+  const t = await fetch(`${url}/api/v1/admin/customers/${customer.id}/tokens`, {
+    method: 'POST',
+    headers: admin,
+    body: '{}',
+  });
   if (t.status !== 200) throw new Error(`token create: ${t.status} ${await t.text()}`);
   const token = (await t.json()) as { id: number; token: string };
   return { customerId: customer.id, token: token.token, tokenId: token.id };

@@ -26,12 +26,69 @@ const MIX: [EntityType, number][] = [
   ['country', 0.001],
 ];
 
-const ONSETS = ['b', 'ch', 'd', 'f', 'g', 'h', 'j', 'k', 'kh', 'l', 'm', 'n', 'p', 'r', 's', 'sh', 't', 'v', 'y', 'z', 'al', 'ab', 'o', 'i', 'e'];
+const ONSETS = [
+  'b',
+  'ch',
+  'd',
+  'f',
+  'g',
+  'h',
+  'j',
+  'k',
+  'kh',
+  'l',
+  'm',
+  'n',
+  'p',
+  'r',
+  's',
+  'sh',
+  't',
+  'v',
+  'y',
+  'z',
+  'al',
+  'ab',
+  'o',
+  'i',
+  'e',
+];
 const NUCLEI = ['a', 'e', 'i', 'o', 'u', 'ai', 'ou', 'ia', 'ei', 'ar', 'an', 'in', 'or', 'ov', 'ev', 'im', 'ul'];
 const CODAS = ['', '', 'n', 'r', 'm', 'd', 'v', 'k', 'sh', 'z', 'l', 'ev', 'ova', 'ian', 'ez', 'i', 'ed'];
-const COMPANY = ['TRADING', 'LLC', 'LTD', 'COMPANY', 'HOLDING', 'GROUP', 'INDUSTRIES', 'SHIPPING', 'BANK', 'JSC', 'GMBH', 'FZE', 'CORP'];
+const COMPANY = [
+  'TRADING',
+  'LLC',
+  'LTD',
+  'COMPANY',
+  'HOLDING',
+  'GROUP',
+  'INDUSTRIES',
+  'SHIPPING',
+  'BANK',
+  'JSC',
+  'GMBH',
+  'FZE',
+  'CORP',
+];
 const TLDS = ['com', 'net', 'org', 'io', 'ru', 'co', 'info', 'xyz', 'biz', 'cn', 'ir', 'me'];
-const COUNTRIES = ['Iran', 'KP', 'Syria', 'CUB', 'Russia', 'Belarus', 'Venezuela', 'Myanmar', 'Crimea', 'Sudan', 'IQ', 'LY', 'SO', 'YE', 'ZW', 'AF'];
+const COUNTRIES = [
+  'Iran',
+  'KP',
+  'Syria',
+  'CUB',
+  'Russia',
+  'Belarus',
+  'Venezuela',
+  'Myanmar',
+  'Crimea',
+  'Sudan',
+  'IQ',
+  'LY',
+  'SO',
+  'YE',
+  'ZW',
+  'AF',
+];
 const HEX = '0123456789abcdef';
 const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
 const BECH32 = 'qpzry9x8gf2tvdw0s3jn54khce6mua7l';
@@ -105,8 +162,12 @@ function segwitV0(program: Uint8Array): string {
 }
 
 /** Dates as the records carry them, made once (fresh strings per record would only churn the heap). */
-const LISTED_AT = Array.from({ length: 15 }, (_, y) => Array.from({ length: 9 }, (_, m) => `20${10 + y}-0${1 + m}-15T00:00:00Z`));
-const REMOVED_AT = Array.from({ length: 9 }, (_, m) => Array.from({ length: 18 }, (_, d) => `2025-0${1 + m}-${10 + d}T00:00:00Z`));
+const LISTED_AT = Array.from({ length: 15 }, (_, y) =>
+  Array.from({ length: 9 }, (_, m) => `20${10 + y}-0${1 + m}-15T00:00:00Z`),
+);
+const REMOVED_AT = Array.from({ length: 9 }, (_, m) =>
+  Array.from({ length: 18 }, (_, d) => `2025-0${1 + m}-${10 + d}T00:00:00Z`),
+);
 const DIGITS = '0123456789';
 const UPPER = 'ABCDEFGHJKLMNPRSTUVWXYZ';
 
@@ -147,7 +208,9 @@ export class Synth {
     if (this.r() < 0.3) return `${this.word().toUpperCase()} ${this.word().toUpperCase()} ${this.pick(COMPANY)}`;
     const parts = [this.cap(this.word()), this.cap(this.word())];
     if (this.r() < 0.4) parts.splice(1, 0, this.cap(this.word()));
-    return this.r() < 0.5 ? `${parts[parts.length - 1].toUpperCase()}, ${parts.slice(0, -1).join(' ')}` : parts.join(' ');
+    return this.r() < 0.5
+      ? `${parts[parts.length - 1].toUpperCase()}, ${parts.slice(0, -1).join(' ')}`
+      : parts.join(' ');
   }
 
   governmentId(): string {
@@ -219,7 +282,9 @@ interface OpenParty {
 
 /** The `party` record of a synthetic party: its names, a birth year for a person, a country. */
 function partyRecord(p: OpenParty, s: Synth): EntityRecord {
-  const organization = /\b(TRADING|LLC|LTD|COMPANY|HOLDING|GROUP|INDUSTRIES|SHIPPING|BANK|JSC|GMBH|FZE|CORP)$/.test(p.names[0]);
+  const organization = /\b(TRADING|LLC|LTD|COMPANY|HOLDING|GROUP|INDUSTRIES|SHIPPING|BANK|JSC|GMBH|FZE|CORP)$/.test(
+    p.names[0],
+  );
   const metadata: PartyMetadata = {
     name: p.names[0],
     party_type: organization ? 'organization' : 'person',
@@ -229,7 +294,15 @@ function partyRecord(p: OpenParty, s: Synth): EntityRecord {
     identifiers: [],
     programs: [],
   };
-  return { list: p.list, entity_type: 'party', value: p.id, metadata, source_url: SOURCE[p.list], listed_at: LISTED_AT[0][0], removed_at: null };
+  return {
+    list: p.list,
+    entity_type: 'party',
+    value: p.id,
+    metadata,
+    source_url: SOURCE[p.list],
+    listed_at: LISTED_AT[0][0],
+    removed_at: null,
+  };
 }
 
 export interface SyntheticOptions {

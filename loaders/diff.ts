@@ -146,21 +146,43 @@ export interface DiffResult {
 }
 
 /** A record of this list with the given period (fields in EntityRecord's order). */
-function period(r: EntityRecord, list: string, listedAt: string | null, removedAt: string | null, superseded = false): EntityRecord {
-  const out: EntityRecord = { list, entity_type: r.entity_type, value: r.value, metadata: r.metadata, source_url: r.source_url, listed_at: listedAt, removed_at: removedAt };
+function period(
+  r: EntityRecord,
+  list: string,
+  listedAt: string | null,
+  removedAt: string | null,
+  superseded = false,
+): EntityRecord {
+  const out: EntityRecord = {
+    list,
+    entity_type: r.entity_type,
+    value: r.value,
+    metadata: r.metadata,
+    source_url: r.source_url,
+    listed_at: listedAt,
+    removed_at: removedAt,
+  };
   if (superseded) out.superseded = true;
   return out;
 }
 
 /** Each record of `batches` with its identity; `ready` runs after each batch. */
-async function eachKeyed(batches: RecordBatches, ready: () => Promise<void>, fn: (r: EntityRecord, key: string) => void): Promise<void> {
+async function eachKeyed(
+  batches: RecordBatches,
+  ready: () => Promise<void>,
+  fn: (r: EntityRecord, key: string) => void,
+): Promise<void> {
   for await (const { records, keys } of batches) {
     for (let i = 0; i < records.length; i++) fn(records[i], keys?.[i] ?? entityKey(records[i]));
     await ready();
   }
 }
 
-async function eachRecord(batches: RecordBatches, ready: () => Promise<void>, fn: (r: EntityRecord) => void): Promise<void> {
+async function eachRecord(
+  batches: RecordBatches,
+  ready: () => Promise<void>,
+  fn: (r: EntityRecord) => void,
+): Promise<void> {
   for await (const { records } of batches) {
     for (const r of records) fn(r);
     await ready();
@@ -214,7 +236,16 @@ export async function diffVersion(input: DiffInput): Promise<DiffResult> {
   const counts = { listed: 0, delisted: 0, relisted: 0 };
   const emit = (kind: ListChangeKind, key: string, record: EntityRecord) => {
     counts[kind]++;
-    input.changes.write({ seq: seq++, change_id: changeId(list, version, at, kind, key), list, owner, version, kind, at, record });
+    input.changes.write({
+      seq: seq++,
+      change_id: changeId(list, version, at, kind, key),
+      list,
+      owner,
+      version,
+      kind,
+      at,
+      record,
+    });
   };
   const outs = [input.active, input.activeKeys, input.ended, input.changes];
   const ready = async () => {
@@ -229,7 +260,8 @@ export async function diffVersion(input: DiffInput): Promise<DiffResult> {
   const endedOrder: string[] = [];
   let endedKept = 0;
   if (previous?.activeKeys) {
-    for await (const keys of previous.activeKeys()) for (const [k, listedAt] of keys) activeSlots.push(was.add(k, listedAt));
+    for await (const keys of previous.activeKeys())
+      for (const [k, listedAt] of keys) activeSlots.push(was.add(k, listedAt));
   } else if (previous) {
     await eachKeyed(previous.active(), none, (r, k) => activeSlots.push(was.add(k, r.listed_at)));
   }

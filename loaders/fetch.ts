@@ -60,7 +60,10 @@ export class FetchError extends Error {
 }
 
 export function fetchOptionsFromConfig(
-  config: Pick<LoaderSettings, 'DATA_DIR' | 'SOURCE_DIR' | 'SOURCE_URLS' | 'SOURCE_FETCH_TIMEOUT_MS' | 'SOURCE_FETCH_RETRIES' | 'SOURCE_MAX_BYTES'>,
+  config: Pick<
+    LoaderSettings,
+    'DATA_DIR' | 'SOURCE_DIR' | 'SOURCE_URLS' | 'SOURCE_FETCH_TIMEOUT_MS' | 'SOURCE_FETCH_RETRIES' | 'SOURCE_MAX_BYTES'
+  >,
 ): FetchOptions {
   return {
     dataDir: config.DATA_DIR,
@@ -108,7 +111,11 @@ export async function fetchSourceFile(slug: string, file: SourceFile, opts: Fetc
  * Fetches every file of a source. `changed` is false only when no file changed; `digest` is a
  * checksum over all files (what a parse would read), so a list can skip re-parsing identical input.
  */
-export async function fetchSourceFiles(slug: string, files: SourceFile[], opts: FetchOptions): Promise<{ files: FetchedFiles; results: FetchResult[]; changed: boolean; digest: string }> {
+export async function fetchSourceFiles(
+  slug: string,
+  files: SourceFile[],
+  opts: FetchOptions,
+): Promise<{ files: FetchedFiles; results: FetchResult[]; changed: boolean; digest: string }> {
   const out: FetchedFiles = {};
   const results: FetchResult[] = [];
   for (const f of files) {
@@ -122,7 +129,13 @@ export async function fetchSourceFiles(slug: string, files: SourceFile[], opts: 
   return { files: out, results, changed: results.some((r) => r.changed), digest: digest.digest('hex') };
 }
 
-async function download(file: SourceFile, url: string, opts: FetchOptions, paths: { file: string; meta: string }, cached: CacheMeta | null): Promise<FetchResult> {
+async function download(
+  file: SourceFile,
+  url: string,
+  opts: FetchOptions,
+  paths: { file: string; meta: string },
+  cached: CacheMeta | null,
+): Promise<FetchResult> {
   const ac = new AbortController();
   let timer = setTimeout(() => ac.abort(), opts.timeoutMs);
   const touch = () => {
@@ -138,7 +151,10 @@ async function download(file: SourceFile, url: string, opts: FetchOptions, paths
     try {
       res = await fetch(url, { headers, signal: ac.signal, redirect: 'follow' });
     } catch (err) {
-      throw new FetchError(`${url}: ${ac.signal.aborted ? `timed out after ${opts.timeoutMs} ms` : describe(err)}`, true);
+      throw new FetchError(
+        `${url}: ${ac.signal.aborted ? `timed out after ${opts.timeoutMs} ms` : describe(err)}`,
+        true,
+      );
     }
     if (res.status === 304 && cached) {
       await res.body?.cancel();
@@ -146,7 +162,11 @@ async function download(file: SourceFile, url: string, opts: FetchOptions, paths
     }
     if (!res.ok || !res.body) {
       await res.body?.cancel();
-      throw new FetchError(`${url}: HTTP ${res.status}`, res.status >= 500 || res.status === 429 || res.status === 408, res.status);
+      throw new FetchError(
+        `${url}: HTTP ${res.status}`,
+        res.status >= 500 || res.status === 429 || res.status === 408,
+        res.status,
+      );
     }
     const lengthHeader = res.headers.get('content-length');
     const expected = lengthHeader !== null && /^\d+$/.test(lengthHeader) ? Number(lengthHeader) : undefined;
@@ -205,7 +225,12 @@ async function download(file: SourceFile, url: string, opts: FetchOptions, paths
   }
 }
 
-async function readFromSourceDir(file: SourceFile, opts: FetchOptions, metaPath: string, previous: CacheMeta | null): Promise<FetchResult | null> {
+async function readFromSourceDir(
+  file: SourceFile,
+  opts: FetchOptions,
+  metaPath: string,
+  previous: CacheMeta | null,
+): Promise<FetchResult | null> {
   const path = join(opts.sourceDir!, file.sourceDirPath);
   let size: number;
   try {
@@ -224,7 +249,14 @@ async function readFromSourceDir(file: SourceFile, opts: FetchOptions, metaPath:
   }
   const sha256 = hash.digest('hex');
   const url = `file://${path}`;
-  await writeJson(metaPath, { url, etag: null, last_modified: null, sha256, bytes, fetched_at: new Date().toISOString() } satisfies CacheMeta);
+  await writeJson(metaPath, {
+    url,
+    etag: null,
+    last_modified: null,
+    sha256,
+    bytes,
+    fetched_at: new Date().toISOString(),
+  } satisfies CacheMeta);
   return { key: file.key, path, url, changed: previous?.sha256 !== sha256, sha256, bytes };
 }
 

@@ -7,7 +7,15 @@ import { fetchOptionsFromConfig, fetchSourceFiles } from './fetch.js';
 import { LISTS } from './registry.js';
 import { cadenceIntervalMs, isDue, nextCheckAt, PrimarySchedule, systemClock, type Clock } from './schedule.js';
 import { RecordFeed } from './record-feed.js';
-import { changeFileSeq, emptyState, historyReach, ListStore, type ListStateFile, type StoredDefinition, type VersionEntry } from './store.js';
+import {
+  changeFileSeq,
+  emptyState,
+  historyReach,
+  ListStore,
+  type ListStateFile,
+  type StoredDefinition,
+  type VersionEntry,
+} from './store.js';
 import type { ListDefinition, LoaderSettings, ParseContext } from './types.js';
 
 /**
@@ -41,7 +49,10 @@ import type { ListDefinition, LoaderSettings, ParseContext } from './types.js';
  */
 
 export interface EngineLoader {
-  load(gen: { lists: ListSnapshotInfo[]; records: AsyncIterable<EntityRecord> }): Promise<{ entities: number; ms: number }>;
+  load(gen: {
+    lists: ListSnapshotInfo[];
+    records: AsyncIterable<EntityRecord>;
+  }): Promise<{ entities: number; ms: number }>;
 }
 
 export interface ListStatus {
@@ -181,7 +192,9 @@ export class ListManager {
 
   private async readDefinitions(): Promise<void> {
     const taken = new Set(this.registry.map((d) => d.slug));
-    const uploaded = (await this.store.readDefinitions()).filter((d) => !taken.has(d.slug)).map((d): ListDefinition => ({ ...d, source: { type: 'upload' } }));
+    const uploaded = (await this.store.readDefinitions())
+      .filter((d) => !taken.has(d.slug))
+      .map((d): ListDefinition => ({ ...d, source: { type: 'upload' } }));
     this.defs = [...this.registry, ...uploaded];
   }
 
@@ -196,7 +209,9 @@ export class ListManager {
     await this.open();
     if ([...this.states.values()].some((s) => s.seq !== null)) {
       // An unreadable snapshot must not keep the service down: the next check retries the load.
-      await this.exclusive(() => this.rebuild()).catch((err: unknown) => this.log.error({ err }, 'loading the stored snapshots failed'));
+      await this.exclusive(() => this.rebuild()).catch((err: unknown) =>
+        this.log.error({ err }, 'loading the stored snapshots failed'),
+      );
     }
     if (this.opts.follower) {
       this.pollFollower();
@@ -204,7 +219,9 @@ export class ListManager {
     }
     void this.exclusive(() => this.deliverPending());
     const checked = this.defs.filter((d) => d.source.type !== 'upload');
-    const due = this.config.LIST_REFRESH_ENABLED ? checked.filter((d) => this.isDue(d)) : checked.filter((d) => this.states.get(d.slug)!.seq === null);
+    const due = this.config.LIST_REFRESH_ENABLED
+      ? checked.filter((d) => this.isDue(d))
+      : checked.filter((d) => this.states.get(d.slug)!.seq === null);
     const initial = this.exclusive(() => this.refreshMany(due));
     initial
       .catch((err: unknown) => this.log.error({ err }, 'initial list refresh failed'))
@@ -225,7 +242,8 @@ export class ListManager {
     if (slug === undefined) return this.exclusive(() => this.refreshMany(checked, opts.sourceDir));
     const def = this.defs.find((d) => d.slug === slug && !d.deleted_at);
     if (!def) throw new ListOperationError('not_found', `unknown or disabled list: ${slug}`);
-    if (def.source.type === 'upload') throw new ListOperationError('invalid', `list ${slug} is filled by upload: it has no source to check`);
+    if (def.source.type === 'upload')
+      throw new ListOperationError('invalid', `list ${slug} is filled by upload: it has no source to check`);
     return this.exclusive(() => this.refreshMany([def], opts.sourceDir));
   }
 
@@ -244,17 +262,31 @@ export class ListManager {
     return this.exclusive(async () => {
       await this.readDefinitions();
       const existing = this.defs.find((d) => d.slug === def.slug);
-      if (existing && (existing.source.type !== 'upload' || !existing.deleted_at || (existing.owner ?? 0) !== (def.owner ?? 0))) {
+      if (
+        existing &&
+        (existing.source.type !== 'upload' || !existing.deleted_at || (existing.owner ?? 0) !== (def.owner ?? 0))
+      ) {
         throw new ListOperationError('conflict', `list ${def.slug} already exists`);
       }
-      const stored: StoredDefinition = { ...def, created_at: existing?.created_at ?? def.created_at ?? this.now().toISOString(), deleted_at: null };
+      const stored: StoredDefinition = {
+        ...def,
+        created_at: existing?.created_at ?? def.created_at ?? this.now().toISOString(),
+        deleted_at: null,
+      };
       await this.store.writeDefinition(stored);
       await this.readDefinitions();
       const full = this.defs.find((d) => d.slug === def.slug)!;
       const state = (await this.store.readState(def.slug)) ?? emptyState(def.slug);
       this.states.set(def.slug, state);
-      let outcome: RefreshOutcome = { slug: def.slug, result: 'unchanged', version: state.version, changes: 0, total: state.total };
-      if (state.seq === null) outcome = await this.commitVersion(full, state, { records: [], version: contentVersion([]) }, null);
+      let outcome: RefreshOutcome = {
+        slug: def.slug,
+        result: 'unchanged',
+        version: state.version,
+        changes: 0,
+        total: state.total,
+      };
+      if (state.seq === null)
+        outcome = await this.commitVersion(full, state, { records: [], version: contentVersion([]) }, null);
       await this.rebuild();
       return outcome;
     });
@@ -284,12 +316,20 @@ export class ListManager {
    * its new files again, and swaps it in once the version is committed (not before: a failed
    * commit leaves the engine as it was).
    */
-  private async commitAndServe(def: ListDefinition, state: ListStateFile, next: UploadedVersion): Promise<RefreshOutcome> {
+  private async commitAndServe(
+    def: ListDefinition,
+    state: ListStateFile,
+    next: UploadedVersion,
+  ): Promise<RefreshOutcome> {
     if (!this.engine) return this.commitVersion(def, state, next, null);
     const started = this.now();
     const stale = this.engineStale;
     const feed = new RecordFeed();
-    const served = this.rebuild({ slug: def.slug, info: { slug: def.slug, list_type: def.list_type, version: next.version, last_updated: started.toISOString() }, records: feed.records() });
+    const served = this.rebuild({
+      slug: def.slug,
+      info: { slug: def.slug, list_type: def.list_type, version: next.version, last_updated: started.toISOString() },
+      records: feed.records(),
+    });
     // Marked handled at once: a failed load surfaces below, after the commit has finished.
     served.catch(() => undefined);
     let outcome: RefreshOutcome;
@@ -363,7 +403,11 @@ export class ListManager {
         last_error: s.last_error,
         last_checked: s.last_checked,
         total: s.total,
-        stale: s.last_error !== null && interval !== null && !this.unconfigured.has(d.slug) && (s.last_checked === null || now - Date.parse(s.last_checked) > interval),
+        stale:
+          s.last_error !== null &&
+          interval !== null &&
+          !this.unconfigured.has(d.slug) &&
+          (s.last_checked === null || now - Date.parse(s.last_checked) > interval),
       };
     }
     return out;
@@ -392,7 +436,10 @@ export class ListManager {
   }
 
   primaryRefresh(): { check_minutes_utc: number[]; next_check_at: string } {
-    return { check_minutes_utc: [...this.schedule.checkMinutesUtc], next_check_at: this.schedule.nextCheckAt().toISOString() };
+    return {
+      check_minutes_utc: [...this.schedule.checkMinutesUtc],
+      next_check_at: this.schedule.nextCheckAt().toISOString(),
+    };
   }
 
   async stop(): Promise<void> {
@@ -415,14 +462,21 @@ export class ListManager {
   }
 
   private arm(d: ListDefinition): void {
-    const at = nextCheckAt(d.cadence, this.attempts.get(d.slug) ?? null, this.now(), this.config.PRIMARY_CHECK_MINUTES_UTC);
+    const at = nextCheckAt(
+      d.cadence,
+      this.attempts.get(d.slug) ?? null,
+      this.now(),
+      this.config.PRIMARY_CHECK_MINUTES_UTC,
+    );
     if (at === null || this.stopped) return;
     // setTimeout cannot wait longer than 2^31-1 ms (~24.8 days); a longer wait re-arms on expiry.
     const delay = Math.min(Math.max(0, at.getTime() - this.now().getTime()), 2 ** 31 - 1);
     const timer = setTimeout(() => {
       this.timers.delete(d.slug);
       const run = this.isDue(d) ? this.exclusive(() => this.refreshMany([d])) : Promise.resolve();
-      run.catch((err: unknown) => this.log.error({ err, list: d.slug }, 'list refresh failed')).finally(() => this.arm(d));
+      run
+        .catch((err: unknown) => this.log.error({ err, list: d.slug }, 'list refresh failed'))
+        .finally(() => this.arm(d));
     }, delay);
     timer.unref();
     this.timers.set(d.slug, timer);
@@ -474,7 +528,8 @@ export class ListManager {
     // and a version the engine does not serve yet is loaded with this check's rebuild.
     let state = (await this.store.readState(def.slug)) ?? emptyState(def.slug);
     this.states.set(def.slug, state);
-    if (this.engine !== null && state.seq !== null && this.engineSeqs.get(def.slug) !== state.seq) this.engineStale = true;
+    if (this.engine !== null && state.seq !== null && this.engineSeqs.get(def.slug) !== state.seq)
+      this.engineStale = true;
     try {
       this.unconfigured.delete(def.slug);
       const fetched = await this.collect(def, state, sourceDir);
@@ -484,11 +539,24 @@ export class ListManager {
       }
       const { records, dropped } = cleanRecords(fetched.records);
       if (dropped.length > 0) {
-        this.log.warn({ list: def.slug, dropped: dropped.length, examples: dropped.slice(0, 5).map((r) => `${r.entity_type}: ${r.value}`) }, 'published values that are not of their type left out');
+        this.log.warn(
+          {
+            list: def.slug,
+            dropped: dropped.length,
+            examples: dropped.slice(0, 5).map((r) => `${r.entity_type}: ${r.value}`),
+          },
+          'published values that are not of their type left out',
+        );
       }
       const version = contentVersion(records);
       if (state.seq !== null && state.version === version) {
-        state = await this.saveStatus({ ...state, last_checked: at, last_attempt: at, last_error: null, source_digest: fetched.digest });
+        state = await this.saveStatus({
+          ...state,
+          last_checked: at,
+          last_attempt: at,
+          last_error: null,
+          source_digest: fetched.digest,
+        });
         return { slug: def.slug, result: 'unchanged', version, changes: 0, total: state.total };
       }
       return await this.commitVersion(def, state, { records: [{ records }], version }, fetched.digest, started);
@@ -497,16 +565,37 @@ export class ListManager {
       const unconfigured = err instanceof NotConfiguredError;
       if (unconfigured) this.unconfigured.add(def.slug);
       else this.unconfigured.delete(def.slug);
-      this.log[unconfigured ? 'info' : 'warn']({ list: def.slug, error: message }, 'list check failed; the previous version stays live');
+      this.log[unconfigured ? 'info' : 'warn'](
+        { list: def.slug, error: message },
+        'list check failed; the previous version stays live',
+      );
       state = await this.saveStatus({ ...state, last_attempt: at, last_error: message });
-      return { slug: def.slug, result: unconfigured ? 'not_configured' : 'failed', version: state.version, changes: 0, error: message };
+      return {
+        slug: def.slug,
+        result: unconfigured ? 'not_configured' : 'failed',
+        version: state.version,
+        changes: 0,
+        error: message,
+      };
     }
   }
 
   /** Commits a new version of a list (its changes become pending for the sinks); the caller rebuilds the engine. */
-  private async commitVersion(def: ListDefinition, state: ListStateFile, next: UploadedVersion, digest: string | null, started = this.now(), feed?: RecordFeed): Promise<RefreshOutcome> {
+  private async commitVersion(
+    def: ListDefinition,
+    state: ListStateFile,
+    next: UploadedVersion,
+    digest: string | null,
+    started = this.now(),
+    feed?: RecordFeed,
+  ): Promise<RefreshOutcome> {
     const at = started.toISOString();
-    const info: ListSnapshotInfo = { slug: def.slug, list_type: def.list_type, version: next.version, last_updated: at };
+    const info: ListSnapshotInfo = {
+      slug: def.slug,
+      list_type: def.list_type,
+      version: next.version,
+      last_updated: at,
+    };
     const t0 = performance.now();
     const committed = await this.store.commit(state, {
       info,
@@ -520,7 +609,17 @@ export class ListManager {
     });
     this.states.set(def.slug, committed.state);
     const changes = committed.listed + committed.delisted + committed.relisted;
-    this.log.info({ list: def.slug, version: next.version, total: committed.total, periods: committed.periods, changes, ms: Math.round(performance.now() - t0) }, 'list version committed');
+    this.log.info(
+      {
+        list: def.slug,
+        version: next.version,
+        total: committed.total,
+        periods: committed.periods,
+        changes,
+        ms: Math.round(performance.now() - t0),
+      },
+      'list version committed',
+    );
     this.opts.committed?.(def.slug);
     return {
       slug: def.slug,
@@ -534,15 +633,22 @@ export class ListManager {
     };
   }
 
-  private async collect(def: ListDefinition, state: ListStateFile, sourceDir: string | undefined): Promise<'unchanged-source' | { records: EntityRecord[]; digest: string | null }> {
+  private async collect(
+    def: ListDefinition,
+    state: ListStateFile,
+    sourceDir: string | undefined,
+  ): Promise<'unchanged-source' | { records: EntityRecord[]; digest: string | null }> {
     const progress = this.opts.progress;
-    const ctx: ParseContext = { progress: progress && ((done, total) => progress({ slug: def.slug, phase: 'parse', done, total })) };
+    const ctx: ParseContext = {
+      progress: progress && ((done, total) => progress({ slug: def.slug, phase: 'parse', done, total })),
+    };
     const src = def.source;
     switch (src.type) {
       case 'files': {
         const fetched = await fetchSourceFiles(def.slug, src.files, {
           ...fetchOptionsFromConfig(sourceDir ? { ...this.config, SOURCE_DIR: sourceDir } : this.config),
-          progress: progress && ((done, total, file) => progress({ slug: def.slug, phase: 'download', file, done, total })),
+          progress:
+            progress && ((done, total, file) => progress({ slug: def.slug, phase: 'download', file, done, total })),
         });
         if (state.seq !== null && state.source_digest === fetched.digest) return 'unchanged-source';
         return { records: await drain(src.parse(fetched.files, ctx), def.slug), digest: fetched.digest };
@@ -568,7 +674,9 @@ export class ListManager {
     if (this.sinks.length === 0) return;
     const t0 = performance.now();
     let delivered = 0;
-    const pending = [...this.states.values()].flatMap((s) => s.pending_changes.map((file) => ({ slug: s.slug, file, seq: changeFileSeq(file) }))).sort((a, b) => a.seq - b.seq);
+    const pending = [...this.states.values()]
+      .flatMap((s) => s.pending_changes.map((file) => ({ slug: s.slug, file, seq: changeFileSeq(file) })))
+      .sort((a, b) => a.seq - b.seq);
     for (const p of pending) {
       try {
         for await (const batch of this.store.readChanges(p.slug, p.file, DELIVERY_BATCH)) {
@@ -577,12 +685,16 @@ export class ListManager {
         }
         this.states.set(p.slug, await this.store.delivered(this.states.get(p.slug)!, p.file));
       } catch (err) {
-        this.log.warn({ list: p.slug, file: p.file, error: (err as Error).message }, 'list changes not delivered; retried shortly');
+        this.log.warn(
+          { list: p.slug, file: p.file, error: (err as Error).message },
+          'list changes not delivered; retried shortly',
+        );
         this.scheduleRedelivery();
         return;
       }
     }
-    if (delivered > 0) this.log.info({ changes: delivered, ms: Math.round(performance.now() - t0) }, 'list changes delivered');
+    if (delivered > 0)
+      this.log.info({ changes: delivered, ms: Math.round(performance.now() - t0) }, 'list changes delivered');
   }
 
   private scheduleRedelivery(): void {
@@ -604,7 +716,11 @@ export class ListManager {
    * Loads every committed list into the engine from its files; with `being`, that list's version
    * being committed instead, its records taken from the commit (see commitAndServe).
    */
-  private async rebuild(being?: { slug: string; info: ListSnapshotInfo; records: AsyncIterable<EntityRecord> }): Promise<void> {
+  private async rebuild(being?: {
+    slug: string;
+    info: ListSnapshotInfo;
+    records: AsyncIterable<EntityRecord>;
+  }): Promise<void> {
     if (!this.engine) return;
     const loaded = this.defs.filter((d) => d.slug === being?.slug || this.states.get(d.slug)?.seq != null);
     const lists: ListSnapshotInfo[] = loaded.map((def) => {

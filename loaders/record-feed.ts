@@ -26,7 +26,8 @@ export class RecordFeed {
 
   /** Resolves once fewer than `limit` records wait (at once when the consumer has stopped). */
   async ready(): Promise<void> {
-    while (!this.abandoned && this.queue.length >= this.limit) await new Promise<void>((resolve) => (this.wakeProducer = resolve));
+    while (!this.abandoned && this.queue.length >= this.limit)
+      await new Promise<void>((resolve) => (this.wakeProducer = resolve));
   }
 
   /** The producer wrote its last record. */

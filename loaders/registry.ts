@@ -37,7 +37,25 @@ export function parseOfacSdn(files: FetchedFiles, ctx: ParseContext): AsyncItera
 }
 
 /** Assets of the per-asset OFAC address files (0xB10C's extractor covers these). */
-export const OFAC_CRYPTO_ASSETS = ['XBT', 'ETH', 'USDT', 'TRX', 'XMR', 'LTC', 'BCH', 'BSV', 'BTG', 'DASH', 'ETC', 'XRP', 'XVG', 'ZEC', 'ARB', 'BSC', 'USDC'] as const;
+export const OFAC_CRYPTO_ASSETS = [
+  'XBT',
+  'ETH',
+  'USDT',
+  'TRX',
+  'XMR',
+  'LTC',
+  'BCH',
+  'BSV',
+  'BTG',
+  'DASH',
+  'ETC',
+  'XRP',
+  'XVG',
+  'ZEC',
+  'ARB',
+  'BSC',
+  'USDC',
+] as const;
 
 const OFAC_CRYPTO_RAW = 'https://raw.githubusercontent.com/0xB10C/ofac-sanctioned-digital-currency-addresses/lists';
 const ofacCryptoUrl = (asset: string) => `${OFAC_CRYPTO_RAW}/sanctioned_addresses_${asset}.txt`;
@@ -45,10 +63,12 @@ const ofacCryptoUrl = (asset: string) => `${OFAC_CRYPTO_RAW}/sanctioned_addresse
 const SDN_WEB_URL = 'https://raw.githubusercontent.com/elliotwutingfeng/United-States-SDN-List-Websites/main/urls.txt';
 const CRYPTOSCAMDB_URL = 'https://raw.githubusercontent.com/CryptoScamDB/blacklist/master/data/urls.yaml';
 /** CC0 list maintained by the disposable-email-domains project (also used by PyPI). */
-const DISPOSABLE_URL = 'https://raw.githubusercontent.com/disposable-email-domains/disposable-email-domains/main/disposable_email_blocklist.conf';
+const DISPOSABLE_URL =
+  'https://raw.githubusercontent.com/disposable-email-domains/disposable-email-domains/main/disposable_email_blocklist.conf';
 
 /** EU FSF XML 1.1; the token is the public one the EU publishes for the file links. */
-const EU_FSF_URL = 'https://webgate.ec.europa.eu/fsd/fsf/public/files/xmlFullSanctionsList_1_1/content?token=dG9rZW4tMjAxNw';
+const EU_FSF_URL =
+  'https://webgate.ec.europa.eu/fsd/fsf/public/files/xmlFullSanctionsList_1_1/content?token=dG9rZW4tMjAxNw';
 const UK_LIST_URL = 'https://sanctionslist.fcdo.gov.uk/docs/UK-Sanctions-List.csv';
 const UN_SC_URL = 'https://scsanctions.un.org/resources/xml/en/consolidated.xml';
 
@@ -71,7 +91,12 @@ export const LISTS: readonly ListDefinition[] = Object.freeze([
         { key: 'sdn', url: `${OFAC_EXPORTS}/SDN.CSV`, sourceDirPath: 'ofac/sdn.csv' },
         { key: 'add', url: `${OFAC_EXPORTS}/ADD.CSV`, sourceDirPath: 'ofac/add.csv' },
         { key: 'alt', url: `${OFAC_EXPORTS}/ALT.CSV`, sourceDirPath: 'ofac/alt.csv' },
-        { key: 'comments', url: `${OFAC_EXPORTS}/SDN_COMMENTS.CSV`, sourceDirPath: 'ofac/sdn_comments.csv', optional: true },
+        {
+          key: 'comments',
+          url: `${OFAC_EXPORTS}/SDN_COMMENTS.CSV`,
+          sourceDirPath: 'ofac/sdn_comments.csv',
+          optional: true,
+        },
         { key: 'sdn_xml', url: `${OFAC_EXPORTS}/SDN.XML`, sourceDirPath: 'ofac/SDN.XML', optional: true },
       ],
       parseOfacSdn,
@@ -90,7 +115,12 @@ export const LISTS: readonly ListDefinition[] = Object.freeze([
         { key: 'prim', url: `${OFAC_EXPORTS}/CONS_PRIM.CSV`, sourceDirPath: 'ofac/cons_prim.csv' },
         { key: 'add', url: `${OFAC_EXPORTS}/CONS_ADD.CSV`, sourceDirPath: 'ofac/cons_add.csv' },
         { key: 'alt', url: `${OFAC_EXPORTS}/CONS_ALT.CSV`, sourceDirPath: 'ofac/cons_alt.csv' },
-        { key: 'comments', url: `${OFAC_EXPORTS}/CONS_COMMENTS.CSV`, sourceDirPath: 'ofac/cons_comments.csv', optional: true },
+        {
+          key: 'comments',
+          url: `${OFAC_EXPORTS}/CONS_COMMENTS.CSV`,
+          sourceDirPath: 'ofac/cons_comments.csv',
+          optional: true,
+        },
       ],
       ofacCsvParser('ofac_consolidated', { main: 'prim', add: 'add', alt: 'alt', comments: 'comments' }),
     ),
@@ -103,7 +133,10 @@ export const LISTS: readonly ListDefinition[] = Object.freeze([
     cadence: 'daily',
     enabled: true,
     in_default_set: true,
-    source: files([{ key: 'consolidated', url: UN_SC_URL, sourceDirPath: 'un/consolidated.xml' }], unXmlParser('un_sc', 'consolidated')),
+    source: files(
+      [{ key: 'consolidated', url: UN_SC_URL, sourceDirPath: 'un/consolidated.xml' }],
+      unXmlParser('un_sc', 'consolidated'),
+    ),
   },
   {
     slug: 'eu_fsf',
@@ -113,7 +146,10 @@ export const LISTS: readonly ListDefinition[] = Object.freeze([
     cadence: 'daily',
     enabled: true,
     in_default_set: true,
-    source: files([{ key: 'xml', url: EU_FSF_URL, sourceDirPath: 'eu/xmlFullSanctionsList_1_1.xml' }], euXmlParser('eu_fsf', 'xml')),
+    source: files(
+      [{ key: 'xml', url: EU_FSF_URL, sourceDirPath: 'eu/xmlFullSanctionsList_1_1.xml' }],
+      euXmlParser('eu_fsf', 'xml'),
+    ),
   },
   {
     slug: 'uk_sanctions',
@@ -123,7 +159,10 @@ export const LISTS: readonly ListDefinition[] = Object.freeze([
     cadence: 'daily',
     enabled: true,
     in_default_set: true,
-    source: files([{ key: 'csv', url: UK_LIST_URL, sourceDirPath: 'uk/UK-Sanctions-List.csv' }], ukCsvParser('uk_sanctions', 'csv')),
+    source: files(
+      [{ key: 'csv', url: UK_LIST_URL, sourceDirPath: 'uk/UK-Sanctions-List.csv' }],
+      ukCsvParser('uk_sanctions', 'csv'),
+    ),
   },
   {
     slug: 'ofac_crypto',
@@ -155,7 +194,10 @@ export const LISTS: readonly ListDefinition[] = Object.freeze([
     cadence: 'daily',
     enabled: true,
     in_default_set: true,
-    source: files([{ key: 'urls', url: SDN_WEB_URL, sourceDirPath: 'web/ofac-sdn-websites-and-emails.txt' }], websitesAndEmailsParser('ofac_sdn_web', 'urls', SDN_WEB_URL)),
+    source: files(
+      [{ key: 'urls', url: SDN_WEB_URL, sourceDirPath: 'web/ofac-sdn-websites-and-emails.txt' }],
+      websitesAndEmailsParser('ofac_sdn_web', 'urls', SDN_WEB_URL),
+    ),
   },
   {
     slug: 'ofac_countries',
@@ -189,7 +231,10 @@ export const LISTS: readonly ListDefinition[] = Object.freeze([
     cadence: 'weekly',
     enabled: true,
     in_default_set: true,
-    source: files([{ key: 'urls', url: CRYPTOSCAMDB_URL, sourceDirPath: 'web/cryptoscamdb-urls.yaml' }], cryptoScamDbParser('cryptoscamdb', 'urls')),
+    source: files(
+      [{ key: 'urls', url: CRYPTOSCAMDB_URL, sourceDirPath: 'web/cryptoscamdb-urls.yaml' }],
+      cryptoScamDbParser('cryptoscamdb', 'urls'),
+    ),
   },
   {
     slug: 'disposable_email',
@@ -199,7 +244,10 @@ export const LISTS: readonly ListDefinition[] = Object.freeze([
     cadence: 'weekly',
     enabled: true,
     in_default_set: true,
-    source: files([{ key: 'domains', url: DISPOSABLE_URL, sourceDirPath: 'email/disposable-domains.txt' }], domainListParser('disposable_email', 'domains', 'email_domain', DISPOSABLE_URL)),
+    source: files(
+      [{ key: 'domains', url: DISPOSABLE_URL, sourceDirPath: 'email/disposable-domains.txt' }],
+      domainListParser('disposable_email', 'domains', 'email_domain', DISPOSABLE_URL),
+    ),
   },
   {
     slug: 'tornado_pools',

@@ -36,7 +36,12 @@ export function nextScheduledMinute(minutes: readonly number[], now: Date): Date
  * Next check of a list whose last attempt was at `lastAttempt` (null: never checked, so due now).
  * Null means no further check in this process.
  */
-export function nextCheckAt(cadence: Cadence, lastAttempt: Date | null, now: Date, minutesUtc: readonly number[]): Date | null {
+export function nextCheckAt(
+  cadence: Cadence,
+  lastAttempt: Date | null,
+  now: Date,
+  minutesUtc: readonly number[],
+): Date | null {
   if (lastAttempt === null) return now;
   switch (cadence) {
     case 'static':

@@ -2,7 +2,15 @@ import { access, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs
 import { join } from 'node:path';
 import { LineFile, lineBatches, readSnapshot, SnapshotWriter } from '../engine/snapshot.js';
 import type { EntityRecord, ListSnapshotInfo } from '../engine/model.js';
-import { diffVersion, type ActiveKey, type DiffResult, type ListChange, type PreviousVersion, type RecordBatch, type RecordBatches } from './diff.js';
+import {
+  diffVersion,
+  type ActiveKey,
+  type DiffResult,
+  type ListChange,
+  type PreviousVersion,
+  type RecordBatch,
+  type RecordBatches,
+} from './diff.js';
 import type { ListDefinition } from './types.js';
 import type { RecordFeed } from './record-feed.js';
 
@@ -193,7 +201,11 @@ export class ListStore {
     }
   }
 
-  private async *file(state: ListStateFile, file: string | null, only?: (index: number) => boolean): AsyncIterable<RecordBatch> {
+  private async *file(
+    state: ListStateFile,
+    file: string | null,
+    only?: (index: number) => boolean,
+  ): AsyncIterable<RecordBatch> {
     if (!file) return;
     for await (const records of (await readSnapshot(join(this.dir(state.slug), file), only)).batches) yield { records };
   }
@@ -277,7 +289,8 @@ export class ListStore {
     let historyFrom = latest(previous.history_from, result.droppedUntil);
     const versions = compactVersions([...previous.versions, { seq, version: next.info.version, at }], historyFrom);
     // Versions the log dropped for its size take the history's reach with them.
-    if (versions.length === MAX_VERSIONS && previous.versions.length >= MAX_VERSIONS) historyFrom = latest(historyFrom, versions[0].at);
+    if (versions.length === MAX_VERSIONS && previous.versions.length >= MAX_VERSIONS)
+      historyFrom = latest(historyFrom, versions[0].at);
     const state: ListStateFile = {
       ...previous,
       seq,
@@ -291,7 +304,8 @@ export class ListStore {
       delisted: result.periods,
       snapshot,
       history,
-      pending_changes: result.lastSeq >= firstSeq ? [...previous.pending_changes, changesFile] : [...previous.pending_changes],
+      pending_changes:
+        result.lastSeq >= firstSeq ? [...previous.pending_changes, changesFile] : [...previous.pending_changes],
       versions,
       history_from: historyFrom,
     };
@@ -346,7 +360,10 @@ async function* readKeys(path: string, count: number): AsyncIterable<ActiveKey[]
     n += batch.length;
     yield batch;
   }
-  if (n !== count) throw new Error(`${path}: ${n} keys for ${count} records (remove the file: the next commit reads the snapshot instead)`);
+  if (n !== count)
+    throw new Error(
+      `${path}: ${n} keys for ${count} records (remove the file: the next commit reads the snapshot instead)`,
+    );
 }
 
 function latest(a: string | null, b: string | null): string | null {

@@ -10,7 +10,15 @@ import type { EntityRecord, EntityType, ListType } from '../engine/model.js';
  * - `operator_list`: a list the operator created and fills by upload (public like the others).
  * - `private_list`: a customer's own list, filled by upload, screened and seen by that customer only.
  */
-export const LIST_KINDS = ['sanctions_list', 'country_designations', 'phishing_domains', 'disposable_email', 'onchain_events', 'operator_list', 'private_list'] as const;
+export const LIST_KINDS = [
+  'sanctions_list',
+  'country_designations',
+  'phishing_domains',
+  'disposable_email',
+  'onchain_events',
+  'operator_list',
+  'private_list',
+] as const;
 type ListKind = (typeof LIST_KINDS)[number];
 
 /**

@@ -85,32 +85,47 @@ class RowChecker {
 
   /** The row's record and its identity (see loaders/diff.ts `entityKey`). */
   check(line: number, row: unknown): { record: EntityRecord; key: string } {
-    if (row === null || typeof row !== 'object' || Array.isArray(row)) throw new UploadRowError(line, null, 'a row must be an object with entity_type, value and metadata', row);
+    if (row === null || typeof row !== 'object' || Array.isArray(row))
+      throw new UploadRowError(line, null, 'a row must be an object with entity_type, value and metadata', row);
     const fields = row as Record<string, unknown>;
     for (const key of Object.keys(fields)) {
-      if (key !== 'entity_type' && key !== 'value' && key !== 'metadata') throw new UploadRowError(line, key, `unexpected field '${key}' (a row has entity_type, value and metadata)`);
+      if (key !== 'entity_type' && key !== 'value' && key !== 'metadata')
+        throw new UploadRowError(line, key, `unexpected field '${key}' (a row has entity_type, value and metadata)`);
     }
     const type = fields.entity_type;
     if (typeof type !== 'string' || !(ENTITY_TYPES as readonly string[]).includes(type)) {
       throw new UploadRowError(line, 'entity_type', `entity_type must be one of ${ENTITY_TYPES.join(', ')}`, type);
     }
-    if (!this.types.has(type)) throw new UploadRowError(line, 'entity_type', `this list holds ${[...this.types].join(', ')}, not ${type}`, type);
+    if (!this.types.has(type))
+      throw new UploadRowError(line, 'entity_type', `this list holds ${[...this.types].join(', ')}, not ${type}`, type);
     const value = fields.value;
     if (typeof value !== 'string') throw new UploadRowError(line, 'value', 'value must be a string', value);
     const trimmed = value.trim();
     if (trimmed.length === 0) throw new UploadRowError(line, 'value', 'value is empty', value);
-    if (trimmed.length > MAX_VALUE_LENGTH) throw new UploadRowError(line, 'value', `value is longer than ${MAX_VALUE_LENGTH} characters`);
+    if (trimmed.length > MAX_VALUE_LENGTH)
+      throw new UploadRowError(line, 'value', `value is longer than ${MAX_VALUE_LENGTH} characters`);
     if (CONTROL.test(trimmed)) throw new UploadRowError(line, 'value', 'value contains a control character', value);
     // The validator screening applies to a query of this kind: a value it refuses could never be
     // matched. What it prepared is, for most types, the canonical key too (normalized once).
     const kind = SCREENED_KIND[type as EntityType];
     const prepared = kind === undefined ? null : prepareValue(kind, trimmed);
-    const fromPrepared = prepared === null || prepared instanceof ValueProblem ? undefined : KEY_FROM_PREPARED[type as EntityType];
-    const canonical = fromPrepared ? fromPrepared(prepared as PreparedValue) || null : canonicalKey(type as EntityType, trimmed);
+    const fromPrepared =
+      prepared === null || prepared instanceof ValueProblem ? undefined : KEY_FROM_PREPARED[type as EntityType];
+    const canonical = fromPrepared
+      ? fromPrepared(prepared as PreparedValue) || null
+      : canonicalKey(type as EntityType, trimmed);
     if (canonical === null) throw new UploadRowError(line, 'value', `not a valid ${type.replace(/_/g, ' ')}`, value);
     if (prepared instanceof ValueProblem) throw new UploadRowError(line, 'value', prepared.message, value);
     return {
-      record: { list: this.list, entity_type: type as EntityType, value: trimmed, metadata: this.metadata(line, fields.metadata), source_url: null, listed_at: null, removed_at: null },
+      record: {
+        list: this.list,
+        entity_type: type as EntityType,
+        value: trimmed,
+        metadata: this.metadata(line, fields.metadata),
+        source_url: null,
+        listed_at: null,
+        removed_at: null,
+      },
       key: keyOf(type as EntityType, canonical),
     };
   }
@@ -125,10 +140,12 @@ class RowChecker {
         throw new UploadRowError(line, 'metadata', 'metadata is not valid JSON', raw);
       }
     }
-    if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new UploadRowError(line, 'metadata', 'metadata must be a JSON object');
+    if (value === null || typeof value !== 'object' || Array.isArray(value))
+      throw new UploadRowError(line, 'metadata', 'metadata must be a JSON object');
     // Its size is bounded by the row's (MAX_ROW_CHARS); its depth is checked, so that writing it
     // out again (JSON.stringify recurses) cannot exhaust the stack.
-    if (deeperThan(value, MAX_METADATA_DEPTH)) throw new UploadRowError(line, 'metadata', `metadata is nested deeper than ${MAX_METADATA_DEPTH} levels`);
+    if (deeperThan(value, MAX_METADATA_DEPTH))
+      throw new UploadRowError(line, 'metadata', `metadata is nested deeper than ${MAX_METADATA_DEPTH} levels`);
     return value as Metadata;
   }
 }
@@ -156,7 +173,8 @@ class Lines {
       start = nl + 1;
     }
     this.rest = data.slice(start);
-    if (this.rest.length > MAX_ROW_CHARS) throw new UploadRowError(this.line + 1, null, `line is longer than ${MAX_ROW_CHARS} characters`);
+    if (this.rest.length > MAX_ROW_CHARS)
+      throw new UploadRowError(this.line + 1, null, `line is longer than ${MAX_ROW_CHARS} characters`);
   }
 
   end(): void {
@@ -218,7 +236,8 @@ class CsvRows {
   write(text: string): void {
     for (let i = 0; i < text.length; i++) {
       const c = text.charCodeAt(i);
-      if (++this.rowChars > MAX_ROW_CHARS) throw new UploadRowError(this.rowLine, null, `row is longer than ${MAX_ROW_CHARS} characters`);
+      if (++this.rowChars > MAX_ROW_CHARS)
+        throw new UploadRowError(this.rowLine, null, `row is longer than ${MAX_ROW_CHARS} characters`);
       if (this.quoted) {
         if (this.quote) {
           this.quote = false;
@@ -250,7 +269,11 @@ class CsvRows {
         this.quoted = true;
         this.fieldStarted = true;
       } else if (c === 0x22) {
-        throw new UploadRowError(this.line, null, 'a quote inside an unquoted field (quote the whole field and double inner quotes)');
+        throw new UploadRowError(
+          this.line,
+          null,
+          'a quote inside an unquoted field (quote the whole field and double inner quotes)',
+        );
       } else {
         // Fast path: copy the run of ordinary characters at once.
         let j = i + 1;
@@ -271,7 +294,8 @@ class CsvRows {
     if (this.quoted && !this.quote) throw new UploadRowError(this.rowLine, null, 'a quoted field is not closed');
     this.quoted = false;
     if (this.fieldStarted || this.fields.length > 0 || this.field !== '') this.endRow();
-    if (this.columns === null) throw new UploadRowError(1, null, 'the CSV is empty: a header line entity_type,value,metadata is expected');
+    if (this.columns === null)
+      throw new UploadRowError(1, null, 'the CSV is empty: a header line entity_type,value,metadata is expected');
   }
 
   private endRow(): void {
@@ -285,14 +309,24 @@ class CsvRows {
       const names = cells.map((c) => c.trim().replace(/^\uFEFF/, ''));
       const wanted = ['entity_type', 'value', 'metadata'];
       const unknown = names.filter((n) => !wanted.includes(n));
-      if (unknown.length > 0 || !names.includes('entity_type') || !names.includes('value') || new Set(names).size !== names.length) {
-        throw new UploadRowError(this.rowLine, null, `the header must name the columns entity_type, value and optionally metadata (found: ${names.join(', ')})`);
+      if (
+        unknown.length > 0 ||
+        !names.includes('entity_type') ||
+        !names.includes('value') ||
+        new Set(names).size !== names.length
+      ) {
+        throw new UploadRowError(
+          this.rowLine,
+          null,
+          `the header must name the columns entity_type, value and optionally metadata (found: ${names.join(', ')})`,
+        );
       }
       this.columns = names;
       return;
     }
     if (cells.length === 1 && cells[0] === '') return;
-    if (cells.length !== this.columns.length) throw new UploadRowError(this.rowLine, null, `expected ${this.columns.length} fields, found ${cells.length}`);
+    if (cells.length !== this.columns.length)
+      throw new UploadRowError(this.rowLine, null, `expected ${this.columns.length} fields, found ${cells.length}`);
     const row: Record<string, string> = {};
     this.columns.forEach((name, k) => (row[name] = cells[k]));
     this.onRow(this.rowLine, row);
@@ -380,7 +414,10 @@ class JsonArrayRows {
         }
         continue;
       }
-      if (this.depth === 0 && (ch === ',' || ch === ']' || ch === '}' || ch === ' ' || ch === '\n' || ch === '\r' || ch === '\t')) {
+      if (
+        this.depth === 0 &&
+        (ch === ',' || ch === ']' || ch === '}' || ch === ' ' || ch === '\n' || ch === '\r' || ch === '\t')
+      ) {
         complete = true;
         break;
       }
@@ -395,7 +432,8 @@ class JsonArrayRows {
         }
       }
     }
-    if (this.buf.length + (i - from) > MAX_ROW_CHARS) throw new UploadRowError(this.elementLine, null, `row is longer than ${MAX_ROW_CHARS} characters`);
+    if (this.buf.length + (i - from) > MAX_ROW_CHARS)
+      throw new UploadRowError(this.elementLine, null, `row is longer than ${MAX_ROW_CHARS} characters`);
     this.buf += text.slice(from, i);
     if (complete) this.finishElement();
     return i;
@@ -418,7 +456,8 @@ class JsonArrayRows {
   end(): void {
     // A bare value at the very end of the input (no closing bracket follows).
     if (this.state === 'element') this.finishElement();
-    if (this.state === 'start') throw new UploadRowError(this.line, null, 'the upload is empty: a JSON array of rows is expected');
+    if (this.state === 'start')
+      throw new UploadRowError(this.line, null, 'the upload is empty: a JSON array of rows is expected');
     if (this.state !== 'done') throw new UploadRowError(this.line, null, 'the JSON array is not closed');
   }
 }

@@ -29,7 +29,12 @@ function files(dir) {
 
 function sourceDigest() {
   const h = createHash('sha256');
-  const inputs = [...files(src).sort(), join(root, 'package-lock.json'), fileURLToPath(import.meta.url), join(root, 'scripts', 'dashboard-size.mjs')];
+  const inputs = [
+    ...files(src).sort(),
+    join(root, 'package-lock.json'),
+    fileURLToPath(import.meta.url),
+    join(root, 'scripts', 'dashboard-size.mjs'),
+  ];
   for (const f of inputs) h.update(relative(root, f)).update('\0').update(readFileSync(f)).update('\0');
   return h.digest('hex');
 }
@@ -39,7 +44,12 @@ function compressAll(dir) {
     if (!COMPRESSIBLE.test(f) || f.includes(`${join(dir, '.vite')}`)) continue;
     const body = readFileSync(f);
     writeFileSync(`${f}.gz`, gzipSync(body, { level: 9 }));
-    writeFileSync(`${f}.br`, brotliCompressSync(body, { params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: body.length } }));
+    writeFileSync(
+      `${f}.br`,
+      brotliCompressSync(body, {
+        params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: body.length },
+      }),
+    );
   }
 }
 
@@ -81,7 +91,9 @@ export async function buildDashboard({ force = false } = {}) {
   const size = firstViewSize(staging);
   if (size.gzipped > BUDGET_BYTES) {
     rmSync(staging, { recursive: true, force: true });
-    throw new Error(`dashboard: sign-in + overview JS is ${kb(size.gzipped)} gzipped, over the ${kb(BUDGET_BYTES)} budget (${size.files.join(', ')})`);
+    throw new Error(
+      `dashboard: sign-in + overview JS is ${kb(size.gzipped)} gzipped, over the ${kb(BUDGET_BYTES)} budget (${size.files.join(', ')})`,
+    );
   }
   writeFileSync(join(staging, '.digest'), digest);
   mkdirSync(dirname(out), { recursive: true });
@@ -90,7 +102,9 @@ export async function buildDashboard({ force = false } = {}) {
   const total = files(out)
     .filter((f) => f.endsWith('.js.gz'))
     .reduce((s, f) => s + statSync(f).size, 0);
-  console.log(`dashboard: built dist/dashboard; sign-in + overview JS ${kb(size.gzipped)} gzipped (${kb(size.raw)} raw; budget ${kb(BUDGET_BYTES)}), all pages ${kb(total)} gzipped`);
+  console.log(
+    `dashboard: built dist/dashboard; sign-in + overview JS ${kb(size.gzipped)} gzipped (${kb(size.raw)} raw; budget ${kb(BUDGET_BYTES)}), all pages ${kb(total)} gzipped`,
+  );
   return size;
 }
 

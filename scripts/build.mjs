@@ -13,4 +13,5 @@ import { fileURLToPath } from 'node:url';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 execFileSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit', cwd: root });
-for (const dir of ['src/store/migrations', 'loaders/data']) cpSync(join(root, dir), join(root, 'dist', dir), { recursive: true, filter: (f) => !f.endsWith('.ts') });
+for (const dir of ['src/store/migrations', 'loaders/data'])
+  cpSync(join(root, dir), join(root, 'dist', dir), { recursive: true, filter: (f) => !f.endsWith('.ts') });

@@ -15,7 +15,10 @@ export async function generateClientTypes(docUrl: string): Promise<string> {
 if (import.meta.url === `file://${process.argv[1]}`) {
   const svc = await startTestService();
   try {
-    writeFileSync(new URL('../test/generated/openapi.d.ts', import.meta.url), await generateClientTypes(`${svc.url}/api/v1/openapi.json`));
+    writeFileSync(
+      new URL('../test/generated/openapi.d.ts', import.meta.url),
+      await generateClientTypes(`${svc.url}/api/v1/openapi.json`),
+    );
   } finally {
     await svc.close();
   }

@@ -8,7 +8,9 @@ import { z } from 'zod';
  * README's table; an invalid value fails fast with a message naming the variable.
  */
 
-const bool = z.enum(['1', '0', 'true', 'false', 'yes', 'no', 'on', 'off']).transform((v) => ['1', 'true', 'yes', 'on'].includes(v));
+const bool = z
+  .enum(['1', '0', 'true', 'false', 'yes', 'no', 'on', 'off'])
+  .transform((v) => ['1', 'true', 'yes', 'on'].includes(v));
 const int = (min: number, max: number) =>
   z
     .string()
@@ -36,7 +38,10 @@ const minutesList = z
       .filter(Boolean)
       .map(Number),
   )
-  .refine((m) => m.length > 0 && m.every((x) => Number.isInteger(x) && x >= 0 && x <= 59), 'must be comma-separated minutes 0-59')
+  .refine(
+    (m) => m.length > 0 && m.every((x) => Number.isInteger(x) && x >= 0 && x <= 59),
+    'must be comma-separated minutes 0-59',
+  )
   .transform((m) => [...new Set(m)].sort((a, b) => a - b));
 
 function isCidrOrIp(s: string): boolean {

@@ -41,7 +41,13 @@ import { pepEndpoints } from './api/endpoints/pep.js';
 import { createIpIntel, type IpIntel } from './ipintel/index.js';
 import { ipIntelEndpoints } from './api/endpoints/ipintel.js';
 import { createMcpServer, registerMcpRoute } from './mcp/index.js';
-import { createEnsMonitor, createWebhookDelivery, createWebhookSink, ensNameResolver, WebhookStore } from './webhooks/index.js';
+import {
+  createEnsMonitor,
+  createWebhookDelivery,
+  createWebhookSink,
+  ensNameResolver,
+  WebhookStore,
+} from './webhooks/index.js';
 import { monitoringEndpoints } from './api/endpoints/monitoring.js';
 import { changesEndpoint } from './api/endpoints/changes.js';
 import { accountListEndpoints, adminListEndpoints, uploadHandler, type ListsDeps } from './api/endpoints/lists.js';
@@ -98,16 +104,28 @@ export async function createService(config: Config, overrides: ServiceOverrides 
   const audit = await openAuditStore(config, { log, beforeRollupFill: overrides.beforeRollupFill });
 
   const engine = await Engine.create({ shards: config.ENGINE_SHARDS });
-  const ens = new EnsResolver({ rpcUrl: config.ETH_RPC_URL, universalResolver: config.ENS_UNIVERSAL_RESOLVER as `0x${string}` | undefined, ttlSeconds: config.ENS_CACHE_TTL_SECONDS, now });
+  const ens = new EnsResolver({
+    rpcUrl: config.ETH_RPC_URL,
+    universalResolver: config.ENS_UNIVERSAL_RESOLVER as `0x${string}` | undefined,
+    ttlSeconds: config.ENS_CACHE_TTL_SECONDS,
+    now,
+  });
   const webhookLog = log.child({ component: 'webhooks' });
   const webhookPolicy = { allowLoopback: config.WEBHOOK_ALLOW_LOOPBACK, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE };
   const ensNames = ensNameResolver(ens);
   const webhookStore = new WebhookStore(db, { policy: webhookPolicy, names: ensNames, now });
-  const leadership = config.DATABASE_URL ? await acquireLeadership(config.DATABASE_URL, log.child({ component: 'leadership' })) : soleLeader();
+  const leadership = config.DATABASE_URL
+    ? await acquireLeadership(config.DATABASE_URL, log.child({ component: 'leadership' }))
+    : soleLeader();
   // Followers reload as soon as the leader commits (LISTEN/NOTIFY across nodes; a short poll of
   // the snapshot store besides).
-  const notifier = config.DATABASE_URL ? pgNotifier(config.DATABASE_URL, log.child({ component: 'notify' })) : localNotifier();
-  const announce = (slug: string) => void notifier.notify(COMMITS_CHANNEL, slug).catch((err: unknown) => log.warn({ err: (err as Error).message }, 'commit not announced; followers poll'));
+  const notifier = config.DATABASE_URL
+    ? pgNotifier(config.DATABASE_URL, log.child({ component: 'notify' }))
+    : localNotifier();
+  const announce = (slug: string) =>
+    void notifier
+      .notify(COMMITS_CHANNEL, slug)
+      .catch((err: unknown) => log.warn({ err: (err as Error).message }, 'commit not announced; followers poll'));
   let lists: ListManager;
   const catalog = new ListCatalog(LISTS, {
     generation: () => engine.generation(),
@@ -127,12 +145,19 @@ export async function createService(config: Config, overrides: ServiceOverrides 
     });
   lists = listManager(!leadership.isLeader());
   notifier.listen(COMMITS_CHANNEL, () => {
-    if (!leadership.isLeader()) lists.reload().catch((err: unknown) => log.warn({ err }, 'reload after a commit failed'));
+    if (!leadership.isLeader())
+      lists.reload().catch((err: unknown) => log.warn({ err }, 'reload after a commit failed'));
   });
   // Private lists stay out of the metrics, which anyone who reaches the node can read.
-  metrics.listGauges(() => Object.fromEntries(Object.entries(lists.status()).filter(([slug]) => !catalog.isPrivate(slug))));
+  metrics.listGauges(() =>
+    Object.fromEntries(Object.entries(lists.status()).filter(([slug]) => !catalog.isPrivate(slug))),
+  );
   await lists.start();
-  const jobs = new ListJobs(db, { node: `${hostname()}:${process.pid}`, log: log.child({ component: 'list-jobs' }), now });
+  const jobs = new ListJobs(db, {
+    node: `${hostname()}:${process.pid}`,
+    log: log.child({ component: 'list-jobs' }),
+    now,
+  });
   jobs.start();
   const operations = new ListOperations({
     jobs,
@@ -141,7 +166,10 @@ export async function createService(config: Config, overrides: ServiceOverrides 
     notifier,
     dataDir: config.DATA_DIR,
     log: log.child({ component: 'list-jobs' }),
-    limits: { listsPerCustomer: config.PRIVATE_LISTS_PER_CUSTOMER, rowsPerCustomer: config.PRIVATE_LIST_ROWS_PER_CUSTOMER },
+    limits: {
+      listsPerCustomer: config.PRIVATE_LISTS_PER_CUSTOMER,
+      rowsPerCustomer: config.PRIVATE_LIST_ROWS_PER_CUSTOMER,
+    },
     // With an embedded database every job is queued by this process, which starts the leader (itself).
     pollMs: db.kind === 'pglite' ? null : undefined,
   });
@@ -150,7 +178,12 @@ export async function createService(config: Config, overrides: ServiceOverrides 
 
   // An embedded database has one process, this one: no other node revokes tokens, and each poll
   // costs PGlite milliseconds of this thread (bench/RESULTS.md, "Idle CPU: the embedded database's polls").
-  const tokens = new TokenService(db, { cacheSeconds: config.TOKEN_CACHE_SECONDS, now, log, pollRevocations: db.kind !== 'pglite' });
+  const tokens = new TokenService(db, {
+    cacheSeconds: config.TOKEN_CACHE_SECONDS,
+    now,
+    log,
+    pollRevocations: db.kind !== 'pglite',
+  });
   tokens.start();
   const quota = new QuotaManager(db, { leaseSize: config.QUOTA_LEASE_SIZE, now, log });
   quota.start();
@@ -186,16 +219,26 @@ export async function createService(config: Config, overrides: ServiceOverrides 
     names: ensNames,
     now,
     intervalSeconds: config.ENS_CACHE_TTL_SECONDS,
-    listings: (address) => (engine.screenExact({ kind: 'crypto', value: address, lists: catalog.enabledSlugs as string[] }) ?? []).map((h) => h.entity),
+    listings: (address) =>
+      (engine.screenExact({ kind: 'crypto', value: address, lists: catalog.enabledSlugs as string[] }) ?? []).map(
+        (h) => h.entity,
+      ),
   });
-  const delivery = createWebhookDelivery({ db, log: webhookLog, policy: webhookPolicy, registry: metrics.registry, now });
+  const delivery = createWebhookDelivery({
+    db,
+    log: webhookLog,
+    policy: webhookPolicy,
+    registry: metrics.registry,
+    now,
+  });
   delivery.start();
   if (leadership.isLeader()) ensMonitor.start();
   let port: number | null = null;
   let unadvertise: (() => Promise<void>) | null = null;
   /** The ingesting node tells local operator tools where it is (src/operator/service-file.ts). */
   const advertised = async (leader: boolean) => {
-    if (leader && port !== null && !unadvertise) unadvertise = await advertise(config.DATA_DIR, { url: localUrl(config.HOST, port), operator_key: operatorKey });
+    if (leader && port !== null && !unadvertise)
+      unadvertise = await advertise(config.DATA_DIR, { url: localUrl(config.HOST, port), operator_key: operatorKey });
     if (!leader && unadvertise) {
       await unadvertise();
       unadvertise = null;
@@ -246,7 +289,11 @@ export async function createService(config: Config, overrides: ServiceOverrides 
       regexEnabled: config.SEARCH_REGEX_ENABLED,
       regexBudgetMs: config.SEARCH_REGEX_BUDGET_MS,
     }),
-    changesEndpoint({ catalog, changes: listsDeps.changes, limiter: new RateLimiter(config.SEARCH_BURST, config.SEARCH_RATE_PER_SECOND, now) }),
+    changesEndpoint({
+      catalog,
+      changes: listsDeps.changes,
+      limiter: new RateLimiter(config.SEARCH_BURST, config.SEARCH_RATE_PER_SECOND, now),
+    }),
     ...accountEndpoints({ tokens, quota, customers, planRequests, audit, screening }),
     ...analyticsEndpoints({ analytics: audit.analytics, catalog, customers }),
     ...accountLists,
@@ -258,7 +305,11 @@ export async function createService(config: Config, overrides: ServiceOverrides 
       planRequests,
       catalog,
       lists: { status: () => lists.status() },
-      health: { ready: () => lists.ready(), leader: () => leadership.isLeader(), window: () => recentTraffic.summary() },
+      health: {
+        ready: () => lists.ready(),
+        leader: () => leadership.isLeader(),
+        window: () => recentTraffic.summary(),
+      },
     }),
   ];
 
@@ -308,7 +359,14 @@ export async function createService(config: Config, overrides: ServiceOverrides 
       await advertised(leadership.isLeader());
       // A rollup new to this database (or half-filled) is filled from the stored audit rows while
       // the service serves: on a large trail that takes minutes (docs/clickhouse.md).
-      audit.fillRollups().catch((err: unknown) => log.error({ err }, 'filling the audit rollups failed; top values are read from the rows until a start fills them'));
+      audit
+        .fillRollups()
+        .catch((err: unknown) =>
+          log.error(
+            { err },
+            'filling the audit rollups failed; top values are read from the rows until a start fills them',
+          ),
+        );
       return port;
     },
     async close() {
@@ -340,9 +398,13 @@ export async function createService(config: Config, overrides: ServiceOverrides 
  * Whether a place lies under a country designation: the country itself is designated, or its
  * ISO 3166-2 region is (Crimea, Sevastopol, the so-called DNR and LNR). Null for an unknown country.
  */
-function sanctionedPlace(engine: Engine, catalog: ListCatalog): (country: string, region: string | null) => boolean | null {
+function sanctionedPlace(
+  engine: Engine,
+  catalog: ListCatalog,
+): (country: string, region: string | null) => boolean | null {
   const lists = catalog.enabledSlugs.filter((s) => catalog.get(s)?.kind === 'country_designations');
-  const designated = (value: string) => (engine.screenExact({ kind: 'country', value, lists }) ?? []).some((h) => h.match === 'exact');
+  const designated = (value: string) =>
+    (engine.screenExact({ kind: 'country', value, lists }) ?? []).some((h) => h.match === 'exact');
   return (country, region) => {
     if (!country) return null;
     return designated(country) || (region !== null && designated(region));

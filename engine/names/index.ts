@@ -14,4 +14,13 @@
 export { prepareName, type PreparedName, type PartyType } from './prepare.js';
 export { nameScore } from './score.js';
 export { indexTerms, nameIndexTerms } from './terms.js';
-export { NAME_THRESHOLD, parseBirthDate, prepareParty, prepareQuery, scoreParty, type EvidencePolicy, type MatchExplanation, type PreparedParty } from './party.js';
+export {
+  NAME_THRESHOLD,
+  parseBirthDate,
+  prepareParty,
+  prepareQuery,
+  scoreParty,
+  type EvidencePolicy,
+  type MatchExplanation,
+  type PreparedParty,
+} from './party.js';

@@ -49,7 +49,18 @@ const ORDINAL_UNITS = [
   'EIGHTEENTH',
   'NINETEENTH',
 ];
-const ORDINAL_TENS = ['', '', 'TWENTIETH', 'THIRTIETH', 'FORTIETH', 'FIFTIETH', 'SIXTIETH', 'SEVENTIETH', 'EIGHTIETH', 'NINETIETH'];
+const ORDINAL_TENS = [
+  '',
+  '',
+  'TWENTIETH',
+  'THIRTIETH',
+  'FORTIETH',
+  'FIFTIETH',
+  'SIXTIETH',
+  'SEVENTIETH',
+  'EIGHTIETH',
+  'NINETIETH',
+];
 
 /** Number word → value; tens words are marked so that a following unit adds to them. */
 const WORDS = new Map<string, { value: number; tens: boolean }>();
@@ -119,13 +130,15 @@ export function numberTokens(tokens: string[], roman: boolean): string[] {
       if (word.tens && i + 1 < tokens.length) {
         const next = tokens[i + 1];
         const unit = /^[1-9]$/.test(next) ? Number(next) : numberWord(next);
-        const unitValue = typeof unit === 'number' ? unit : unit && !unit.tens && unit.value > 0 && unit.value < 10 ? unit.value : 0;
+        const unitValue =
+          typeof unit === 'number' ? unit : unit && !unit.tens && unit.value > 0 && unit.value < 10 ? unit.value : 0;
         if (unitValue) {
           value += unitValue;
           used = 2;
         }
       }
-    } else if (roman && (ROMAN.test(t) || (i === tokens.length - 1 && i > 0 && ROMAN_LETTER.test(t)))) value = romanValue(t);
+    } else if (roman && (ROMAN.test(t) || (i === tokens.length - 1 && i > 0 && ROMAN_LETTER.test(t))))
+      value = romanValue(t);
     else {
       const ordinal = ORDINAL_DIGITS.exec(t);
       if (ordinal) value = Number(ordinal[1]);

@@ -292,7 +292,14 @@ export function tokenTraits(t: string): number {
  * organisation's name, legal forms only at either end; `syllabic`: transliterated from Chinese or
  * Korean syllables, where `BIN` is a syllable, not a particle.
  */
-export function tokenFlags(traits: number, i: number, n: number, organization: boolean, sparse: boolean, syllabic: boolean): number {
+export function tokenFlags(
+  traits: number,
+  i: number,
+  n: number,
+  organization: boolean,
+  sparse: boolean,
+  syllabic: boolean,
+): number {
   let flags = 0;
   if (traits & TR_DIGITS) flags = F_NUMBER;
   else if ((traits & TR_SINGLE) !== 0 && n > 1) flags = F_INITIAL;
@@ -344,7 +351,13 @@ function flagWeight(flags: number): number {
  * `syllabic`: transliterated from Chinese or Korean syllables, where `BIN` is a syllable, not a
  * particle.
  */
-function buildForm(tokens: string[], organization: boolean, sparse: boolean, latin: boolean, syllabic = false): TokenForm {
+function buildForm(
+  tokens: string[],
+  organization: boolean,
+  sparse: boolean,
+  latin: boolean,
+  syllabic = false,
+): TokenForm {
   const n = Math.min(tokens.length, MAX_TOKENS);
   const out: TokenForm = {
     tokens: new Array<string>(n),
@@ -424,7 +437,12 @@ function buildRuns(form: TokenForm): TokenRun[] {
  * Korean syllables (or the name was written in those scripts), else null. `key(i)` gives token
  * i's key (`romanizationKey`, or a cache of it).
  */
-export function romanizeTokens(flagsAt: (i: number) => number, n: number, syllabic: boolean, key: (i: number) => string | null): (string | null)[] | null {
+export function romanizeTokens(
+  flagsAt: (i: number) => number,
+  n: number,
+  syllabic: boolean,
+  key: (i: number) => string | null,
+): (string | null)[] | null {
   const keys: (string | null)[] = [];
   let any = false;
   for (let i = 0; i < n; i++) {
@@ -491,8 +509,19 @@ export interface NameTokens {
 export function readNameTokens(value: string, type: PartyType | null): NameTokens {
   const reading = readName(value);
   const { rest, kinds } = splitLegalForms(reading.tokens, type);
-  const organization = type === 'organization' || type === 'vessel' || type === 'aircraft' || (type === null && (kinds !== 0 || rest.some((t) => ORG_INDICATORS.has(t))));
-  return { script: reading.script, kind: reading.kind, tokens: numberTokens(rest, organization), original: reading.original, legalKinds: kinds, organization };
+  const organization =
+    type === 'organization' ||
+    type === 'vessel' ||
+    type === 'aircraft' ||
+    (type === null && (kinds !== 0 || rest.some((t) => ORG_INDICATORS.has(t))));
+  return {
+    script: reading.script,
+    kind: reading.kind,
+    tokens: numberTokens(rest, organization),
+    original: reading.original,
+    legalKinds: kinds,
+    organization,
+  };
 }
 
 export function prepareName(value: string, opts: PrepareOptions = {}): PreparedName {

@@ -312,7 +312,9 @@ function tokenSimilarity(A: TokenForm, i: number, B: TokenForm, j: number, roman
   if (ga === gb) return SCORE.foldedEqual;
   if (A.groups[i].length > 0 && B.groups[j].length > 0 && groupsMeet(A.groups[i], B.groups[j])) return SCORE.nickname;
   if ((fa ^ fb) & F_SPARSE_VOWELS) {
-    return fa & F_SPARSE_VOWELS ? sparseSimilarity(consonantalOf(A, i), consonantalOf(B, j)) : sparseSimilarity(consonantalOf(B, j), consonantalOf(A, i));
+    return fa & F_SPARSE_VOWELS
+      ? sparseSimilarity(consonantalOf(A, i), consonantalOf(B, j))
+      : sparseSimilarity(consonantalOf(B, j), consonantalOf(A, i));
   }
   let t = editSimilarity(ga, letterMask(A, i), gb, letterMask(B, j), 0.5);
   // Folding can also take a typo further away (`FAZAL`/`FAAL` → `FAZAL`/`FAL`).
@@ -408,7 +410,8 @@ function addRuns(X: TokenForm, Y: TokenForm, xIsA: boolean, orgX: boolean, orgY:
       const yf = Y.folded[j];
       const yl = yf.length;
       // A split or joined spelling keeps the ends of the name: one of them must agree.
-      if (yf.charCodeAt(0) !== run.text.charCodeAt(0) && yf.charCodeAt(yl - 1) !== run.text.charCodeAt(rl - 1)) continue;
+      if (yf.charCodeAt(0) !== run.text.charCodeAt(0) && yf.charCodeAt(yl - 1) !== run.text.charCodeAt(rl - 1))
+        continue;
       if ((rl > yl ? rl - yl : yl - rl) > (rl > yl ? rl : yl) / 2) continue;
       const runSparse = (flagsOf(X, 31 - Math.clz32(run.tokens)) & F_SPARSE_VOWELS) !== 0;
       const ySparse = (flagsOf(Y, j) & F_SPARSE_VOWELS) !== 0;
@@ -427,7 +430,9 @@ function addRuns(X: TokenForm, Y: TokenForm, xIsA: boolean, orgX: boolean, orgY:
   for (let i = 0; i < X.tokens.length; i++) {
     const t = X.tokens[i];
     const f = flagsOf(X, i);
-    const acronym = orgX ? t.length >= 2 && t.length <= 6 && !(f & (F_NUMBER | F_PARTICLE | F_LEGAL)) : (f & F_ACRONYM) !== 0;
+    const acronym = orgX
+      ? t.length >= 2 && t.length <= 6 && !(f & (F_NUMBER | F_PARTICLE | F_LEGAL))
+      : (f & F_ACRONYM) !== 0;
     if (!acronym) continue;
     // Initials of consecutive tokens of Y, particles between them allowed.
     for (let start = 0; start < ny; start++) {
@@ -453,7 +458,8 @@ function addRuns(X: TokenForm, Y: TokenForm, xIsA: boolean, orgX: boolean, orgY:
 
 /** Whether a token is one that phase two (runs, acronyms) could still place. */
 function leftOver(form: TokenForm, used: number): boolean {
-  for (let i = 0; i < form.tokens.length; i++) if (!((used >>> i) & 1) && !(flagsOf(form, i) & (F_PARTICLE | F_TITLE))) return true;
+  for (let i = 0; i < form.tokens.length; i++)
+    if (!((used >>> i) & 1) && !(flagsOf(form, i) & (F_PARTICLE | F_TITLE))) return true;
   return false;
 }
 

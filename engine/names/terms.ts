@@ -11,7 +11,21 @@
  * per distinct token and remembered, since tokens repeat across a list's names (`MOHAMMED`, `AL`,
  * `LTD`).
  */
-import { F_INITIAL, F_PARTICLE, F_TITLE, flagsOf, foldToken, isVowel, MAX_TOKENS, readNameTokens, romanizeTokens, tokenFlags, tokenTraits, type PartyType, type PreparedName } from './prepare.js';
+import {
+  F_INITIAL,
+  F_PARTICLE,
+  F_TITLE,
+  flagsOf,
+  foldToken,
+  isVowel,
+  MAX_TOKENS,
+  readNameTokens,
+  romanizeTokens,
+  tokenFlags,
+  tokenTraits,
+  type PartyType,
+  type PreparedName,
+} from './prepare.js';
 import { nicknameForms } from './nicknames.js';
 import { syllableKey } from './romanization.js';
 
@@ -82,7 +96,14 @@ function tokenTerms(token: string): TokenTerms {
   }
   const folded = foldToken(token);
   const formal = nicknameForms(token);
-  const t: TokenTerms = { token, traits: tokenTraits(token), folded, skeleton: skeleton(folded), formal: formal.length > 0 ? formal : NO_TERMS, key: undefined };
+  const t: TokenTerms = {
+    token,
+    traits: tokenTraits(token),
+    folded,
+    skeleton: skeleton(folded),
+    formal: formal.length > 0 ? formal : NO_TERMS,
+    key: undefined,
+  };
   if (remembered.length === TOKENS_REMEMBERED) {
     remembered.length = 0;
     slots.fill(0);

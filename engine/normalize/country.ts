@@ -26,7 +26,17 @@ interface RegionDef {
 const REGION_DEFS: RegionDef[] = [
   {
     ref: { code: 'UA-43', name: 'Crimea', kind: 'region', parent: 'UA' },
-    aliases: ['Crimea', 'Crimean Peninsula', 'Autonomous Republic of Crimea', 'Republic of Crimea', 'Krym', 'Krim', 'Crimea Region of Ukraine', 'Crimea Region', 'Avtonomna Respublika Krym'],
+    aliases: [
+      'Crimea',
+      'Crimean Peninsula',
+      'Autonomous Republic of Crimea',
+      'Republic of Crimea',
+      'Krym',
+      'Krim',
+      'Crimea Region of Ukraine',
+      'Crimea Region',
+      'Avtonomna Respublika Krym',
+    ],
   },
   {
     ref: { code: 'UA-40', name: 'Sevastopol', kind: 'region', parent: 'UA' },
@@ -34,7 +44,16 @@ const REGION_DEFS: RegionDef[] = [
   },
   {
     ref: { code: 'UA-14', name: "Donetsk (so-called Donetsk People's Republic)", kind: 'region', parent: 'UA' },
-    aliases: ['Donetsk', 'Donetsk Oblast', 'Donetsk Region', 'Donetska Oblast', 'DNR', 'DPR', "Donetsk People's Republic", 'Donetskaya Narodnaya Respublika'],
+    aliases: [
+      'Donetsk',
+      'Donetsk Oblast',
+      'Donetsk Region',
+      'Donetska Oblast',
+      'DNR',
+      'DPR',
+      "Donetsk People's Republic",
+      'Donetskaya Narodnaya Respublika',
+    ],
   },
   {
     ref: { code: 'UA-09', name: "Luhansk (so-called Luhansk People's Republic)", kind: 'region', parent: 'UA' },

@@ -276,7 +276,8 @@ function keyOf(v: string, shaped: boolean): string | null {
     classes |= ASCII_CLASS[c];
   }
   if (shaped && (prefixed ? (classes & NOT_HEX) !== 0 || n < 42 || n > 66 : (classes & NOT_ALNUM) !== 0)) return null;
-  if ((classes & NOT_HEX) === 0 && (prefixed ? n === 42 || n === 66 : n === 64)) return classes & UPPER ? v.toLowerCase() : v;
+  if ((classes & NOT_HEX) === 0 && (prefixed ? n === 42 || n === 66 : n === 64))
+    return classes & UPPER ? v.toLowerCase() : v;
   if ((classes & (LOWER | UPPER)) === (LOWER | UPPER)) return v;
   if ((classes & UPPER) === 0) return cashaddr(v)?.key ?? v;
   const lower = v.toLowerCase();

@@ -163,7 +163,14 @@ export function legalKindsCompatible(a: number, b: number): boolean {
   return a === 0 || b === 0 || (a & ANY_BIT) !== 0 || (b & ANY_BIT) !== 0 || (a & b) !== 0;
 }
 
-const KIND_BITS: Record<LegalKind, number> = { limited: 1, stock: 2, partnership: 4, establishment: 8, nonprofit: 16, any: 32 };
+const KIND_BITS: Record<LegalKind, number> = {
+  limited: 1,
+  stock: 2,
+  partnership: 4,
+  establishment: 8,
+  nonprofit: 16,
+  any: 32,
+};
 const ANY_BIT = KIND_BITS.any;
 /** Every kind but `any`. */
 export const SPECIFIC_KINDS = ANY_BIT - 1;

@@ -11,7 +11,9 @@ import { LEGAL_FORMS, LEGAL_PHRASES } from './legal-forms.js';
 import { GENERATIONAL, LEADING_HONORIFICS } from './words.js';
 
 /** Spelled-out legal forms and a few abbreviations of generic words → canonical tokens. */
-const PHRASES: [string[], string[]][] = [...LEGAL_PHRASES, ['INTL', 'INTERNATIONAL'] as [string, string]].map(([from, to]) => [from.split(' '), to.split(' ')]);
+const PHRASES: [string[], string[]][] = [...LEGAL_PHRASES, ['INTL', 'INTERNATIONAL'] as [string, string]].map(
+  ([from, to]) => [from.split(' '), to.split(' ')],
+);
 const PHRASE_STARTS = new Set(PHRASES.map(([from]) => from[0]));
 
 function canonicalPhrases(tokens: string[]): string[] {

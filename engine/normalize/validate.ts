@@ -50,7 +50,9 @@ const NOT_EMAIL = problem('not a valid e-mail address');
 const NOT_WEBSITE = problem('not a website address or domain');
 const NO_ID_CHARACTERS = problem('not a government identifier: it has no letters or digits');
 const ID_TOO_LONG = problem(`not a government identifier: more than ${ID_MAX} letters and digits`);
-const NOT_COUNTRY = problem('not a known country or region: use an ISO 3166 alpha-2, alpha-3 or numeric code, an English name, or a designated region (e.g. Crimea, UA-43)');
+const NOT_COUNTRY = problem(
+  'not a known country or region: use an ISO 3166 alpha-2, alpha-3 or numeric code, an English name, or a designated region (e.g. Crimea, UA-43)',
+);
 const CONTROL_CHARACTERS = problem('control characters are not allowed');
 
 /**

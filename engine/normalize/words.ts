@@ -9,15 +9,44 @@
  * are `AL`; `BEN`, `IBN` are `BIN`): the same particle written two ways is the same word.
  */
 export const PARTICLES = new Map<string, string>([
-  ...['AL', 'EL', 'UL', 'ED', 'AD', 'AN', 'AR', 'AS', 'ASH', 'AT', 'AZ', 'UD', 'ADH', 'ATH'].map((p): [string, string] => [p, 'AL']),
+  ...['AL', 'EL', 'UL', 'ED', 'AD', 'AN', 'AR', 'AS', 'ASH', 'AT', 'AZ', 'UD', 'ADH', 'ATH'].map(
+    (p): [string, string] => [p, 'AL'],
+  ),
   ...['BIN', 'BEN', 'IBN', 'BN'].map((p): [string, string] => [p, 'BIN']),
   ...['BINT', 'BINTI', 'BINTE'].map((p): [string, string] => [p, 'BINT']),
   ...['OULD', 'ULD', 'WALD', 'WALAD'].map((p): [string, string] => [p, 'OULD']),
   ...['ABU', 'ABOU', 'ABO', 'BOU'].map((p): [string, string] => [p, 'ABU']),
   ...['UMM', 'UM', 'OMM'].map((p): [string, string] => [p, 'UMM']),
-  ...['THE', 'OF', 'AND', 'FOR', 'DE', 'DEL', 'DELA', 'LA', 'LE', 'LES', 'LOS', 'LAS', 'DA', 'DI', 'DOS', 'DAS', 'DU', 'DES', 'VAN', 'VON', 'DER', 'DEN', 'TER', 'TEN', 'ZU', 'VOM', 'ST', 'NA'].map(
-    (p): [string, string] => [p, p],
-  ),
+  ...[
+    'THE',
+    'OF',
+    'AND',
+    'FOR',
+    'DE',
+    'DEL',
+    'DELA',
+    'LA',
+    'LE',
+    'LES',
+    'LOS',
+    'LAS',
+    'DA',
+    'DI',
+    'DOS',
+    'DAS',
+    'DU',
+    'DES',
+    'VAN',
+    'VON',
+    'DER',
+    'DEN',
+    'TER',
+    'TEN',
+    'ZU',
+    'VOM',
+    'ST',
+    'NA',
+  ].map((p): [string, string] => [p, p]),
 ]);
 
 /**

@@ -349,7 +349,12 @@ export class CandidateIndex {
     return this.rank(present, k, accept, minShare);
   }
 
-  private rank(terms: { t: string; df: number }[], k: number, accept: (doc: number) => boolean, minShare: number): number[] {
+  private rank(
+    terms: { t: string; df: number }[],
+    k: number,
+    accept: (doc: number) => boolean,
+    minShare: number,
+  ): number[] {
     const documents = this.size;
     if (this.scores.length < documents) {
       this.scores = new Uint8Array(documents);

@@ -11,7 +11,8 @@ type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K>
  * hooks in the worker and then imports the TypeScript entry. Compiled builds load worker.js.
  */
 function spawn(options: ShardOptions): Worker {
-  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./worker.js', import.meta.url), { workerData: options });
+  if (!import.meta.url.endsWith('.ts'))
+    return new Worker(new URL('./worker.js', import.meta.url), { workerData: options });
   const entry = new URL('./worker.ts', import.meta.url).href;
   const tsx = import.meta.resolve('tsx/esm/api');
   const boot = `import(${JSON.stringify(tsx)}).then((t) => { t.register(); return import(${JSON.stringify(entry)}); })`;

@@ -111,4 +111,5 @@ export interface ControlReply {
   table?: ExactTableData;
 }
 
-export type FromShard = ({ t: 'done'; seq: number; error?: string } & ControlReply) | { t: 'results'; results: QueryResult[] };
+export type FromShard =
+  ({ t: 'done'; seq: number; error?: string } & ControlReply) | { t: 'results'; results: QueryResult[] };

@@ -2,7 +2,15 @@ import { RE2JS } from 're2js';
 import { ENTITY_TYPES, MATCH_KINDS, type EntityType } from '../model.js';
 import { canonicalKey, normalizeGovernmentId } from '../normalize/index.js';
 import { idSimilarity } from '../similarity.js';
-import { indexTerms, nameIndexTerms, nameScore, prepareName, prepareQuery, scoreParty, type PreparedName } from '../names/index.js';
+import {
+  indexTerms,
+  nameIndexTerms,
+  nameScore,
+  prepareName,
+  prepareQuery,
+  scoreParty,
+  type PreparedName,
+} from '../names/index.js';
 import { buildExactTable, ExactKeyCollector, type ExactKeySet, type ExactTableData } from '../exact-table.js';
 import { BytePool } from '../byte-pool.js';
 import { KeyBytes } from '../key-bytes.js';
@@ -12,13 +20,23 @@ import { PrefixIndex } from './prefix-index.js';
 import { ShardParties } from './parties.js';
 import { BoundedCache } from './bounded-cache.js';
 import { forEachEdit } from './edits.js';
-import type { FuzzyQuery, IdQuery, NameQuery, PartyFeatures, PartyMatchDetail, QueryResult, RegexQuery } from './protocol.js';
+import type {
+  FuzzyQuery,
+  IdQuery,
+  NameQuery,
+  PartyFeatures,
+  PartyMatchDetail,
+  QueryResult,
+  RegexQuery,
+} from './protocol.js';
 import { threadCpuClock } from './thread-cpu.js';
 
 const T_NAME = ENTITY_TYPES.indexOf('name');
 const T_ID = ENTITY_TYPES.indexOf('government_id');
 const T_PARTY = ENTITY_TYPES.indexOf('party');
-const PREFIX_TYPES = new Set((['crypto_address', 'email', 'email_domain', 'website'] as EntityType[]).map((t) => ENTITY_TYPES.indexOf(t)));
+const PREFIX_TYPES = new Set(
+  (['crypto_address', 'email', 'email_domain', 'website'] as EntityType[]).map((t) => ENTITY_TYPES.indexOf(t)),
+);
 const K_FUZZY = MATCH_KINDS.indexOf('fuzzy');
 const K_REGEX = MATCH_KINDS.indexOf('regex');
 
@@ -96,7 +114,8 @@ const SCREEN_MIN_SHARE = 1 / 3;
 function nameTerms(terms: string[], forward: boolean): string[] {
   if (forward) return terms;
   const n = terms.length;
-  for (let i = 0; i < n; i++) if (terms[i].length >= NAME_PREFIX) terms.push(terms[i].slice(0, NAME_PREFIX) + PREFIX_MARK);
+  for (let i = 0; i < n; i++)
+    if (terms[i].length >= NAME_PREFIX) terms.push(terms[i].slice(0, NAME_PREFIX) + PREFIX_MARK);
   return terms;
 }
 
@@ -174,7 +193,11 @@ export class ShardGeneration {
   ) {
     this.cols = new ColumnViews(columns);
     this.exact = new ExactKeyCollector(partitions);
-    this.nameIndex = new CandidateIndex({ tokenize: opts.tokenize, resolution: 1, ranking: opts.ranking }, MAX_FREQUENCY, NAME_SCAN_FREQUENCY);
+    this.nameIndex = new CandidateIndex(
+      { tokenize: opts.tokenize, resolution: 1, ranking: opts.ranking },
+      MAX_FREQUENCY,
+      NAME_SCAN_FREQUENCY,
+    );
     this.idIndex = new CandidateIndex({ tokenize: 'strict', resolution: 1, ranking: opts.ranking }, MAX_FREQUENCY);
   }
 
@@ -210,7 +233,8 @@ export class ShardGeneration {
         this.nameIndex.add(doc, nameTerms(terms, forward));
         continue;
       }
-      if (type === T_PARTY) this.parties.set(parties[i], id, features[party++], (this.cols.flagsOf(id) & FLAG_SUPERSEDED) === 0);
+      if (type === T_PARTY)
+        this.parties.set(parties[i], id, features[party++], (this.cols.flagsOf(id) & FLAG_SUPERSEDED) === 0);
       const key = canonicalKey(ENTITY_TYPES[type], value);
       if (key === null) continue;
       keyBytes.set(key, type + 1);
@@ -249,7 +273,9 @@ export class ShardGeneration {
 
   /** On one of the lists asked for, and not a past listing period (the search never shows those). */
   private eligible(local: number, mask: Uint8Array): boolean {
-    return mask[this.cols.listOf(this.ids[local])] === 1 && (this.cols.flagsOf(this.ids[local]) & FLAG_SUPERSEDED) === 0;
+    return (
+      mask[this.cols.listOf(this.ids[local])] === 1 && (this.cols.flagsOf(this.ids[local]) & FLAG_SUPERSEDED) === 0
+    );
   }
 
   private onLists(local: number, mask: Uint8Array): boolean {
@@ -271,7 +297,12 @@ export class ShardGeneration {
     if (/\p{L}/u.test(q.q)) {
       const query = prepareName(q.q);
       const docs = this.names;
-      for (const doc of this.nameCandidates(query, this.opts.candidates, (d) => this.eligible(docs.local(d), mask), SEARCH_MIN_SHARE)) {
+      for (const doc of this.nameCandidates(
+        query,
+        this.opts.candidates,
+        (d) => this.eligible(docs.local(d), mask),
+        SEARCH_MIN_SHARE,
+      )) {
         offer(
           docs.local(doc),
           nameScore(
@@ -283,10 +314,13 @@ export class ShardGeneration {
     }
     const idKey = normalizeGovernmentId(q.q);
     if (idKey.length >= 4 && /\d/.test(idKey)) {
-      for (const doc of this.idCandidates(idKey, mask, 'shown')) offer(this.govIds.local(doc), idSimilarity(idKey, this.govIds.text(doc)));
+      for (const doc of this.idCandidates(idKey, mask, 'shown'))
+        offer(this.govIds.local(doc), idSimilarity(idKey, this.govIds.text(doc)));
     }
     this.prefixMatches(q.q, mask, offer);
-    const hits = [...best].sort((a, b) => this.delisted(a[0]) - this.delisted(b[0]) || b[1] - a[1] || this.ids[a[0]] - this.ids[b[0]]);
+    const hits = [...best].sort(
+      (a, b) => this.delisted(a[0]) - this.delisted(b[0]) || b[1] - a[1] || this.ids[a[0]] - this.ids[b[0]],
+    );
     hits.length = Math.min(hits.length, q.limit);
     return {
       qid: q.qid,
@@ -334,11 +368,18 @@ export class ShardGeneration {
    */
   screenNames(q: NameQuery): QueryResult {
     const mask = this.listMask(q.lists);
-    const query = prepareQuery({ name: q.name, birth_date: q.birth_date, country: q.country, party_type: q.party_type });
+    const query = prepareQuery({
+      name: q.name,
+      birth_date: q.birth_date,
+      country: q.country,
+      party_type: q.party_type,
+    });
     const docs = this.names;
     const flags = this.cols;
     // As of a past date every listing period is a candidate: the calling thread keeps those listed then.
-    const candidate = q.history ? (doc: number) => this.onLists(docs.local(doc), mask) : (doc: number) => this.eligible(docs.local(doc), mask) && !this.delisted(docs.local(doc));
+    const candidate = q.history
+      ? (doc: number) => this.onLists(docs.local(doc), mask)
+      : (doc: number) => this.eligible(docs.local(doc), mask) && !this.delisted(docs.local(doc));
     const scored: { entity: number; score: number; detail: PartyMatchDetail }[] = [];
     const seen = new Set<number>();
     for (const doc of this.nameCandidates(query.name, this.opts.partyCandidates, candidate, SCREEN_MIN_SHARE)) {
@@ -348,13 +389,20 @@ export class ShardGeneration {
       const key = recorded.length > 0 ? party : -1 - doc;
       if (seen.has(key)) continue;
       seen.add(key);
-      const entities = recorded.length === 0 ? [this.ids[docs.local(doc)]] : q.history ? recorded : recorded.filter((e) => (flags.flagsOf(e) & FLAG_DELISTED) === 0);
+      const entities =
+        recorded.length === 0
+          ? [this.ids[docs.local(doc)]]
+          : q.history
+            ? recorded
+            : recorded.filter((e) => (flags.flagsOf(e) & FLAG_DELISTED) === 0);
       if (entities.length === 0) continue;
       const m = scoreParty(
         query,
         this.parties.get(key, () => docs.text(doc)),
       );
-      if (m.score > 0 && m.score >= q.threshold) for (const entity of entities) scored.push({ entity, score: m.score, detail: { name: m.name, explanation: m.explanation } });
+      if (m.score > 0 && m.score >= q.threshold)
+        for (const entity of entities)
+          scored.push({ entity, score: m.score, detail: { name: m.name, explanation: m.explanation } });
     }
     scored.sort((a, b) => b.score - a.score || a.entity - b.entity);
     scored.length = Math.min(scored.length, q.limit);

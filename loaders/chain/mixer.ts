@@ -1,6 +1,15 @@
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { createPublicClient, getAddress, http, parseAbi, zeroAddress, type Address, type Hash, type PublicClient } from 'viem';
+import {
+  createPublicClient,
+  getAddress,
+  http,
+  parseAbi,
+  zeroAddress,
+  type Address,
+  type Hash,
+  type PublicClient,
+} from 'viem';
 import type { EntityRecord } from '../../engine/model.js';
 import type { LoaderSettings } from '../types.js';
 
@@ -127,7 +136,13 @@ export class MixerScanner {
       const key = `${role}:${address}`;
       if (this.seen.has(key)) return;
       this.seen.add(key);
-      state.entries.push({ role, address, pool: getAddress(log.address), block: Number(log.blockNumber), tx_hash: log.transactionHash! });
+      state.entries.push({
+        role,
+        address,
+        pool: getAddress(log.address),
+        block: Number(log.blockNumber),
+        tx_hash: log.transactionHash!,
+      });
       added++;
     };
     for (const log of logs) {
@@ -165,11 +180,18 @@ export class MixerScanner {
 }
 
 /** The scanner configured by MIXER_RPC_URL, MIXER_POOLS and MIXER_START_BLOCK, or why not. */
-export function mixerFromConfig(config: Pick<LoaderSettings, 'MIXER_RPC_URL' | 'MIXER_POOLS' | 'MIXER_START_BLOCK' | 'SOURCE_FETCH_TIMEOUT_MS' | 'DATA_DIR'>): MixerScanner | NotConfiguredError {
+export function mixerFromConfig(
+  config: Pick<
+    LoaderSettings,
+    'MIXER_RPC_URL' | 'MIXER_POOLS' | 'MIXER_START_BLOCK' | 'SOURCE_FETCH_TIMEOUT_MS' | 'DATA_DIR'
+  >,
+): MixerScanner | NotConfiguredError {
   if (!config.MIXER_RPC_URL || config.MIXER_POOLS.length === 0) {
     return new NotConfiguredError('not configured: set MIXER_RPC_URL and MIXER_POOLS to build the mixer-pool lists');
   }
-  const client = createPublicClient({ transport: http(config.MIXER_RPC_URL, { batch: true, retryCount: 3, timeout: config.SOURCE_FETCH_TIMEOUT_MS }) });
+  const client = createPublicClient({
+    transport: http(config.MIXER_RPC_URL, { batch: true, retryCount: 3, timeout: config.SOURCE_FETCH_TIMEOUT_MS }),
+  });
   return new MixerScanner({
     client: client as PublicClient,
     pools: config.MIXER_POOLS,

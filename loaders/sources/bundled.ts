@@ -17,7 +17,9 @@ export function ethPhishingLoader(list: string, configPath = require.resolve('et
   return async function* load(ctx: ParseContext): AsyncGenerator<EntityRecord> {
     const config = JSON.parse(await readFile(configPath, 'utf8')) as { blacklist?: unknown; whitelist?: unknown };
     if (!Array.isArray(config.blacklist)) throw new Error(`${configPath}: no blacklist array`);
-    const allowed = new Set(Array.isArray(config.whitelist) ? (config.whitelist as unknown[]).filter((d) => typeof d === 'string') : []);
+    const allowed = new Set(
+      Array.isArray(config.whitelist) ? (config.whitelist as unknown[]).filter((d) => typeof d === 'string') : [],
+    );
     const seen = new Set<string>();
     const total = config.blacklist.length;
     let done = 0;
@@ -28,7 +30,15 @@ export function ethPhishingLoader(list: string, configPath = require.resolve('et
       if (!value || allowed.has(value) || seen.has(value)) continue;
       seen.add(value);
       if (done % 1000 === 0) ctx.progress?.(done, total);
-      yield { list, entity_type: 'website', value, metadata: {}, source_url: ETH_PHISHING_REPO, listed_at: null, removed_at: null };
+      yield {
+        list,
+        entity_type: 'website',
+        value,
+        metadata: {},
+        source_url: ETH_PHISHING_REPO,
+        listed_at: null,
+        removed_at: null,
+      };
     }
     ctx.progress?.(total, total);
   };
@@ -56,7 +66,8 @@ const COUNTRY_PROGRAMS_FILE = new URL('../data/ofac-country-programs.json', impo
 
 async function readCountryPrograms(path: URL | string = COUNTRY_PROGRAMS_FILE): Promise<CountryProgramsFile> {
   const data = JSON.parse(await readFile(path, 'utf8')) as CountryProgramsFile;
-  if (!Array.isArray(data.designations) || !data.as_of || !data.source_url) throw new Error(`${String(path)}: not a country programmes file`);
+  if (!Array.isArray(data.designations) || !data.as_of || !data.source_url)
+    throw new Error(`${String(path)}: not a country programmes file`);
   return data;
 }
 

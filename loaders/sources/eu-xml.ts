@@ -22,11 +22,15 @@ export function euXmlParser(list: string, key: string) {
   return async function* parse(files: FetchedFiles, ctx: ParseContext): AsyncGenerator<EntityRecord> {
     const path = requireFile(files, key, list);
     const progress = new Progress(ctx, [path]);
-    for await (const node of readXmlRecords(path, progress, { records: new Set(['sanctionEntity']), roots: ['export'] })) {
+    for await (const node of readXmlRecords(path, progress, {
+      records: new Set(['sanctionEntity']),
+      roots: ['export'],
+    })) {
       const names = children(node, 'nameAlias')
         .map((n) => ({ value: (n.attrs.wholeName ?? '').trim(), node: n }))
         .filter((n) => n.value.length > 0);
-      if (names.length === 0) throw sourceError(path, node.line, `sanctionEntity ${node.attrs.logicalId ?? '?'} has no name`);
+      if (names.length === 0)
+        throw sourceError(path, node.line, `sanctionEntity ${node.attrs.logicalId ?? '?'} has no name`);
       const regulations = children(node, 'regulation');
       const programs = [...new Set(regulations.map((r) => (r.attrs.programme ?? '').trim()).filter(Boolean))];
       const publication = regulations.map((r) => child(r, 'publicationUrl')?.text.trim() ?? '').find(Boolean) ?? null;
@@ -44,7 +48,8 @@ export function euXmlParser(list: string, key: string) {
         const date = b.attrs.birthdate || b.attrs.year || '';
         builder.birthDate(date && b.attrs.circa === 'true' ? `circa ${date.slice(0, 4)}` : date);
       }
-      for (const c of [...children(node, 'citizenship'), ...children(node, 'address')]) builder.country(c.attrs.countryIso2Code || c.attrs.countryDescription);
+      for (const c of [...children(node, 'citizenship'), ...children(node, 'address')])
+        builder.country(c.attrs.countryIso2Code || c.attrs.countryDescription);
       const base = { list, source_url: publication, listed_at: null, removed_at: null };
       let first = true;
       const emitted = new Set<string>();

@@ -114,7 +114,11 @@ function wrapCsvError(path: string, err: unknown): Error {
 /** Throws unless a CSV record has exactly `expected` fields. */
 export function expectColumns(path: string, row: CsvRow, expected: number): void {
   if (row.fields.length !== expected) {
-    throw sourceError(path, row.line, `expected ${expected} columns, found ${row.fields.length} (truncated or malformed file)`);
+    throw sourceError(
+      path,
+      row.line,
+      `expected ${expected} columns, found ${row.fields.length} (truncated or malformed file)`,
+    );
   }
 }
 
@@ -176,7 +180,11 @@ function localName(name: string): string {
  * stays bounded by one record. Not well-formed XML, a truncated or empty file (unclosed tags, no
  * root) and an unexpected root element all throw with the file name and line.
  */
-export async function* readXmlRecords(path: string, progress: Progress, opts: XmlRecordsOptions): AsyncGenerator<XmlNode> {
+export async function* readXmlRecords(
+  path: string,
+  progress: Progress,
+  opts: XmlRecordsOptions,
+): AsyncGenerator<XmlNode> {
   const parser = new SaxesParser({ fileName: fileLabel(path), position: true });
   const ready: XmlNode[] = [];
   const stack: XmlNode[] = [];

@@ -54,7 +54,8 @@ function readExtract(path: string, text: string): Extract {
     throw sourceError(path, null, `not JSON: ${(e as Error).message}`);
   }
   const addresses = (data as Partial<Extract> | null)?.addresses;
-  if (typeof addresses !== 'object' || addresses === null) throw sourceError(path, null, 'no "addresses" object (not an OFAC address extract)');
+  if (typeof addresses !== 'object' || addresses === null)
+    throw sourceError(path, null, 'no "addresses" object (not an OFAC address extract)');
   for (const [address, item] of Object.entries(addresses)) {
     const entries = item?.entries;
     if (!Array.isArray(entries) || entries.some((e) => typeof e?.uid !== 'string' || typeof e?.entity !== 'string')) {
@@ -71,7 +72,12 @@ function programs(program: string | undefined): string[] {
     .filter(Boolean);
 }
 
-export function ofacCryptoParser(list: string, assets: readonly string[], urlOf: (asset: string) => string, extractKey: string) {
+export function ofacCryptoParser(
+  list: string,
+  assets: readonly string[],
+  urlOf: (asset: string) => string,
+  extractKey: string,
+) {
   return async function* parse(files: FetchedFiles, ctx: ParseContext): AsyncGenerator<EntityRecord> {
     const paths = assets.map((a) => requireFile(files, a, list));
     const extractPath = files[extractKey];
@@ -96,16 +102,30 @@ export function ofacCryptoParser(list: string, assets: readonly string[], urlOf:
         const known = cased.get(key.toLowerCase());
         const value = known ?? key;
         entriesOf.set(value, item.entries!);
-        if (known === undefined) extractOnly.push({ symbol: SYMBOL.exec(item.type ?? '')?.[1]?.toUpperCase() ?? null, value, caseUnknown: !validLowerCase(key) });
+        if (known === undefined)
+          extractOnly.push({
+            symbol: SYMBOL.exec(item.type ?? '')?.[1]?.toUpperCase() ?? null,
+            value,
+            caseUnknown: !validLowerCase(key),
+          });
         for (const e of item.entries!) {
           let party = parties.get(e.uid);
-          if (!party) parties.set(e.uid, (party = { builder: new PartyBuilder(e.uid, e.entity, null), programs: programs(e.program) }));
+          if (!party)
+            parties.set(
+              e.uid,
+              (party = { builder: new PartyBuilder(e.uid, e.entity, null), programs: programs(e.program) }),
+            );
           for (const aka of e.akas ?? []) party.builder.alias(aka, 'a.k.a.', false);
         }
       }
     }
     /** One record per party naming the address (one without a party when none does). */
-    const records = function* (symbol: string | null, value: string, sourceUrl: string, extra: Metadata): Generator<EntityRecord> {
+    const records = function* (
+      symbol: string | null,
+      value: string,
+      sourceUrl: string,
+      extra: Metadata,
+    ): Generator<EntityRecord> {
       const base = { list, entity_type: 'crypto_address' as const, value, listed_at: null, removed_at: null };
       const plain: Metadata = { symbol, network: symbol ? networkOf(symbol, value) : null, ...extra };
       const entries = entriesOf.get(value);
@@ -114,12 +134,26 @@ export function ofacCryptoParser(list: string, assets: readonly string[], urlOf:
         return;
       }
       for (const e of entries) {
-        const metadata: Metadata = { ...plain, name: e.entity, sdn_name: e.entity, programs: parties.get(e.uid)!.programs, ent_num: e.uid, party_id: e.uid };
+        const metadata: Metadata = {
+          ...plain,
+          name: e.entity,
+          sdn_name: e.entity,
+          programs: parties.get(e.uid)!.programs,
+          ent_num: e.uid,
+          party_id: e.uid,
+        };
         yield { ...base, metadata, source_url: ofacDetailsUrl(e.uid) };
       }
     };
     for (const { asset, value } of byAsset) yield* records(asset, value, urlOf(asset), {});
-    for (const { symbol, value, caseUnknown } of extractOnly) yield* records(symbol, value, ofacDetailsUrl(entriesOf.get(value)![0].uid), caseUnknown ? { address_case: 'unknown' } : {});
-    for (const [uid, { builder, programs: p }] of parties) yield builder.record(list, ofacDetailsUrl(uid), p, { sdn_name: builder.name, ent_num: uid });
+    for (const { symbol, value, caseUnknown } of extractOnly)
+      yield* records(
+        symbol,
+        value,
+        ofacDetailsUrl(entriesOf.get(value)![0].uid),
+        caseUnknown ? { address_case: 'unknown' } : {},
+      );
+    for (const [uid, { builder, programs: p }] of parties)
+      yield builder.record(list, ofacDetailsUrl(uid), p, { sdn_name: builder.name, ent_num: uid });
   };
 }

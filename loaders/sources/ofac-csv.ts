@@ -75,7 +75,9 @@ export function ofacCsvParser(list: string, keys: OfacCsvKeys) {
       const id = entNum(main, row.line, row.fields[0]);
       const name = field(row.fields[1]);
       if (!name) throw sourceError(main, row.line, `entry ${id} has no name`);
-      const party = ofacParty(id, name, field(row.fields[2]) || 'entity', splitPrograms(field(row.fields[3])), [...(countries.get(id) ?? [])]);
+      const party = ofacParty(id, name, field(row.fields[2]) || 'entity', splitPrograms(field(row.fields[3])), [
+        ...(countries.get(id) ?? []),
+      ]);
       parties.set(id, party);
       yield ofacNameRecord(list, party, name, 'primary', 'strong');
       const remarks = field(row.fields[11]) + (continuation.get(id) ?? '');

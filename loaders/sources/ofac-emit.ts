@@ -29,7 +29,13 @@ function partyType(sdnType: string): PartyType {
   }
 }
 
-export function ofacParty(entNum: string, name: string, sdnType: string, programs: string[], countries: string[]): OfacParty {
+export function ofacParty(
+  entNum: string,
+  name: string,
+  sdnType: string,
+  programs: string[],
+  countries: string[],
+): OfacParty {
   const party = new PartyBuilder(entNum, name, partyType(sdnType));
   for (const c of countries) party.country(c);
   return { entNum, name, sdnType, programs, countries, party };
@@ -40,11 +46,24 @@ function base(list: string, party: OfacParty): Pick<EntityRecord, 'list' | 'sour
 }
 
 function partyMetadata(party: OfacParty): Metadata {
-  return { name: party.name, sdn_name: party.name, programs: party.programs, sdn_type: party.sdnType, ent_num: party.entNum, party_id: party.entNum };
+  return {
+    name: party.name,
+    sdn_name: party.name,
+    programs: party.programs,
+    sdn_type: party.sdnType,
+    ent_num: party.entNum,
+    party_id: party.entNum,
+  };
 }
 
 /** A name record of the party (its alias goes into the party record too). */
-export function ofacNameRecord(list: string, party: OfacParty, value: string, aliasType: string, aliasQuality: string | null): EntityRecord {
+export function ofacNameRecord(
+  list: string,
+  party: OfacParty,
+  value: string,
+  aliasType: string,
+  aliasQuality: string | null,
+): EntityRecord {
   const metadata: Metadata = { ...partyMetadata(party), alias_type: aliasType, countries: party.countries };
   if (aliasQuality) metadata.alias_quality = aliasQuality;
   if (value !== party.name) party.party.alias(value, aliasType, aliasQuality === 'weak');
@@ -53,7 +72,11 @@ export function ofacNameRecord(list: string, party: OfacParty, value: string, al
 
 /** The party record, once every name and feature of the party has been read. */
 export function ofacPartyRecord(list: string, party: OfacParty): EntityRecord {
-  return party.party.record(list, ofacDetailsUrl(party.entNum), party.programs, { sdn_name: party.name, sdn_type: party.sdnType, ent_num: party.entNum });
+  return party.party.record(list, ofacDetailsUrl(party.entNum), party.programs, {
+    sdn_name: party.name,
+    sdn_type: party.sdnType,
+    ent_num: party.entNum,
+  });
 }
 
 /**
@@ -62,7 +85,11 @@ export function ofacPartyRecord(list: string, party: OfacParty): EntityRecord {
  * assets (ETH and ETC) is two. Birth dates, nationalities and identifiers go to the party record
  * only.
  */
-export function* ofacFeatureRecords(list: string, party: OfacParty, features: Iterable<OfacFeature>): Generator<EntityRecord> {
+export function* ofacFeatureRecords(
+  list: string,
+  party: OfacParty,
+  features: Iterable<OfacFeature>,
+): Generator<EntityRecord> {
   const seen = new Set<string>();
   for (const f of features) {
     switch (f.kind) {
@@ -107,7 +134,12 @@ export function* ofacFeatureRecords(list: string, party: OfacParty, features: It
           ...base(list, party),
           entity_type: 'government_id',
           value: f.value,
-          metadata: { document_type: f.documentType, country: f.country, ...(f.details ? { details: f.details } : {}), ...partyMetadata(party) },
+          metadata: {
+            document_type: f.documentType,
+            country: f.country,
+            ...(f.details ? { details: f.details } : {}),
+            ...partyMetadata(party),
+          },
         };
         break;
     }

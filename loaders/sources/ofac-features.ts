@@ -125,10 +125,15 @@ function splitDocument(rest: string): { value: string; country: string | null; d
     const close = rest.indexOf(')', paren);
     if (close > paren) {
       const after = rest.slice(close + 1).trim();
-      return { value: clean(rest.slice(0, paren)), country: rest.slice(paren + 2, close).trim() || null, details: after || null };
+      return {
+        value: clean(rest.slice(0, paren)),
+        country: rest.slice(paren + 2, close).trim() || null,
+        details: after || null,
+      };
     }
   }
-  if (words) return { value: clean(rest.slice(0, words.index)), country: null, details: rest.slice(words.index).trim() };
+  if (words)
+    return { value: clean(rest.slice(0, words.index)), country: null, details: rest.slice(words.index).trim() };
   return { value: clean(rest), country: null, details: null };
 }
 
@@ -176,9 +181,16 @@ export function classifyIdEntry(idType: string, idNumber: string, idCountry: str
   if (crypto) return { kind: 'crypto', symbol: crypto[1].toUpperCase(), value: clean(number) };
   if (/^(Email Address|E-?mail)$/i.test(type)) return { kind: 'email', value: clean(number) };
   if (/^Website$/i.test(type)) return { kind: 'website', value: clean(number) };
-  if (/^Vessel Registration Identification$/i.test(type)) return { kind: 'identifier', identifierType: type, value: clean(number) };
+  if (/^Vessel Registration Identification$/i.test(type))
+    return { kind: 'identifier', identifierType: type, value: clean(number) };
   if (!OFAC_DOCUMENT_TYPES.includes(type) || isVesselNumber(number)) return null;
-  return { kind: 'document', documentType: type, value: clean(number), country: idCountry.trim() || null, details: null };
+  return {
+    kind: 'document',
+    documentType: type,
+    value: clean(number),
+    country: idCountry.trim() || null,
+    details: null,
+  };
 }
 
 /** Splits OFAC's remarks text into items. The trailing period closes the last item only. */

@@ -27,7 +27,10 @@ export function ofacXmlParser(list: string, key: string) {
     const progress = new Progress(ctx, [path]);
     let declared: number | null = null;
     let entries = 0;
-    for await (const node of readXmlRecords(path, progress, { records: new Set(['sdnEntry', 'publshInformation']), roots: ['sdnList'] })) {
+    for await (const node of readXmlRecords(path, progress, {
+      records: new Set(['sdnEntry', 'publshInformation']),
+      roots: ['sdnList'],
+    })) {
       if (node.name === 'publshInformation') {
         const count = childText(node, 'Record_Count');
         if (count) declared = Number(count);
@@ -45,8 +48,11 @@ export function ofacXmlParser(list: string, key: string) {
       const programs = children(child(node, 'programList') ?? node, 'program')
         .map((p) => p.text.trim())
         .filter(Boolean);
-      const party = ofacParty(uid, name, (childText(node, 'sdnType') || 'entity').toLowerCase(), programs, [...countries]);
-      for (const d of children(child(node, 'dateOfBirthList') ?? node, 'dateOfBirthItem')) party.party.birthDate(childText(d, 'dateOfBirth'));
+      const party = ofacParty(uid, name, (childText(node, 'sdnType') || 'entity').toLowerCase(), programs, [
+        ...countries,
+      ]);
+      for (const d of children(child(node, 'dateOfBirthList') ?? node, 'dateOfBirthItem'))
+        party.party.birthDate(childText(d, 'dateOfBirth'));
       for (const [listName, itemName] of [
         ['nationalityList', 'nationality'],
         ['citizenshipList', 'citizenship'],
@@ -57,7 +63,13 @@ export function ofacXmlParser(list: string, key: string) {
       for (const aka of children(child(node, 'akaList') ?? node, 'aka')) {
         const value = personName(aka);
         if (!value) continue;
-        yield ofacNameRecord(list, party, value, childText(aka, 'type') || 'a.k.a.', childText(aka, 'category') || null);
+        yield ofacNameRecord(
+          list,
+          party,
+          value,
+          childText(aka, 'type') || 'a.k.a.',
+          childText(aka, 'category') || null,
+        );
       }
       const features: OfacFeature[] = [];
       for (const id of children(child(node, 'idList') ?? node, 'id')) {
@@ -68,7 +80,11 @@ export function ofacXmlParser(list: string, key: string) {
       yield ofacPartyRecord(list, party);
     }
     if (declared !== null && declared !== entries) {
-      throw sourceError(path, null, `Record_Count says ${declared} entries, file has ${entries} (truncated or malformed file)`);
+      throw sourceError(
+        path,
+        null,
+        `Record_Count says ${declared} entries, file has ${entries} (truncated or malformed file)`,
+      );
     }
   };
 }

@@ -1,4 +1,11 @@
-import type { EntityRecord, Metadata, PartyAlias, PartyIdentifier, PartyMetadata, PartyType } from '../../engine/model.js';
+import type {
+  EntityRecord,
+  Metadata,
+  PartyAlias,
+  PartyIdentifier,
+  PartyMetadata,
+  PartyType,
+} from '../../engine/model.js';
 
 /**
  * One listed party as a source parser reads it: names, birth dates, countries and identifiers
@@ -61,7 +68,15 @@ export class PartyBuilder {
       identifiers: this.identifiers,
       programs,
     };
-    return { list, entity_type: 'party', value: this.id, metadata, source_url: sourceUrl, listed_at: null, removed_at: null };
+    return {
+      list,
+      entity_type: 'party',
+      value: this.id,
+      metadata,
+      source_url: sourceUrl,
+      listed_at: null,
+      removed_at: null,
+    };
   }
 }
 
@@ -104,7 +119,10 @@ function oneDate(text: string): { year: number; iso: string } | null {
     const day = Number(m[1]);
     const month = Number(m[2]);
     if (month > 12 || day > 31) return null;
-    return { year: Number(m[3]), iso: month ? (day ? `${m[3]}-${pad(month)}-${pad(day)}` : `${m[3]}-${pad(month)}`) : m[3] };
+    return {
+      year: Number(m[3]),
+      iso: month ? (day ? `${m[3]}-${pad(month)}-${pad(day)}` : `${m[3]}-${pad(month)}`) : m[3],
+    };
   }
   return null;
 }
@@ -125,7 +143,10 @@ function birthDate(text: string): string | null {
   if (range && !/^\d{1,2}\/\d{1,2}\/\d{4}$/.test(t) && !/^\d{4}-\d{2}/.test(t)) {
     const from = oneDate(range[1]);
     const to = oneDate(range[2]);
-    if (from && to) return from.year === to.year ? String(from.year) : `${Math.min(from.year, to.year)}/${Math.max(from.year, to.year)}`;
+    if (from && to)
+      return from.year === to.year
+        ? String(from.year)
+        : `${Math.min(from.year, to.year)}/${Math.max(from.year, to.year)}`;
   }
   return oneDate(t)?.iso ?? null;
 }

@@ -13,14 +13,21 @@ export async function* lineValues(path: string, progress: Progress): AsyncGenera
   for await (const { text, line } of readLines(path, progress)) {
     const value = text.trim();
     if (!value || value.startsWith('#')) continue;
-    if (/\s/.test(value)) throw sourceError(path, line, `unexpected text '${value.slice(0, 60)}' (one value per line expected)`);
+    if (/\s/.test(value))
+      throw sourceError(path, line, `unexpected text '${value.slice(0, 60)}' (one value per line expected)`);
     if (seen.has(value)) continue;
     seen.add(value);
     yield { value, line };
   }
 }
 
-function record(list: string, entity_type: EntityType, value: string, metadata: Metadata, source_url: string | null): EntityRecord {
+function record(
+  list: string,
+  entity_type: EntityType,
+  value: string,
+  metadata: Metadata,
+  source_url: string | null,
+): EntityRecord {
   return { list, entity_type, value, metadata, source_url, listed_at: null, removed_at: null };
 }
 

@@ -76,7 +76,11 @@ export function ukCsvParser(list: string, key: string) {
       const name = fullName(c, primary);
       const party: Metadata = { name, ...own, party_id: id };
       const designation = cell(c, primary, 'Designation Type').toLowerCase();
-      const builder = new PartyBuilder(id, name, designation === 'individual' ? 'person' : designation === 'ship' ? 'vessel' : 'organization');
+      const builder = new PartyBuilder(
+        id,
+        name,
+        designation === 'individual' ? 'person' : designation === 'ship' ? 'vessel' : 'organization',
+      );
       const base = { list, source_url: UK_LIST_PAGE, listed_at: null, removed_at: null };
       const emit = (entity_type: EntityRecord['entity_type'], value: string, extra: Metadata): EntityRecord | null => {
         const k = `${id}\u0000${entity_type}\u0000${String(extra.document_type ?? '')}\u0000${value}`;
@@ -91,9 +95,15 @@ export function ukCsvParser(list: string, key: string) {
         builder.alias(fullName(c, r), nameType || 'alias', /^low/i.test(strength));
         builder.alias(cell(c, r, 'Name non-latin script'), 'non_latin_script', false);
         for (const v of multi(cell(c, r, 'D.O.B'))) builder.birthDate(v);
-        for (const column of ['Nationality(/ies)', 'Address Country', 'Country of birth']) for (const v of multi(cell(c, r, column))) builder.country(v);
+        for (const column of ['Nationality(/ies)', 'Address Country', 'Country of birth'])
+          for (const v of multi(cell(c, r, column))) builder.country(v);
         for (const v of multi(cell(c, r, 'IMO number'))) builder.identifier('IMO number', v, null);
-        out.push(emit('name', fullName(c, r), { alias_type: nameType || 'alias', ...(strength ? { alias_quality: strength } : {}) }));
+        out.push(
+          emit('name', fullName(c, r), {
+            alias_type: nameType || 'alias',
+            ...(strength ? { alias_quality: strength } : {}),
+          }),
+        );
         out.push(emit('name', cell(c, r, 'Name non-latin script'), { alias_type: 'non_latin_script' }));
         for (const v of multi(cell(c, r, 'Website'))) out.push(emit('website', v, {}));
         for (const v of multi(cell(c, r, 'Email address'))) out.push(emit('email', v, {}));
@@ -113,12 +123,17 @@ export function ukCsvParser(list: string, key: string) {
         if (row.fields.length === 1 && /^Report Date:/i.test(row.fields[0].trim())) continue;
         const index = new Map(row.fields.map((h, i) => [h.trim(), i] as const));
         const missing = REQUIRED.filter((h) => !index.has(h));
-        if (missing.length > 0) throw sourceError(path, row.line, `not a UK Sanctions List header (missing ${missing.join(', ')})`);
+        if (missing.length > 0)
+          throw sourceError(path, row.line, `not a UK Sanctions List header (missing ${missing.join(', ')})`);
         cols = { index, count: row.fields.length };
         continue;
       }
       if (row.fields.length !== cols.count) {
-        throw sourceError(path, row.line, `expected ${cols.count} columns, found ${row.fields.length} (truncated or malformed file)`);
+        throw sourceError(
+          path,
+          row.line,
+          `expected ${cols.count} columns, found ${row.fields.length} (truncated or malformed file)`,
+        );
       }
       const id = cell(cols, row, 'Unique ID');
       if (!id) throw sourceError(path, row.line, 'row without Unique ID');

@@ -38,13 +38,22 @@ export function unXmlParser(list: string, key: string) {
   return async function* parse(files: FetchedFiles, ctx: ParseContext): AsyncGenerator<EntityRecord> {
     const path = requireFile(files, key, list);
     const progress = new Progress(ctx, [path]);
-    for await (const node of readXmlRecords(path, progress, { records: new Set(['INDIVIDUAL', 'ENTITY']), roots: ['CONSOLIDATED_LIST'] })) {
+    for await (const node of readXmlRecords(path, progress, {
+      records: new Set(['INDIVIDUAL', 'ENTITY']),
+      roots: ['CONSOLIDATED_LIST'],
+    })) {
       const subject = node.name === 'INDIVIDUAL' ? 'individual' : 'entity';
       const name = partyName(node);
       const reference = childText(node, 'REFERENCE_NUMBER');
-      if (!name) throw sourceError(path, node.line, `${node.name} ${reference || childText(node, 'DATAID')} has no name`);
+      if (!name)
+        throw sourceError(path, node.line, `${node.name} ${reference || childText(node, 'DATAID')} has no name`);
       const id = reference || childText(node, 'DATAID');
-      const own = { subject_type: subject, reference_number: reference, un_list_type: childText(node, 'UN_LIST_TYPE'), listed_on: childText(node, 'LISTED_ON') || null };
+      const own = {
+        subject_type: subject,
+        reference_number: reference,
+        un_list_type: childText(node, 'UN_LIST_TYPE'),
+        listed_on: childText(node, 'LISTED_ON') || null,
+      };
       const party: Metadata = { name, ...own, party_id: id };
       const builder = new PartyBuilder(id, name, subject === 'individual' ? 'person' : 'organization');
       const base = { list, source_url: UN_LIST_PAGE, listed_at: null, removed_at: null };
@@ -56,7 +65,12 @@ export function unXmlParser(list: string, key: string) {
         seen.add(value);
         const quality = childText(alias, 'QUALITY');
         builder.alias(value, 'alias', /^low/i.test(quality));
-        yield { ...base, entity_type: 'name', value, metadata: { ...party, alias_type: 'alias', ...(quality ? { alias_quality: quality } : {}) } };
+        yield {
+          ...base,
+          entity_type: 'name',
+          value,
+          metadata: { ...party, alias_type: 'alias', ...(quality ? { alias_quality: quality } : {}) },
+        };
       }
       const original = childText(node, 'NAME_ORIGINAL_SCRIPT');
       if (original && !seen.has(original)) {
@@ -70,7 +84,9 @@ export function unXmlParser(list: string, key: string) {
       const docs = new Set<string>();
       for (const doc of children(node, `${node.name}_DOCUMENT`)) {
         const value = childText(doc, 'NUMBER');
-        const type = [childText(doc, 'TYPE_OF_DOCUMENT'), childText(doc, 'TYPE_OF_DOCUMENT2')].filter(Boolean).join(' / ');
+        const type = [childText(doc, 'TYPE_OF_DOCUMENT'), childText(doc, 'TYPE_OF_DOCUMENT2')]
+          .filter(Boolean)
+          .join(' / ');
         if (!value || docs.has(`${type}\u0000${value}`)) continue;
         docs.add(`${type}\u0000${value}`);
         const note = childText(doc, 'NOTE');

@@ -7,7 +7,12 @@ import { stringify, type Options } from 'csv-stringify/sync';
  * full-width = + - @) prefixed with `'` (csv-stringify's escape_formulas) and quoted.
  */
 const FORMULA_START = /^[=+\-@\t\r\uFF1D\uFF0B\uFF0D\uFF20]/;
-const OPTIONS: Options = { escape_formulas: true, quoted_match: FORMULA_START, quote_record_delimiter: true, record_delimiter: 'windows' };
+const OPTIONS: Options = {
+  escape_formulas: true,
+  quoted_match: FORMULA_START,
+  quote_record_delimiter: true,
+  record_delimiter: 'windows',
+};
 
 /** Records written at a time: the body is streamed a chunk at a time. */
 const CHUNK_RECORDS = 500;

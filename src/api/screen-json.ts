@@ -62,7 +62,14 @@ function middle(env: Envelope): Middle {
 }
 
 function sameMatch(a: Match, b: Match): boolean {
-  return a.value === b.value && a.list === b.list && a.match === b.match && a.source_url === b.source_url && a.list_name === b.list_name && a.list_type === b.list_type;
+  return (
+    a.value === b.value &&
+    a.list === b.list &&
+    a.match === b.match &&
+    a.source_url === b.source_url &&
+    a.list_name === b.list_name &&
+    a.list_type === b.list_type
+  );
 }
 
 function matchPiece(m: Match): MatchJson {

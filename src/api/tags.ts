@@ -3,11 +3,13 @@
  * the operations by them in this order (buildOpenApiDocument refuses any other tag).
  */
 export const TAGS = {
-  screening: 'Metered screening of one value or a batch: crypto addresses and ENS names, e-mails, websites, government IDs, countries, PEPs.',
+  screening:
+    'Metered screening of one value or a batch: crypto addresses and ENS names, e-mails, websites, government IDs, countries, PEPs.',
   'ip-intelligence': 'Metered IP lookups: VPN, proxy, Tor and datacenter ranges, geolocation.',
   lists: 'Public: the source lists, their entities, counts and delistings.',
   search: 'Public: free fuzzy or regex search over every list.',
-  account: 'A customer’s own account with a token of scope `dashboard`: quota, tokens, usage, audit trail, plan requests.',
+  account:
+    'A customer’s own account with a token of scope `dashboard`: quota, tokens, usage, audit trail, plan requests.',
   analytics: 'Aggregates of the audit trail and usage behind the dashboard’s charts; the operator’s across customers.',
   monitoring: 'A customer’s monitored values and webhook endpoints.',
   admin: 'The operator (ADMIN_KEY or an operator session): customers, plans, tokens, plan requests, lists, health.',

@@ -29,12 +29,26 @@ const t = initTRPC
       const request_id = ctx?.meta.requestId;
       if (error.code === 'INTERNAL_SERVER_ERROR') {
         // An unexpected failure's own message may name internals; the client gets the request id to quote.
-        return { ...shape, message: 'Internal Server Error', data: { code: shape.data.code, httpStatus: shape.data.httpStatus, path: shape.data.path, detail: 'Internal Server Error', request_id } };
+        return {
+          ...shape,
+          message: 'Internal Server Error',
+          data: {
+            code: shape.data.code,
+            httpStatus: shape.data.httpStatus,
+            path: shape.data.path,
+            detail: 'Internal Server Error',
+            request_id,
+          },
+        };
       }
       let detail: unknown = shape.message;
       if (cause instanceof HttpError) detail = cause.toBody();
       else if (cause instanceof z.ZodError) {
-        detail = { detail: cause.issues.map((i) => toPydanticIssue(i, ['body', ...i.path.map((p) => (typeof p === 'number' ? p : String(p)))], undefined)) };
+        detail = {
+          detail: cause.issues.map((i) =>
+            toPydanticIssue(i, ['body', ...i.path.map((p) => (typeof p === 'number' ? p : String(p)))], undefined),
+          ),
+        };
       }
       return { ...shape, data: { ...shape.data, detail, request_id } };
     },
@@ -57,9 +71,17 @@ const CODES: Record<number, TRPCError['code']> = {
 function toTrpcError(err: unknown): TRPCError {
   if (err instanceof TRPCError) return err;
   if (err instanceof HttpError) {
-    return new TRPCError({ code: CODES[err.status] ?? 'INTERNAL_SERVER_ERROR', message: typeof err.detail === 'string' ? err.detail : `HTTP ${err.status}`, cause: err });
+    return new TRPCError({
+      code: CODES[err.status] ?? 'INTERNAL_SERVER_ERROR',
+      message: typeof err.detail === 'string' ? err.detail : `HTTP ${err.status}`,
+      cause: err,
+    });
   }
-  return new TRPCError({ code: 'INTERNAL_SERVER_ERROR', message: 'Internal Server Error', cause: err instanceof Error ? err : undefined });
+  return new TRPCError({
+    code: 'INTERNAL_SERVER_ERROR',
+    message: 'Internal Server Error',
+    cause: err instanceof Error ? err : undefined,
+  });
 }
 
 function openApiMeta(ep: AnyEndpoint): OpenApiMeta {
@@ -92,7 +114,11 @@ function nest(procedures: Record<string, unknown>): Record<string, unknown> {
     node[parts[parts.length - 1]] = proc;
   }
   const toRouter = (rec: Record<string, unknown>): unknown =>
-    t.router(Object.fromEntries(Object.entries(rec).map(([k, v]) => [k, typeof v === 'function' ? v : toRouter(v as Record<string, unknown>)])) as never);
+    t.router(
+      Object.fromEntries(
+        Object.entries(rec).map(([k, v]) => [k, typeof v === 'function' ? v : toRouter(v as Record<string, unknown>)]),
+      ) as never,
+    );
   return toRouter(root) as Record<string, unknown>;
 }
 
@@ -119,21 +145,36 @@ export function buildTrpcRouter(endpoints: readonly AnyEndpoint[], deps: Pipelin
 }
 
 type OpenApiDoc = ReturnType<typeof generateOpenApiDocument>;
-type Operation = { responses?: Record<string, unknown>; security?: unknown; parameters?: unknown[]; requestBody?: unknown };
+type Operation = {
+  responses?: Record<string, unknown>;
+  security?: unknown;
+  parameters?: unknown[];
+  requestBody?: unknown;
+};
 
 const SECURITY = {
-  bearer: { type: 'http', scheme: 'bearer', description: 'API token from the dashboard: `Authorization: Bearer <token>`.' },
+  bearer: {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'API token from the dashboard: `Authorization: Bearer <token>`.',
+  },
   x402: {
     type: 'apiKey',
     in: 'header',
     name: 'PAYMENT-SIGNATURE',
     description: 'x402 v2 pay-per-request: base64 payment payload answering the PAYMENT-REQUIRED challenge.',
   },
-  x402v1: { type: 'apiKey', in: 'header', name: 'X-PAYMENT', description: 'x402 v1 pay-per-request: base64 payment payload answering the 402 body.' },
+  x402v1: {
+    type: 'apiKey',
+    in: 'header',
+    name: 'X-PAYMENT',
+    description: 'x402 v1 pay-per-request: base64 payment payload answering the 402 body.',
+  },
   adminKey: {
     type: 'http',
     scheme: 'bearer',
-    description: 'Operator key (ADMIN_KEY) as a bearer token, or an operator session token (`op_…`, one hour) from POST /api/v1/admin/session.',
+    description:
+      'Operator key (ADMIN_KEY) as a bearer token, or an operator session token (`op_…`, one hour) from POST /api/v1/admin/session.',
   },
 } as const;
 
@@ -145,7 +186,11 @@ const jsonResponse = (description: string, schemaName: string, headers?: Record<
 });
 
 /** Generates the OpenAPI 3.1 document and puts the service's own error shapes and security on each operation. */
-export function buildOpenApiDocument(router: AnyRouter, endpoints: readonly AnyEndpoint[], baseUrl: string): OpenApiDoc {
+export function buildOpenApiDocument(
+  router: AnyRouter,
+  endpoints: readonly AnyEndpoint[],
+  baseUrl: string,
+): OpenApiDoc {
   const doc = generateOpenApiDocument(router as never, {
     title: 'Sanctions and Risk Screening API',
     description:
@@ -158,7 +203,8 @@ export function buildOpenApiDocument(router: AnyRouter, endpoints: readonly AnyE
     defs: { ErrorDetail, HTTPValidationError, ValidationError, PaymentRequired } as never,
   });
   for (const ep of endpoints) {
-    if (ep.tags.length !== 1 || !Object.hasOwn(TAGS, ep.tags[0])) throw new Error(`${ep.id}: tags ${JSON.stringify(ep.tags)} are not one tag of src/api/tags.ts`);
+    if (ep.tags.length !== 1 || !Object.hasOwn(TAGS, ep.tags[0]))
+      throw new Error(`${ep.id}: tags ${JSON.stringify(ep.tags)} are not one tag of src/api/tags.ts`);
   }
   doc.tags = openApiTags();
   const byPath = new Map(endpoints.map((ep) => [`${ep.method.toLowerCase()} /api/v1${ep.path}`, ep]));
@@ -179,9 +225,13 @@ export function buildOpenApiDocument(router: AnyRouter, endpoints: readonly AnyE
       for (const status of [...statuses].sort()) {
         if (status === 422) responses['422'] = jsonResponse('Validation Error', 'HTTPValidationError');
         else if (status === 402)
-          responses['402'] = jsonResponse('Payment required: the x402 v1 challenge (body) and v2 challenge (PAYMENT-REQUIRED header)', 'PaymentRequired', {
-            'PAYMENT-REQUIRED': { description: 'base64 JSON of the x402 v2 challenge', schema: { type: 'string' } },
-          });
+          responses['402'] = jsonResponse(
+            'Payment required: the x402 v1 challenge (body) and v2 challenge (PAYMENT-REQUIRED header)',
+            'PaymentRequired',
+            {
+              'PAYMENT-REQUIRED': { description: 'base64 JSON of the x402 v2 challenge', schema: { type: 'string' } },
+            },
+          );
         else if (status === 429)
           responses['429'] = jsonResponse('Too many requests', 'ErrorDetail', {
             'Retry-After': { description: 'Seconds to wait', schema: { type: 'integer' } },
@@ -191,7 +241,13 @@ export function buildOpenApiDocument(router: AnyRouter, endpoints: readonly AnyE
       op.responses = responses;
       if (ep.headers) {
         const ok = responses['200'] as { headers?: Record<string, unknown> } | undefined;
-        if (ok) ok.headers = { ...(ok.headers ?? {}), ...Object.fromEntries(Object.entries(ep.headers).map(([k, d]) => [k, { description: d, schema: { type: 'string' } }])) };
+        if (ok)
+          ok.headers = {
+            ...(ok.headers ?? {}),
+            ...Object.fromEntries(
+              Object.entries(ep.headers).map(([k, d]) => [k, { description: d, schema: { type: 'string' } }]),
+            ),
+          };
       }
       if (ep.accepted && responses['200']) {
         responses['202'] = {
@@ -205,11 +261,21 @@ export function buildOpenApiDocument(router: AnyRouter, endpoints: readonly AnyE
         const bodyFields = Object.keys(ep.input.shape).filter((k) => !ep.path.includes(`{${k}}`));
         op.parameters = [
           ...(op.parameters ?? []),
-          ...bodyFields.map((name) => ({ name, in: 'query', required: false, schema: z.toJSONSchema(ep.input.shape[name], { io: 'input', unrepresentable: 'any' }) })),
+          ...bodyFields.map((name) => ({
+            name,
+            in: 'query',
+            required: false,
+            schema: z.toJSONSchema(ep.input.shape[name], { io: 'input', unrepresentable: 'any' }),
+          })),
         ];
         op.requestBody = {
           required: true,
-          content: Object.fromEntries(Object.entries(ep.rawBody).map(([type, description]) => [type, { schema: { type: type === 'application/json' ? 'array' : 'string', description } }])),
+          content: Object.fromEntries(
+            Object.entries(ep.rawBody).map(([type, description]) => [
+              type,
+              { schema: { type: type === 'application/json' ? 'array' : 'string', description } },
+            ]),
+          ),
         };
       }
       if (ep.access === 'metered') {
@@ -218,8 +284,14 @@ export function buildOpenApiDocument(router: AnyRouter, endpoints: readonly AnyE
         if (ok) {
           ok.headers = {
             ...(ok.headers ?? {}),
-            'PAYMENT-RESPONSE': { description: 'x402 v2 receipt (base64 JSON), when paid with PAYMENT-SIGNATURE', schema: { type: 'string' } },
-            'X-PAYMENT-RESPONSE': { description: 'x402 v1 receipt (base64 JSON), when paid with X-PAYMENT', schema: { type: 'string' } },
+            'PAYMENT-RESPONSE': {
+              description: 'x402 v2 receipt (base64 JSON), when paid with PAYMENT-SIGNATURE',
+              schema: { type: 'string' },
+            },
+            'X-PAYMENT-RESPONSE': {
+              description: 'x402 v1 receipt (base64 JSON), when paid with X-PAYMENT',
+              schema: { type: 'string' },
+            },
           };
         }
       } else if (ep.access === 'account') op.security = [{ bearer: [] }];

@@ -91,7 +91,8 @@ function daysOf(r: DateRange): string[] {
 }
 
 /** Top values as answered: most matches first, then by list and value (ties in any order from ClickHouse). */
-const byMatches = (a: TopValue, b: TopValue) => b.matches - a.matches || a.list.localeCompare(b.list) || a.matched_value.localeCompare(b.matched_value);
+const byMatches = (a: TopValue, b: TopValue) =>
+  b.matches - a.matches || a.list.localeCompare(b.list) || a.matched_value.localeCompare(b.matched_value);
 
 export class AnalyticsQueries {
   constructor(
@@ -129,12 +130,18 @@ export class AnalyticsQueries {
       `SETTINGS max_threads = 1, max_execution_time = ${this.bounds.maxSeconds}, timeout_overflow_mode = 'throw', max_rows_to_read = ${this.bounds.maxRows}, read_overflow_mode = 'throw'` +
       (this.bounds.requireProjections && !fromTable ? ', force_optimize_projection = 1' : '');
     try {
-      const rs = await this.client.query({ query: `${query}\n${settings}`, query_params: params, format: 'JSONEachRow' });
+      const rs = await this.client.query({
+        query: `${query}\n${settings}`,
+        query_params: params,
+        format: 'JSONEachRow',
+      });
       return await rs.json<T>();
     } catch (err) {
       const type = (err as { type?: string }).type;
       if (type === 'TIMEOUT_EXCEEDED' || type === 'TOO_MANY_ROWS') {
-        throw new AnalyticsBoundExceeded(`the query read more than its bound (${this.bounds.maxSeconds} s, ${this.bounds.maxRows} rows): narrow the date range`);
+        throw new AnalyticsBoundExceeded(
+          `the query read more than its bound (${this.bounds.maxSeconds} s, ${this.bounds.maxRows} rows): narrow the date range`,
+        );
       }
       throw err;
     }
@@ -156,7 +163,9 @@ export class AnalyticsQueries {
         w.params,
       ),
     ]);
-    const byDay = new Map<string, DailyActivity>(daysOf(r).map((day) => [day, { day, requests: 0, credits: 0, paid_requests: 0, matches: 0 }]));
+    const byDay = new Map<string, DailyActivity>(
+      daysOf(r).map((day) => [day, { day, requests: 0, credits: 0, paid_requests: 0, matches: 0 }]),
+    );
     for (const u of usage) {
       const d = byDay.get(u.day);
       if (!d) continue;
@@ -180,7 +189,10 @@ export class AnalyticsQueries {
            FROM ${this.t('usage')} WHERE ${w.sql} GROUP BY endpoint ORDER BY requests DESC, endpoint LIMIT 1000`,
         w.params,
       ),
-      this.rows<{ endpoint: string; matches: number }>(`SELECT endpoint, toUInt64(count()) AS matches FROM ${this.t('audit_matches')} WHERE ${w.sql} GROUP BY endpoint LIMIT 1000`, w.params),
+      this.rows<{ endpoint: string; matches: number }>(
+        `SELECT endpoint, toUInt64(count()) AS matches FROM ${this.t('audit_matches')} WHERE ${w.sql} GROUP BY endpoint LIMIT 1000`,
+        w.params,
+      ),
     ]);
     const matched = new Map(matches.map((m) => [m.endpoint, Number(m.matches)]));
     return usage.map((u) => ({
@@ -211,7 +223,11 @@ export class AnalyticsQueries {
   async topValues(scope: Scope, r: DateRange, limit: number): Promise<TopValue[]> {
     if (!this.rollupsFilled()) return this.topValuesFromRows(scope, r, limit);
     const blocks = rollupBlocks(r);
-    const params: Record<string, unknown> = { all: scope.customerId === null ? 1 : 0, customer: scope.customerId ?? 0, limit };
+    const params: Record<string, unknown> = {
+      all: scope.customerId === null ? 1 : 0,
+      customer: scope.customerId ?? 0,
+      limit,
+    };
     const inBlocks = blocks.map(([days, start], i) => {
       params[`d${i}`] = days;
       params[`s${i}`] = start;
@@ -236,7 +252,14 @@ export class AnalyticsQueries {
       true,
     );
     const found = new Map(names.map((x) => [x.h, x]));
-    return ranked.map((x) => ({ matched_value: found.get(x.h)?.v ?? '', list: found.get(x.h)?.l ?? '', matches: Number(x.matches), last_match_at: iso(Number(x.last_ms)) })).sort(byMatches);
+    return ranked
+      .map((x) => ({
+        matched_value: found.get(x.h)?.v ?? '',
+        list: found.get(x.h)?.l ?? '',
+        matches: Number(x.matches),
+        last_match_at: iso(Number(x.last_ms)),
+      }))
+      .sort(byMatches);
   }
 
   /**
@@ -252,7 +275,14 @@ export class AnalyticsQueries {
       { ...w.params, limit },
       true,
     );
-    return rows.map((x) => ({ matched_value: x.v, list: x.l, matches: Number(x.matches), last_match_at: iso(Number(x.last_ms)) })).sort(byMatches);
+    return rows
+      .map((x) => ({
+        matched_value: x.v,
+        list: x.l,
+        matches: Number(x.matches),
+        last_match_at: iso(Number(x.last_ms)),
+      }))
+      .sort(byMatches);
   }
 
   /** Requests and credits per customer, busiest first (`customer_id` 0: x402 payers without a token). */
@@ -263,6 +293,11 @@ export class AnalyticsQueries {
          FROM ${this.t('usage')} WHERE ${w.sql} GROUP BY customer_id ORDER BY requests DESC, customer_id LIMIT {limit:UInt32}`,
       { ...w.params, limit },
     );
-    return rows.map((x) => ({ customer_id: Number(x.customer_id), requests: Number(x.requests), credits: Number(x.credits), paid_requests: Number(x.paid_requests) }));
+    return rows.map((x) => ({
+      customer_id: Number(x.customer_id),
+      requests: Number(x.requests),
+      credits: Number(x.credits),
+      paid_requests: Number(x.paid_requests),
+    }));
   }
 }

@@ -6,10 +6,27 @@ import { createChdbConnection } from 'chdb/connection';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { INSERT_SETTINGS, stagedFileInsert } from './chdb-insert.js';
-import { DROPPED_PROJECTIONS, ident, missingProjections, REKEYED, renderDdl, ROLLUPS, rollupBackfill, type RollupSpec } from './schema.js';
+import {
+  DROPPED_PROJECTIONS,
+  ident,
+  missingProjections,
+  REKEYED,
+  renderDdl,
+  ROLLUPS,
+  rollupBackfill,
+  type RollupSpec,
+} from './schema.js';
 import type { InsertLines } from './writer.js';
 
-export type ClickHouseConfig = Pick<Config, 'DATA_DIR' | 'CLICKHOUSE_URL' | 'CLICKHOUSE_USER' | 'CLICKHOUSE_PASSWORD' | 'CLICKHOUSE_DATABASE' | 'CLICKHOUSE_CLUSTER'>;
+export type ClickHouseConfig = Pick<
+  Config,
+  | 'DATA_DIR'
+  | 'CLICKHOUSE_URL'
+  | 'CLICKHOUSE_USER'
+  | 'CLICKHOUSE_PASSWORD'
+  | 'CLICKHOUSE_DATABASE'
+  | 'CLICKHOUSE_CLUSTER'
+>;
 
 // 64-bit integers come back as JSON numbers from a server too (chDB always does), so both
 // answer alike; our counters stay far below 2^53.
@@ -72,12 +89,15 @@ const ROLLUP_FILLED = 'filled from audit rows stored before the view';
 type ClusterConfig = Pick<Config, 'CLICKHOUSE_DATABASE' | 'CLICKHOUSE_CLUSTER'>;
 
 /** The `ON CLUSTER` clause of a DDL statement (none on a single server). */
-const onCluster = (cfg: ClusterConfig) => (cfg.CLICKHOUSE_CLUSTER ? ` ON CLUSTER ${ident(cfg.CLICKHOUSE_CLUSTER)}` : '');
+const onCluster = (cfg: ClusterConfig) =>
+  cfg.CLICKHOUSE_CLUSTER ? ` ON CLUSTER ${ident(cfg.CLICKHOUSE_CLUSTER)}` : '';
 /** The table holding a table's rows on this node: its `_local` shard on a cluster. */
 const localTable = (cfg: ClusterConfig, table: string) => (cfg.CLICKHOUSE_CLUSTER ? `${table}_local` : table);
 
 function markFilled(client: ClickHouseClient, cfg: ClusterConfig, r: RollupSpec) {
-  return client.command({ query: `ALTER TABLE ${ident(cfg.CLICKHOUSE_DATABASE)}.${ident(localTable(cfg, r.name))}${onCluster(cfg)} MODIFY COMMENT '${ROLLUP_FILLED}'` });
+  return client.command({
+    query: `ALTER TABLE ${ident(cfg.CLICKHOUSE_DATABASE)}.${ident(localTable(cfg, r.name))}${onCluster(cfg)} MODIFY COMMENT '${ROLLUP_FILLED}'`,
+  });
 }
 
 /**
@@ -113,7 +133,9 @@ export async function migrateClickHouse(client: ClickHouseClient, cfg: ClusterCo
     if (!found || Number(found.columns) === 0 || Number(found.has) > 0) continue;
     const names = cfg.CLICKHOUSE_CLUSTER ? [table, `${table}_local`] : [table];
     for (const name of names)
-      await client.command({ query: `RENAME TABLE ${ident(db)}.${ident(name)} TO ${ident(db)}.${ident(`${name.replace(/_local$/, '')}_legacy${name.endsWith('_local') ? '_local' : ''}`)}${on}` });
+      await client.command({
+        query: `RENAME TABLE ${ident(db)}.${ident(name)} TO ${ident(db)}.${ident(`${name.replace(/_local$/, '')}_legacy${name.endsWith('_local') ? '_local' : ''}`)}${on}`,
+      });
   }
   for (const query of renderDdl(db, cfg.CLICKHOUSE_CLUSTER)) {
     await client.command({ query });
@@ -124,7 +146,9 @@ export async function migrateClickHouse(client: ClickHouseClient, cfg: ClusterCo
       query_params: { db },
       format: 'JSONEachRow',
     });
-    return new Map((await rs.json<{ name: string; create_table_query: string; comment: string }>()).map((t) => [t.name, t]));
+    return new Map(
+      (await rs.json<{ name: string; create_table_query: string; comment: string }>()).map((t) => [t.name, t]),
+    );
   };
   const stored = await tables();
   // A rollup not yet marked filled (new, or its filling was interrupted) is emptied here, before
@@ -144,17 +168,28 @@ export async function migrateClickHouse(client: ClickHouseClient, cfg: ClusterCo
     });
     const [rows] = await rs.json<{ n: number; first: number; last: number; last_ms: number }>();
     if (Number(rows.n) === 0) await markFilled(client, cfg, r);
-    else fills.push({ rollup: r, before: Math.max(Date.now(), Number(rows.last_ms) + 1), months: [Number(rows.first), Number(rows.last)] });
+    else
+      fills.push({
+        rollup: r,
+        before: Math.max(Date.now(), Number(rows.last_ms) + 1),
+        months: [Number(rows.first), Number(rows.last)],
+      });
   }
   const created = await tables();
-  for (const [table, p] of missingProjections(cfg.CLICKHOUSE_CLUSTER, (t) => created.get(t)?.create_table_query ?? '')) {
+  for (const [table, p] of missingProjections(
+    cfg.CLICKHOUSE_CLUSTER,
+    (t) => created.get(t)?.create_table_query ?? '',
+  )) {
     const target = `${ident(db)}.${ident(table)}${on}`;
     await client.command({ query: `ALTER TABLE ${target} ADD PROJECTION IF NOT EXISTS ${p.name} (${p.select})` });
     await client.command({ query: `ALTER TABLE ${target} MATERIALIZE PROJECTION ${p.name}` });
   }
   for (const { table, name } of DROPPED_PROJECTIONS) {
     const local = localTable(cfg, table);
-    if (created.get(local)?.create_table_query.includes(`PROJECTION ${name} `)) await client.command({ query: `ALTER TABLE ${ident(db)}.${ident(local)}${on} DROP PROJECTION IF EXISTS ${name}` });
+    if (created.get(local)?.create_table_query.includes(`PROJECTION ${name} `))
+      await client.command({
+        query: `ALTER TABLE ${ident(db)}.${ident(local)}${on} DROP PROJECTION IF EXISTS ${name}`,
+      });
   }
   return fills;
 }
@@ -169,7 +204,12 @@ const nextMonth = (m: number) => (m % 100 === 12 ? m + 89 : m + 1);
  * turns true between statements. The statements take no query parameters: chDB runs parameterized
  * queries one at a time, and a long fill would hold every other one back.
  */
-export async function fillRollups(client: ClickHouseClient, cfg: ClusterConfig, fills: readonly RollupFill[], stopped: () => boolean = () => false): Promise<boolean> {
+export async function fillRollups(
+  client: ClickHouseClient,
+  cfg: ClusterConfig,
+  fills: readonly RollupFill[],
+  stopped: () => boolean = () => false,
+): Promise<boolean> {
   for (const f of fills) {
     for (let month = f.months[0]; month <= f.months[1]; month = nextMonth(month)) {
       if (stopped()) return false;

@@ -1,5 +1,18 @@
 import type { AuditMatchRow, ListChangeRow, SettlementRow, UsageRow } from './rows.js';
-import { checkNullableText, checkText, checkTime, dateTime64, member, nullableText, text, uint, uint64, UINT16, UINT32, UINT8 } from './tsv.js';
+import {
+  checkNullableText,
+  checkText,
+  checkTime,
+  dateTime64,
+  member,
+  nullableText,
+  text,
+  uint,
+  uint64,
+  UINT16,
+  UINT32,
+  UINT8,
+} from './tsv.js';
 
 /** How one table's rows become TabSeparated lines (see src/audit/schema.ts for the columns). */
 export interface LineFormat<T> {
@@ -32,8 +45,16 @@ let headText = '';
 
 /** `time`, `customer_id`, `payer`, `request_id` and `endpoint`, each followed by a tab. */
 function head(time: number, customerId: number, payer: string, requestId: string, endpoint: string): string {
-  if (time !== headTime || customerId !== headCustomer || payer !== headPayer || requestId !== headRequest || endpoint !== headEndpoint) {
-    headText = [dateTime64(time), uint(customerId, UINT32), text(payer), text(requestId), text(endpoint), ''].join('\t');
+  if (
+    time !== headTime ||
+    customerId !== headCustomer ||
+    payer !== headPayer ||
+    requestId !== headRequest ||
+    endpoint !== headEndpoint
+  ) {
+    headText = [dateTime64(time), uint(customerId, UINT32), text(payer), text(requestId), text(endpoint), ''].join(
+      '\t',
+    );
     headTime = time;
     headCustomer = customerId;
     headPayer = payer;
@@ -72,7 +93,15 @@ let nextMatched = 0;
 function matched(r: AuditMatchRow): string {
   for (let i = 0; i < matchedTexts.length; i++) {
     const m = matchedTexts[i];
-    if (m !== null && m.value === r.matched_value && m.list === r.list && m.listType === r.list_type && m.match === r.match && m.version === r.list_version && m.asOf === r.as_of) {
+    if (
+      m !== null &&
+      m.value === r.matched_value &&
+      m.list === r.list &&
+      m.listType === r.list_type &&
+      m.match === r.match &&
+      m.version === r.list_version &&
+      m.asOf === r.as_of
+    ) {
       return m.text;
     }
   }
@@ -83,7 +112,15 @@ function matched(r: AuditMatchRow): string {
     match: r.match,
     version: r.list_version,
     asOf: r.as_of,
-    text: ['', text(r.matched_value), text(r.list), text(r.list_type), text(r.match), text(r.list_version), `${r.as_of === null ? '\\N' : dateTime64(r.as_of)}\n`].join('\t'),
+    text: [
+      '',
+      text(r.matched_value),
+      text(r.list),
+      text(r.list_type),
+      text(r.match),
+      text(r.list_version),
+      `${r.as_of === null ? '\\N' : dateTime64(r.as_of)}\n`,
+    ].join('\t'),
   };
   matchedTexts[nextMatched] = m;
   nextMatched = (nextMatched + 1) % matchedTexts.length;
@@ -91,7 +128,20 @@ function matched(r: AuditMatchRow): string {
 }
 
 export const auditMatchLines: LineFormat<AuditMatchRow> = {
-  columns: ['time', 'customer_id', 'payer', 'request_id', 'endpoint', 'screened_value', 'matched_value', 'list', 'list_type', 'match', 'list_version', 'as_of'],
+  columns: [
+    'time',
+    'customer_id',
+    'payer',
+    'request_id',
+    'endpoint',
+    'screened_value',
+    'matched_value',
+    'list',
+    'list_type',
+    'match',
+    'list_version',
+    'as_of',
+  ],
   check: (r) => {
     checkHead(r.time, r.customer_id, r.payer, r.request_id, r.endpoint);
     checkText(r.screened_value);
@@ -123,7 +173,19 @@ let usageNetwork = '';
 let usageText = '';
 
 export const usageLines: LineFormat<UsageRow> = {
-  columns: ['time', 'customer_id', 'payer', 'request_id', 'endpoint', 'status', 'credits', 'method', 'amount', 'tx_hash', 'network'],
+  columns: [
+    'time',
+    'customer_id',
+    'payer',
+    'request_id',
+    'endpoint',
+    'status',
+    'credits',
+    'method',
+    'amount',
+    'tx_hash',
+    'network',
+  ],
   check: (r) => {
     checkHead(r.time, r.customer_id, r.payer, r.request_id, r.endpoint);
     uint(r.status, UINT16);
@@ -135,8 +197,22 @@ export const usageLines: LineFormat<UsageRow> = {
   },
   line: (r) => {
     const start = head(r.time, r.customer_id, r.payer, r.request_id, r.endpoint);
-    if (r.status !== usageStatus || r.credits !== usageCredits || r.method !== usageMethod || r.amount !== usageAmount || r.tx_hash !== usageTx || r.network !== usageNetwork) {
-      usageText = [uint(r.status, UINT16), uint(r.credits, UINT32), member(r.method, METHODS), uint64(r.amount), text(r.tx_hash), `${text(r.network)}\n`].join('\t');
+    if (
+      r.status !== usageStatus ||
+      r.credits !== usageCredits ||
+      r.method !== usageMethod ||
+      r.amount !== usageAmount ||
+      r.tx_hash !== usageTx ||
+      r.network !== usageNetwork
+    ) {
+      usageText = [
+        uint(r.status, UINT16),
+        uint(r.credits, UINT32),
+        member(r.method, METHODS),
+        uint64(r.amount),
+        text(r.tx_hash),
+        `${text(r.network)}\n`,
+      ].join('\t');
       usageStatus = r.status;
       usageCredits = r.credits;
       usageMethod = r.method;
@@ -165,7 +241,19 @@ export const settlementLines: LineFormat<SettlementRow> = {
 const KINDS: readonly ListChangeRow['kind'][] = ['listed', 'delisted', 'relisted'];
 
 export const listChangeLines: LineFormat<ListChangeRow> = {
-  columns: ['seq', 'change_id', 'owner', 'list', 'version', 'kind', 'at', 'entity_type', 'value', 'metadata', 'source_url'],
+  columns: [
+    'seq',
+    'change_id',
+    'owner',
+    'list',
+    'version',
+    'kind',
+    'at',
+    'entity_type',
+    'value',
+    'metadata',
+    'source_url',
+  ],
   check: (r) => {
     uint(r.seq, Number.MAX_SAFE_INTEGER);
     checkText(r.change_id);

@@ -138,6 +138,7 @@ export class LineBuffer {
   }
 
   private release(block: Block): void {
-    if (--block.refs === 0 && block.bytes.length === BLOCK_BYTES && this.free.length < this.freeMax) this.free.push(block.bytes);
+    if (--block.refs === 0 && block.bytes.length === BLOCK_BYTES && this.free.length < this.freeMax)
+      this.free.push(block.bytes);
   }
 }

@@ -41,7 +41,10 @@ export interface PaymentRow {
 }
 
 /** An audit row as the dashboard reads it: the stored row without the caller, times as ISO text. */
-export type AuditTrailItem = Omit<AuditMatchRow, 'time' | 'customer_id' | 'payer' | 'as_of'> & { time: string; as_of: string | null };
+export type AuditTrailItem = Omit<AuditMatchRow, 'time' | 'customer_id' | 'payer' | 'as_of'> & {
+  time: string;
+  as_of: string | null;
+};
 
 export interface UsageDay {
   day: string;
@@ -78,7 +81,18 @@ const DAY = 24 * HOUR;
 const WINDOWS = [HOUR, DAY, 7 * DAY];
 
 /** The columns of `auditExport`'s rows, in order. */
-export const AUDIT_EXPORT_COLUMNS = ['time', 'request_id', 'endpoint', 'screened_value', 'matched_value', 'list', 'list_type', 'match', 'list_version', 'as_of'] as const;
+export const AUDIT_EXPORT_COLUMNS = [
+  'time',
+  'request_id',
+  'endpoint',
+  'screened_value',
+  'matched_value',
+  'list',
+  'list_type',
+  'match',
+  'list_version',
+  'as_of',
+] as const;
 
 /** The columns a trail row is read with (`RawTrailRow`), made an `AuditTrailItem` by `trailItem`. */
 const TRAIL_COLUMNS = `toUnixTimestamp64Milli(time) AS ms, request_id, endpoint, screened_value, matched_value, list, list_type, match,
@@ -113,9 +127,18 @@ export class AuditQueries {
     const days = byDay && f.from % DAY === 0 && f.to % DAY === 0;
     const parts = [
       'customer_id = {customer:UInt32}',
-      ...(days ? ['toDate(time) >= {from:Date}', 'toDate(time) < {to:Date}'] : ["time >= fromUnixTimestamp64Milli({from:Int64}, 'UTC')", "time < fromUnixTimestamp64Milli({to:Int64}, 'UTC')"]),
+      ...(days
+        ? ['toDate(time) >= {from:Date}', 'toDate(time) < {to:Date}']
+        : [
+            "time >= fromUnixTimestamp64Milli({from:Int64}, 'UTC')",
+            "time < fromUnixTimestamp64Milli({to:Int64}, 'UTC')",
+          ]),
     ];
-    const params: Record<string, unknown> = { customer: customerId, from: days ? iso(f.from).slice(0, 10) : f.from, to: days ? iso(f.to).slice(0, 10) : f.to };
+    const params: Record<string, unknown> = {
+      customer: customerId,
+      from: days ? iso(f.from).slice(0, 10) : f.from,
+      to: days ? iso(f.to).slice(0, 10) : f.to,
+    };
     if (f.list) {
       parts.push('list = {list:String}');
       params.list = f.list;
@@ -129,7 +152,9 @@ export class AuditQueries {
       params.value = f.value;
     }
     if (f.valueContains) {
-      parts.push('(positionCaseInsensitiveUTF8(screened_value, {contains:String}) > 0 OR positionCaseInsensitiveUTF8(matched_value, {contains:String}) > 0)');
+      parts.push(
+        '(positionCaseInsensitiveUTF8(screened_value, {contains:String}) > 0 OR positionCaseInsensitiveUTF8(matched_value, {contains:String}) > 0)',
+      );
       params.contains = f.valueContains;
     }
     return { sql: parts.join(' AND '), params };
@@ -163,14 +188,22 @@ export class AuditQueries {
    * them. Counting the rows of the last hour, day and week back from `upper` is a cheap
    * primary-key range each; the first span holding `n` rows holds the newest `n`.
    */
-  private async windowStart(w: { sql: string; params: Record<string, unknown> }, from: number, upper: number, n: number): Promise<number> {
+  private async windowStart(
+    w: { sql: string; params: Record<string, unknown> },
+    from: number,
+    upper: number,
+    n: number,
+  ): Promise<number> {
     for (const span of WINDOWS) {
       const start = upper - span;
       if (start <= from) break;
-      const [c] = await this.rows<{ n: number }>(`SELECT toUInt32(count()) AS n FROM ${this.t('audit_matches')} WHERE ${w.sql} AND time >= fromUnixTimestamp64Milli({w_start:Int64}, 'UTC')`, {
-        ...w.params,
-        w_start: start,
-      });
+      const [c] = await this.rows<{ n: number }>(
+        `SELECT toUInt32(count()) AS n FROM ${this.t('audit_matches')} WHERE ${w.sql} AND time >= fromUnixTimestamp64Milli({w_start:Int64}, 'UTC')`,
+        {
+          ...w.params,
+          w_start: start,
+        },
+      );
       if (Number(c.n) >= n) return start;
     }
     return from;
@@ -181,7 +214,11 @@ export class AuditQueries {
    * (the last row of the previous page) starts the page after that row, so new rows coming in
    * do not shift the pages; `next` is the cursor of the page after this one (null: the last page).
    */
-  async auditTrail(customerId: number, f: AuditFilter, page: { limit: number; offset: number; cursor?: AuditCursor }): Promise<{ total: number; items: AuditTrailItem[]; next: AuditCursor | null }> {
+  async auditTrail(
+    customerId: number,
+    f: AuditFilter,
+    page: { limit: number; offset: number; cursor?: AuditCursor },
+  ): Promise<{ total: number; items: AuditTrailItem[]; next: AuditCursor | null }> {
     const w = this.where(customerId, f);
     let sql = w.sql;
     const params: Record<string, unknown> = { ...w.params, limit: page.limit + 1, offset: page.offset };
@@ -189,12 +226,25 @@ export class AuditQueries {
       sql +=
         " AND (time < fromUnixTimestamp64Milli({c_time:Int64}, 'UTC') OR (time = fromUnixTimestamp64Milli({c_time:Int64}, 'UTC')" +
         ' AND (request_id, list, matched_value) > ({c_request:String}, {c_list:String}, {c_value:String})))';
-      Object.assign(params, { c_time: page.cursor.time, c_request: page.cursor.request_id, c_list: page.cursor.list, c_value: page.cursor.matched_value });
+      Object.assign(params, {
+        c_time: page.cursor.time,
+        c_request: page.cursor.request_id,
+        c_list: page.cursor.list,
+        c_value: page.cursor.matched_value,
+      });
     }
     const counted = this.where(customerId, f, true);
     const [[count], start] = await Promise.all([
-      this.rows<{ total: number }>(`SELECT toUInt32(count()) AS total FROM ${this.t('audit_matches')} WHERE ${counted.sql}`, counted.params),
-      this.windowStart({ sql, params }, f.from, page.cursor ? page.cursor.time + 1 : f.to, page.offset + page.limit + 1),
+      this.rows<{ total: number }>(
+        `SELECT toUInt32(count()) AS total FROM ${this.t('audit_matches')} WHERE ${counted.sql}`,
+        counted.params,
+      ),
+      this.windowStart(
+        { sql, params },
+        f.from,
+        page.cursor ? page.cursor.time + 1 : f.to,
+        page.offset + page.limit + 1,
+      ),
     ]);
     const raw = await this.rows<RawTrailRow>(
       `SELECT ${TRAIL_COLUMNS}
@@ -209,7 +259,10 @@ export class AuditQueries {
     return {
       total: count?.total ?? 0,
       items: rows.map(trailItem),
-      next: more && last ? { time: Number(last.ms), request_id: last.request_id, list: last.list, matched_value: last.matched_value } : null,
+      next:
+        more && last
+          ? { time: Number(last.ms), request_id: last.request_id, list: last.list, matched_value: last.matched_value }
+          : null,
     };
   }
 
@@ -229,7 +282,9 @@ export class AuditQueries {
    * The metadata and source of listed values as last listed (`list_changes`): what a match's
    * detail shows once the value is no longer on its list. Keyed by `list` and value.
    */
-  async lastListings(keys: { list: string; value: string }[]): Promise<Map<string, { metadata: Record<string, unknown>; source_url: string | null }>> {
+  async lastListings(
+    keys: { list: string; value: string }[],
+  ): Promise<Map<string, { metadata: Record<string, unknown>; source_url: string | null }>> {
     const out = new Map<string, { metadata: Record<string, unknown>; source_url: string | null }>();
     if (keys.length === 0) return out;
     const raw = await this.rows<{ list: string; value: string; metadata: string; source_url: string | null }>(
@@ -239,7 +294,11 @@ export class AuditQueries {
         GROUP BY list, value`,
       { lists: [...new Set(keys.map((k) => k.list))], values: [...new Set(keys.map((k) => k.value))] },
     );
-    for (const r of raw) out.set(`${r.list}\u0000${r.value}`, { metadata: JSON.parse(r.metadata) as Record<string, unknown>, source_url: r.source_url });
+    for (const r of raw)
+      out.set(`${r.list}\u0000${r.value}`, {
+        metadata: JSON.parse(r.metadata) as Record<string, unknown>,
+        source_url: r.source_url,
+      });
     return out;
   }
 
@@ -337,7 +396,12 @@ export class AuditQueries {
         LIMIT {limit:UInt32}`,
       params,
     );
-    return raw.map(({ ms, metadata, ...r }) => ({ ...r, seq: Number(r.seq), at: iso(Number(ms)), metadata: JSON.parse(metadata) as Record<string, unknown> }));
+    return raw.map(({ ms, metadata, ...r }) => ({
+      ...r,
+      seq: Number(r.seq),
+      at: iso(Number(ms)),
+      metadata: JSON.parse(metadata) as Record<string, unknown>,
+    }));
   }
 }
 

@@ -50,8 +50,17 @@ export const TABLES: TableSpec[] = [
     partitionBy: 'toYYYYMM(time)',
     orderBy: '(customer_id, payer, time, request_id)',
     ttl: 'toDateTime(time) + INTERVAL 5 YEAR',
-    indexes: ['INDEX screened_value_idx screened_value TYPE bloom_filter(0.01) GRANULARITY 4', 'INDEX matched_value_idx matched_value TYPE bloom_filter(0.01) GRANULARITY 4'],
-    projections: [{ name: 'by_day', select: 'SELECT customer_id, toDate(time), endpoint, list, count(), max(time) GROUP BY customer_id, toDate(time), endpoint, list' }],
+    indexes: [
+      'INDEX screened_value_idx screened_value TYPE bloom_filter(0.01) GRANULARITY 4',
+      'INDEX matched_value_idx matched_value TYPE bloom_filter(0.01) GRANULARITY 4',
+    ],
+    projections: [
+      {
+        name: 'by_day',
+        select:
+          'SELECT customer_id, toDate(time), endpoint, list, count(), max(time) GROUP BY customer_id, toDate(time), endpoint, list',
+      },
+    ],
     shardBy: 'sipHash64(customer_id, payer)',
   },
   {
@@ -76,7 +85,8 @@ export const TABLES: TableSpec[] = [
     projections: [
       {
         name: 'by_day',
-        select: "SELECT customer_id, toDate(time), endpoint, count(), sum(credits), countIf(method = 'x402') GROUP BY customer_id, toDate(time), endpoint",
+        select:
+          "SELECT customer_id, toDate(time), endpoint, count(), sum(credits), countIf(method = 'x402') GROUP BY customer_id, toDate(time), endpoint",
       },
     ],
     shardBy: 'sipHash64(customer_id, payer)',
@@ -102,7 +112,10 @@ export const TABLES: TableSpec[] = [
     engine: 'ReplacingMergeTree',
     partitionBy: 'intDiv(seq, 10000000)',
     orderBy: '(owner, seq)',
-    indexes: ['INDEX at_idx at TYPE minmax GRANULARITY 1', 'INDEX value_idx value TYPE bloom_filter(0.01) GRANULARITY 4'],
+    indexes: [
+      'INDEX at_idx at TYPE minmax GRANULARITY 1',
+      'INDEX value_idx value TYPE bloom_filter(0.01) GRANULARITY 4',
+    ],
     shardBy: 'owner',
   },
   {
@@ -197,18 +210,25 @@ export const ROLLUPS: RollupSpec[] = [
 ];
 
 /** Projections declared by an earlier release and no longer read: dropped at start. */
-export const DROPPED_PROJECTIONS: { table: string; name: string }[] = [{ table: 'audit_matches', name: 'values_by_day' }];
+export const DROPPED_PROJECTIONS: { table: string; name: string }[] = [
+  { table: 'audit_matches', name: 'values_by_day' },
+];
 
 /**
  * Projections a table created before they were declared lacks: `[table, projection]` pairs to
  * add, and to build for the parts already written (`ALTER … MATERIALIZE PROJECTION`, a
  * background mutation). `createQuery(table)` is the stored CREATE statement of a table.
  */
-export function missingProjections(cluster: string | undefined, createQuery: (table: string) => string): [string, Projection][] {
+export function missingProjections(
+  cluster: string | undefined,
+  createQuery: (table: string) => string,
+): [string, Projection][] {
   return TABLES.flatMap((t) => {
     const table = cluster ? `${t.name}_local` : t.name;
     const ddl = createQuery(table);
-    return (t.projections ?? []).filter((p) => !ddl.includes(`PROJECTION ${p.name} `)).map((p): [string, Projection] => [table, p]);
+    return (t.projections ?? [])
+      .filter((p) => !ddl.includes(`PROJECTION ${p.name} `))
+      .map((p): [string, Projection] => [table, p]);
   });
 }
 
@@ -249,27 +269,43 @@ export function renderDdl(database: string, cluster?: string): string[] {
   const on = cluster ? ` ON CLUSTER ${ident(cluster)}` : '';
   const out = [`CREATE DATABASE IF NOT EXISTS ${db}${on}`];
   for (const t of TABLES) {
-    const body = [...t.columns.map(([n, ty]) => `  ${ident(n)} ${ty}`), ...(t.indexes ?? []).map((i) => `  ${i}`), ...(t.projections ?? []).map((p) => `  PROJECTION ${p.name} (${p.select})`)].join(
-      ',\n',
-    );
+    const body = [
+      ...t.columns.map(([n, ty]) => `  ${ident(n)} ${ty}`),
+      ...(t.indexes ?? []).map((i) => `  ${i}`),
+      ...(t.projections ?? []).map((p) => `  PROJECTION ${p.name} (${p.select})`),
+    ].join(',\n');
     const local = cluster ? `${t.name}_local` : t.name;
-    const engine = cluster ? `Replicated${t.engine}('/clickhouse/tables/{shard}/${database}/${local}', '{replica}')` : t.engine;
+    const engine = cluster
+      ? `Replicated${t.engine}('/clickhouse/tables/{shard}/${database}/${local}', '{replica}')`
+      : t.engine;
     out.push(
-      [`CREATE TABLE IF NOT EXISTS ${db}.${ident(local)}${on} (\n${body}\n)`, `ENGINE = ${engine}`, `PARTITION BY ${t.partitionBy}`, `ORDER BY ${t.orderBy}`, ...(t.ttl ? [`TTL ${t.ttl}`] : [])].join(
-        '\n',
-      ),
+      [
+        `CREATE TABLE IF NOT EXISTS ${db}.${ident(local)}${on} (\n${body}\n)`,
+        `ENGINE = ${engine}`,
+        `PARTITION BY ${t.partitionBy}`,
+        `ORDER BY ${t.orderBy}`,
+        ...(t.ttl ? [`TTL ${t.ttl}`] : []),
+      ].join('\n'),
     );
     if (cluster) {
-      out.push(`CREATE TABLE IF NOT EXISTS ${db}.${ident(t.name)}${on} AS ${db}.${ident(local)}\n` + `ENGINE = Distributed(${ident(cluster)}, ${db}, ${ident(local)}, ${t.shardBy})`);
+      out.push(
+        `CREATE TABLE IF NOT EXISTS ${db}.${ident(t.name)}${on} AS ${db}.${ident(local)}\n` +
+          `ENGINE = Distributed(${ident(cluster)}, ${db}, ${ident(local)}, ${t.shardBy})`,
+      );
     }
-    const added = (t.added ?? []).map((name) => `ADD COLUMN IF NOT EXISTS ${ident(name)} ${t.columns.find(([n]) => n === name)![1]}`);
+    const added = (t.added ?? []).map(
+      (name) => `ADD COLUMN IF NOT EXISTS ${ident(name)} ${t.columns.find(([n]) => n === name)![1]}`,
+    );
     if (added.length > 0) {
-      for (const table of cluster ? [local, t.name] : [t.name]) out.push(`ALTER TABLE ${db}.${ident(table)}${on} ${added.join(', ')}`);
+      for (const table of cluster ? [local, t.name] : [t.name])
+        out.push(`ALTER TABLE ${db}.${ident(table)}${on} ${added.join(', ')}`);
     }
   }
   for (const r of ROLLUPS) {
     const local = cluster ? `${r.name}_local` : r.name;
-    const engine = cluster ? `Replicated${r.engine}('/clickhouse/tables/{shard}/${database}/${local}', '{replica}')` : r.engine;
+    const engine = cluster
+      ? `Replicated${r.engine}('/clickhouse/tables/{shard}/${database}/${local}', '{replica}')`
+      : r.engine;
     out.push(
       [
         `CREATE TABLE IF NOT EXISTS ${db}.${ident(local)}${on} (\n${r.columns.map(([n, ty]) => `  ${ident(n)} ${ty}`).join(',\n')}\n)`,
@@ -280,11 +316,16 @@ export function renderDdl(database: string, cluster?: string): string[] {
       ].join('\n'),
     );
     if (cluster) {
-      out.push(`CREATE TABLE IF NOT EXISTS ${db}.${ident(r.name)}${on} AS ${db}.${ident(local)}\n` + `ENGINE = Distributed(${ident(cluster)}, ${db}, ${ident(local)}, ${r.shardBy})`);
+      out.push(
+        `CREATE TABLE IF NOT EXISTS ${db}.${ident(r.name)}${on} AS ${db}.${ident(local)}\n` +
+          `ENGINE = Distributed(${ident(cluster)}, ${db}, ${ident(local)}, ${r.shardBy})`,
+      );
     }
     // On a cluster each node's view reads the inserts into its own shard of the source.
     const source = `${db}.${ident(cluster ? `${r.source}_local` : r.source)}`;
-    out.push(`CREATE MATERIALIZED VIEW IF NOT EXISTS ${db}.${ident(`${r.name}_mv`)}${on} TO ${db}.${ident(local)}\nAS ${r.select.replace('{source}', source)}`);
+    out.push(
+      `CREATE MATERIALIZED VIEW IF NOT EXISTS ${db}.${ident(`${r.name}_mv`)}${on} TO ${db}.${ident(local)}\nAS ${r.select.replace('{source}', source)}`,
+    );
   }
   return out;
 }

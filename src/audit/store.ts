@@ -2,7 +2,13 @@ import type { ClickHouseClient } from '@clickhouse/client';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { changeSink, type ChangeSink } from './changes.js';
-import { connectClickHouse, fillRollups, migrateClickHouse, streamInsert, type ClickHouseConfig } from './clickhouse.js';
+import {
+  connectClickHouse,
+  fillRollups,
+  migrateClickHouse,
+  streamInsert,
+  type ClickHouseConfig,
+} from './clickhouse.js';
 import { auditMatchLines, listChangeLines, settlementLines, usageLines } from './formats.js';
 import { AuditQueries } from './queries.js';
 import { AnalyticsQueries, DEFAULT_BOUNDS } from './analytics.js';
@@ -45,7 +51,9 @@ export interface AuditStoreOptions {
  * inserts (as a stream of TabSeparated lines).
  */
 export async function openAuditStore(cfg: AuditConfig, opts: AuditStoreOptions = {}): Promise<AuditStore> {
-  const { client, insertLines } = opts.client ? { client: opts.client, insertLines: streamInsert(opts.client) } : connectClickHouse(cfg, opts.log);
+  const { client, insertLines } = opts.client
+    ? { client: opts.client, insertLines: streamInsert(opts.client) }
+    : connectClickHouse(cfg, opts.log);
   const fills = await migrateClickHouse(client, cfg);
   let filled = fills.length === 0;
   let filling: Promise<void> | null = null;
@@ -78,14 +86,23 @@ export async function openAuditStore(cfg: AuditConfig, opts: AuditStoreOptions =
           // unmarked, and the next start empties and fills it again.
           if (!closing) throw err;
         }
-        if (filled) opts.log?.info({ rollups, seconds: Math.round(performance.now() - started) / 1000 }, 'rollups filled from the stored audit rows');
+        if (filled)
+          opts.log?.info(
+            { rollups, seconds: Math.round(performance.now() - started) / 1000 },
+            'rollups filled from the stored audit rows',
+          );
         else opts.log?.info({ rollups }, 'rollups not filled before shutdown: the next start fills them');
       })();
       return filling;
     },
     async close() {
       closing = true;
-      const results = await Promise.allSettled([matches.close(), usage.close(), settlements.close(), listChanges.close()]);
+      const results = await Promise.allSettled([
+        matches.close(),
+        usage.close(),
+        settlements.close(),
+        listChanges.close(),
+      ]);
       await client.close();
       const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
       if (failed) throw failed.reason;

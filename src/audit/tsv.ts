@@ -37,7 +37,8 @@ export function checkNullableText(s: string | null): void {
 
 /** An unsigned integer column of at most `max`. */
 export function uint(n: number, max: number): number {
-  if (!(Number.isInteger(n) && n >= 0 && n <= max)) throw new RangeError(`expected an integer in [0, ${max}], got ${n}`);
+  if (!(Number.isInteger(n) && n >= 0 && n <= max))
+    throw new RangeError(`expected an integer in [0, ${max}], got ${n}`);
   return n;
 }
 

@@ -23,7 +23,10 @@ export interface AdminClient {
   createCustomer(input: { name: string; plan_id?: number; monthly_quota?: number }): Promise<CustomerView>;
   listCustomers(): Promise<CustomerView[]>;
   getCustomer(id: number): Promise<CustomerDetailView>;
-  updateCustomer(id: number, change: { name?: string; plan_id?: number | null; monthly_quota?: number | null }): Promise<CustomerDetailView>;
+  updateCustomer(
+    id: number,
+    change: { name?: string; plan_id?: number | null; monthly_quota?: number | null },
+  ): Promise<CustomerDetailView>;
   createPlan(name: string, monthlyQuota: number): Promise<PlanView>;
   listPlans(): Promise<PlanView[]>;
   findPlan(idOrName: string): Promise<PlanView>;
@@ -45,7 +48,9 @@ export async function openAdminClient(cfg: Config, opts: { server?: string } = {
     const holder = pgliteHolder(join(cfg.DATA_DIR, 'pglite'));
     if (holder !== null) {
       if (!cfg.ADMIN_KEY) {
-        throw new Error(`the server (pid ${holder}) holds the embedded database in ${cfg.DATA_DIR}: set ADMIN_KEY to go through its admin API, stop it, or use DATABASE_URL`);
+        throw new Error(
+          `the server (pid ${holder}) holds the embedded database in ${cfg.DATA_DIR}: set ADMIN_KEY to go through its admin API, stop it, or use DATABASE_URL`,
+        );
       }
       return httpClient(`http://127.0.0.1:${cfg.PORT}`, cfg.ADMIN_KEY);
     }
@@ -68,8 +73,12 @@ async function directClient(cfg: Config): Promise<AdminClient> {
     if (!(await customers.getCustomer(id))) throw new NotFound(`customer ${id} not found`);
   };
   return {
-    via: db.kind === 'pglite' ? `the embedded database in ${resolve(cfg.DATA_DIR, 'pglite')}` : 'the PostgreSQL database of DATABASE_URL',
-    createCustomer: async (i) => customerView(await customers.createCustomer({ name: i.name, planId: i.plan_id, monthlyQuota: i.monthly_quota })),
+    via:
+      db.kind === 'pglite'
+        ? `the embedded database in ${resolve(cfg.DATA_DIR, 'pglite')}`
+        : 'the PostgreSQL database of DATABASE_URL',
+    createCustomer: async (i) =>
+      customerView(await customers.createCustomer({ name: i.name, planId: i.plan_id, monthlyQuota: i.monthly_quota })),
     listCustomers: async () => (await customers.listCustomers({ limit: 1_000_000 })).map(customerView),
     getCustomer: detail,
     updateCustomer: async (id, c) => {
@@ -108,7 +117,10 @@ function httpClient(base: string, adminKey: string | undefined): AdminClient {
   async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
     const res = await fetch(`${root}${path}`, {
       method,
-      headers: { authorization: `Bearer ${adminKey}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      headers: {
+        authorization: `Bearer ${adminKey}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await res.text();
@@ -120,7 +132,9 @@ function httpClient(base: string, adminKey: string | undefined): AdminClient {
     }
     if (!res.ok) {
       const detail = (parsed as { detail?: unknown })?.detail ?? text;
-      throw new Error(`${method} ${path}: ${res.status} ${typeof detail === 'string' ? detail : JSON.stringify(detail)}`);
+      throw new Error(
+        `${method} ${path}: ${res.status} ${typeof detail === 'string' ? detail : JSON.stringify(detail)}`,
+      );
     }
     return parsed as T;
   }
@@ -145,7 +159,8 @@ function httpClient(base: string, adminKey: string | undefined): AdminClient {
       return p;
     },
     updatePlan: (id, monthly_quota) => call('POST', `/plans/${id}`, { monthly_quota }),
-    createToken: (customerId, name, scopes) => call('POST', `/customers/${customerId}/tokens`, { ...(name ? { name } : {}), ...(scopes ? { scopes } : {}) }),
+    createToken: (customerId, name, scopes) =>
+      call('POST', `/customers/${customerId}/tokens`, { ...(name ? { name } : {}), ...(scopes ? { scopes } : {}) }),
     listTokens: (customerId) => call('GET', `/customers/${customerId}/tokens`),
     revokeToken: (tokenId) => call('DELETE', `/tokens/${tokenId}`),
     close: async () => undefined,

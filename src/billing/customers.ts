@@ -35,12 +35,18 @@ export class CustomerService {
   ) {}
 
   async createPlan(name: string, monthlyQuota: number): Promise<Plan> {
-    const { rows } = await this.db.query<Plan>('INSERT INTO plans (name, monthly_quota) VALUES ($1, $2) RETURNING id, name, monthly_quota, created_at', [name, monthlyQuota]);
+    const { rows } = await this.db.query<Plan>(
+      'INSERT INTO plans (name, monthly_quota) VALUES ($1, $2) RETURNING id, name, monthly_quota, created_at',
+      [name, monthlyQuota],
+    );
     return rows[0];
   }
 
   async updatePlan(id: number, monthlyQuota: number): Promise<Plan> {
-    const { rows } = await this.db.query<Plan>('UPDATE plans SET monthly_quota = $2 WHERE id = $1 RETURNING id, name, monthly_quota, created_at', [id, monthlyQuota]);
+    const { rows } = await this.db.query<Plan>(
+      'UPDATE plans SET monthly_quota = $2 WHERE id = $1 RETURNING id, name, monthly_quota, created_at',
+      [id, monthlyQuota],
+    );
     if (!rows[0]) throw new NotFound(`plan ${id} not found`);
     return rows[0];
   }
@@ -50,28 +56,47 @@ export class CustomerService {
   }
 
   async findPlan(idOrName: number | string): Promise<Plan | null> {
-    const { rows } = await this.db.query<Plan>(`SELECT id, name, monthly_quota, created_at FROM plans WHERE ${typeof idOrName === 'number' ? 'id' : 'name'} = $1`, [idOrName]);
+    const { rows } = await this.db.query<Plan>(
+      `SELECT id, name, monthly_quota, created_at FROM plans WHERE ${typeof idOrName === 'number' ? 'id' : 'name'} = $1`,
+      [idOrName],
+    );
     return rows[0] ?? null;
   }
 
   /** Creates a customer on a plan, with its own quota, or (neither given) with the default quota. */
-  async createCustomer(input: { name: string; planId?: number | null; monthlyQuota?: number | null }): Promise<Customer> {
+  async createCustomer(input: {
+    name: string;
+    planId?: number | null;
+    monthlyQuota?: number | null;
+  }): Promise<Customer> {
     const planId = input.planId ?? null;
     const quota = input.monthlyQuota ?? (planId === null ? this.defaultQuota : null);
     if (planId !== null && !(await this.findPlan(planId))) throw new NotFound(`plan ${planId} not found`);
-    const { rows } = await this.db.query<{ id: number }>('INSERT INTO customers (name, plan_id, monthly_quota) VALUES ($1, $2, $3) RETURNING id', [input.name, planId, quota]);
+    const { rows } = await this.db.query<{ id: number }>(
+      'INSERT INTO customers (name, plan_id, monthly_quota) VALUES ($1, $2, $3) RETURNING id',
+      [input.name, planId, quota],
+    );
     return (await this.getCustomer(rows[0].id)) as Customer;
   }
 
   /** Changes the plan and/or the quota override (`null` clears the override when a plan is set). */
-  async updateCustomer(id: number, change: { planId?: number | null; monthlyQuota?: number | null; name?: string }): Promise<Customer> {
+  async updateCustomer(
+    id: number,
+    change: { planId?: number | null; monthlyQuota?: number | null; name?: string },
+  ): Promise<Customer> {
     const current = await this.getCustomer(id);
     if (!current) throw new NotFound(`customer ${id} not found`);
     const planId = change.planId === undefined ? current.plan_id : change.planId;
-    if (planId !== null && planId !== current.plan_id && !(await this.findPlan(planId))) throw new NotFound(`plan ${planId} not found`);
+    if (planId !== null && planId !== current.plan_id && !(await this.findPlan(planId)))
+      throw new NotFound(`plan ${planId} not found`);
     let quota = change.monthlyQuota === undefined ? current.quota_override : change.monthlyQuota;
     if (planId === null && quota === null) quota = current.monthly_quota;
-    await this.db.query('UPDATE customers SET name = $2, plan_id = $3, monthly_quota = $4 WHERE id = $1', [id, change.name ?? current.name, planId, quota]);
+    await this.db.query('UPDATE customers SET name = $2, plan_id = $3, monthly_quota = $4 WHERE id = $1', [
+      id,
+      change.name ?? current.name,
+      planId,
+      quota,
+    ]);
     return (await this.getCustomer(id)) as Customer;
   }
 
@@ -83,12 +108,18 @@ export class CustomerService {
   /** Names of customers by id (ids without a customer are left out). */
   async names(ids: number[]): Promise<Map<number, string>> {
     if (ids.length === 0) return new Map();
-    const { rows } = await this.db.query<{ id: number; name: string }>('SELECT id, name FROM customers WHERE id = ANY($1::integer[])', [ids]);
+    const { rows } = await this.db.query<{ id: number; name: string }>(
+      'SELECT id, name FROM customers WHERE id = ANY($1::integer[])',
+      [ids],
+    );
     return new Map(rows.map((r) => [r.id, r.name]));
   }
 
   async listCustomers(opts: { limit?: number; offset?: number } = {}): Promise<Customer[]> {
-    const { rows } = await this.db.query<Customer>(`${CUSTOMER_SELECT} ORDER BY c.id LIMIT $1 OFFSET $2`, [opts.limit ?? 1000, opts.offset ?? 0]);
+    const { rows } = await this.db.query<Customer>(`${CUSTOMER_SELECT} ORDER BY c.id LIMIT $1 OFFSET $2`, [
+      opts.limit ?? 1000,
+      opts.offset ?? 0,
+    ]);
     return rows;
   }
 }

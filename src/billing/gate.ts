@@ -36,7 +36,8 @@ function invalidTokenError(): HttpError {
 
 /** A valid token without the scope an endpoint needs (documented on every such endpoint). */
 function missingScopeError(scope: 'screen' | 'dashboard'): HttpError {
-  const what = scope === 'screen' ? 'call the metered endpoints' : 'use the /account API (usage, audit trail, tokens, webhooks)';
+  const what =
+    scope === 'screen' ? 'call the metered endpoints' : 'use the /account API (usage, audit trail, tokens, webhooks)';
   return new HttpError(403, `This token lacks the "${scope}" scope: it cannot ${what}`);
 }
 
@@ -81,7 +82,14 @@ export function createGate(deps: GateDeps): Gate {
     return deps.tokens.verify(token);
   }
 
-  function matchRows(endpoint: AnyEndpoint, meta: RequestMeta, time: number, customerId: number, payer: string, audit: AuditMatch[]): AuditMatchRow[] {
+  function matchRows(
+    endpoint: AnyEndpoint,
+    meta: RequestMeta,
+    time: number,
+    customerId: number,
+    payer: string,
+    audit: AuditMatch[],
+  ): AuditMatchRow[] {
     return audit.map((m) => ({
       time,
       customer_id: customerId,
@@ -122,7 +130,10 @@ export function createGate(deps: GateDeps): Gate {
         const time = now();
         if (strict) {
           // The response waits until its rows are stored; if they cannot be, it fails and costs nothing.
-          return Promise.all([deps.usage.write([usageRow(time, status, credits)]), deps.audit.write(matchRows(endpoint, meta, time, id.customerId, '', audit))]).then(
+          return Promise.all([
+            deps.usage.write([usageRow(time, status, credits)]),
+            deps.audit.write(matchRows(endpoint, meta, time, id.customerId, '', audit)),
+          ]).then(
             () => {
               r.commit(credits);
               return NO_HEADERS;
@@ -154,9 +165,16 @@ export function createGate(deps: GateDeps): Gate {
     };
   }
 
-  async function x402Charge(endpoint: AnyEndpoint, meta: RequestMeta, credits: number, id: TokenIdentity | null): Promise<Charge> {
+  async function x402Charge(
+    endpoint: AnyEndpoint,
+    meta: RequestMeta,
+    credits: number,
+    id: TokenIdentity | null,
+  ): Promise<Charge> {
     const payment: VerifiedPayment = await deps.payments.verify(endpoint, meta, credits);
-    const caller: Caller = id ? { kind: 'customer', customerId: id.customerId, tokenId: id.tokenId } : { kind: 'payer', address: payment.payer };
+    const caller: Caller = id
+      ? { kind: 'customer', customerId: id.customerId, tokenId: id.tokenId }
+      : { kind: 'payer', address: payment.payer };
     const customerId = id?.customerId ?? 0;
     let done = false;
     return {
@@ -240,7 +258,8 @@ export function createGate(deps: GateDeps): Gate {
   const anonymous = free({ kind: 'anonymous' });
   const adminByKey = free({ kind: 'admin', via: 'key' });
   const adminBySession = free({ kind: 'admin', via: 'session' });
-  const invalidAdmin = () => new HttpError(401, 'Invalid admin key or operator session', { 'WWW-Authenticate': 'Bearer' });
+  const invalidAdmin = () =>
+    new HttpError(401, 'Invalid admin key or operator session', { 'WWW-Authenticate': 'Bearer' });
 
   function admin(meta: RequestMeta): Charge | Promise<Charge> {
     if (adminKeys.length === 0) throw new HttpError(503, 'admin API disabled');
@@ -270,7 +289,12 @@ export function createGate(deps: GateDeps): Gate {
     return id ? free({ kind: 'customer', customerId: id.customerId, tokenId: id.tokenId }) : anonymous;
   }
 
-  function metered(endpoint: AnyEndpoint, meta: RequestMeta, credits: number, id: TokenIdentity | null | undefined): Charge | Promise<Charge> {
+  function metered(
+    endpoint: AnyEndpoint,
+    meta: RequestMeta,
+    credits: number,
+    id: TokenIdentity | null | undefined,
+  ): Charge | Promise<Charge> {
     if (id === null) throw invalidTokenError();
     if (id) {
       // A token without the scope is refused, even beside a payment header: it is not a 402.
@@ -283,7 +307,13 @@ export function createGate(deps: GateDeps): Gate {
     throw deps.payments.challenge(endpoint, meta, { error: 'X-PAYMENT header is required', credits });
   }
 
-  function quotaOrPayment(endpoint: AnyEndpoint, meta: RequestMeta, credits: number, id: TokenIdentity, r: Reservation | null): Charge | Promise<Charge> {
+  function quotaOrPayment(
+    endpoint: AnyEndpoint,
+    meta: RequestMeta,
+    credits: number,
+    id: TokenIdentity,
+    r: Reservation | null,
+  ): Charge | Promise<Charge> {
     if (r) return quotaCharge(endpoint, meta, id, r);
     if (deps.payments.hasPayment(meta)) return x402Charge(endpoint, meta, credits, id);
     throw deps.payments.challenge(endpoint, meta, { error: 'Monthly quota exhausted', credits, quotaExhausted: true });
@@ -304,7 +334,9 @@ export function createGate(deps: GateDeps): Gate {
         const id = identify(meta);
         // Nothing to charge (a batch of invalid items only): no quota, no payment, no challenge.
         if (credits === 0) return id instanceof Promise ? id.then(uncharged) : uncharged(id);
-        return id instanceof Promise ? id.then((i) => metered(endpoint, meta, credits, i)) : metered(endpoint, meta, credits, id);
+        return id instanceof Promise
+          ? id.then((i) => metered(endpoint, meta, credits, i))
+          : metered(endpoint, meta, credits, id);
       }
     }
   }

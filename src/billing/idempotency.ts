@@ -41,7 +41,10 @@ export class IdempotencyStore implements Idempotency {
 
   /** Removes expired outcomes every hour (on every node: the delete is idempotent and cheap). */
   start(): void {
-    this.timer = setInterval(() => void this.prune().catch((err: unknown) => this.log?.warn({ err }, 'idempotency prune failed')), 3_600_000);
+    this.timer = setInterval(
+      () => void this.prune().catch((err: unknown) => this.log?.warn({ err }, 'idempotency prune failed')),
+      3_600_000,
+    );
     this.timer.unref();
   }
 
@@ -60,13 +63,23 @@ export class IdempotencyStore implements Idempotency {
   async claim(scope: string, key: string, print: string, payment: string | null): Promise<Claim> {
     const { rows } = await this.db.query(CLAIM_SQL, [scope, key, print, payment]);
     if (rows.length > 0) return { kind: 'claimed' };
-    const existing = (await this.db.query<{ fingerprint: string; state: string; headers: Record<string, string> | null; body: string | null }>(READ_SQL, [scope, key])).rows[0];
+    const existing = (
+      await this.db.query<{
+        fingerprint: string;
+        state: string;
+        headers: Record<string, string> | null;
+        body: string | null;
+      }>(READ_SQL, [scope, key])
+    ).rows[0];
     // Removed between the two statements (pruned, abandoned): claim again.
     if (!existing) return this.claim(scope, key, print, payment);
     if (existing.fingerprint !== print) {
       throw idempotencyKeyError(key, 'this Idempotency-Key was used for a different request');
     }
-    if (existing.state === 'running') throw new HttpError(409, 'a request with this Idempotency-Key is still running; retry later', { 'Retry-After': '1' });
+    if (existing.state === 'running')
+      throw new HttpError(409, 'a request with this Idempotency-Key is still running; retry later', {
+        'Retry-After': '1',
+      });
     return { kind: 'replay', outcome: { headers: existing.headers ?? {}, body: existing.body ?? '' } };
   }
 
@@ -75,30 +88,47 @@ export class IdempotencyStore implements Idempotency {
    * the signed authorization is the payer's credential, and it was settled once already.
    */
   async byPayment(payment: string, key: string, print: string): Promise<StoredOutcome | null> {
-    const { rows } = await this.db.query<{ fingerprint: string; state: string; headers: Record<string, string> | null; body: string | null }>(
+    const { rows } = await this.db.query<{
+      fingerprint: string;
+      state: string;
+      headers: Record<string, string> | null;
+      body: string | null;
+    }>(
       `SELECT fingerprint, state, headers, body FROM idempotency_keys WHERE payment_digest = $1 AND key = $2 AND created_at >= now() - interval '${RETENTION_HOURS} hours'`,
       [payment, key],
     );
     const row = rows[0];
     if (!row) return null;
     if (row.fingerprint !== print) return null;
-    if (row.state === 'running') throw new HttpError(409, 'a request with this Idempotency-Key is still running; retry later', { 'Retry-After': '1' });
+    if (row.state === 'running')
+      throw new HttpError(409, 'a request with this Idempotency-Key is still running; retry later', {
+        'Retry-After': '1',
+      });
     return { headers: row.headers ?? {}, body: row.body ?? '' };
   }
 
   /** Stores the answer of a claimed request; one too large to store releases the key (docs). */
   async complete(scope: string, key: string, outcome: StoredOutcome): Promise<void> {
     if (Buffer.byteLength(outcome.body) > MAX_OUTCOME_BYTES) {
-      this.log?.warn({ scope, bytes: Buffer.byteLength(outcome.body) }, 'answer too large to store for its Idempotency-Key; the key is released');
+      this.log?.warn(
+        { scope, bytes: Buffer.byteLength(outcome.body) },
+        'answer too large to store for its Idempotency-Key; the key is released',
+      );
       await this.abandon(scope, key);
       return;
     }
-    await this.db.query(`UPDATE idempotency_keys SET state = 'done', headers = $3, body = $4 WHERE scope = $1 AND key = $2`, [scope, key, JSON.stringify(outcome.headers), outcome.body]);
+    await this.db.query(
+      `UPDATE idempotency_keys SET state = 'done', headers = $3, body = $4 WHERE scope = $1 AND key = $2`,
+      [scope, key, JSON.stringify(outcome.headers), outcome.body],
+    );
   }
 
   /** Releases the claim of a request that failed (it cost nothing; a retry runs it again). */
   async abandon(scope: string, key: string): Promise<void> {
-    await this.db.query(`DELETE FROM idempotency_keys WHERE scope = $1 AND key = $2 AND state = 'running'`, [scope, key]);
+    await this.db.query(`DELETE FROM idempotency_keys WHERE scope = $1 AND key = $2 AND state = 'running'`, [
+      scope,
+      key,
+    ]);
   }
 
   close(): void {

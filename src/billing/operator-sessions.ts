@@ -24,26 +24,34 @@ export class OperatorSessions {
   async create(): Promise<OperatorSession> {
     const token = generateToken('op');
     const expires = new Date(this.now() + OPERATOR_SESSION_SECONDS * 1000);
-    await this.db.query('INSERT INTO operator_sessions (token_hash, expires_at) VALUES ($1, $2)', [hashToken(token), expires]);
+    await this.db.query('INSERT INTO operator_sessions (token_hash, expires_at) VALUES ($1, $2)', [
+      hashToken(token),
+      expires,
+    ]);
     // Expired sessions are of no further use: they go as new ones come.
-    await this.db.query('DELETE FROM operator_sessions WHERE expires_at < $1', [new Date(this.now() - OPERATOR_SESSION_SECONDS * 1000)]);
+    await this.db.query('DELETE FROM operator_sessions WHERE expires_at < $1', [
+      new Date(this.now() - OPERATOR_SESSION_SECONDS * 1000),
+    ]);
     return { token, expires_at: expires };
   }
 
   /** Whether `token` is a live session. */
   async verify(token: string): Promise<boolean> {
     if (!OPERATOR_TOKEN_PATTERN.test(token)) return false;
-    const { rows } = await this.db.query<{ id: number }>('SELECT id FROM operator_sessions WHERE token_hash = $1 AND revoked_at IS NULL AND expires_at > $2', [hashToken(token), new Date(this.now())]);
+    const { rows } = await this.db.query<{ id: number }>(
+      'SELECT id FROM operator_sessions WHERE token_hash = $1 AND revoked_at IS NULL AND expires_at > $2',
+      [hashToken(token), new Date(this.now())],
+    );
     return rows.length > 0;
   }
 
   /** Ends a session; false when there is no such live session. */
   async revoke(token: string): Promise<boolean> {
     if (!OPERATOR_TOKEN_PATTERN.test(token)) return false;
-    const { rows } = await this.db.query<{ id: number }>('UPDATE operator_sessions SET revoked_at = $2 WHERE token_hash = $1 AND revoked_at IS NULL RETURNING id', [
-      hashToken(token),
-      new Date(this.now()),
-    ]);
+    const { rows } = await this.db.query<{ id: number }>(
+      'UPDATE operator_sessions SET revoked_at = $2 WHERE token_hash = $1 AND revoked_at IS NULL RETURNING id',
+      [hashToken(token), new Date(this.now())],
+    );
     return rows.length > 0;
   }
 }

@@ -48,11 +48,10 @@ export class PlanRequests {
 
   /** Newest first; a customer's own, or every customer's (optionally one status). */
   async list(filter: { customerId?: number; status?: PlanRequestStatus; limit: number }): Promise<PlanRequest[]> {
-    const { rows } = await this.db.query<PlanRequest>(`${SELECT} WHERE ($1::integer IS NULL OR r.customer_id = $1) AND ($2::text IS NULL OR r.status = $2) ORDER BY r.id DESC LIMIT $3`, [
-      filter.customerId ?? null,
-      filter.status ?? null,
-      filter.limit,
-    ]);
+    const { rows } = await this.db.query<PlanRequest>(
+      `${SELECT} WHERE ($1::integer IS NULL OR r.customer_id = $1) AND ($2::text IS NULL OR r.status = $2) ORDER BY r.id DESC LIMIT $3`,
+      [filter.customerId ?? null, filter.status ?? null, filter.limit],
+    );
     return rows;
   }
 
@@ -62,10 +61,14 @@ export class PlanRequests {
     if (!(await this.customers.findPlan(planId))) throw new NotFound(`plan ${planId} not found`);
     if (customer.plan_id === planId) throw new PlanRequestConflict('you are already on this plan');
     try {
-      const { rows } = await this.db.query<{ id: number }>('INSERT INTO plan_requests (customer_id, plan_id, note) VALUES ($1, $2, $3) RETURNING id', [customerId, planId, note]);
+      const { rows } = await this.db.query<{ id: number }>(
+        'INSERT INTO plan_requests (customer_id, plan_id, note) VALUES ($1, $2, $3) RETURNING id',
+        [customerId, planId, note],
+      );
       return (await this.get(rows[0].id))!;
     } catch (err) {
-      if ((err as { code?: string }).code === '23505') throw new PlanRequestConflict('another plan request is waiting for a decision');
+      if ((err as { code?: string }).code === '23505')
+        throw new PlanRequestConflict('another plan request is waiting for a decision');
       throw err;
     }
   }
@@ -76,7 +79,12 @@ export class PlanRequests {
   }
 
   /** The operator's decision on a pending request; approval moves the customer to the plan. */
-  async decide(id: number, status: 'approved' | 'declined' | 'cancelled', note: string | null, customerId?: number): Promise<PlanRequest> {
+  async decide(
+    id: number,
+    status: 'approved' | 'declined' | 'cancelled',
+    note: string | null,
+    customerId?: number,
+  ): Promise<PlanRequest> {
     await this.db.transaction(async (tx) => {
       const { rows } = await tx.query<{ customer_id: number; plan_id: number; status: PlanRequestStatus }>(
         'SELECT customer_id, plan_id, status FROM plan_requests WHERE id = $1 AND ($2::integer IS NULL OR customer_id = $2) FOR UPDATE',
@@ -85,8 +93,16 @@ export class PlanRequests {
       const r = rows[0];
       if (!r) throw new NotFound(`plan request ${id} not found`);
       if (r.status !== 'pending') throw new PlanRequestConflict(`the request is already ${r.status}`);
-      await tx.query('UPDATE plan_requests SET status = $2, decision_note = $3, decided_at = now() WHERE id = $1', [id, status, note]);
-      if (status === 'approved') await tx.query('UPDATE customers SET plan_id = $2, monthly_quota = NULL WHERE id = $1', [r.customer_id, r.plan_id]);
+      await tx.query('UPDATE plan_requests SET status = $2, decision_note = $3, decided_at = now() WHERE id = $1', [
+        id,
+        status,
+        note,
+      ]);
+      if (status === 'approved')
+        await tx.query('UPDATE customers SET plan_id = $2, monthly_quota = NULL WHERE id = $1', [
+          r.customer_id,
+          r.plan_id,
+        ]);
     });
     return (await this.get(id))!;
   }

@@ -110,7 +110,10 @@ export class QuotaManager {
 
   start(): void {
     if (this.timer) return;
-    this.timer = setInterval(() => void this.flush().catch((err) => this.opts.log?.error({ err }, 'quota flush failed')), this.opts.flushMs ?? 1000);
+    this.timer = setInterval(
+      () => void this.flush().catch((err) => this.opts.log?.error({ err }, 'quota flush failed')),
+      this.opts.flushMs ?? 1000,
+    );
     this.timer.unref();
   }
 
@@ -157,7 +160,9 @@ export class QuotaManager {
     }
     const size = this.leaseSizeFor(s);
     if (s.local * 4 < size && !s.leasing && s.exhaustedUntil <= now) {
-      this.lease(customerId, s, size).catch((err: unknown) => this.opts.log?.error({ err, customerId }, 'quota lease failed'));
+      this.lease(customerId, s, size).catch((err: unknown) =>
+        this.opts.log?.error({ err, customerId }, 'quota lease failed'),
+      );
     }
     let done = false;
     const month = s.month;
@@ -206,7 +211,16 @@ export class QuotaManager {
     let s = this.states.get(customerId);
     if (s && s.month === month) return s;
     if (s && s.local > 0) add(this.returnPending, s.key, s.local);
-    s = { month, key: key(customerId, month), local: 0, leasing: null, exhaustedUntil: 0, windowStart: this.now(), windowCredits: 0, rate: 0 };
+    s = {
+      month,
+      key: key(customerId, month),
+      local: 0,
+      leasing: null,
+      exhaustedUntil: 0,
+      windowStart: this.now(),
+      windowCredits: 0,
+      rate: 0,
+    };
     this.states.set(customerId, s);
     return s;
   }

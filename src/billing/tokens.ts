@@ -90,7 +90,10 @@ export class TokenService {
   /** Starts the revocation poll (unless off) and the `last_used_at` writer. */
   start(): void {
     if (this.timers.length > 0) return;
-    const touch = setInterval(() => void this.flushTouches().catch((err) => this.opts.log?.error({ err }, 'last_used_at update failed')), this.opts.touchFlushMs ?? 1000);
+    const touch = setInterval(
+      () => void this.flushTouches().catch((err) => this.opts.log?.error({ err }, 'last_used_at update failed')),
+      this.opts.touchFlushMs ?? 1000,
+    );
     touch.unref();
     this.timers = [touch];
     if (this.opts.pollRevocations === false) return;
@@ -111,7 +114,11 @@ export class TokenService {
    * Creates a token for a customer (by default with every scope); the plain token exists only in
    * this return value.
    */
-  async create(customerId: number, name: string | null = null, scopes: readonly TokenScope[] = TOKEN_SCOPES): Promise<{ token: string; record: TokenRecord }> {
+  async create(
+    customerId: number,
+    name: string | null = null,
+    scopes: readonly TokenScope[] = TOKEN_SCOPES,
+  ): Promise<{ token: string; record: TokenRecord }> {
     const token = generateToken();
     const { rows } = await this.db.query<TokenRecord>(
       `INSERT INTO api_tokens (customer_id, name, token_hash, prefix, scopes) VALUES ($1, $2, $3, $4, $5::text[])
@@ -122,12 +129,17 @@ export class TokenService {
   }
 
   async list(customerId: number): Promise<TokenRecord[]> {
-    const { rows } = await this.db.query<TokenRecord>(`SELECT ${RECORD_COLUMNS} FROM api_tokens WHERE customer_id = $1 ORDER BY id`, [customerId]);
+    const { rows } = await this.db.query<TokenRecord>(
+      `SELECT ${RECORD_COLUMNS} FROM api_tokens WHERE customer_id = $1 ORDER BY id`,
+      [customerId],
+    );
     return rows;
   }
 
   async get(tokenId: number): Promise<TokenRecord | null> {
-    const { rows } = await this.db.query<TokenRecord>(`SELECT ${RECORD_COLUMNS} FROM api_tokens WHERE id = $1`, [tokenId]);
+    const { rows } = await this.db.query<TokenRecord>(`SELECT ${RECORD_COLUMNS} FROM api_tokens WHERE id = $1`, [
+      tokenId,
+    ]);
     return rows[0] ?? null;
   }
 
@@ -176,16 +188,22 @@ export class TokenService {
   }
 
   private async lookup(token: string, hash: string): Promise<TokenIdentity | null> {
-    const { rows } = await this.db.query<{ id: number; customer_id: number; scopes: TokenScope[] }>('SELECT id, customer_id, scopes FROM api_tokens WHERE token_hash = $1 AND revoked_at IS NULL', [
-      hash,
-    ]);
+    const { rows } = await this.db.query<{ id: number; customer_id: number; scopes: TokenScope[] }>(
+      'SELECT id, customer_id, scopes FROM api_tokens WHERE token_hash = $1 AND revoked_at IS NULL',
+      [hash],
+    );
     const row = rows[0];
     if (!row) {
       if (this.negative.size >= NEGATIVE_MAX) this.negative.clear();
       this.negative.set(hash, this.now() + this.opts.cacheSeconds * 1000);
       return null;
     }
-    const identity: TokenIdentity = { tokenId: row.id, customerId: row.customer_id, screen: row.scopes.includes('screen'), dashboard: row.scopes.includes('dashboard') };
+    const identity: TokenIdentity = {
+      tokenId: row.id,
+      customerId: row.customer_id,
+      screen: row.scopes.includes('screen'),
+      dashboard: row.scopes.includes('dashboard'),
+    };
     if (this.cache.size >= this.maxEntries) {
       const [oldest, entry] = this.cache.entries().next().value as [string, CachedToken];
       this.cache.delete(oldest);

@@ -36,7 +36,12 @@ export function planRequestView(r: PlanRequest) {
 
 /** … and as the operator sees it. */
 export function adminPlanRequestView(r: PlanRequest) {
-  return { ...planRequestView(r), customer_id: r.customer_id, customer_name: r.customer_name, current_plan: r.current_plan };
+  return {
+    ...planRequestView(r),
+    customer_id: r.customer_id,
+    customer_name: r.customer_name,
+    current_plan: r.current_plan,
+  };
 }
 
 export function planView(p: Plan) {

@@ -60,7 +60,9 @@ export async function run(args: string[]): Promise<number> {
     type = value;
     rest = rest.filter((_, i) => i !== typeAt && i !== typeAt + 1);
   }
-  const similarity = args.includes('--id') ? idSimilarity : (a: string, b: string) => nameScore(prepareName(a, { type }), prepareName(b, { type }));
+  const similarity = args.includes('--id')
+    ? idSimilarity
+    : (a: string, b: string) => nameScore(prepareName(a, { type }), prepareName(b, { type }));
   const pairsAt = rest.indexOf('--pairs');
   if (pairsAt >= 0) {
     const file = rest[pairsAt + 1];

@@ -14,7 +14,8 @@ export function run(args: string[]): Promise<number> {
   const parsed = parse(args, { name: { type: 'string' }, quota: { type: 'string' }, plan: { type: 'string' } });
   const { values: v } = parsed;
   return withClient(parsed, USAGE, async (client) => {
-    const planId = async (p: string | boolean | undefined) => (typeof p === 'string' ? (await client.findPlan(p)).id : undefined);
+    const planId = async (p: string | boolean | undefined) =>
+      typeof p === 'string' ? (await client.findPlan(p)).id : undefined;
     switch (parsed.sub) {
       case 'create': {
         if (typeof v.name !== 'string' || v.name === '') throw new UsageError('--name is required');
@@ -31,7 +32,10 @@ export function run(args: string[]): Promise<number> {
       }
       case 'get': {
         const c = await client.getCustomer(intArg(parsed.positionals[0], 'ID'));
-        return { json: c, text: `${table([c], COLUMNS)}\n${c.quota.month}: ${c.quota.used} of ${c.quota.monthly_quota} credits used` };
+        return {
+          json: c,
+          text: `${table([c], COLUMNS)}\n${c.quota.month}: ${c.quota.used} of ${c.quota.monthly_quota} credits used`,
+        };
       }
       case 'update': {
         const id = intArg(parsed.positionals[0], 'ID');
@@ -40,7 +44,10 @@ export function run(args: string[]): Promise<number> {
           plan_id: v.plan === 'none' ? null : await planId(v.plan),
           monthly_quota: v.quota === undefined ? undefined : v.quota === 'none' ? null : intArg(v.quota, '--quota'),
         });
-        return { json: c, text: `updated customer ${c.id}: monthly quota ${c.monthly_quota}${c.plan ? ` (plan ${c.plan})` : ''}` };
+        return {
+          json: c,
+          text: `updated customer ${c.id}: monthly quota ${c.monthly_quota}${c.plan ? ` (plan ${c.plan})` : ''}`,
+        };
       }
       default:
         throw new UsageError(`unknown subcommand ${parsed.sub}`);

@@ -25,7 +25,8 @@ import { runningService } from '../operator/service-file.js';
 import { OPERATOR_SLUG, RESERVED_SLUGS } from '../api/schemas/lists.js';
 import { acquireLeadership } from '../store/leader.js';
 
-export const summary = 'check, import, create, upload to and delete lists (through the running service when there is one)';
+export const summary =
+  'check, import, create, upload to and delete lists (through the running service when there is one)';
 
 const USAGE = `usage: cli lists fetch [SLUG] [--json]
        cli lists import --source-dir DIR [SLUG] [--json]
@@ -136,18 +137,32 @@ function operation(command: string, params: string[], values: Record<string, str
               .filter(Boolean)
           : [];
       if (typeof values.name !== 'string' || !values.name.trim()) throw new UsageError('create needs --name NAME');
-      if (typeof type !== 'string' || !(LIST_TYPES as readonly string[]).includes(type)) throw new UsageError(`--type must be one of ${LIST_TYPES.join(', ')}`);
+      if (typeof type !== 'string' || !(LIST_TYPES as readonly string[]).includes(type))
+        throw new UsageError(`--type must be one of ${LIST_TYPES.join(', ')}`);
       if (types.length === 0 || !types.every((t) => (ENTITY_TYPES as readonly string[]).includes(t)))
         throw new UsageError(`--entity-types must be a comma-separated list of ${ENTITY_TYPES.join(', ')}`);
-      return { kind: 'create', slug, name: values.name.trim(), type: type as ListType, entityTypes: [...new Set(types)] as EntityType[], inDefaultSet: values['not-default'] !== true };
+      return {
+        kind: 'create',
+        slug,
+        name: values.name.trim(),
+        type: type as ListType,
+        entityTypes: [...new Set(types)] as EntityType[],
+        inDefaultSet: values['not-default'] !== true,
+      };
     }
     case 'upload': {
       if (params.length !== 2) throw new UsageError('upload takes a SLUG and a FILE');
       const [slug, file] = params;
       const given = values.format;
-      const byExtension: Record<string, UploadFormat> = { '.csv': 'csv', '.json': 'json', '.ndjson': 'ndjson', '.jsonl': 'ndjson' };
+      const byExtension: Record<string, UploadFormat> = {
+        '.csv': 'csv',
+        '.json': 'json',
+        '.ndjson': 'ndjson',
+        '.jsonl': 'ndjson',
+      };
       const format = typeof given === 'string' ? given : byExtension[extname(file).toLowerCase()];
-      if (!format || !(UPLOAD_FORMATS as readonly string[]).includes(format)) throw new UsageError('--format must be csv, json or ndjson (or the file end in .csv, .json, .ndjson)');
+      if (!format || !(UPLOAD_FORMATS as readonly string[]).includes(format))
+        throw new UsageError('--format must be csv, json or ndjson (or the file end in .csv, .json, .ndjson)');
       return { kind: 'upload', slug, file: resolve(file), format: format as UploadFormat };
     }
     case 'delete':
@@ -176,12 +191,25 @@ async function open(config: Config, server: string | boolean | undefined): Promi
   return directTarget(config);
 }
 
-const CONTENT_TYPES: Record<UploadFormat, string> = { csv: 'text/csv', json: 'application/json', ndjson: 'application/x-ndjson' };
+const CONTENT_TYPES: Record<UploadFormat, string> = {
+  csv: 'text/csv',
+  json: 'application/json',
+  ndjson: 'application/x-ndjson',
+};
 
 type JobView = {
   id: number;
   status: string;
-  results: { list: string; result: RefreshOutcome['result']; version: string | null; listed: number; delisted: number; relisted: number; total: number | null; error: string | null }[];
+  results: {
+    list: string;
+    result: RefreshOutcome['result'];
+    version: string | null;
+    listed: number;
+    delisted: number;
+    relisted: number;
+    total: number | null;
+    error: string | null;
+  }[];
 };
 
 function serviceTarget(base: string, key: string): Target {
@@ -215,7 +243,11 @@ function serviceTarget(base: string, key: string): Target {
     }));
   };
   const json = (method: string, path: string, body?: unknown) =>
-    fetch(`${root}${path}`, { method, headers: { ...auth, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+    fetch(`${root}${path}`, {
+      method,
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
   return {
     async run(op) {
       switch (op.kind) {
@@ -224,7 +256,16 @@ function serviceTarget(base: string, key: string): Target {
           return answer(await json('POST', path, op.sourceDir ? { source_dir: op.sourceDir } : {}), 'refresh');
         }
         case 'create':
-          return answer(await json('POST', '?wait=300', { slug: op.slug, display_name: op.name, list_type: op.type, entity_types: op.entityTypes, in_default_set: op.inDefaultSet }), 'create');
+          return answer(
+            await json('POST', '?wait=300', {
+              slug: op.slug,
+              display_name: op.name,
+              list_type: op.type,
+              entity_types: op.entityTypes,
+              in_default_set: op.inDefaultSet,
+            }),
+            'create',
+          );
         case 'upload': {
           const res = await fetch(`${root}/${encodeURIComponent(op.slug)}/upload?wait=300`, {
             method: 'POST',
@@ -247,13 +288,17 @@ function logger() {
 }
 
 async function directTarget(config: Config): Promise<Target> {
-  announce(`DATA_DIR ${resolve(config.DATA_DIR)}, sources from ${config.SOURCE_DIR ? `SOURCE_DIR ${resolve(config.SOURCE_DIR)}` : 'their official URLs'}`);
+  announce(
+    `DATA_DIR ${resolve(config.DATA_DIR)}, sources from ${config.SOURCE_DIR ? `SOURCE_DIR ${resolve(config.SOURCE_DIR)}` : 'their official URLs'}`,
+  );
   const log = logger();
   // Other nodes may ingest on a shared PostgreSQL: take their lock, or leave the work to them.
   const leadership = config.DATABASE_URL ? await acquireLeadership(config.DATABASE_URL, log) : null;
   if (leadership && !leadership.isLeader()) {
     await leadership.close();
-    throw new Error('a service node ingests the lists (it holds the ingestion lock): run this command on its host, or pass --server URL');
+    throw new Error(
+      'a service node ingests the lists (it holds the ingestion lock): run this command on its host, or pass --server URL',
+    );
   }
   const bars = process.stdout.isTTY ? new Bars() : null;
   const manager = new ListManager({ config, engine: null, log, progress: bars ? (e) => bars.update(e) : undefined });
@@ -265,7 +310,8 @@ async function directTarget(config: Config): Promise<Target> {
           case 'refresh':
             return await manager.refresh(op.slug, { sourceDir: op.sourceDir });
           case 'create':
-            if (!OPERATOR_SLUG.test(op.slug) || RESERVED_SLUGS.has(op.slug)) throw new Error(`not an operator list slug: ${op.slug} (3-48 of a-z, 0-9 and _, starting with a letter)`);
+            if (!OPERATOR_SLUG.test(op.slug) || RESERVED_SLUGS.has(op.slug))
+              throw new Error(`not an operator list slug: ${op.slug} (3-48 of a-z, 0-9 and _, starting with a letter)`);
             return [
               await manager.createList({
                 slug: op.slug,
@@ -294,18 +340,28 @@ async function directTarget(config: Config): Promise<Target> {
   };
 }
 
-async function upload(config: Config, manager: ListManager, op: Extract<Operation, { kind: 'upload' }>): Promise<RefreshOutcome> {
-  const def = manager.definitions().find((d) => d.slug === op.slug && d.source.type === 'upload' && !d.deleted_at && d.owner === undefined);
+async function upload(
+  config: Config,
+  manager: ListManager,
+  op: Extract<Operation, { kind: 'upload' }>,
+): Promise<RefreshOutcome> {
+  const def = manager
+    .definitions()
+    .find((d) => d.slug === op.slug && d.source.type === 'upload' && !d.deleted_at && d.owner === undefined);
   if (!def) throw new Error(`no operator list ${op.slug}`);
   const dir = join(config.DATA_DIR, 'uploads');
   await mkdir(dir, { recursive: true });
   const path = join(dir, `cli-${process.pid}.ndjson`);
   try {
-    const staged = await stageUpload(createReadStream(op.file), { format: op.format, list: op.slug, entityTypes: def.entity_types ?? [], path, maxRows: Number.MAX_SAFE_INTEGER }).catch(
-      (err: unknown) => {
-        throw err instanceof UploadRowError ? new Error(`${op.file}:${err.line}: ${err.reason}`) : err;
-      },
-    );
+    const staged = await stageUpload(createReadStream(op.file), {
+      format: op.format,
+      list: op.slug,
+      entityTypes: def.entity_types ?? [],
+      path,
+      maxRows: Number.MAX_SAFE_INTEGER,
+    }).catch((err: unknown) => {
+      throw err instanceof UploadRowError ? new Error(`${op.file}:${err.line}: ${err.reason}`) : err;
+    });
     return await manager.uploadList(op.slug, { records: stagedBatches(path), version: staged.version });
   } finally {
     await rm(path, { force: true });
@@ -321,7 +377,15 @@ async function show(config: Config, json: boolean): Promise<number> {
   else
     printTable(
       ['list', 'loaded', 'version', 'total', 'last_updated', 'last_checked', 'last_error'],
-      Object.entries(status).map(([s, v]) => [s, v.loaded ? 'yes' : 'no', v.version ?? '-', String(v.total), v.last_updated ?? '-', v.last_checked ?? '-', v.last_error ?? '']),
+      Object.entries(status).map(([s, v]) => [
+        s,
+        v.loaded ? 'yes' : 'no',
+        v.version ?? '-',
+        String(v.total),
+        v.last_updated ?? '-',
+        v.last_checked ?? '-',
+        v.last_error ?? '',
+      ]),
     );
   return 0;
 }
@@ -333,7 +397,16 @@ function print(outcomes: RefreshOutcome[], json: boolean): void {
   }
   printTable(
     ['list', 'result', 'version', 'listed', 'delisted', 'relisted', 'total', 'error'],
-    outcomes.map((o) => [o.slug, o.result, o.version ?? '-', String(o.listed ?? 0), String(o.delisted ?? 0), String(o.relisted ?? 0), o.total === undefined ? '-' : String(o.total), o.error ?? '']),
+    outcomes.map((o) => [
+      o.slug,
+      o.result,
+      o.version ?? '-',
+      String(o.listed ?? 0),
+      String(o.delisted ?? 0),
+      String(o.relisted ?? 0),
+      o.total === undefined ? '-' : String(o.total),
+      o.error ?? '',
+    ]),
   );
 }
 
@@ -357,7 +430,10 @@ class Bars {
     if (id !== this.current) {
       this.stop();
       this.current = id;
-      this.bar = new cliProgress.SingleBar({ format: `${id.padEnd(32)} |{bar}| {percentage}% {value}/{total}`, hideCursor: true, clearOnComplete: false }, cliProgress.Presets.shades_classic);
+      this.bar = new cliProgress.SingleBar(
+        { format: `${id.padEnd(32)} |{bar}| {percentage}% {value}/{total}`, hideCursor: true, clearOnComplete: false },
+        cliProgress.Presets.shades_classic,
+      );
       this.bar.start(e.total ?? e.done, 0);
     }
     // Without a known total (no Content-Length, streaming parsers) the bar follows the count.

@@ -58,7 +58,14 @@ export async function run(args: string[]): Promise<number> {
     nextRequestId: () => crypto.randomUUID(),
   });
   await server.connect(new StdioServerTransport());
-  log.info({ tools: TOOL_SPECS.length, data_dir: resolvePath(config.DATA_DIR), database: config.DATABASE_URL ? 'DATABASE_URL' : 'embedded' }, 'mcp stdio server ready');
+  log.info(
+    {
+      tools: TOOL_SPECS.length,
+      data_dir: resolvePath(config.DATA_DIR),
+      database: config.DATABASE_URL ? 'DATABASE_URL' : 'embedded',
+    },
+    'mcp stdio server ready',
+  );
 
   await new Promise<void>((resolve) => {
     process.stdin.once('end', resolve);

@@ -11,7 +11,12 @@ const USAGE = `usage: cli monitors <add|list|rm> --customer ID [options]
   rm MONITORED_ENTITY_ID                          queued events are still delivered (id null)`;
 
 export function run(args: string[]): Promise<number> {
-  const parsed = parse(args, { customer: { type: 'string' }, type: { type: 'string' }, value: { type: 'string' }, label: { type: 'string' } });
+  const parsed = parse(args, {
+    customer: { type: 'string' },
+    type: { type: 'string' },
+    value: { type: 'string' },
+    label: { type: 'string' },
+  });
   const { values: v } = parsed;
   return withStore(parsed, USAGE, async (store, customer) => {
     switch (parsed.sub) {
@@ -30,7 +35,17 @@ export function run(args: string[]): Promise<number> {
       }
       case 'list': {
         const all = await store.listMonitors(customer());
-        return { json: all, text: table(all as unknown as Record<string, unknown>[], ['id', 'entity_type', 'value', 'label', 'resolved_address', 'created_at']) };
+        return {
+          json: all,
+          text: table(all as unknown as Record<string, unknown>[], [
+            'id',
+            'entity_type',
+            'value',
+            'label',
+            'resolved_address',
+            'created_at',
+          ]),
+        };
       }
       case 'rm': {
         const id = intArg(parsed.positionals[0], 'MONITORED_ENTITY_ID');

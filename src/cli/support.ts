@@ -30,7 +30,12 @@ export interface Parsed {
 }
 
 export function parse(args: string[], options: Options): Parsed {
-  const { values, positionals } = parseArgs({ args, options: { ...COMMON_OPTIONS, ...options }, allowPositionals: true, strict: true });
+  const { values, positionals } = parseArgs({
+    args,
+    options: { ...COMMON_OPTIONS, ...options },
+    allowPositionals: true,
+    strict: true,
+  });
   return { sub: positionals[0], positionals: positionals.slice(1), values: values as Parsed['values'] };
 }
 
@@ -85,7 +90,13 @@ export async function runCommand<R>(
     console.log(parsed.values.json ? JSON.stringify(out.json, null, 2) : out.text);
     return 0;
   } catch (err) {
-    console.error(err instanceof UsageError ? `${err.message}\n\n${usage}` : err instanceof ConfigError ? err.message : (err as Error).message);
+    console.error(
+      err instanceof UsageError
+        ? `${err.message}\n\n${usage}`
+        : err instanceof ConfigError
+          ? err.message
+          : (err as Error).message,
+    );
     return err instanceof UsageError ? 2 : 1;
   } finally {
     await close?.();
@@ -93,7 +104,11 @@ export async function runCommand<R>(
 }
 
 /** `customers`, `tokens`, `plans`: the admin client (database, or a running server's admin API). */
-export function withClient(parsed: Parsed, usage: string, fn: (client: AdminClient) => Promise<CommandOutput>): Promise<number> {
+export function withClient(
+  parsed: Parsed,
+  usage: string,
+  fn: (client: AdminClient) => Promise<CommandOutput>,
+): Promise<number> {
   return runCommand(
     parsed,
     usage,

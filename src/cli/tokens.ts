@@ -16,12 +16,22 @@ export function run(args: string[]): Promise<number> {
   return withClient(parsed, USAGE, async (client) => {
     switch (parsed.sub) {
       case 'create': {
-        const t = await client.createToken(intArg(v.customer, '--customer'), typeof v.name === 'string' ? v.name : undefined, scopesArg(v.scopes));
-        return { json: t, text: `token ${t.id} for customer ${intArg(v.customer, '--customer')} (shown only now):\n${t.token}` };
+        const t = await client.createToken(
+          intArg(v.customer, '--customer'),
+          typeof v.name === 'string' ? v.name : undefined,
+          scopesArg(v.scopes),
+        );
+        return {
+          json: t,
+          text: `token ${t.id} for customer ${intArg(v.customer, '--customer')} (shown only now):\n${t.token}`,
+        };
       }
       case 'list': {
         const all = await client.listTokens(intArg(v.customer, '--customer'));
-        return { json: all, text: table(all, ['id', 'name', 'prefix', 'scopes', 'created_at', 'last_used_at', 'revoked_at']) };
+        return {
+          json: all,
+          text: table(all, ['id', 'name', 'prefix', 'scopes', 'created_at', 'last_used_at', 'revoked_at']),
+        };
       }
       case 'revoke': {
         const t = await client.revokeToken(intArg(parsed.positionals[0], 'TOKEN_ID'));
@@ -40,6 +50,7 @@ function scopesArg(value: unknown): TokenScope[] | undefined {
     .map((s) => s.trim())
     .filter(Boolean);
   const unknown = scopes.filter((s) => !(TOKEN_SCOPES as readonly string[]).includes(s));
-  if (scopes.length === 0 || unknown.length > 0) throw new UsageError(`--scopes takes ${TOKEN_SCOPES.join(', ')} (comma-separated)`);
+  if (scopes.length === 0 || unknown.length > 0)
+    throw new UsageError(`--scopes takes ${TOKEN_SCOPES.join(', ')} (comma-separated)`);
   return scopes as TokenScope[];
 }

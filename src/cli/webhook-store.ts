@@ -30,7 +30,11 @@ export function storeFor(cfg: Config, db: Awaited<ReturnType<typeof openDb>>): W
   });
 }
 
-export function withStore(parsed: Parsed, usage: string, fn: (store: WebhookStore, customerId: () => number) => Promise<CommandOutput>): Promise<number> {
+export function withStore(
+  parsed: Parsed,
+  usage: string,
+  fn: (store: WebhookStore, customerId: () => number) => Promise<CommandOutput>,
+): Promise<number> {
   const customer = () => {
     const v = parsed.values.customer;
     if (typeof v !== 'string' || !/^\d+$/.test(v)) throw new UsageError('--customer ID is required');
@@ -44,12 +48,18 @@ export function withStore(parsed: Parsed, usage: string, fn: (store: WebhookStor
       const cfg = loadConfig();
       if (!cfg.DATABASE_URL) {
         const holder = pgliteHolder(join(cfg.DATA_DIR, 'pglite'));
-        if (holder !== null) throw new Error(`the server (pid ${holder}) holds the embedded database in ${cfg.DATA_DIR}: stop it, use DATABASE_URL, or use the dashboard API (/api/v1/account/...)`);
+        if (holder !== null)
+          throw new Error(
+            `the server (pid ${holder}) holds the embedded database in ${cfg.DATA_DIR}: stop it, use DATABASE_URL, or use the dashboard API (/api/v1/account/...)`,
+          );
       }
       const note = newDatabaseNote(cfg);
       const db = await openDb(cfg);
       await migrate(db);
-      const using = db.kind === 'pglite' ? `the embedded database in ${resolve(cfg.DATA_DIR, 'pglite')}${note}` : 'the PostgreSQL database of DATABASE_URL';
+      const using =
+        db.kind === 'pglite'
+          ? `the embedded database in ${resolve(cfg.DATA_DIR, 'pglite')}${note}`
+          : 'the PostgreSQL database of DATABASE_URL';
       return { resource: storeFor(cfg, db), close: () => db.close(), using };
     },
     (store) => fn(store, customer),

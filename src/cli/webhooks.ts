@@ -29,11 +29,24 @@ export function run(args: string[]): Promise<number> {
       case 'add': {
         if (typeof v.url !== 'string') throw new UsageError('--url is required');
         const e = await store.createEndpoint(customer(), { url: v.url, enabled: !v.disabled });
-        return { json: e, text: `webhook endpoint ${e.id} → ${e.url}${e.enabled ? '' : ' (disabled)'}\nsigning secret (shown only now):\n${e.secret}` };
+        return {
+          json: e,
+          text: `webhook endpoint ${e.id} → ${e.url}${e.enabled ? '' : ' (disabled)'}\nsigning secret (shown only now):\n${e.secret}`,
+        };
       }
       case 'list': {
         const all = await store.listEndpoints(customer());
-        return { json: all, text: table(all as unknown as Record<string, unknown>[], ['id', 'url', 'enabled', 'secret_prefix', 'secret_rotated_at', 'created_at']) };
+        return {
+          json: all,
+          text: table(all as unknown as Record<string, unknown>[], [
+            'id',
+            'url',
+            'enabled',
+            'secret_prefix',
+            'secret_rotated_at',
+            'created_at',
+          ]),
+        };
       }
       case 'enable':
       case 'disable': {
@@ -44,7 +57,10 @@ export function run(args: string[]): Promise<number> {
       case 'rotate': {
         const id = endpointId();
         const e = (await store.rotateSecret(customer(), id)) ?? notFound(id);
-        return { json: e, text: `new signing secret of endpoint ${e.id} (shown only now; the old one no longer signs):\n${e.secret}` };
+        return {
+          json: e,
+          text: `new signing secret of endpoint ${e.id} (shown only now; the old one no longer signs):\n${e.secret}`,
+        };
       }
       case 'test': {
         const id = endpointId();
@@ -54,13 +70,26 @@ export function run(args: string[]): Promise<number> {
       case 'deliveries': {
         const id = endpointId();
         const status = v.status;
-        if (status !== undefined && status !== 'pending' && status !== 'delivered' && status !== 'failed') throw new UsageError('--status must be pending, delivered or failed');
+        if (status !== undefined && status !== 'pending' && status !== 'delivered' && status !== 'failed')
+          throw new UsageError('--status must be pending, delivered or failed');
         const limit = v.limit === undefined ? 20 : intArg(v.limit, '--limit');
         const page = (await store.deliveries(customer(), id, { status, limit, offset: 0 })) ?? notFound(id);
         const rows = page.items.map((d) => ({ ...d, attempt_log: undefined }));
         return {
           json: page,
-          text: `${page.total} deliveries\n` + table(rows, ['id', 'event_id', 'event_type', 'status', 'attempts', 'last_status_code', 'last_latency_ms', 'last_error', 'next_attempt_at']),
+          text:
+            `${page.total} deliveries\n` +
+            table(rows, [
+              'id',
+              'event_id',
+              'event_type',
+              'status',
+              'attempts',
+              'last_status_code',
+              'last_latency_ms',
+              'last_error',
+              'next_attempt_at',
+            ]),
         };
       }
       default:

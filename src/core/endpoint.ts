@@ -138,7 +138,10 @@ export interface EndpointDef<I extends z.ZodObject = z.ZodObject, O extends z.Zo
   headers?: Record<string, string>;
   /** Example output for the x402 discovery block and the docs. */
   example?: z.output<O>;
-  handler: (input: z.output<I>, ctx: RequestContext) => Promise<z.output<O> | RawResponse | Accepted<z.output<O>>> | z.output<O> | RawResponse | Accepted<z.output<O>>;
+  handler: (
+    input: z.output<I>,
+    ctx: RequestContext,
+  ) => Promise<z.output<O> | RawResponse | Accepted<z.output<O>>> | z.output<O> | RawResponse | Accepted<z.output<O>>;
 }
 
 /** Helper that keeps input/output types tied together for inference. */

@@ -70,5 +70,7 @@ export function boundedEcho(value: unknown, depth = 0): unknown {
 
 /** A value-level failure found after schema validation (e.g. an ENS name that does not resolve). */
 export function valueError(loc: (string | number)[], message: string, input: unknown): ValidationFailed {
-  return new ValidationFailed([{ type: 'value_error', loc, msg: `Value error, ${message}`, input, ctx: { error: message } }]);
+  return new ValidationFailed([
+    { type: 'value_error', loc, msg: `Value error, ${message}`, input, ctx: { error: message } },
+  ]);
 }

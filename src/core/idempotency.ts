@@ -41,7 +41,15 @@ export function idempotencyKey(headers: Record<string, string | undefined>): str
 
 /** The 422 of a key that cannot be used (malformed, or sent before with a different request). */
 export function idempotencyKeyError(key: string, error: string): ValidationFailed {
-  return new ValidationFailed([{ type: 'value_error', loc: ['header', 'Idempotency-Key'], msg: `Value error, ${error}`, input: key, ctx: { error } }]);
+  return new ValidationFailed([
+    {
+      type: 'value_error',
+      loc: ['header', 'Idempotency-Key'],
+      msg: `Value error, ${error}`,
+      input: key,
+      ctx: { error },
+    },
+  ]);
 }
 
 /** What makes two requests "the same request": the endpoint and its validated input. */

@@ -1,8 +1,24 @@
 import type { Logger } from 'pino';
-import { Accepted, RawResponse, type AnyEndpoint, type AuditMatch, type Caller, type RequestContext, type RequestMeta, type ScreeningBasis } from './endpoint.js';
+import {
+  Accepted,
+  RawResponse,
+  type AnyEndpoint,
+  type AuditMatch,
+  type Caller,
+  type RequestContext,
+  type RequestMeta,
+  type ScreeningBasis,
+} from './endpoint.js';
 import { HttpError } from './errors.js';
 import type { Charge, Gate } from './gate.js';
-import { fingerprint, IDEMPOTENCY_HEADER, idempotencyKey, paymentDigest, type Idempotency, type StoredOutcome } from './idempotency.js';
+import {
+  fingerprint,
+  IDEMPOTENCY_HEADER,
+  idempotencyKey,
+  paymentDigest,
+  type Idempotency,
+  type StoredOutcome,
+} from './idempotency.js';
 
 /**
  * The request pipeline after validation, identical for every transport (REST, /trpc, batch, MCP):
@@ -59,7 +75,12 @@ class Context implements RequestContext {
  * can answer within the same turn without a promise; otherwise it is a promise. Failures are
  * always rejected promises.
  */
-export function execute(endpoint: AnyEndpoint, input: unknown, meta: RequestMeta, deps: PipelineDeps): Outcome | Promise<Outcome> {
+export function execute(
+  endpoint: AnyEndpoint,
+  input: unknown,
+  meta: RequestMeta,
+  deps: PipelineDeps,
+): Outcome | Promise<Outcome> {
   try {
     if (meta.headers[IDEMPOTENCY_HEADER] !== undefined && endpoint.access === 'metered' && deps.idempotency) {
       return executeOnce(endpoint, input, meta, deps, deps.idempotency);
@@ -83,7 +104,13 @@ function publicAnswer(endpoint: AnyEndpoint, result: unknown, deps: PipelineDeps
 }
 
 /** Handler → audit/usage → settle, for a request the gate let through with `charge`. */
-function charged(endpoint: AnyEndpoint, input: unknown, meta: RequestMeta, deps: PipelineDeps, charge: Charge): Outcome | Promise<Outcome> {
+function charged(
+  endpoint: AnyEndpoint,
+  input: unknown,
+  meta: RequestMeta,
+  deps: PipelineDeps,
+  charge: Charge,
+): Outcome | Promise<Outcome> {
   const fail = (err: unknown): never => {
     charge.release({ status: err instanceof HttpError ? err.status : 500 });
     throw err;
@@ -99,17 +126,28 @@ function charged(endpoint: AnyEndpoint, input: unknown, meta: RequestMeta, deps:
   return commit(endpoint, input, deps, charge, result, ctx);
 }
 
-function commit(endpoint: AnyEndpoint, input: unknown, deps: PipelineDeps, charge: Charge, result: unknown, ctx: Context): Outcome | Promise<Outcome> {
+function commit(
+  endpoint: AnyEndpoint,
+  input: unknown,
+  deps: PipelineDeps,
+  charge: Charge,
+  result: unknown,
+  ctx: Context,
+): Outcome | Promise<Outcome> {
   let audit: AuditMatch[];
   try {
     checkOutput(endpoint, result, deps);
-    audit = endpoint.audit && !(result instanceof RawResponse) && !(result instanceof Accepted) ? endpoint.audit(input, result, ctx) : [];
+    audit =
+      endpoint.audit && !(result instanceof RawResponse) && !(result instanceof Accepted)
+        ? endpoint.audit(input, result, ctx)
+        : [];
   } catch (err) {
     charge.release({ status: 500 });
     throw err;
   }
   const committed = charge.commit({ status: 200, audit });
-  if (committed instanceof Promise) return committed.then((c) => answer(result, withBasis(c.headers, ctx.basis), charge.caller));
+  if (committed instanceof Promise)
+    return committed.then((c) => answer(result, withBasis(c.headers, ctx.basis), charge.caller));
   return answer(result, withBasis(committed.headers, ctx.basis), charge.caller);
 }
 
@@ -133,7 +171,9 @@ function scopeOf(caller: Caller): string | null {
 }
 
 function paymentHeader(meta: RequestMeta): string | undefined {
-  return meta.headers.authorization === undefined ? (meta.headers['payment-signature'] ?? meta.headers['x-payment']) : undefined;
+  return meta.headers.authorization === undefined
+    ? (meta.headers['payment-signature'] ?? meta.headers['x-payment'])
+    : undefined;
 }
 
 /**
@@ -151,7 +191,13 @@ interface Keyed {
   scope?: string;
 }
 
-async function claimKey(endpoint: AnyEndpoint, input: unknown, meta: RequestMeta, deps: PipelineDeps, store: Idempotency): Promise<{ keyed: Keyed; charge?: Charge }> {
+async function claimKey(
+  endpoint: AnyEndpoint,
+  input: unknown,
+  meta: RequestMeta,
+  deps: PipelineDeps,
+  store: Idempotency,
+): Promise<{ keyed: Keyed; charge?: Charge }> {
   const key = idempotencyKey(meta.headers)!;
   const keyed: Keyed = { key, print: fingerprint(endpoint.id, input), store };
   const payment = paymentHeader(meta);
@@ -163,7 +209,12 @@ async function claimKey(endpoint: AnyEndpoint, input: unknown, meta: RequestMeta
   const scope = scopeOf(c.caller);
   if (scope === null) return { keyed, charge: c };
   try {
-    const claim = await store.claim(scope, key, keyed.print, payment !== undefined && c.caller.kind === 'payer' ? paymentDigest(payment) : null);
+    const claim = await store.claim(
+      scope,
+      key,
+      keyed.print,
+      payment !== undefined && c.caller.kind === 'payer' ? paymentDigest(payment) : null,
+    );
     if (claim.kind === 'replay') {
       c.release({ status: 200 });
       return { keyed: { ...keyed, replay: claim.outcome } };
@@ -177,21 +228,36 @@ async function claimKey(endpoint: AnyEndpoint, input: unknown, meta: RequestMeta
 
 /** The stored answer as an outcome: the same body and headers, marked as a replay. */
 function replayed(outcome: StoredOutcome, caller: Caller): Outcome {
-  return { status: 200, body: JSON.parse(outcome.body) as unknown, headers: { ...outcome.headers, [REPLAYED_HEADER]: 'true' }, caller };
+  return {
+    status: 200,
+    body: JSON.parse(outcome.body) as unknown,
+    headers: { ...outcome.headers, [REPLAYED_HEADER]: 'true' },
+    caller,
+  };
 }
 
 /** Stores what was answered for a claimed key; a failure to store is logged, the answer goes out all the same. */
 async function storeAnswer(keyed: Keyed, deps: PipelineDeps, outcome: StoredOutcome): Promise<void> {
   if (!keyed.scope) return;
-  await keyed.store.complete(keyed.scope, keyed.key, outcome).catch((err: unknown) => deps.log.error({ err }, 'idempotent outcome not stored'));
+  await keyed.store
+    .complete(keyed.scope, keyed.key, outcome)
+    .catch((err: unknown) => deps.log.error({ err }, 'idempotent outcome not stored'));
 }
 
 async function releaseKey(keyed: Keyed, deps: PipelineDeps): Promise<void> {
   if (!keyed.scope) return;
-  await keyed.store.abandon(keyed.scope, keyed.key).catch((err: unknown) => deps.log.error({ err }, 'idempotency key not released'));
+  await keyed.store
+    .abandon(keyed.scope, keyed.key)
+    .catch((err: unknown) => deps.log.error({ err }, 'idempotency key not released'));
 }
 
-async function executeOnce(endpoint: AnyEndpoint, input: unknown, meta: RequestMeta, deps: PipelineDeps, store: Idempotency): Promise<Outcome> {
+async function executeOnce(
+  endpoint: AnyEndpoint,
+  input: unknown,
+  meta: RequestMeta,
+  deps: PipelineDeps,
+  store: Idempotency,
+): Promise<Outcome> {
   const { keyed, charge } = await claimKey(endpoint, input, meta, deps, store);
   if (keyed.replay) return replayed(keyed.replay, ANONYMOUS);
   try {
@@ -243,7 +309,12 @@ class StreamedAnswer implements Streamed {
         const sent = whole ? all : all.slice(0, count);
         const credits = endpoint.deliveredCredits!(sent);
         if (credits === 0) charge.release({ status: 200 });
-        else await charge.commit({ status: 200, audit: endpoint.audit ? endpoint.audit(this.input, sent, this.ctx) : [], credits });
+        else
+          await charge.commit({
+            status: 200,
+            audit: endpoint.audit ? endpoint.audit(this.input, sent, this.ctx) : [],
+            credits,
+          });
       }
     } catch (err) {
       if (keyed) await releaseKey(keyed, deps);
@@ -265,7 +336,12 @@ const NOTHING_TO_RECORD = () => Promise.resolve();
  * receipt is a header) is committed up front, for the whole answer. With an Idempotency-Key, a
  * whole answer is stored; one cut off releases its key (the retry runs, and is charged, anew).
  */
-export async function executeStreamed(endpoint: AnyEndpoint, input: unknown, meta: RequestMeta, deps: PipelineDeps): Promise<Streamed> {
+export async function executeStreamed(
+  endpoint: AnyEndpoint,
+  input: unknown,
+  meta: RequestMeta,
+  deps: PipelineDeps,
+): Promise<Streamed> {
   if (endpoint.access === 'public' || !endpoint.deliveredCredits) {
     const outcome = await execute(endpoint, input, meta, deps);
     return { outcome, delivered: NOTHING_TO_RECORD };
@@ -277,7 +353,15 @@ export async function executeStreamed(endpoint: AnyEndpoint, input: unknown, met
     keyed = claimed.keyed;
     if (keyed.replay) {
       const raw = new RawResponse('application/x-ndjson', keyed.replay.body);
-      return { outcome: { status: 200, raw, headers: { ...keyed.replay.headers, [REPLAYED_HEADER]: 'true' }, caller: ANONYMOUS }, delivered: NOTHING_TO_RECORD };
+      return {
+        outcome: {
+          status: 200,
+          raw,
+          headers: { ...keyed.replay.headers, [REPLAYED_HEADER]: 'true' },
+          caller: ANONYMOUS,
+        },
+        delivered: NOTHING_TO_RECORD,
+      };
     }
     charge = claimed.charge!;
   } else {
@@ -289,7 +373,9 @@ export async function executeStreamed(endpoint: AnyEndpoint, input: unknown, met
   try {
     result = await endpoint.handler(input, ctx);
     checkOutput(endpoint, result, deps);
-    outcome = charge.settlesBeforeAnswer ? await commit(endpoint, input, deps, charge, result, ctx) : answer(result, withBasis(NO_HEADERS, ctx.basis), charge.caller);
+    outcome = charge.settlesBeforeAnswer
+      ? await commit(endpoint, input, deps, charge, result, ctx)
+      : answer(result, withBasis(NO_HEADERS, ctx.basis), charge.caller);
   } catch (err) {
     charge.release({ status: err instanceof HttpError ? err.status : 500 });
     if (keyed) await releaseKey(keyed, deps);
@@ -299,8 +385,10 @@ export async function executeStreamed(endpoint: AnyEndpoint, input: unknown, met
 }
 
 function answer(result: unknown, headers: Record<string, string>, caller: Caller): Outcome {
-  if (result instanceof RawResponse) return { status: 200, raw: result, headers: { ...result.headers, ...headers }, caller };
-  if (result instanceof Accepted) return { status: 202, body: result.body, headers: { ...result.headers, ...headers }, caller };
+  if (result instanceof RawResponse)
+    return { status: 200, raw: result, headers: { ...result.headers, ...headers }, caller };
+  if (result instanceof Accepted)
+    return { status: 202, body: result.body, headers: { ...result.headers, ...headers }, caller };
   return { status: 200, body: result, headers, caller };
 }
 

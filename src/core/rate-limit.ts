@@ -24,7 +24,9 @@ export class RateLimiter {
     if (b.tokens < 1) {
       this.buckets.set(key, b);
       const retryAfter = Math.max(1, Math.ceil((1 - b.tokens) / this.ratePerSecond));
-      throw new HttpError(429, 'Too many requests: the search is burst-limited per client IP', { 'Retry-After': String(retryAfter) });
+      throw new HttpError(429, 'Too many requests: the search is burst-limited per client IP', {
+        'Retry-After': String(retryAfter),
+      });
     }
     b.tokens -= 1;
     this.buckets.set(key, b);

@@ -27,7 +27,10 @@ function defOf(schema: z.ZodType): AnyDef {
 function baseDef(schema: z.ZodType): AnyDef {
   let def = defOf(schema);
   for (;;) {
-    if ((def.type === 'optional' || def.type === 'default' || def.type === 'nullable' || def.type === 'prefault') && def.innerType) {
+    if (
+      (def.type === 'optional' || def.type === 'default' || def.type === 'nullable' || def.type === 'prefault') &&
+      def.innerType
+    ) {
       def = defOf(def.innerType);
     } else if (def.type === 'pipe' && def.in) {
       def = defOf(def.in);
@@ -46,7 +49,11 @@ function unwrap(schema: z.ZodType): z.ZodType {
   let s = schema;
   for (;;) {
     const def = defOf(s);
-    if ((def.type === 'optional' || def.type === 'default' || def.type === 'nullable' || def.type === 'prefault') && def.innerType) s = def.innerType;
+    if (
+      (def.type === 'optional' || def.type === 'default' || def.type === 'nullable' || def.type === 'prefault') &&
+      def.innerType
+    )
+      s = def.innerType;
     else return s;
   }
 }
@@ -62,7 +69,14 @@ function coercionOf(field: z.ZodType): Coercion {
   let c = coercions.get(field);
   if (c === undefined) {
     const base = baseDef(field);
-    c = base.type === 'number' ? (isIntSchema(unwrap(field)) ? 'int' : 'float') : base.type === 'boolean' ? 'boolean' : 'string';
+    c =
+      base.type === 'number'
+        ? isIntSchema(unwrap(field))
+          ? 'int'
+          : 'float'
+        : base.type === 'boolean'
+          ? 'boolean'
+          : 'string';
     coercions.set(field, c);
   }
   return c;
@@ -130,7 +144,12 @@ function jsonType(v: unknown): string {
 }
 
 /** Maps one zod v4 issue to Pydantic's vocabulary; an object or array input is echoed bounded (see boundedEcho). */
-export function toPydanticIssue(issue: z.core.$ZodIssue, loc: (string | number)[], rawInput: unknown, parseError?: string): ValidationIssue {
+export function toPydanticIssue(
+  issue: z.core.$ZodIssue,
+  loc: (string | number)[],
+  rawInput: unknown,
+  parseError?: string,
+): ValidationIssue {
   const input = rawInput !== null && typeof rawInput === 'object' ? boundedEcho(rawInput) : rawInput;
   if (parseError) return { type: parseError, loc, msg: PARSE_MESSAGES[parseError] ?? 'Invalid input', input };
   const i = issue as z.core.$ZodIssue & Record<string, unknown>;
@@ -139,15 +158,29 @@ export function toPydanticIssue(issue: z.core.$ZodIssue, loc: (string | number)[
       if (input === undefined) return { type: 'missing', loc, msg: 'Field required', input: null };
       const expected = String(i.expected);
       if (expected === 'string') return { type: 'string_type', loc, msg: 'Input should be a valid string', input };
-      if (expected === 'number' || expected === 'int') return { type: 'int_type', loc, msg: 'Input should be a valid integer', input };
+      if (expected === 'number' || expected === 'int')
+        return { type: 'int_type', loc, msg: 'Input should be a valid integer', input };
       if (expected === 'boolean') return { type: 'bool_type', loc, msg: 'Input should be a valid boolean', input };
       if (expected === 'array') return { type: 'list_type', loc, msg: 'Input should be a valid list', input };
-      if (expected === 'object') return { type: 'model_attributes_type', loc, msg: 'Input should be a valid dictionary or object to extract fields from', input };
+      if (expected === 'object')
+        return {
+          type: 'model_attributes_type',
+          loc,
+          msg: 'Input should be a valid dictionary or object to extract fields from',
+          input,
+        };
       return { type: `${expected}_type`, loc, msg: `Input should be a valid ${expected}`, input };
     }
     case 'too_small': {
       const min = Number(i.minimum);
-      if (i.origin === 'string') return { type: 'string_too_short', loc, msg: `String should have at least ${plural(min, 'character')}`, input, ctx: { min_length: min } };
+      if (i.origin === 'string')
+        return {
+          type: 'string_too_short',
+          loc,
+          msg: `String should have at least ${plural(min, 'character')}`,
+          input,
+          ctx: { min_length: min },
+        };
       if (i.origin === 'array' || i.origin === 'set')
         return {
           type: 'too_short',
@@ -156,12 +189,26 @@ export function toPydanticIssue(issue: z.core.$ZodIssue, loc: (string | number)[
           input,
           ctx: { field_type: 'List', min_length: min, actual_length: Array.isArray(input) ? input.length : 0 },
         };
-      if (i.inclusive === false) return { type: 'greater_than', loc, msg: `Input should be greater than ${min}`, input, ctx: { gt: min } };
-      return { type: 'greater_than_equal', loc, msg: `Input should be greater than or equal to ${min}`, input, ctx: { ge: min } };
+      if (i.inclusive === false)
+        return { type: 'greater_than', loc, msg: `Input should be greater than ${min}`, input, ctx: { gt: min } };
+      return {
+        type: 'greater_than_equal',
+        loc,
+        msg: `Input should be greater than or equal to ${min}`,
+        input,
+        ctx: { ge: min },
+      };
     }
     case 'too_big': {
       const max = Number(i.maximum);
-      if (i.origin === 'string') return { type: 'string_too_long', loc, msg: `String should have at most ${plural(max, 'character')}`, input, ctx: { max_length: max } };
+      if (i.origin === 'string')
+        return {
+          type: 'string_too_long',
+          loc,
+          msg: `String should have at most ${plural(max, 'character')}`,
+          input,
+          ctx: { max_length: max },
+        };
       if (i.origin === 'array' || i.origin === 'set')
         return {
           type: 'too_long',
@@ -170,13 +217,26 @@ export function toPydanticIssue(issue: z.core.$ZodIssue, loc: (string | number)[
           input,
           ctx: { field_type: 'List', max_length: max, actual_length: Array.isArray(input) ? input.length : 0 },
         };
-      if (i.inclusive === false) return { type: 'less_than', loc, msg: `Input should be less than ${max}`, input, ctx: { lt: max } };
-      return { type: 'less_than_equal', loc, msg: `Input should be less than or equal to ${max}`, input, ctx: { le: max } };
+      if (i.inclusive === false)
+        return { type: 'less_than', loc, msg: `Input should be less than ${max}`, input, ctx: { lt: max } };
+      return {
+        type: 'less_than_equal',
+        loc,
+        msg: `Input should be less than or equal to ${max}`,
+        input,
+        ctx: { le: max },
+      };
     }
     case 'invalid_format': {
       if (i.format === 'regex') {
         const pattern = String(i.pattern ?? '').replace(/^\/|\/[a-z]*$/g, '');
-        return { type: 'string_pattern_mismatch', loc, msg: `String should match pattern '${pattern}'`, input, ctx: { pattern } };
+        return {
+          type: 'string_pattern_mismatch',
+          loc,
+          msg: `String should match pattern '${pattern}'`,
+          input,
+          ctx: { pattern },
+        };
       }
       return { type: 'value_error', loc, msg: `Value error, ${issue.message}`, input, ctx: { error: issue.message } };
     }
@@ -188,7 +248,12 @@ export function toPydanticIssue(issue: z.core.$ZodIssue, loc: (string | number)[
     case 'unrecognized_keys':
       return { type: 'extra_forbidden', loc, msg: 'Extra inputs are not permitted', input };
     case 'invalid_union':
-      return { type: 'union_error', loc, msg: `Input should match one of the allowed shapes (got ${jsonType(input)})`, input };
+      return {
+        type: 'union_error',
+        loc,
+        msg: `Input should match one of the allowed shapes (got ${jsonType(input)})`,
+        input,
+      };
     default:
       return { type: 'value_error', loc, msg: `Value error, ${issue.message}`, input, ctx: { error: issue.message } };
   }
@@ -209,13 +274,24 @@ export function valueAt(root: unknown, path: PropertyKey[]): unknown {
  * the parsed input or throws ValidationFailed (422) with one item per problem, ordered as the
  * schema's fields.
  */
-export function parseInput<S extends z.ZodObject>(schema: S, raw: RawInput, bodyLocation: Location = 'body'): z.output<S> {
+export function parseInput<S extends z.ZodObject>(
+  schema: S,
+  raw: RawInput,
+  bodyLocation: Location = 'body',
+): z.output<S> {
   const shape = schema.shape as Record<string, z.ZodType>;
   refuseNul(raw.path, 'path');
   refuseNul(raw.query, 'query');
   const body = raw.body;
   if (body !== undefined && (body === null || typeof body !== 'object' || Array.isArray(body))) {
-    throw new ValidationFailed([{ type: 'model_attributes_type', loc: [bodyLocation], msg: 'Input should be a valid dictionary or object to extract fields from', input: body }]);
+    throw new ValidationFailed([
+      {
+        type: 'model_attributes_type',
+        loc: [bodyLocation],
+        msg: 'Input should be a valid dictionary or object to extract fields from',
+        input: body,
+      },
+    ]);
   }
   // Body fields, then query parameters, then path parameters: a later source wins a name.
   const merged: Record<string, unknown> = body === undefined ? {} : { ...(body as Record<string, unknown>) };
@@ -226,8 +302,10 @@ export function parseInput<S extends z.ZodObject>(schema: S, raw: RawInput, body
   const issues = result.error.issues.map((issue) => {
     const [head, ...rest] = issue.path;
     const key = String(head ?? '');
-    const where: Location = key in raw.path ? 'path' : body !== undefined && !(key in raw.query) ? bodyLocation : 'query';
-    const loc = head === undefined ? [where] : [where, key, ...rest.map((p) => (typeof p === 'number' ? p : String(p)))];
+    const where: Location =
+      key in raw.path ? 'path' : body !== undefined && !(key in raw.query) ? bodyLocation : 'query';
+    const loc =
+      head === undefined ? [where] : [where, key, ...rest.map((p) => (typeof p === 'number' ? p : String(p)))];
     const input = rest.length === 0 && key in rawStrings ? rawStrings[key] : valueAt(merged, issue.path);
     return toPydanticIssue(issue, loc, input, rest.length === 0 ? parseErrors?.get(key) : undefined);
   });
@@ -245,7 +323,8 @@ function nulIssue(loc: (string | number)[], input: string): ValidationIssue {
 
 /** Query and path strings with a NUL character: no store takes it (PostgreSQL text cannot hold one). */
 function refuseNul(values: Record<string, string>, where: Location): void {
-  for (const key in values) if (values[key].includes('\0')) throw new ValidationFailed([nulIssue([where, key], values[key])]);
+  for (const key in values)
+    if (values[key].includes('\0')) throw new ValidationFailed([nulIssue([where, key], values[key])]);
 }
 
 /**
@@ -256,7 +335,12 @@ function refuseNul(values: Record<string, string>, where: Location): void {
  * validation, error echoes, JSON.stringify — must not see more). The elements of the body's
  * field `opaque` are skipped for depth: their endpoint checks each itself (batch items).
  */
-function bodyProblem(value: unknown, nul: boolean, depth: number, opaque?: string): { path: (string | number)[]; kind: 'depth' | 'nul'; input?: string } | null {
+function bodyProblem(
+  value: unknown,
+  nul: boolean,
+  depth: number,
+  opaque?: string,
+): { path: (string | number)[]; kind: 'depth' | 'nul'; input?: string } | null {
   const path: (string | number)[] = [];
   const walk = (v: unknown, d: number): 'depth' | 'nul' | null => {
     if (typeof v === 'string') return nul && v.includes('\0') ? 'nul' : null;
@@ -300,7 +384,9 @@ export function parseJsonBody(text: string, opaque?: string): unknown {
   } catch (err) {
     const message = (err as Error).message;
     const pos = Number(/position (\d+)/.exec(message)?.[1] ?? 0);
-    throw new ValidationFailed([{ type: 'json_invalid', loc: ['body', pos], msg: 'JSON decode error', input: {}, ctx: { error: message } }]);
+    throw new ValidationFailed([
+      { type: 'json_invalid', loc: ['body', pos], msg: 'JSON decode error', input: {}, ctx: { error: message } },
+    ]);
   }
   // A NUL can only arrive escaped, so the walk looks for one only when the text has the escape.
   throwBodyProblem(bodyProblem(body, text.includes('\\u0000'), 1, opaque), []);
@@ -319,7 +405,15 @@ export function checkBodyRules(value: unknown, nul = true, at: (string | number)
 function throwBodyProblem(problem: ReturnType<typeof bodyProblem>, at: (string | number)[]): void {
   if (problem?.kind === 'depth') {
     const error = `nesting deeper than ${MAX_JSON_DEPTH} levels`;
-    throw new ValidationFailed([{ type: 'json_invalid', loc: ['body', ...at, ...problem.path], msg: 'JSON decode error', input: {}, ctx: { error } }]);
+    throw new ValidationFailed([
+      {
+        type: 'json_invalid',
+        loc: ['body', ...at, ...problem.path],
+        msg: 'JSON decode error',
+        input: {},
+        ctx: { error },
+      },
+    ]);
   }
   if (problem?.kind === 'nul') throw new ValidationFailed([nulIssue(['body', ...at, ...problem.path], problem.input!)]);
 }

@@ -67,7 +67,17 @@ function LazyPage({ route, params }: { route: Route; params: Record<string, stri
   return <page.C params={params} />;
 }
 
-function Shell({ s, routes, current, children }: { s: Session; routes: Route[]; current: Route | null; children: ComponentChildren }) {
+function Shell({
+  s,
+  routes,
+  current,
+  children,
+}: {
+  s: Session;
+  routes: Route[];
+  current: Route | null;
+  children: ComponentChildren;
+}) {
   const out = async () => {
     // The operator's session token is revoked on the server; a customer's API token stays valid (it is theirs).
     if (s.kind === 'operator') await client.DELETE('/api/v1/admin/session').catch(() => undefined);
@@ -121,7 +131,10 @@ export function App() {
   useEffect(() => {
     if (!s?.expiresAt) return;
     const left = Date.parse(s.expiresAt) - Date.now();
-    const timer = setTimeout(() => signOut('Your operator session expired. Sign in again.'), Math.max(0, Math.min(left, 2 ** 31 - 1)));
+    const timer = setTimeout(
+      () => signOut('Your operator session expired. Sign in again.'),
+      Math.max(0, Math.min(left, 2 ** 31 - 1)),
+    );
     return () => clearTimeout(timer);
   }, [s]);
 

@@ -23,7 +23,12 @@ export class EnsResolver {
 
   constructor(private readonly opts: EnsResolverOptions) {
     this.now = opts.now ?? Date.now;
-    this.client = opts.rpcUrl ? (createPublicClient({ chain: mainnet, transport: http(opts.rpcUrl, { timeout: opts.timeoutMs ?? 5000, retryCount: 1 }) }) as PublicClient) : null;
+    this.client = opts.rpcUrl
+      ? (createPublicClient({
+          chain: mainnet,
+          transport: http(opts.rpcUrl, { timeout: opts.timeoutMs ?? 5000, retryCount: 1 }),
+        }) as PublicClient)
+      : null;
   }
 
   /** True for inputs that are ENS names rather than addresses: they contain a dot. */
@@ -59,7 +64,8 @@ export class EnsResolver {
   }
 
   private answer(address: string | null, name: string, loc: (string | number)[]): string {
-    if (!address || /^0x0{40}$/i.test(address)) throw valueError(loc, `ENS name ${name} does not resolve to an address`, name);
+    if (!address || /^0x0{40}$/i.test(address))
+      throw valueError(loc, `ENS name ${name} does not resolve to an address`, name);
     return address;
   }
 }
@@ -68,7 +74,12 @@ export class EnsResolver {
 function isResolutionFailure(err: unknown): boolean {
   let e = err as { name?: string; cause?: unknown } | undefined;
   for (let depth = 0; e && depth < 6; depth++) {
-    if (e.name === 'ContractFunctionRevertedError' || e.name === 'ContractFunctionZeroDataError' || e.name === 'ResolverNotFoundError') return true;
+    if (
+      e.name === 'ContractFunctionRevertedError' ||
+      e.name === 'ContractFunctionZeroDataError' ||
+      e.name === 'ResolverNotFoundError'
+    )
+      return true;
     if (e.name === 'HttpRequestError' || e.name === 'TimeoutError' || e.name === 'WebSocketRequestError') return false;
     e = e.cause as typeof e;
   }

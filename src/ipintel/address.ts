@@ -1,6 +1,8 @@
 import { isV4Mapped, parseIPv4, parseIPv6 } from '../../engine/ip-ranges.js';
 
-export type Address = { family: 4; value: number; /** Canonical dotted text. */ text: string } | { family: 6; words: Uint32Array; text: string };
+export type Address =
+  | { family: 4; value: number; /** Canonical dotted text. */ text: string }
+  | { family: 6; words: Uint32Array; text: string };
 
 /**
  * Parses IPv4 or IPv6 text. IPv4-mapped IPv6 (`::ffff:a.b.c.d`) is treated as the IPv4 address

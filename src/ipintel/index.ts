@@ -104,7 +104,11 @@ export async function createIpIntel(deps: IpIntelDeps): Promise<IpIntel> {
       }
       if (prev?.status.loaded && !fetched.changed && prev.status.sha256 === fetched.sha256) return false;
       const parsed = parseRangeList(await readFile(fetched.path, 'utf8'));
-      if (parsed.invalid.length > 0) log.warn({ list: source.key, invalid: parsed.invalid.length }, 'ip list has lines that are not addresses or ranges');
+      if (parsed.invalid.length > 0)
+        log.warn(
+          { list: source.key, invalid: parsed.invalid.length },
+          'ip list has lines that are not addresses or ranges',
+        );
       states.set(source.key, {
         ranges: parsed.ranges,
         status: {
@@ -122,7 +126,12 @@ export async function createIpIntel(deps: IpIntelDeps): Promise<IpIntel> {
     } catch (err) {
       const message = (err as Error).message;
       log.warn({ list: source.key, err: message }, 'ip list fetch failed; keeping the previous version');
-      states.set(source.key, prev ? { ranges: prev.ranges, status: { ...prev.status, error: message } } : { ranges: [], status: emptyStatus(source, message) });
+      states.set(
+        source.key,
+        prev
+          ? { ranges: prev.ranges, status: { ...prev.status, error: message } }
+          : { ranges: [], status: emptyStatus(source, message) },
+      );
       return false;
     }
   }
@@ -139,7 +148,10 @@ export async function createIpIntel(deps: IpIntelDeps): Promise<IpIntel> {
   async function reload(): Promise<IpListStatus[]> {
     const changed = await Promise.all(IP_LIST_SOURCES.map(loadOne));
     if (changed.some(Boolean)) {
-      const lists = IP_LIST_SOURCES.filter((s) => states.get(s.key)?.status.loaded).map((s) => ({ source: s, ranges: states.get(s.key)!.ranges }));
+      const lists = IP_LIST_SOURCES.filter((s) => states.get(s.key)?.status.loaded).map((s) => ({
+        source: s,
+        ranges: states.get(s.key)!.ranges,
+      }));
       index = PrivacyIndex.build(lists);
       log.info({ stats: index.stats() }, 'ip lists loaded');
     }
@@ -171,7 +183,14 @@ export async function createIpIntel(deps: IpIntelDeps): Promise<IpIntel> {
       const a = parseAddress(ip, words);
       const place = a ? geoDb.lookup(a.text, a.family) : null;
       if (!place || place.country === null) {
-        return { ip, city: place?.city ?? null, region: place?.region ?? null, country: null, sanctioned: null, source_url: place?.source_url ?? null };
+        return {
+          ip,
+          city: place?.city ?? null,
+          region: place?.region ?? null,
+          country: null,
+          sanctioned: null,
+          source_url: place?.source_url ?? null,
+        };
       }
       return {
         ip,
@@ -191,5 +210,14 @@ export async function createIpIntel(deps: IpIntelDeps): Promise<IpIntel> {
 }
 
 function emptyStatus(source: IpListSource, error: string | null): IpListStatus {
-  return { key: source.key, signal: source.signal, loaded: false, ranges: 0, invalid_lines: 0, sha256: null, loaded_at: null, error };
+  return {
+    key: source.key,
+    signal: source.signal,
+    loaded: false,
+    ranges: 0,
+    invalid_lines: 0,
+    sha256: null,
+    loaded_at: null,
+    error,
+  };
 }

@@ -25,9 +25,44 @@ export const IP_LISTS_SLUG = 'ipintel';
 const X4B = 'https://raw.githubusercontent.com/X4BNet/lists_vpn/main/output';
 
 export const IP_LIST_SOURCES: readonly IpListSource[] = [
-  { key: 'vpn-ipv4', signal: 'vpn', families: [4], url: `${X4B}/vpn/ipv4.txt`, sourceDirPath: 'ip/vpn-ipv4.txt', optional: true },
-  { key: 'vpn-ipv6', signal: 'vpn', families: [6], url: `${X4B}/vpn/ipv6.txt`, sourceDirPath: 'ip/vpn-ipv6.txt', optional: true },
-  { key: 'tor-exit-nodes', signal: 'tor', families: [4], url: 'https://check.torproject.org/torbulkexitlist', sourceDirPath: 'ip/tor-exit-nodes.txt', optional: true },
-  { key: 'datacenter-ipv4', signal: 'datacenter', families: [4], url: `${X4B}/datacenter/ipv4.txt`, sourceDirPath: 'ip/datacenter-ipv4.txt', optional: true },
-  { key: 'datacenter-ipv6', signal: 'datacenter', families: [6], url: `${X4B}/datacenter/ipv6.txt`, sourceDirPath: 'ip/datacenter-ipv6.txt', optional: true },
+  {
+    key: 'vpn-ipv4',
+    signal: 'vpn',
+    families: [4],
+    url: `${X4B}/vpn/ipv4.txt`,
+    sourceDirPath: 'ip/vpn-ipv4.txt',
+    optional: true,
+  },
+  {
+    key: 'vpn-ipv6',
+    signal: 'vpn',
+    families: [6],
+    url: `${X4B}/vpn/ipv6.txt`,
+    sourceDirPath: 'ip/vpn-ipv6.txt',
+    optional: true,
+  },
+  {
+    key: 'tor-exit-nodes',
+    signal: 'tor',
+    families: [4],
+    url: 'https://check.torproject.org/torbulkexitlist',
+    sourceDirPath: 'ip/tor-exit-nodes.txt',
+    optional: true,
+  },
+  {
+    key: 'datacenter-ipv4',
+    signal: 'datacenter',
+    families: [4],
+    url: `${X4B}/datacenter/ipv4.txt`,
+    sourceDirPath: 'ip/datacenter-ipv4.txt',
+    optional: true,
+  },
+  {
+    key: 'datacenter-ipv6',
+    signal: 'datacenter',
+    families: [6],
+    url: `${X4B}/datacenter/ipv6.txt`,
+    sourceDirPath: 'ip/datacenter-ipv6.txt',
+    optional: true,
+  },
 ];

@@ -229,7 +229,11 @@ export class ListCatalog {
   narrow(s: Screening, keep: (slug: string) => boolean): Screening {
     const lists = s.lists.filter(keep);
     const { versionOf, asOf } = s.basis;
-    return { lists, basis: { headers: { ...s.basis.headers, [VERSIONS_HEADER]: versionsText(lists, versionOf) }, versionOf, asOf }, asOf: s.asOf };
+    return {
+      lists,
+      basis: { headers: { ...s.basis.headers, [VERSIONS_HEADER]: versionsText(lists, versionOf) }, versionOf, asOf },
+      asOf: s.asOf,
+    };
   }
 
   /**
@@ -238,7 +242,13 @@ export class ListCatalog {
    * created later is left out, one deleted since is in); naming a list that did not exist yet,
    * a time before the history the service keeps, or a time in the future is a 422.
    */
-  screening(filter: string | undefined, owner: number | undefined, asOf: string | undefined, now: number, loc: (string | number)[]): Screening {
+  screening(
+    filter: string | undefined,
+    owner: number | undefined,
+    asOf: string | undefined,
+    now: number,
+    loc: (string | number)[],
+  ): Screening {
     if (asOf === undefined) {
       const lists = this.resolve(filter, 'default', owner);
       return { lists, basis: this.basis(lists), asOf: undefined };
@@ -263,10 +273,16 @@ export class ListCatalog {
         const d = this.all.get(s);
         return !d || !d.enabled || (d.owner !== undefined && d.owner !== owner);
       });
-      if (unknown.length > 0) throw new HttpError(400, `unknown list${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')} (see /api/v1/screen/lists)`);
+      if (unknown.length > 0)
+        throw new HttpError(
+          400,
+          `unknown list${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')} (see /api/v1/screen/lists)`,
+        );
       candidates = named.map((s) => this.all.get(s)!);
     } else {
-      candidates = [...this.all.values()].filter((d) => d.enabled && d.in_default_set && (d.owner === undefined || d.owner === owner));
+      candidates = [...this.all.values()].filter(
+        (d) => d.enabled && d.in_default_set && (d.owner === undefined || d.owner === owner),
+      );
     }
     const lists: string[] = [];
     const versions = new Map<string, string>();
@@ -279,7 +295,12 @@ export class ListCatalog {
       }
       if (earliest === null || h.reach < earliest) earliest = h.reach;
       if (at < Date.parse(h.reach)) {
-        if (h.compacted) throw valueError(loc, `as_of is before the history kept for list ${d.slug} (it reaches back to ${h.reach})`, asOf);
+        if (h.compacted)
+          throw valueError(
+            loc,
+            `as_of is before the history kept for list ${d.slug} (it reaches back to ${h.reach})`,
+            asOf,
+          );
         if (named) throw valueError(loc, `list ${d.slug} has no version before ${h.reach}`, asOf);
         continue;
       }
@@ -293,23 +314,44 @@ export class ListCatalog {
       versions.set(d.slug, version);
     }
     if (lists.length === 0) {
-      throw valueError(loc, `as_of is before the first version the service holds${earliest ? ` (${earliest})` : ''}`, asOf);
+      throw valueError(
+        loc,
+        `as_of is before the first version the service holds${earliest ? ` (${earliest})` : ''}`,
+        asOf,
+      );
     }
     const missing = lists.filter((s) => !this.loaded.has(s));
     if (missing.length > 0) throw notLoaded(missing);
     const versionOf = (slug: string) => versions.get(slug) ?? '';
     const iso = new Date(at).toISOString();
-    return { lists, basis: { headers: { [VERSIONS_HEADER]: versionsText(lists, versionOf), [AS_OF_HEADER]: iso }, versionOf, asOf: at }, asOf: at };
+    return {
+      lists,
+      basis: {
+        headers: { [VERSIONS_HEADER]: versionsText(lists, versionOf), [AS_OF_HEADER]: iso },
+        versionOf,
+        asOf: at,
+      },
+      asOf: at,
+    };
   }
 }
 
 /** A catalog over the registry alone, every list served (tests of the answer's shape). */
 function staticSource(registry: readonly ListDefinition[]): CatalogSource {
   const served = registry.map((d) => ({ slug: d.slug, list_type: d.list_type, version: '', last_updated: null }));
-  return { generation: () => 0, served: () => served, definitions: () => registry, history: () => ({ reach: null, compacted: false, versions: [] }) };
+  return {
+    generation: () => 0,
+    served: () => served,
+    definitions: () => registry,
+    history: () => ({ reach: null, compacted: false, versions: [] }),
+  };
 }
 
 /** The one answer for lists that have no data yet, whichever endpoint names them. */
 function notLoaded(slugs: string[]): HttpError {
-  return new HttpError(503, `list${slugs.length > 1 ? 's' : ''} not loaded yet: ${slugs.join(', ')} (see /api/v1/stats)`, { 'Retry-After': '60' });
+  return new HttpError(
+    503,
+    `list${slugs.length > 1 ? 's' : ''} not loaded yet: ${slugs.join(', ')} (see /api/v1/stats)`,
+    { 'Retry-After': '60' },
+  );
 }

@@ -108,41 +108,57 @@ export class ListJobs {
    * Records a new job on `list`; a 409 when the list has an active job. A job whose node stopped
    * heartbeating is failed first, so a crashed node never holds a list for good.
    */
-  async open(kind: JobKind, list: string, owner: number | null, params: Record<string, unknown>, status: 'receiving' | 'queued'): Promise<Job> {
+  async open(
+    kind: JobKind,
+    list: string,
+    owner: number | null,
+    params: Record<string, unknown>,
+    status: 'receiving' | 'queued',
+  ): Promise<Job> {
     await this.db.query(
       `UPDATE list_jobs SET status = 'failed', error = 'interrupted: the node running it stopped', error_status = 503, finished_at = now()
        WHERE list = $1 AND status IN ${ACTIVE} AND updated_at < now() - make_interval(secs => $2)`,
       [list, this.staleMs / 1000],
     );
     try {
-      const { rows } = await this.db.query<JobRow>(`INSERT INTO list_jobs (kind, list, owner, params, status, node) VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${COLUMNS}`, [
-        kind,
-        list,
-        owner,
-        JSON.stringify(params),
-        status,
-        this.opts.node,
-      ]);
+      const { rows } = await this.db.query<JobRow>(
+        `INSERT INTO list_jobs (kind, list, owner, params, status, node) VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${COLUMNS}`,
+        [kind, list, owner, JSON.stringify(params), status, this.opts.node],
+      );
       return fromRow(rows[0]);
     } catch (err) {
       if ((err as { code?: string }).code !== '23505') throw err;
-      const { rows } = await this.db.query<{ id: number; kind: string }>(`SELECT id, kind FROM list_jobs WHERE list = $1 AND status IN ${ACTIVE}`, [list]);
+      const { rows } = await this.db.query<{ id: number; kind: string }>(
+        `SELECT id, kind FROM list_jobs WHERE list = $1 AND status IN ${ACTIVE}`,
+        [list],
+      );
       const what = list === ALL_LISTS ? 'a refresh of every list' : `an operation on list ${list}`;
-      throw new HttpError(409, `${what} is already running${rows[0] ? ` (job ${rows[0].id}, ${rows[0].kind})` : ''}: wait for it to finish`);
+      throw new HttpError(
+        409,
+        `${what} is already running${rows[0] ? ` (job ${rows[0].id}, ${rows[0].kind})` : ''}: wait for it to finish`,
+      );
     }
   }
 
   /** An upload received in full: the leader may take it. */
   async queue(id: number, params: Record<string, unknown>): Promise<void> {
-    await this.db.query(`UPDATE list_jobs SET status = 'queued', params = $2, updated_at = now() WHERE id = $1 AND status = 'receiving'`, [id, JSON.stringify(params)]);
+    await this.db.query(
+      `UPDATE list_jobs SET status = 'queued', params = $2, updated_at = now() WHERE id = $1 AND status = 'receiving'`,
+      [id, JSON.stringify(params)],
+    );
   }
 
   /** Takes the oldest queued job for this (the leader) node, or null. */
   async claim(): Promise<Job | null> {
     return this.db.transaction(async (tx) => {
-      const { rows } = await tx.query<JobRow>(`SELECT ${COLUMNS} FROM list_jobs WHERE status = 'queued' ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED`);
+      const { rows } = await tx.query<JobRow>(
+        `SELECT ${COLUMNS} FROM list_jobs WHERE status = 'queued' ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED`,
+      );
       if (!rows[0]) return null;
-      await tx.query(`UPDATE list_jobs SET status = 'running', node = $2, updated_at = now() WHERE id = $1`, [rows[0].id, this.opts.node]);
+      await tx.query(`UPDATE list_jobs SET status = 'running', node = $2, updated_at = now() WHERE id = $1`, [
+        rows[0].id,
+        this.opts.node,
+      ]);
       return { ...fromRow(rows[0]), status: 'running' as const };
     });
   }
@@ -158,9 +174,15 @@ export class ListJobs {
 
   async finish(id: number, outcome: { results: RefreshOutcome[] } | { error: string; status: number }): Promise<void> {
     if ('results' in outcome) {
-      await this.db.query(`UPDATE list_jobs SET status = 'done', results = $2, updated_at = now(), finished_at = now() WHERE id = $1`, [id, JSON.stringify(outcome.results)]);
+      await this.db.query(
+        `UPDATE list_jobs SET status = 'done', results = $2, updated_at = now(), finished_at = now() WHERE id = $1`,
+        [id, JSON.stringify(outcome.results)],
+      );
     } else {
-      await this.db.query(`UPDATE list_jobs SET status = 'failed', error = $2, error_status = $3, updated_at = now(), finished_at = now() WHERE id = $1`, [id, outcome.error, outcome.status]);
+      await this.db.query(
+        `UPDATE list_jobs SET status = 'failed', error = $2, error_status = $3, updated_at = now(), finished_at = now() WHERE id = $1`,
+        [id, outcome.error, outcome.status],
+      );
     }
     this.finished.emit(String(id));
   }

@@ -6,7 +6,13 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { EntityType, ListType } from '../../engine/model.js';
 import { ListOperationError, type ListManager, type RefreshOutcome } from '../../loaders/manager.js';
-import { stagedBatches, stageUpload, UploadLimitError, UploadRowError, type UploadFormat } from '../../loaders/upload.js';
+import {
+  stagedBatches,
+  stageUpload,
+  UploadLimitError,
+  UploadRowError,
+  type UploadFormat,
+} from '../../loaders/upload.js';
 import { HttpError, ValidationFailed } from '../core/errors.js';
 import type { Notifier } from '../store/notify.js';
 import { ALL_LISTS, type Job, type JobKind, type ListJobs } from './jobs.js';
@@ -119,7 +125,8 @@ export class ListOperations {
       await this.opts.jobs.finish(job.id, { results });
       log.info({ results: results.map((r) => r.result) }, 'list job done');
     } catch (err) {
-      const status = err instanceof ListOperationError ? ERROR_STATUS[err.code] : err instanceof HttpError ? err.status : 500;
+      const status =
+        err instanceof ListOperationError ? ERROR_STATUS[err.code] : err instanceof HttpError ? err.status : 500;
       if (status >= 500) log.error({ err }, 'list job failed');
       else log.info({ error: (err as Error).message }, 'list job refused');
       await this.opts.jobs.finish(job.id, { error: (err as Error).message, status });
@@ -133,14 +140,24 @@ export class ListOperations {
     const p = job.params;
     switch (job.kind) {
       case 'refresh':
-        return manager.refresh(job.list === ALL_LISTS ? undefined : job.list, { sourceDir: typeof p.source_dir === 'string' ? p.source_dir : undefined });
+        return manager.refresh(job.list === ALL_LISTS ? undefined : job.list, {
+          sourceDir: typeof p.source_dir === 'string' ? p.source_dir : undefined,
+        });
       case 'upload':
-        return [await manager.uploadList(job.list, { records: stagedBatches(this.stagedPath(job.id)), version: String(p.version) })];
+        return [
+          await manager.uploadList(job.list, {
+            records: stagedBatches(this.stagedPath(job.id)),
+            version: String(p.version),
+          }),
+        ];
       case 'create': {
         const def = p as unknown as NewList;
         if (def.owner !== undefined) {
-          const owned = manager.definitions().filter((d) => d.owner === def.owner && !d.deleted_at && d.slug !== def.slug).length;
-          if (owned >= this.opts.limits.listsPerCustomer) throw new HttpError(403, `a customer may have at most ${this.opts.limits.listsPerCustomer} private lists`);
+          const owned = manager
+            .definitions()
+            .filter((d) => d.owner === def.owner && !d.deleted_at && d.slug !== def.slug).length;
+          if (owned >= this.opts.limits.listsPerCustomer)
+            throw new HttpError(403, `a customer may have at most ${this.opts.limits.listsPerCustomer} private lists`);
         }
         return [
           await manager.createList({
@@ -165,7 +182,13 @@ export class ListOperations {
    * Queues an operation and waits up to `waitMs` for it. A 409 when the list has an operation
    * running already.
    */
-  async submit(kind: Exclude<JobKind, 'upload'>, list: string, owner: number | undefined, params: Record<string, unknown>, waitMs: number): Promise<Job> {
+  async submit(
+    kind: Exclude<JobKind, 'upload'>,
+    list: string,
+    owner: number | undefined,
+    params: Record<string, unknown>,
+    waitMs: number,
+  ): Promise<Job> {
     const job = await this.opts.jobs.open(kind, list, owner ?? null, params, 'queued');
     await this.signal();
     return this.opts.jobs.wait(job.id, waitMs);
@@ -177,8 +200,18 @@ export class ListOperations {
    * staged file of records; a bad row is a 422 naming its line, more rows than allowed a 413, and
    * nothing is queued then. A complete upload is queued and waited for like any operation.
    */
-  async upload(list: string, owner: number | undefined, entityTypes: readonly EntityType[], format: UploadFormat, body: AsyncIterable<Uint8Array>, waitMs: number): Promise<Job> {
-    const maxRows = owner === undefined ? Number.MAX_SAFE_INTEGER : Math.max(0, this.opts.limits.rowsPerCustomer - this.rowsOfOthers(owner, list));
+  async upload(
+    list: string,
+    owner: number | undefined,
+    entityTypes: readonly EntityType[],
+    format: UploadFormat,
+    body: AsyncIterable<Uint8Array>,
+    waitMs: number,
+  ): Promise<Job> {
+    const maxRows =
+      owner === undefined
+        ? Number.MAX_SAFE_INTEGER
+        : Math.max(0, this.opts.limits.rowsPerCustomer - this.rowsOfOthers(owner, list));
     const job = await this.opts.jobs.open('upload', list, owner ?? null, {}, 'receiving');
     const path = this.stagedPath(job.id);
     const spool = `${path}.body`;
@@ -190,12 +223,24 @@ export class ListOperations {
       const staged = await stageUpload(createReadStream(spool), { format, list, entityTypes, path, maxRows });
       await rm(spool, { force: true });
       await this.opts.jobs.queue(job.id, { rows: staged.rows, version: staged.version });
-      this.opts.log.info({ job: job.id, list, rows: staged.rows, receive_ms: Math.round(received - t0), check_ms: Math.round(performance.now() - received) }, 'upload received and checked');
+      this.opts.log.info(
+        {
+          job: job.id,
+          list,
+          rows: staged.rows,
+          receive_ms: Math.round(received - t0),
+          check_ms: Math.round(performance.now() - received),
+        },
+        'upload received and checked',
+      );
     } catch (err) {
       await rm(spool, { force: true });
       await rm(path, { force: true });
       const refusal = uploadRefusal(err, owner === undefined ? null : this.opts.limits.rowsPerCustomer);
-      await this.opts.jobs.finish(job.id, { error: (refusal ?? (err as Error)).message, status: refusal?.status ?? 500 });
+      await this.opts.jobs.finish(job.id, {
+        error: (refusal ?? (err as Error)).message,
+        status: refusal?.status ?? 500,
+      });
       throw refusal ?? err;
     }
     await this.signal();
@@ -214,7 +259,12 @@ export class ListOperations {
 
   private async signal(): Promise<void> {
     if (this.opts.isLeader()) this.kick();
-    else await this.opts.notifier.notify(JOBS_CHANNEL).catch((err: unknown) => this.opts.log.warn({ err: (err as Error).message }, 'could not signal the leader; it polls'));
+    else
+      await this.opts.notifier
+        .notify(JOBS_CHANNEL)
+        .catch((err: unknown) =>
+          this.opts.log.warn({ err: (err as Error).message }, 'could not signal the leader; it polls'),
+        );
   }
 
   private stagedPath(jobId: number): string {
@@ -232,7 +282,8 @@ export class ListOperations {
     for (const name of names) {
       const m = /^job-(\d+)\.ndjson/.exec(name);
       const job = m ? await this.opts.jobs.get(Number(m[1])) : null;
-      if (!job || (job.status !== 'receiving' && job.status !== 'queued')) await rm(join(this.opts.dataDir, 'uploads', name), { force: true });
+      if (!job || (job.status !== 'receiving' && job.status !== 'queued'))
+        await rm(join(this.opts.dataDir, 'uploads', name), { force: true });
     }
   }
 }
@@ -250,6 +301,12 @@ function uploadRefusal(err: unknown, rowLimit: number | null): HttpError | null 
       },
     ]);
   }
-  if (err instanceof UploadLimitError) return new HttpError(413, rowLimit === null ? err.message : `${err.message}: a customer's private lists hold at most ${rowLimit} rows in all`);
+  if (err instanceof UploadLimitError)
+    return new HttpError(
+      413,
+      rowLimit === null
+        ? err.message
+        : `${err.message}: a customer's private lists hold at most ${rowLimit} rows in all`,
+    );
   return err instanceof HttpError ? err : null;
 }

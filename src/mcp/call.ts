@@ -5,7 +5,14 @@ import type { RequestMeta } from '../core/endpoint.js';
 import { errorOutcome, execute, type Outcome, type PipelineDeps } from '../core/pipeline.js';
 import { checkBodyRules, parseInput } from '../core/validation.js';
 import { ValidationFailed } from '../core/errors.js';
-import { paymentHeaderFromMcpMeta, PAYMENT_REQUIRED_HEADER, V1_PAYMENT_HEADER, V2_PAYMENT_HEADER, V1_RECEIPT_HEADER, V2_RECEIPT_HEADER } from '../billing/x402/index.js';
+import {
+  paymentHeaderFromMcpMeta,
+  PAYMENT_REQUIRED_HEADER,
+  V1_PAYMENT_HEADER,
+  V2_PAYMENT_HEADER,
+  V1_RECEIPT_HEADER,
+  V2_RECEIPT_HEADER,
+} from '../billing/x402/index.js';
 import { WRAP_KEY, type McpTool } from './tools.js';
 
 /** `_meta` keys of the model-tool payment flow (x402's MCP transport, SPEC "Model-tool endpoint payments"). */
@@ -62,9 +69,13 @@ function paymentVersion(value: unknown, header: string): number | undefined {
  * The headers the pipeline reads. A payment in the request's `_meta` is specific to this call and
  * wins over the connection's payment header; the connection's Authorization wins over `_meta`'s.
  */
-export function pipelineHeaders(conn: McpConnection, meta: Record<string, unknown>): Record<string, string | undefined> {
+export function pipelineHeaders(
+  conn: McpConnection,
+  meta: Record<string, unknown>,
+): Record<string, string | undefined> {
   const headers: Record<string, string | undefined> = {};
-  const authorization = conn.headers.authorization ?? bearerHeader(meta[META_AUTHORIZATION]) ?? conn.defaultAuthorization;
+  const authorization =
+    conn.headers.authorization ?? bearerHeader(meta[META_AUTHORIZATION]) ?? conn.defaultAuthorization;
   if (authorization !== undefined) headers.authorization = authorization;
   const given = meta[META_PAYMENT];
   const fromMeta = paymentHeaderFromMcpMeta(given);
@@ -110,7 +121,11 @@ function decodeHeader<T>(value: string | undefined, decode: (v: string) => T): T
 /** An error result: the documented error body; an unexpected failure says only that, with the request id to quote (the log has the rest). */
 function errorResult(outcome: Omit<Outcome, 'caller'>, requestId: string): CallToolResult {
   const body = outcome.status >= 500 ? { ...asRecord(outcome.body), request_id: requestId } : asRecord(outcome.body);
-  const result: CallToolResult = { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body };
+  const result: CallToolResult = {
+    isError: true,
+    content: [{ type: 'text', text: JSON.stringify(body) }],
+    structuredContent: body,
+  };
   const v2 = decodeHeader(outcome.headers[PAYMENT_REQUIRED_HEADER], decodePaymentRequiredHeader);
   if (v2 !== undefined) result._meta = { [META_PAYMENT_REQUIRED]: v2 };
   return result;
@@ -140,7 +155,13 @@ const META_AS_OF = 'screening/as-of';
  * One tool call through the same pipeline as REST: validate the arguments (422 before anything is
  * charged), then gate → handler → audit/usage → settlement. Every failure is an error result.
  */
-export async function callTool(tool: McpTool, rawArgs: unknown, rawMeta: unknown, conn: McpConnection, deps: CallDeps): Promise<CallToolResult> {
+export async function callTool(
+  tool: McpTool,
+  rawArgs: unknown,
+  rawMeta: unknown,
+  conn: McpConnection,
+  deps: CallDeps,
+): Promise<CallToolResult> {
   const given = asRecord(rawArgs);
   // Arguments the tool does not offer are dropped, so a `format` cannot turn a result into CSV.
   const args = Object.fromEntries(Object.entries(given).filter(([k]) => tool.fields.includes(k)));
@@ -156,7 +177,9 @@ export async function callTool(tool: McpTool, rawArgs: unknown, rawMeta: unknown
   try {
     if (tool.clientIpField && conn.clientIp === null && args[tool.clientIpField] === undefined) {
       // Over stdio there is no caller address to fall back on.
-      throw new ValidationFailed([{ type: 'missing', loc: ['body', tool.clientIpField], msg: 'Field required', input: null }]);
+      throw new ValidationFailed([
+        { type: 'missing', loc: ['body', tool.clientIpField], msg: 'Field required', input: null },
+      ]);
     }
     checkBodyRules(args);
     const input = parseInput(tool.endpoint.input, { path: {}, query: {}, body: args });

@@ -21,7 +21,13 @@ const MCP_PATH = '/mcp';
 const MAX_BODY_BYTES = 1024 * 1024;
 
 /** Headers the transport itself reads; credentials stay with the connection, not the JSON-RPC layer. */
-const TRANSPORT_HEADERS = ['accept', 'content-type', 'mcp-protocol-version', 'mcp-session-id', 'last-event-id'] as const;
+const TRANSPORT_HEADERS = [
+  'accept',
+  'content-type',
+  'mcp-protocol-version',
+  'mcp-session-id',
+  'last-event-id',
+] as const;
 
 function quality(accept: string, type: string): { q: number; at: number } {
   const parts = accept.split(',');
@@ -42,7 +48,13 @@ export function prefersEventStream(accept: string | undefined): boolean {
   return sse.q > json.q || (sse.q === json.q && sse.q > 0 && sse.at < json.at);
 }
 
-function writeWhole(res: HttpResponse, state: ResponseState, status: number, headers: Record<string, string>, body: string): void {
+function writeWhole(
+  res: HttpResponse,
+  state: ResponseState,
+  status: number,
+  headers: Record<string, string>,
+  body: string,
+): void {
   if (state.aborted || state.done) return;
   state.done = true;
   res.cork(() => {
@@ -56,7 +68,8 @@ async function relay(res: HttpResponse, state: ResponseState, response: Response
   response.headers.forEach((v, k) => {
     if (k !== 'content-length') headers[k] = v;
   });
-  const streamed = response.body !== null && (response.headers.get('content-type') ?? '').startsWith('text/event-stream');
+  const streamed =
+    response.body !== null && (response.headers.get('content-type') ?? '').startsWith('text/event-stream');
   if (!streamed) {
     writeWhole(res, state, response.status, headers, await response.text());
     return;
@@ -94,8 +107,18 @@ export function registerMcpRoute(app: TemplatedApp, helpers: RouteHelpers, facto
     const meta = helpers.readMeta(res, req, 'mcp');
     const { state, finish } = helpers.begin(res, route, meta.method);
     if (meta.method !== 'POST') {
-      const body = JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed.' }, id: null });
-      writeWhole(res, state, 405, { Allow: 'POST', 'Content-Type': 'application/json', 'X-Request-Id': meta.requestId }, body);
+      const body = JSON.stringify({
+        jsonrpc: '2.0',
+        error: { code: -32000, message: 'Method not allowed.' },
+        id: null,
+      });
+      writeWhole(
+        res,
+        state,
+        405,
+        { Allow: 'POST', 'Content-Type': 'application/json', 'X-Request-Id': meta.requestId },
+        body,
+      );
       finish(405);
       return;
     }
@@ -105,7 +128,11 @@ export function registerMcpRoute(app: TemplatedApp, helpers: RouteHelpers, facto
       try {
         text = await body;
       } catch {
-        const error = JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: 'Request body too large' }, id: null });
+        const error = JSON.stringify({
+          jsonrpc: '2.0',
+          error: { code: -32000, message: 'Request body too large' },
+          id: null,
+        });
         writeWhole(res, state, 413, { 'Content-Type': 'application/json', 'X-Request-Id': meta.requestId }, error);
         return 413;
       }
@@ -113,7 +140,13 @@ export function registerMcpRoute(app: TemplatedApp, helpers: RouteHelpers, facto
         checkJsonDepth(text);
       } catch (err) {
         const refused = errorOutcome(err, helpers.log, meta);
-        writeWhole(res, state, refused.status, { 'Content-Type': 'application/json', 'X-Request-Id': meta.requestId }, JSON.stringify(refused.body));
+        writeWhole(
+          res,
+          state,
+          refused.status,
+          { 'Content-Type': 'application/json', 'X-Request-Id': meta.requestId },
+          JSON.stringify(refused.body),
+        );
         return refused.status;
       }
       const headers = new Headers();
@@ -138,7 +171,13 @@ export function registerMcpRoute(app: TemplatedApp, helpers: RouteHelpers, facto
     };
     run().then(finish, (err: unknown) => {
       helpers.log.error({ reqId: meta.requestId, err }, 'mcp transport failure');
-      writeWhole(res, state, 500, { 'Content-Type': 'application/json', 'X-Request-Id': meta.requestId }, '{"detail":"Internal Server Error"}');
+      writeWhole(
+        res,
+        state,
+        500,
+        { 'Content-Type': 'application/json', 'X-Request-Id': meta.requestId },
+        '{"detail":"Internal Server Error"}',
+      );
       finish(500);
     });
   });

@@ -40,12 +40,19 @@ export function createMcpServer(opts: McpServerOptions): McpServerFactory {
   // A Server builds its own Ajv instance unless given one, most of a stateless request's time.
   const jsonSchemaValidator = new AjvJsonSchemaValidator();
   return (connection) => {
-    const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS, jsonSchemaValidator });
+    const server = new Server(SERVER_INFO, {
+      capabilities: { tools: {} },
+      instructions: INSTRUCTIONS,
+      jsonSchemaValidator,
+    });
     server.setRequestHandler(ListToolsRequestSchema, () => listed);
     server.setRequestHandler(CallToolRequestSchema, (request) => {
       const tool = byName.get(request.params.name);
       if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
-      return callTool(tool, request.params.arguments, request.params._meta, connection, { pipeline: opts.pipeline, log });
+      return callTool(tool, request.params.arguments, request.params._meta, connection, {
+        pipeline: opts.pipeline,
+        log,
+      });
     });
     return server;
   };

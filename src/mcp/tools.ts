@@ -55,7 +55,11 @@ type JsonObject = Record<string, unknown>;
  * components come out as `definitions` of the root.
  */
 function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonObject {
-  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io, target: 'draft-7', unrepresentable: 'any' }) as JsonObject;
+  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, {
+    io,
+    target: 'draft-7',
+    unrepresentable: 'any',
+  }) as JsonObject;
   return rest;
 }
 
@@ -67,8 +71,16 @@ function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonObject {
  */
 function outputSchema(endpoint: AnyEndpoint, wrapped: boolean): Tool['outputSchema'] {
   const answer = wrapped ? z.object({ [WRAP_KEY]: endpoint.output }).strict() : endpoint.output;
-  const alternatives = [answer, ...(endpoint.access === 'public' ? [] : [PaymentRequired]), HTTPValidationError, ErrorDetail];
-  return { type: 'object', ...jsonSchema(z.union(alternatives as [z.ZodType, z.ZodType, ...z.ZodType[]]), 'output') } as Tool['outputSchema'];
+  const alternatives = [
+    answer,
+    ...(endpoint.access === 'public' ? [] : [PaymentRequired]),
+    HTTPValidationError,
+    ErrorDetail,
+  ];
+  return {
+    type: 'object',
+    ...jsonSchema(z.union(alternatives as [z.ZodType, z.ZodType, ...z.ZodType[]]), 'output'),
+  } as Tool['outputSchema'];
 }
 
 function describe(endpoint: AnyEndpoint): string {
@@ -88,7 +100,10 @@ export function buildTools(endpoints: readonly AnyEndpoint[]): McpTool[] {
     const endpoint = byId.get(spec.endpoint);
     if (!endpoint) throw new Error(`MCP tool ${spec.name}: no endpoint ${spec.endpoint}`);
     const omitted = new Set(spec.omit ?? []);
-    const input = omitted.size === 0 ? endpoint.input : endpoint.input.omit(Object.fromEntries([...omitted].map((k) => [k, true])) as never);
+    const input =
+      omitted.size === 0
+        ? endpoint.input
+        : endpoint.input.omit(Object.fromEntries([...omitted].map((k) => [k, true])) as never);
     const wrapped = (endpoint.output as z.ZodType)._zod.def.type !== 'object';
     const title = endpoint.summary;
     return {

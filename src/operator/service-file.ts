@@ -40,7 +40,10 @@ export function localUrl(host: string, port: number): string {
 }
 
 /** Writes the file (0600, atomically); returns a remover that removes it only while it is still this one. */
-export async function advertise(dataDir: string, file: Omit<ServiceFile, 'pid' | 'host' | 'started_at'>): Promise<() => Promise<void>> {
+export async function advertise(
+  dataDir: string,
+  file: Omit<ServiceFile, 'pid' | 'host' | 'started_at'>,
+): Promise<() => Promise<void>> {
   const path = join(dataDir, SERVICE_FILE);
   const content: ServiceFile = { pid: process.pid, host: hostname(), started_at: new Date().toISOString(), ...file };
   const tmp = `${path}.tmp-${process.pid}`;
@@ -53,14 +56,21 @@ export async function advertise(dataDir: string, file: Omit<ServiceFile, 'pid' |
   await rename(tmp, path);
   return async () => {
     const current = readServiceFile(dataDir);
-    if (current && current.pid === content.pid && current.operator_key === content.operator_key) await rm(path, { force: true });
+    if (current && current.pid === content.pid && current.operator_key === content.operator_key)
+      await rm(path, { force: true });
   };
 }
 
 function readServiceFile(dataDir: string): ServiceFile | null {
   try {
     const parsed = JSON.parse(readFileSync(join(dataDir, SERVICE_FILE), 'utf8')) as Partial<ServiceFile>;
-    if (typeof parsed.pid !== 'number' || typeof parsed.url !== 'string' || typeof parsed.operator_key !== 'string' || typeof parsed.host !== 'string') return null;
+    if (
+      typeof parsed.pid !== 'number' ||
+      typeof parsed.url !== 'string' ||
+      typeof parsed.operator_key !== 'string' ||
+      typeof parsed.host !== 'string'
+    )
+      return null;
     return parsed as ServiceFile;
   } catch {
     return null;

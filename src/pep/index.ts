@@ -37,7 +37,9 @@ export async function createPepProvider(deps: { config: Config; log: Logger }): 
   }
   const file = localPepFile(config);
   if (!file || !existsSync(file)) {
-    const why = file ? `PEP data file ${file} not found` : 'no PEP data file (set PEP_LOCAL_FILE or SOURCE_DIR, or PEP_PROVIDER=yente)';
+    const why = file
+      ? `PEP data file ${file} not found`
+      : 'no PEP data file (set PEP_LOCAL_FILE or SOURCE_DIR, or PEP_PROVIDER=yente)';
     log.warn(why);
     return {
       kind: 'local',

@@ -1,7 +1,15 @@
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import type { Logger } from 'pino';
-import { indexTerms, nameIndexTerms, prepareParty, prepareQuery, scoreParty, type EvidencePolicy, type PreparedParty } from '../../engine/names/index.js';
+import {
+  indexTerms,
+  nameIndexTerms,
+  prepareParty,
+  prepareQuery,
+  scoreParty,
+  type EvidencePolicy,
+  type PreparedParty,
+} from '../../engine/names/index.js';
 import type { PepMatchT, PepScreenResponseT } from './schema.js';
 import { fromFtm, isSenzing, SenzingReader, type PepPerson } from './records.js';
 import { PEP_THRESHOLD, type PepProvider, type PepQuery } from './types.js';
@@ -95,10 +103,16 @@ export class LocalPepIndex {
         party_type: 'person',
       }));
       const { score, explanation } = scoreParty(query, party, PEP_POLICY);
-      const agreed = Number(explanation.birth_date.effect === 'agrees') + Number(explanation.country.effect === 'agrees');
+      const agreed =
+        Number(explanation.birth_date.effect === 'agrees') + Number(explanation.country.effect === 'agrees');
       if (score >= CUTOFF) scored.push({ person, score, agreed });
     }
-    scored.sort((a, b) => b.score - a.score || b.agreed - a.agreed || (a.person.id < b.person.id ? -1 : a.person.id > b.person.id ? 1 : 0));
+    scored.sort(
+      (a, b) =>
+        b.score - a.score ||
+        b.agreed - a.agreed ||
+        (a.person.id < b.person.id ? -1 : a.person.id > b.person.id ? 1 : 0),
+    );
     return scored.slice(0, q.limit).map(({ person: p, score }) => ({
       id: p.id,
       caption: p.caption,

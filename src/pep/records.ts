@@ -48,7 +48,9 @@ export function fromFtm(e: Json): PepPerson | null {
     caption,
     names: names.length ? names : [caption],
     birth_dates: unique(strings(p.birthDate)),
-    countries: unique([...strings(p.country), ...strings(p.nationality), ...strings(p.citizenship)].map((c) => c.toLowerCase())),
+    countries: unique(
+      [...strings(p.country), ...strings(p.nationality), ...strings(p.citizenship)].map((c) => c.toLowerCase()),
+    ),
     topics,
     positions: unique(strings(p.position)),
     datasets: strings(e.datasets),
@@ -58,7 +60,9 @@ export function fromFtm(e: Json): PepPerson | null {
 
 function senzingName(n: Json): string | null {
   if (typeof n.NAME_FULL === 'string' && n.NAME_FULL.trim()) return n.NAME_FULL;
-  const parts = [n.NAME_FIRST, n.NAME_MIDDLE, n.NAME_LAST].filter((x): x is string => typeof x === 'string' && x.trim() !== '');
+  const parts = [n.NAME_FIRST, n.NAME_MIDDLE, n.NAME_LAST].filter(
+    (x): x is string => typeof x === 'string' && x.trim() !== '',
+  );
   return parts.length ? parts.join(' ') : null;
 }
 
@@ -68,7 +72,10 @@ export class SenzingReader {
   private readonly anchors = new Map<string, string>();
 
   add(r: Json): void {
-    const names = (Array.isArray(r.NAMES) ? (r.NAMES as Json[]) : []).map((n) => ({ type: n.NAME_TYPE, name: senzingName(n) }));
+    const names = (Array.isArray(r.NAMES) ? (r.NAMES as Json[]) : []).map((n) => ({
+      type: n.NAME_TYPE,
+      name: senzingName(n),
+    }));
     const primary = names.find((n) => n.type === 'PRIMARY')?.name ?? names.find((n) => n.name)?.name ?? null;
     const rels = Array.isArray(r.RELATIONSHIPS) ? (r.RELATIONSHIPS as Json[]) : [];
     for (const rel of rels) {
@@ -76,7 +83,11 @@ export class SenzingReader {
       if (typeof rel.REL_ANCHOR_KEY === 'string' && primary) this.anchors.set(rel.REL_ANCHOR_KEY, primary);
     }
     if (r.RECORD_TYPE !== 'PERSON' || typeof r.RECORD_ID !== 'string' || !primary) return;
-    const topics = unique((Array.isArray(r.RISKS) ? (r.RISKS as Json[]) : []).map((x) => x.TOPIC).filter((t): t is string => typeof t === 'string'));
+    const topics = unique(
+      (Array.isArray(r.RISKS) ? (r.RISKS as Json[]) : [])
+        .map((x) => x.TOPIC)
+        .filter((t): t is string => typeof t === 'string'),
+    );
     if (!isPep(topics)) return;
     const dates = Array.isArray(r.DATES) ? (r.DATES as Json[]) : [];
     const countries = Array.isArray(r.COUNTRIES) ? (r.COUNTRIES as Json[]) : [];
@@ -85,7 +96,9 @@ export class SenzingReader {
       id: r.RECORD_ID,
       caption: primary,
       names: unique([primary, ...names.map((n) => n.name).filter((n): n is string => n !== null)]),
-      birth_dates: unique(dates.map((d) => d.DATE_OF_BIRTH).filter((d): d is string => typeof d === 'string' && d !== '')),
+      birth_dates: unique(
+        dates.map((d) => d.DATE_OF_BIRTH).filter((d): d is string => typeof d === 'string' && d !== ''),
+      ),
       countries: unique(
         countries
           .flatMap((c) => [c.NATIONALITY, c.CITIZENSHIP, c.REGISTRATION_COUNTRY])

@@ -8,8 +8,14 @@ const PepMatch = z
     caption: z.string().meta({ description: 'Display name of the entity.' }),
     score: z.number().min(0).max(1),
     match: z.boolean().meta({ description: 'The score reaches the 0.7 decision threshold.' }),
-    topics: z.array(z.string()).default([]).meta({ description: 'e.g. `role.pep` (politically exposed person), `role.rca` (relative or close associate).' }),
-    countries: z.array(z.string()).default([]).meta({ description: 'ISO 3166-1 alpha-2 codes, lower case as published.' }),
+    topics: z
+      .array(z.string())
+      .default([])
+      .meta({ description: 'e.g. `role.pep` (politically exposed person), `role.rca` (relative or close associate).' }),
+    countries: z
+      .array(z.string())
+      .default([])
+      .meta({ description: 'ISO 3166-1 alpha-2 codes, lower case as published.' }),
     birth_dates: z.array(z.string()).default([]),
     positions: z.array(z.string()).default([]),
     datasets: z.array(z.string()).default([]),

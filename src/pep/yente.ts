@@ -58,7 +58,11 @@ export function yentePepProvider(opts: YenteOptions): PepProvider {
       res = await fetch(url, { method: 'POST', headers, body, signal: AbortSignal.timeout(left) });
     } catch (err) {
       const e = err as Error;
-      throw new Retryable(e.name === 'TimeoutError' ? 'timed out' : `unreachable (${(e.cause as Error | undefined)?.message ?? e.message})`);
+      throw new Retryable(
+        e.name === 'TimeoutError'
+          ? 'timed out'
+          : `unreachable (${(e.cause as Error | undefined)?.message ?? e.message})`,
+      );
     }
     let text: string;
     try {

@@ -11,7 +11,17 @@ import { checkJsonDepth, parseInput, parseJsonBody, type RawInput } from '../cor
 import { ClientIpResolver } from './client-ip.js';
 import { UwsRequestMeta } from './request-meta.js';
 import { registerDashboard } from './dashboard.js';
-import { JSON_TYPE, preflight, readText, refuseUnread, ResponseState, sendBody, StreamWriter, writeBody, writeHead } from './uws-io.js';
+import {
+  JSON_TYPE,
+  preflight,
+  readText,
+  refuseUnread,
+  ResponseState,
+  sendBody,
+  StreamWriter,
+  writeBody,
+  writeHead,
+} from './uws-io.js';
 import type { Metrics, RouteStats } from './metrics.js';
 import type { TrpcContext } from '../api/trpc.js';
 
@@ -31,7 +41,13 @@ export interface RouteHelpers {
   /** Registers onAborted and in-flight accounting; returns the state and a `finish` to call once answered. */
   begin(res: HttpResponse, route: string, method: string): { state: ResponseState; finish: (status: number) => void };
   /** Sends an outcome; a streamed body resolves when the last chunk was written. */
-  sendOutcome(res: HttpResponse, state: ResponseState, outcome: Omit<Outcome, 'caller'>, requestId: string, serialize?: (body: unknown) => string | Buffer): void | Promise<void>;
+  sendOutcome(
+    res: HttpResponse,
+    state: ResponseState,
+    outcome: Omit<Outcome, 'caller'>,
+    requestId: string,
+    serialize?: (body: unknown) => string | Buffer,
+  ): void | Promise<void>;
   readText(res: HttpResponse, state: ResponseState, limit?: number): Promise<string>;
   pipeline: PipelineDeps;
   log: Logger;
@@ -54,8 +70,14 @@ interface WholeBody {
 /** What an answer sends in one piece (JSON, or a raw string or Buffer); null for a streamed body. */
 function wholeBody(answer: Answer, serialize?: (body: unknown) => string | Buffer): WholeBody | null {
   const raw = answer.raw;
-  if (!raw) return { contentType: JSON_TYPE, body: answer.status === 200 && serialize ? serialize(answer.body) : JSON.stringify(answer.body) };
-  return typeof raw.body === 'string' || Buffer.isBuffer(raw.body) ? { contentType: raw.contentType, body: raw.body } : null;
+  if (!raw)
+    return {
+      contentType: JSON_TYPE,
+      body: answer.status === 200 && serialize ? serialize(answer.body) : JSON.stringify(answer.body),
+    };
+  return typeof raw.body === 'string' || Buffer.isBuffer(raw.body)
+    ? { contentType: raw.contentType, body: raw.body }
+    : null;
 }
 
 export interface HttpAppOptions {
@@ -109,7 +131,13 @@ function refuseStopping(res: HttpResponse, req: HttpRequest): void {
   res.cork(() => {
     // A HEAD answer has no body: bytes after its head would be read as the next answer. (This
     // uWS's endWithoutBody takes no close flag; the header tells the client to close.)
-    writeHead(res, 503, head ? { 'Content-Type': 'application/json', 'Retry-After': '1', Connection: 'close' } : { 'Content-Type': 'application/json', 'Retry-After': '1' });
+    writeHead(
+      res,
+      503,
+      head
+        ? { 'Content-Type': 'application/json', 'Retry-After': '1', Connection: 'close' }
+        : { 'Content-Type': 'application/json', 'Retry-After': '1' },
+    );
     if (head) res.endWithoutBody();
     else res.end(STOPPING_BODY, true);
   });
@@ -130,7 +158,16 @@ export function guarded(app: TemplatedApp, stopping: () => boolean): TemplatedAp
     get(target, prop, receiver) {
       const value = Reflect.get(target, prop, receiver) as unknown;
       if (typeof value !== 'function') return value;
-      if (prop === 'get' || prop === 'post' || prop === 'del' || prop === 'put' || prop === 'patch' || prop === 'head' || prop === 'options' || prop === 'any') {
+      if (
+        prop === 'get' ||
+        prop === 'post' ||
+        prop === 'del' ||
+        prop === 'put' ||
+        prop === 'patch' ||
+        prop === 'head' ||
+        prop === 'options' ||
+        prop === 'any'
+      ) {
         return (pattern: string, handler: Handler) => {
           (value as (p: string, h: Handler) => TemplatedApp).call(target, pattern, wrap(handler));
           return receiver as TemplatedApp;
@@ -153,8 +190,12 @@ export function createHttpApp(opts: HttpAppOptions): HttpServer {
   /** Answers that are not sent yet, to close at the drain deadline. */
   const running = new Map<ResponseState, HttpResponse>();
 
-  const readMeta = (res: HttpResponse, req: HttpRequest, transport: RequestMeta['transport'], method = req.getMethod().toUpperCase()): RequestMeta =>
-    new UwsRequestMeta(res, req, transport, method, clientIps);
+  const readMeta = (
+    res: HttpResponse,
+    req: HttpRequest,
+    transport: RequestMeta['transport'],
+    method = req.getMethod().toUpperCase(),
+  ): RequestMeta => new UwsRequestMeta(res, req, transport, method, clientIps);
 
   const beginWith = (res: HttpResponse, stats: RouteStats, started = performance.now()): Begun => {
     const state = new ResponseState();
@@ -181,10 +222,24 @@ export function createHttpApp(opts: HttpAppOptions): HttpServer {
     const whole = wholeBody(outcome, serialize);
     if (whole) return sendBody(res, state, outcome.status, whole.contentType, whole.body, outcome.headers, requestId);
     const raw = outcome.raw!;
-    return streamBody(res, state, outcome.status, raw.contentType, raw.body as AsyncIterable<string> | Iterable<string>, { ...outcome.headers, 'X-Request-Id': requestId });
+    return streamBody(
+      res,
+      state,
+      outcome.status,
+      raw.contentType,
+      raw.body as AsyncIterable<string> | Iterable<string>,
+      { ...outcome.headers, 'X-Request-Id': requestId },
+    );
   };
 
-  const streamBody = (res: HttpResponse, state: ResponseState, status: number, contentType: string, body: AsyncIterable<string> | Iterable<string>, headers: Record<string, string>): Promise<void> => {
+  const streamBody = (
+    res: HttpResponse,
+    state: ResponseState,
+    status: number,
+    contentType: string,
+    body: AsyncIterable<string> | Iterable<string>,
+    headers: Record<string, string>,
+  ): Promise<void> => {
     const writer = new StreamWriter(res, state);
     return (async () => {
       try {
@@ -237,7 +292,9 @@ export function createHttpApp(opts: HttpAppOptions): HttpServer {
         .catch((err: unknown) => {
           // Sending failed (an answer that cannot be serialized): a logged 500, never a crash.
           const failed = errorOutcome(err, log, meta);
-          void Promise.resolve(sendOutcome(res, begun.state, failed, meta.requestId)).catch((e: unknown) => log.error({ err: e, reqId: meta.requestId }, 'error answer not sent'));
+          void Promise.resolve(sendOutcome(res, begun.state, failed, meta.requestId)).catch((e: unknown) =>
+            log.error({ err: e, reqId: meta.requestId }, 'error answer not sent'),
+          );
           begun.finish(failed.status);
         });
     };
@@ -257,7 +314,17 @@ export function createHttpApp(opts: HttpAppOptions): HttpServer {
         result = {
           status: 422,
           headers: {},
-          body: { detail: [{ type: 'value_error', loc: ['path', badParam], msg: 'Value error, malformed percent-encoding', input: null, ctx: { error: 'malformed percent-encoding' } }] },
+          body: {
+            detail: [
+              {
+                type: 'value_error',
+                loc: ['path', badParam],
+                msg: 'Value error, malformed percent-encoding',
+                input: null,
+                ctx: { error: 'malformed percent-encoding' },
+              },
+            ],
+          },
         };
       } else if (hasBody) {
         const begun = beginWith(res, stats, started);
@@ -347,7 +414,8 @@ export function createHttpApp(opts: HttpAppOptions): HttpServer {
         router: opts.trpcRouter,
         createContext: ({ resHeaders }): TrpcContext => ({ meta, resHeaders }),
         onError: ({ error }) => {
-          if (error.code === 'INTERNAL_SERVER_ERROR') log.error({ reqId: meta.requestId, path, err: error.cause ?? error }, 'trpc error');
+          if (error.code === 'INTERNAL_SERVER_ERROR')
+            log.error({ reqId: meta.requestId, path, err: error.cause ?? error }, 'trpc error');
         },
       });
       const text = await response.text();
@@ -411,7 +479,10 @@ export function createHttpApp(opts: HttpAppOptions): HttpServer {
         listenSocket = null;
       }
       if (await settled(timeoutMs)) return;
-      log.warn({ running: inflight, timeoutMs }, 'shutdown deadline reached: closing the connections of the requests still running');
+      log.warn(
+        { running: inflight, timeoutMs },
+        'shutdown deadline reached: closing the connections of the requests still running',
+      );
       for (const [state, res] of [...running]) {
         if (state.aborted) continue;
         state.abort();
@@ -452,14 +523,19 @@ function registerDocs(app: TemplatedApp): void {
     res.cork(() => res.writeHeader('Content-Type', 'application/javascript').end(init));
   });
   app.get('/favicon.ico', (res) => {
-    const data = (cache.get('favicon') ?? cache.set('favicon', readFileSync(join(dist, 'favicon-32x32.png'))).get('favicon'))!;
-    res.cork(() => res.writeHeader('Content-Type', 'image/png').writeHeader('Cache-Control', 'public, max-age=86400').end(data));
+    const data = (cache.get('favicon') ??
+      cache.set('favicon', readFileSync(join(dist, 'favicon-32x32.png'))).get('favicon'))!;
+    res.cork(() =>
+      res.writeHeader('Content-Type', 'image/png').writeHeader('Cache-Control', 'public, max-age=86400').end(data),
+    );
   });
   app.get('/docs/:asset', (res, req) => {
     const name = req.getParameter(0);
     const asset = assets[name];
     if (!asset) {
-      res.cork(() => res.writeStatus('404 Not Found').writeHeader('Content-Type', 'application/json').end('{"detail":"Not Found"}'));
+      res.cork(() =>
+        res.writeStatus('404 Not Found').writeHeader('Content-Type', 'application/json').end('{"detail":"Not Found"}'),
+      );
       return;
     }
     let body = cache.get(name);
@@ -468,6 +544,8 @@ function registerDocs(app: TemplatedApp): void {
       cache.set(name, body);
     }
     const data = body;
-    res.cork(() => res.writeHeader('Content-Type', asset[0]).writeHeader('Cache-Control', 'public, max-age=86400').end(data));
+    res.cork(() =>
+      res.writeHeader('Content-Type', asset[0]).writeHeader('Cache-Control', 'public, max-age=86400').end(data),
+    );
   });
 }

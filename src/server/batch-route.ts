@@ -64,7 +64,11 @@ export function registerBatchRoute(app: TemplatedApp, helpers: RouteHelpers, ep:
         }
         const lines = outcome.body as BatchLineT[];
         const writer = new StreamWriter(res, state);
-        await writer.start(200, { ...outcome.headers, 'Content-Type': 'application/x-ndjson', 'X-Request-Id': meta.requestId });
+        await writer.start(200, {
+          ...outcome.headers,
+          'Content-Type': 'application/x-ndjson',
+          'X-Request-Id': meta.requestId,
+        });
         // Lines are encoded into a reused buffer and sent a buffer at a time: joining them into
         // strings first made every chunk a large string to flatten, each a large-object allocation.
         const out = lineBytes;
@@ -111,5 +115,7 @@ export function registerBatchRoute(app: TemplatedApp, helpers: RouteHelpers, ep:
       finish(status);
     })();
   });
-  app.any('/api/v1/screen/batch', (res, req) => refuseUnread(res, req, 405, '{"detail":"Method Not Allowed"}', { Allow: 'POST' }));
+  app.any('/api/v1/screen/batch', (res, req) =>
+    refuseUnread(res, req, 405, '{"detail":"Method Not Allowed"}', { Allow: 'POST' }),
+  );
 }

@@ -29,7 +29,9 @@ export class BodyStream implements AsyncIterable<Uint8Array> {
       if (this.failure || state.aborted || state.done) return;
       this.received += ab.byteLength;
       if (this.received > limit) {
-        this.fail(new HttpError(413, `Request body too large: an upload holds at most ${limit} bytes (LIST_UPLOAD_MAX_BYTES)`));
+        this.fail(
+          new HttpError(413, `Request body too large: an upload holds at most ${limit} bytes (LIST_UPLOAD_MAX_BYTES)`),
+        );
         return;
       }
       if (ab.byteLength > 0) {

@@ -175,7 +175,10 @@ function send(res: HttpResponse, req: HttpRequest, file: StaticFile, head: boole
 
 function plain(res: HttpResponse, status: string, text: string): void {
   res.cork(() => {
-    res.writeStatus(status).writeHeader('Content-Type', 'text/plain; charset=utf-8').writeHeader('Cache-Control', 'no-store');
+    res
+      .writeStatus(status)
+      .writeHeader('Content-Type', 'text/plain; charset=utf-8')
+      .writeHeader('Cache-Control', 'no-store');
     writeSecurity(res);
     res.end(text);
   });
@@ -195,13 +198,15 @@ export function registerDashboard(app: TemplatedApp, opts: DashboardOptions): vo
   const index = files?.get(`${PREFIX}/index.html`);
 
   const serve = (head: boolean) => (res: HttpResponse, req: HttpRequest) => {
-    if (!files || !index) return plain(res, '503 Service Unavailable', 'The dashboard is not built on this server: run `make build`.\n');
+    if (!files || !index)
+      return plain(res, '503 Service Unavailable', 'The dashboard is not built on this server: run `make build`.\n');
     const url = req.getUrl();
     const file = files.get(url);
     if (file) return send(res, req, file, head);
     // A missing asset (or a dot-file path) is a 404, never the page: a script or style answered
     // with HTML breaks the app.
-    if (url.startsWith(ASSETS) || extname(url) !== '' || url.includes('/.')) return plain(res, '404 Not Found', 'Not found\n');
+    if (url.startsWith(ASSETS) || extname(url) !== '' || url.includes('/.'))
+      return plain(res, '404 Not Found', 'Not found\n');
     send(res, req, index, head);
   };
   for (const pattern of [PREFIX, `${PREFIX}/*`]) {

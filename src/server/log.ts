@@ -10,7 +10,15 @@ export function createLogger(level: string, destination?: pino.DestinationStream
     level,
     base: { service: 'screening' },
     redact: {
-      paths: ['authorization', 'headers.authorization', '*.authorization', 'token', 'secret', '*.secret', ...[V1_PAYMENT_HEADER, V2_PAYMENT_HEADER].flatMap((h) => [h, `*["${h}"]`])],
+      paths: [
+        'authorization',
+        'headers.authorization',
+        '*.authorization',
+        'token',
+        'secret',
+        '*.secret',
+        ...[V1_PAYMENT_HEADER, V2_PAYMENT_HEADER].flatMap((h) => [h, `*["${h}"]`]),
+      ],
       censor: '[redacted]',
     },
   };

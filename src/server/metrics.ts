@@ -1,7 +1,9 @@
 import { Gauge, Registry, collectDefaultMetrics, type Metric } from 'prom-client';
 
 /** Prometheus metrics of the HTTP layer; other modules register theirs on the same registry. */
-const LATENCY_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+const LATENCY_BUCKETS = [
+  0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
+];
 
 /**
  * One route's request counts by status and latency histogram, kept as plain numbers: prom-client's
@@ -49,7 +51,9 @@ export class Metrics {
     const all = () => [...this.routes.values()];
     this.registry.registerMetric(
       scrapedMetric('http_requests_total', 'HTTP requests by route pattern, method and status', 'counter', () =>
-        all().flatMap((r) => [...r.statuses].map(([status, n]) => ({ labels: { route: r.route, method: r.method, status }, value: n }))),
+        all().flatMap((r) =>
+          [...r.statuses].map(([status, n]) => ({ labels: { route: r.route, method: r.method, status }, value: n })),
+        ),
       ),
     );
     const name = 'http_request_duration_seconds';
@@ -58,7 +62,11 @@ export class Metrics {
         all().flatMap((r) => {
           const labels = { route: r.route, method: r.method };
           let cumulative = 0;
-          const buckets = LATENCY_BUCKETS.map((le, i) => ({ labels: { le, ...labels }, value: (cumulative += r.buckets[i]), metricName: `${name}_bucket` }));
+          const buckets = LATENCY_BUCKETS.map((le, i) => ({
+            labels: { le, ...labels },
+            value: (cumulative += r.buckets[i]),
+            metricName: `${name}_bucket`,
+          }));
           return [
             ...buckets,
             { labels: { le: '+Inf', ...labels }, value: r.count, metricName: `${name}_bucket` },
@@ -90,7 +98,12 @@ export class Metrics {
    * Per-list gauges read from `status()` at scrape time: entities served, when the data last
    * changed, and whether the last check failed (the previous version stays in service).
    */
-  listGauges(status: () => Record<string, { total: number; last_updated: string | null; last_error: string | null; loaded: boolean; stale: boolean }>): void {
+  listGauges(
+    status: () => Record<
+      string,
+      { total: number; last_updated: string | null; last_error: string | null; loaded: boolean; stale: boolean }
+    >,
+  ): void {
     const read = () => Object.entries(status());
     new Gauge({
       name: 'list_entities',
@@ -201,7 +214,11 @@ export class MetricsWindow {
 
   constructor(
     private readonly routes: () => Iterable<RouteStats>,
-    private readonly opts: { intervalMs: number; keep: number; now: () => number } = { intervalMs: 10_000, keep: 6, now: Date.now },
+    private readonly opts: { intervalMs: number; keep: number; now: () => number } = {
+      intervalMs: 10_000,
+      keep: 6,
+      now: Date.now,
+    },
   ) {
     this.snapshot();
   }

@@ -76,13 +76,20 @@ export class UwsRequestMeta implements RequestMeta {
   }
 
   get clientIp(): string {
-    return (this.ip ??= this.clientIps.resolve(this.peerAddress(), this.headers['x-forwarded-for'], this.headers['forwarded']));
+    return (this.ip ??= this.clientIps.resolve(
+      this.peerAddress(),
+      this.headers['x-forwarded-for'],
+      this.headers['forwarded'],
+    ));
   }
 
   /** Full URL of the resource as the client addressed it (x402 challenges, /trpc). */
   get url(): string {
     if (this.fullUrl === undefined) {
-      const proto = this.clientIps.isTrusted(normalizeIp(this.peerAddress())) && this.headers['x-forwarded-proto'] === 'https' ? 'https' : 'http';
+      const proto =
+        this.clientIps.isTrusted(normalizeIp(this.peerAddress())) && this.headers['x-forwarded-proto'] === 'https'
+          ? 'https'
+          : 'http';
       this.fullUrl = `${proto}://${this.headers.host ?? 'localhost'}${this.path}${this.query ? `?${this.query}` : ''}`;
     }
     return this.fullUrl;

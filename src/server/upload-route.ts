@@ -29,7 +29,13 @@ function formatOf(contentType: string | undefined): UploadFormat | null {
   return FORMATS[type] ?? null;
 }
 
-export function registerUploadRoute(app: TemplatedApp, helpers: RouteHelpers, ep: AnyEndpoint, maxBytes: number, upload: UploadHandler): void {
+export function registerUploadRoute(
+  app: TemplatedApp,
+  helpers: RouteHelpers,
+  ep: AnyEndpoint,
+  maxBytes: number,
+  upload: UploadHandler,
+): void {
   const pattern = `/api/v1${ep.path.replace(/\{(\w+)\}/g, ':$1')}`;
   const route = `POST /api/v1${ep.path}`;
   app.post(pattern, (res: HttpResponse, req: HttpRequest) => {
@@ -51,7 +57,11 @@ export function registerUploadRoute(app: TemplatedApp, helpers: RouteHelpers, ep
         }
         const input = parseInput(ep.input, { path: { slug: decoded }, query }) as { slug: string; wait: number };
         const charge = await helpers.pipeline.gate.authorize(ep, input, meta);
-        if (declared > maxBytes) throw new HttpError(413, `Request body too large: an upload holds at most ${maxBytes} bytes (LIST_UPLOAD_MAX_BYTES)`);
+        if (declared > maxBytes)
+          throw new HttpError(
+            413,
+            `Request body too large: an upload holds at most ${maxBytes} bytes (LIST_UPLOAD_MAX_BYTES)`,
+          );
         const format = formatOf(meta.headers['content-type']);
         if (!format) throw new HttpError(415, `Content-Type must be one of ${Object.keys(FORMATS).join(', ')}`);
         outcome = await upload(charge.caller, input, format, body);

@@ -61,12 +61,14 @@ export class ResponseState {
  */
 const CORS_HEADERS: Record<string, string> = {
   'Access-Control-Allow-Origin': '*',
-  'Access-Control-Expose-Headers': 'PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-PAYMENT-RESPONSE, X-Request-Id, Retry-After, WWW-Authenticate, Content-Disposition, X-Total-Count, Idempotency-Replayed',
+  'Access-Control-Expose-Headers':
+    'PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-PAYMENT-RESPONSE, X-Request-Id, Retry-After, WWW-Authenticate, Content-Disposition, X-Total-Count, Idempotency-Replayed',
 };
 /** Added to CORS_HEADERS (which every answer carries) on a preflight. */
 const CORS_PREFLIGHT_HEADERS: Record<string, string> = {
   'Access-Control-Allow-Methods': 'GET, POST, DELETE, OPTIONS',
-  'Access-Control-Allow-Headers': 'Authorization, Content-Type, X-PAYMENT, PAYMENT-SIGNATURE, Idempotency-Key, X-Request-Id, Accept, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-ID',
+  'Access-Control-Allow-Headers':
+    'Authorization, Content-Type, X-PAYMENT, PAYMENT-SIGNATURE, Idempotency-Key, X-Request-Id, Accept, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-ID',
   'Access-Control-Max-Age': '86400',
 };
 
@@ -74,7 +76,9 @@ const CORS_PREFLIGHT_HEADERS: Record<string, string> = {
  * What every answer writes, encoded once: uWS copies a Buffer as is, while a string costs a UTF-8
  * length pass and a conversion on each call.
  */
-const STATUS_LINES = new Map(Object.keys(STATUS_TEXT).map((code) => [Number(code), Buffer.from(statusLine(Number(code)))]));
+const STATUS_LINES = new Map(
+  Object.keys(STATUS_TEXT).map((code) => [Number(code), Buffer.from(statusLine(Number(code)))]),
+);
 const REQUEST_ID = Buffer.from('X-Request-Id');
 const CONTENT_TYPE = 'Content-Type';
 export const JSON_TYPE = 'application/json';
@@ -92,7 +96,12 @@ const CORS_BLOCK = headerBlock(CORS_HEADERS);
 const CORS_JSON_BLOCK = headerBlock({ ...CORS_HEADERS, [CONTENT_TYPE]: JSON_TYPE });
 
 /** Status line (200 is uWS's default), CORS, the request id (when given) and `headers`. */
-export function writeHead(res: HttpResponse, status: number, headers: Record<string, string>, requestId?: string): void {
+export function writeHead(
+  res: HttpResponse,
+  status: number,
+  headers: Record<string, string>,
+  requestId?: string,
+): void {
   writeHeadWith(res, status, CORS_BLOCK, headers, requestId);
 }
 
@@ -111,7 +120,13 @@ function sharedBlock(headers: Record<string, string>): readonly [Buffer, Buffer]
   return block;
 }
 
-function writeHeadWith(res: HttpResponse, status: number, block: readonly [Buffer, Buffer], headers: Record<string, string>, requestId: string | undefined): void {
+function writeHeadWith(
+  res: HttpResponse,
+  status: number,
+  block: readonly [Buffer, Buffer],
+  headers: Record<string, string>,
+  requestId: string | undefined,
+): void {
   if (status !== 200) res.writeStatus(STATUS_LINES.get(status) ?? statusLine(status));
   res.writeHeader(block[0], block[1]);
   if (requestId !== undefined) res.writeHeader(REQUEST_ID, requestId);
@@ -131,7 +146,15 @@ export function preflight(res: HttpResponse): void {
   });
 }
 
-export function sendBody(res: HttpResponse, state: ResponseState, status: number, contentType: string, body: string | Buffer, headers: Record<string, string>, requestId?: string): void {
+export function sendBody(
+  res: HttpResponse,
+  state: ResponseState,
+  status: number,
+  contentType: string,
+  body: string | Buffer,
+  headers: Record<string, string>,
+  requestId?: string,
+): void {
   if (state.aborted || state.done) return;
   state.done = true;
   res.cork(() => writeBody(res, status, contentType, body, headers, requestId, state.closeAfter));
@@ -141,7 +164,15 @@ export function sendBody(res: HttpResponse, state: ResponseState, status: number
  * Writes a whole answer. Call it within uWS's own request callback (which corks the socket) or
  * inside `res.cork`, and only while the response is neither aborted nor answered.
  */
-export function writeBody(res: HttpResponse, status: number, contentType: string, body: string | Buffer, headers: Record<string, string>, requestId?: string, closeConnection = false): void {
+export function writeBody(
+  res: HttpResponse,
+  status: number,
+  contentType: string,
+  body: string | Buffer,
+  headers: Record<string, string>,
+  requestId?: string,
+  closeConnection = false,
+): void {
   if (contentType === JSON_TYPE) {
     writeHeadWith(res, status, CORS_JSON_BLOCK, headers, requestId);
   } else {
@@ -290,7 +321,13 @@ export class StreamWriter {
 }
 
 /** An error answer given without reading the request (404, 405): a HEAD answer has no body. */
-export function refuseUnread(res: HttpResponse, req: HttpRequest, status: number, body: string, headers: Record<string, string> = {}): void {
+export function refuseUnread(
+  res: HttpResponse,
+  req: HttpRequest,
+  status: number,
+  body: string,
+  headers: Record<string, string> = {},
+): void {
   const head = req.getMethod() === 'head';
   res.cork(() => {
     writeHead(res, status, { 'Content-Type': 'application/json', ...headers });

@@ -22,7 +22,11 @@ export function soleLeader(): Leadership {
   return { isLeader: () => true, onChange: () => undefined, close: async () => undefined };
 }
 
-export async function acquireLeadership(databaseUrl: string, log: Logger, opts: { retryMs?: number } = {}): Promise<Leadership> {
+export async function acquireLeadership(
+  databaseUrl: string,
+  log: Logger,
+  opts: { retryMs?: number } = {},
+): Promise<Leadership> {
   const retryMs = opts.retryMs ?? 15_000;
   const listeners: ((leader: boolean) => void)[] = [];
   let leader = false;
@@ -59,7 +63,12 @@ export async function acquireLeadership(databaseUrl: string, log: Logger, opts: 
     try {
       if (!client) {
         // Bounded, so a blackholed server cannot stall leadership (or close()) forever.
-        const c = (connecting = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: 10_000, query_timeout: 10_000, keepAlive: true }));
+        const c = (connecting = new pg.Client({
+          connectionString: databaseUrl,
+          connectionTimeoutMillis: 10_000,
+          query_timeout: 10_000,
+          keepAlive: true,
+        }));
         c.on('error', (err) => {
           log.warn({ err: err.message }, 'leadership connection failed');
           if (client === c) client = null;
@@ -70,7 +79,9 @@ export async function acquireLeadership(databaseUrl: string, log: Logger, opts: 
         client = c;
       }
       if (!leader) {
-        const { rows } = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1::bigint) AS locked', [INGESTION_LOCK_KEY]);
+        const { rows } = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1::bigint) AS locked', [
+          INGESTION_LOCK_KEY,
+        ]);
         setRole(rows[0].locked);
       }
     } catch (err) {

@@ -90,7 +90,11 @@ export function pgNotifier(databaseUrl: string, log: Logger, opts: { retryMs?: n
       const known = handlers.has(channel);
       handlers.set(channel, [...(handlers.get(channel) ?? []), fn]);
       if (known) return;
-      void connect().then((c) => c?.query(`LISTEN ${channel}`).catch((err: unknown) => log.warn({ err: (err as Error).message }, 'LISTEN failed')));
+      void connect().then((c) =>
+        c
+          ?.query(`LISTEN ${channel}`)
+          .catch((err: unknown) => log.warn({ err: (err as Error).message }, 'LISTEN failed')),
+      );
     },
     async close() {
       closed = true;

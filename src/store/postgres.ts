@@ -8,7 +8,9 @@ export async function openPostgres(url: string, poolSize = 5): Promise<Db> {
   // Fail fast on a wrong URL instead of at the first request.
   const probe = await pool.connect();
   probe.release();
-  const query = async <T>(sql: string, params: unknown[] = []) => ({ rows: (await pool.query(sql, params)).rows as T[] });
+  const query = async <T>(sql: string, params: unknown[] = []) => ({
+    rows: (await pool.query(sql, params)).rows as T[],
+  });
   // Without parameters `pg` uses the simple protocol, which accepts several statements.
   const exec = async (sql: string) => {
     await pool.query(sql);
@@ -22,7 +24,9 @@ export async function openPostgres(url: string, poolSize = 5): Promise<Db> {
       try {
         await client.query('BEGIN');
         const out = await fn({
-          query: async <R>(sql: string, params: unknown[] = []) => ({ rows: (await client.query(sql, params)).rows as R[] }),
+          query: async <R>(sql: string, params: unknown[] = []) => ({
+            rows: (await client.query(sql, params)).rows as R[],
+          }),
           exec: async (sql: string) => {
             await client.query(sql);
           },

@@ -26,7 +26,17 @@ import { resolveWebhookTarget, WebhookUrlError, type Lookup, type UrlPolicy } fr
  */
 
 /** Wait after the n-th failed attempt (n = 1..9); 10 attempts span about 21.9 hours. */
-const RETRY_SCHEDULE_MS: readonly number[] = [10_000, 60_000, 5 * 60_000, 15 * 60_000, 30 * 60_000, 60 * 60_000, 2 * 3600_000, 6 * 3600_000, 12 * 3600_000];
+const RETRY_SCHEDULE_MS: readonly number[] = [
+  10_000,
+  60_000,
+  5 * 60_000,
+  15 * 60_000,
+  30 * 60_000,
+  60 * 60_000,
+  2 * 3600_000,
+  6 * 3600_000,
+  12 * 3600_000,
+];
 const USER_AGENT = 'Service-Webhooks/1.0';
 
 export interface WebhookDeliveryOptions {
@@ -62,7 +72,13 @@ export interface WebhookDelivery {
   runOnce(): Promise<number>;
 }
 
-type Outcome = { ok: boolean; status: number | null; error: string | null; latencyMs: number; kind: 'success' | 'http_error' | 'timeout' | 'network_error' | 'refused' };
+type Outcome = {
+  ok: boolean;
+  status: number | null;
+  error: string | null;
+  latencyMs: number;
+  kind: 'success' | 'http_error' | 'timeout' | 'network_error' | 'refused';
+};
 
 export function createWebhookDelivery(opts: WebhookDeliveryOptions): WebhookDelivery {
   const { db, log } = opts;
@@ -139,7 +155,10 @@ export function createWebhookDelivery(opts: WebhookDeliveryOptions): WebhookDeli
         return true;
       });
       if (taken.length > 0) {
-        await tx.query('UPDATE webhook_deliveries SET locked_until = $2 WHERE id = ANY($1::int[])', [taken.map((r) => r.id), new Date(at.getTime() + leaseMs).toISOString()]);
+        await tx.query('UPDATE webhook_deliveries SET locked_until = $2 WHERE id = ANY($1::int[])', [
+          taken.map((r) => r.id),
+          new Date(at.getTime() + leaseMs).toISOString(),
+        ]);
       }
       return taken;
     });
@@ -152,7 +171,13 @@ export function createWebhookDelivery(opts: WebhookDeliveryOptions): WebhookDeli
     try {
       target = await resolveWebhookTarget(url, opts.policy, opts.lookup);
     } catch (err) {
-      return { ok: false, status: null, error: `refused: ${(err as Error).message}`, latencyMs: ms(), kind: err instanceof WebhookUrlError ? 'refused' : 'network_error' };
+      return {
+        ok: false,
+        status: null,
+        error: `refused: ${(err as Error).message}`,
+        latencyMs: ms(),
+        kind: err instanceof WebhookUrlError ? 'refused' : 'network_error',
+      };
     }
     const body = Buffer.from(eventBody(row), 'utf8');
     const headers = {
@@ -194,28 +219,36 @@ export function createWebhookDelivery(opts: WebhookDeliveryOptions): WebhookDeli
     const out = await send(url, secret, event);
     attemptsTotal.labels(out.kind).inc();
     await db.transaction(async (tx) => {
-      const cur = await tx.query<{ attempts: number }>(`UPDATE webhook_deliveries SET attempts = attempts + 1 WHERE id = $1 AND status = 'pending' RETURNING attempts`, [deliveryId]);
+      const cur = await tx.query<{ attempts: number }>(
+        `UPDATE webhook_deliveries SET attempts = attempts + 1 WHERE id = $1 AND status = 'pending' RETURNING attempts`,
+        [deliveryId],
+      );
       if (!cur.rows[0]) return;
       const n = cur.rows[0].attempts;
-      await tx.query('INSERT INTO webhook_attempts (delivery_id, attempt, started_at, status_code, latency_ms, error) VALUES ($1, $2, $3, $4, $5, $6)', [
-        deliveryId,
-        n,
-        startedAt,
-        out.status,
-        out.latencyMs,
-        out.error,
-      ]);
+      await tx.query(
+        'INSERT INTO webhook_attempts (delivery_id, attempt, started_at, status_code, latency_ms, error) VALUES ($1, $2, $3, $4, $5, $6)',
+        [deliveryId, n, startedAt, out.status, out.latencyMs, out.error],
+      );
       const final = out.ok ? 'delivered' : n > delays.length ? 'failed' : 'pending';
       const wait = out.ok || final === 'failed' ? 0 : delays[n - 1] * (1 + jitter * (2 * random() - 1));
       await tx.query(
         `UPDATE webhook_deliveries SET status = $2, next_attempt_at = $3, locked_until = NULL, last_status_code = $4,
            last_error = $5, last_latency_ms = $6, completed_at = $7 WHERE id = $1`,
-        [deliveryId, final, new Date(now() + Math.round(wait)).toISOString(), out.status, out.error, out.latencyMs, final === 'pending' ? null : new Date(now()).toISOString()],
+        [
+          deliveryId,
+          final,
+          new Date(now() + Math.round(wait)).toISOString(),
+          out.status,
+          out.error,
+          out.latencyMs,
+          final === 'pending' ? null : new Date(now()).toISOString(),
+        ],
       );
       if (final !== 'pending') outcomes.labels(final).inc();
       const fields = { delivery: deliveryId, event: event.id, attempt: n, status: out.status, ms: out.latencyMs, node };
       if (final === 'failed') log.warn({ ...fields, error: out.error }, 'webhook delivery failed for good');
-      else if (!out.ok) log.info({ ...fields, error: out.error, retry_in_ms: Math.round(wait) }, 'webhook attempt failed; will retry');
+      else if (!out.ok)
+        log.info({ ...fields, error: out.error, retry_in_ms: Math.round(wait) }, 'webhook attempt failed; will retry');
       else log.debug(fields, 'webhook delivered');
     });
   }
@@ -223,7 +256,12 @@ export function createWebhookDelivery(opts: WebhookDeliveryOptions): WebhookDeli
   function launch(d: { id: number; endpoint_id: number }): Promise<void> {
     inFlight.set(d.endpoint_id, (inFlight.get(d.endpoint_id) ?? 0) + 1);
     const p = attempt(d.id)
-      .catch((err: unknown) => log.error({ err, delivery: d.id }, 'webhook attempt could not be recorded; the lease expires and it is retried'))
+      .catch((err: unknown) =>
+        log.error(
+          { err, delivery: d.id },
+          'webhook attempt could not be recorded; the lease expires and it is retried',
+        ),
+      )
       .finally(() => {
         const n = (inFlight.get(d.endpoint_id) ?? 1) - 1;
         if (n <= 0) inFlight.delete(d.endpoint_id);

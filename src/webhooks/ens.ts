@@ -72,12 +72,22 @@ export function createEnsMonitor(opts: EnsMonitorOptions): EnsMonitor {
   let running: Promise<number> | null = null;
   let stopped = true;
 
-  async function check(m: { id: number; customer_id: number; value: string; label: string | null; ens_address: string | null; ens_seq: number }): Promise<number> {
+  async function check(m: {
+    id: number;
+    customer_id: number;
+    value: string;
+    label: string | null;
+    ens_address: string | null;
+    ens_seq: number;
+  }): Promise<number> {
     let address: string | null;
     try {
       address = await opts.names.resolve(m.value);
     } catch (err) {
-      log.warn({ monitored_entity: m.id, error: (err as Error).message }, 'ENS re-resolution failed; kept the last address');
+      log.warn(
+        { monitored_entity: m.id, error: (err as Error).message },
+        'ENS re-resolution failed; kept the last address',
+      );
       return 0;
     }
     const at = new Date(now());
@@ -127,7 +137,14 @@ export function createEnsMonitor(opts: EnsMonitorOptions): EnsMonitor {
 
   async function runOnce(): Promise<number> {
     const due = new Date(now() - intervalMs).toISOString();
-    const { rows } = await db.query<{ id: number; customer_id: number; value: string; label: string | null; ens_address: string | null; ens_seq: number }>(
+    const { rows } = await db.query<{
+      id: number;
+      customer_id: number;
+      value: string;
+      label: string | null;
+      ens_address: string | null;
+      ens_seq: number;
+    }>(
       `SELECT id, customer_id, value, label, ens_address, ens_seq FROM monitored_entities
        WHERE entity_type = 'onchain_address' AND position('.' in value) > 0
          AND (ens_checked_at IS NULL OR ens_checked_at <= $1)

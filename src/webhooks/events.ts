@@ -72,7 +72,18 @@ export function eventId(p: {
   at: string;
 }): string {
   const h = createHash('sha256')
-    .update(JSON.stringify([p.customerId, p.monitoredEntityId, p.list, p.entityType, p.canonicalValue, p.kind, p.version, p.at]))
+    .update(
+      JSON.stringify([
+        p.customerId,
+        p.monitoredEntityId,
+        p.list,
+        p.entityType,
+        p.canonicalValue,
+        p.kind,
+        p.version,
+        p.at,
+      ]),
+    )
     .digest('hex');
   return `evt_${h.slice(0, 32)}`;
 }

@@ -11,9 +11,17 @@ import type { PinnedTarget } from './ssrf.js';
  */
 export class DeliveryTimeout extends Error {}
 
-export function postPinned(target: PinnedTarget, body: Buffer, headers: Record<string, string>, timeoutMs: number): Promise<number> {
+export function postPinned(
+  target: PinnedTarget,
+  body: Buffer,
+  headers: Record<string, string>,
+  timeoutMs: number,
+): Promise<number> {
   const pinned: LookupFunction = (_host, options, cb) => {
-    if ((options as { all?: boolean }).all) (cb as (e: null, a: { address: string; family: number }[]) => void)(null, [{ address: target.address, family: target.family }]);
+    if ((options as { all?: boolean }).all)
+      (cb as (e: null, a: { address: string; family: number }[]) => void)(null, [
+        { address: target.address, family: target.family },
+      ]);
     else cb(null, target.address, target.family);
   };
   const url = target.url;

@@ -9,13 +9,30 @@ import type { EventRow } from './events.js';
  * gives the event a null `monitored_entity_id`, as its deletion would have. Returns whether the
  * event was new.
  */
-export async function insertEvent(tx: Queryable, customerId: number, event: EventRow, dueAt: Date, onlyEndpoint?: number): Promise<boolean> {
+export async function insertEvent(
+  tx: Queryable,
+  customerId: number,
+  event: EventRow,
+  dueAt: Date,
+  onlyEndpoint?: number,
+): Promise<boolean> {
   const { rows } = await tx.query<{ id: string }>(
     `INSERT INTO webhook_events (id, customer_id, type, created_at, monitored_entity_id, entity_type, value, label, listing, change_id)
      VALUES ($1, $2, $3, $4, (SELECT id FROM monitored_entities WHERE id = $5::int), $6, $7, $8, $9, $10)
      ON CONFLICT (id) DO NOTHING
      RETURNING id`,
-    [event.id, customerId, event.type, event.created_at, event.monitored_entity_id, event.entity_type, event.value, event.label, event.listing, event.change_id],
+    [
+      event.id,
+      customerId,
+      event.type,
+      event.created_at,
+      event.monitored_entity_id,
+      event.entity_type,
+      event.value,
+      event.label,
+      event.listing,
+      event.change_id,
+    ],
   );
   if (rows.length === 0) return false;
   await tx.query(

@@ -32,7 +32,12 @@ export function signWebhook(body: string | Uint8Array, secret: string, t: number
  * `v1` signature matches (compared in constant time), or `t` is further than `toleranceSeconds`
  * from now (replays).
  */
-export function verifyWebhookSignature(rawBody: string | Uint8Array, header: string | null | undefined, secret: string, opts: { toleranceSeconds?: number; now?: () => number } = {}): boolean {
+export function verifyWebhookSignature(
+  rawBody: string | Uint8Array,
+  header: string | null | undefined,
+  secret: string,
+  opts: { toleranceSeconds?: number; now?: () => number } = {},
+): boolean {
   if (!header) return false;
   const tolerance = opts.toleranceSeconds ?? 300;
   let t: string | null = null;

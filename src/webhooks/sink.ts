@@ -112,12 +112,22 @@ async function loadMonitors(db: Queryable, where = 'TRUE', params: unknown[] = [
   for (const r of rows) {
     const ens = isEnsName(r.entity_type, r.value);
     if (ens && !r.ens_address) continue;
-    out.push({ id: r.id, customer_id: r.customer_id, entity_type: r.entity_type, value: r.value, label: r.label, screened: ens ? r.ens_address! : r.value });
+    out.push({
+      id: r.id,
+      customer_id: r.customer_id,
+      entity_type: r.entity_type,
+      value: r.value,
+      label: r.label,
+      screened: ens ? r.ens_address! : r.value,
+    });
   }
   return out;
 }
 
-export function listingJson(def: Pick<ListDefinition, 'slug' | 'display_name' | 'list_type'>, record: EntityRecord): string {
+export function listingJson(
+  def: Pick<ListDefinition, 'slug' | 'display_name' | 'list_type'>,
+  record: EntityRecord,
+): string {
   return JSON.stringify({
     list: def.slug,
     list_name: def.display_name,
@@ -146,7 +156,9 @@ export function createWebhookSink(opts: WebhookSinkOptions): ChangeSink {
           continue;
         }
         // A private list's changes reach its owner's monitored values only.
-        const matches = index.matching(change.record).filter((m) => def.owner === undefined || m.customer_id === def.owner);
+        const matches = index
+          .matching(change.record)
+          .filter((m) => def.owner === undefined || m.customer_id === def.owner);
         if (matches.length === 0) continue;
         const canonical = canonicalKey(change.record.entity_type, change.record.value)!;
         const listing = listingJson(def, change.record);

@@ -21,7 +21,8 @@ export interface UrlPolicy {
   allowPrivate: boolean;
 }
 
-export type AddressClass = 'public' | 'loopback' | 'private' | 'metadata' | 'link_local' | 'multicast' | 'unspecified' | 'reserved';
+export type AddressClass =
+  'public' | 'loopback' | 'private' | 'metadata' | 'link_local' | 'multicast' | 'unspecified' | 'reserved';
 
 export class WebhookUrlError extends Error {}
 
@@ -184,7 +185,11 @@ function parseWebhookUrl(raw: string): URL {
  * Resolves the URL's host and checks every address; returns the address to connect to. Throws
  * WebhookUrlError naming the reason (no address names the internal network in the message).
  */
-export async function resolveWebhookTarget(raw: string, policy: UrlPolicy, lookup: Lookup = systemLookup): Promise<PinnedTarget> {
+export async function resolveWebhookTarget(
+  raw: string,
+  policy: UrlPolicy,
+  lookup: Lookup = systemLookup,
+): Promise<PinnedTarget> {
   const url = parseWebhookUrl(raw);
   if (url.protocol === 'http:' && !policy.allowLoopback) throw new WebhookUrlError('the URL must use https');
   const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
@@ -194,7 +199,9 @@ export async function resolveWebhookTarget(raw: string, policy: UrlPolicy, looku
     try {
       addresses = await lookup(host);
     } catch (err) {
-      throw new WebhookUrlError(`the host ${host} does not resolve (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+      throw new WebhookUrlError(
+        `the host ${host} does not resolve (${(err as NodeJS.ErrnoException).code ?? 'error'})`,
+      );
     }
   }
   if (addresses.length === 0) throw new WebhookUrlError(`the host ${host} does not resolve`);
@@ -202,10 +209,14 @@ export async function resolveWebhookTarget(raw: string, policy: UrlPolicy, looku
   // otherwise steer the connection inside.
   for (const a of addresses) {
     const cls = classifyAddress(a.address);
-    if (!addressAllowed(cls, policy)) throw new WebhookUrlError(`the host ${host} resolves to ${DESCRIPTION[cls as Exclude<AddressClass, 'public'>]}, which webhooks may not reach`);
+    if (!addressAllowed(cls, policy))
+      throw new WebhookUrlError(
+        `the host ${host} resolves to ${DESCRIPTION[cls as Exclude<AddressClass, 'public'>]}, which webhooks may not reach`,
+      );
   }
   const onlyLoopback = addresses.every((a) => classifyAddress(a.address) === 'loopback');
-  if (url.protocol === 'http:' && !(onlyLoopback && policy.allowLoopback)) throw new WebhookUrlError('the URL must use https');
+  if (url.protocol === 'http:' && !(onlyLoopback && policy.allowLoopback))
+    throw new WebhookUrlError('the URL must use https');
   const first = addresses[0];
   return { url, address: first.address, family: first.family === 6 ? 6 : 4 };
 }

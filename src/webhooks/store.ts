@@ -2,7 +2,14 @@ import { randomUUID } from 'node:crypto';
 import { valueProblem } from '../../engine/normalize/validate.js';
 import { getList, PRIMARY_LIST } from '../../loaders/registry.js';
 import type { Db } from '../store/db.js';
-import { eventFromRow, SCREEN_KIND, type EventRow, type MonitoredEntityType, type WebhookEvent, type WebhookEventType } from './events.js';
+import {
+  eventFromRow,
+  SCREEN_KIND,
+  type EventRow,
+  type MonitoredEntityType,
+  type WebhookEvent,
+  type WebhookEventType,
+} from './events.js';
 import { insertEvent } from './outbox.js';
 import { newSigningSecret } from './signature.js';
 import { resolveWebhookTarget, type Lookup, type UrlPolicy } from './ssrf.js';
@@ -92,11 +99,26 @@ type MonitorRow = {
   last_list?: string | null;
   last_at?: string | null;
 };
-type EndpointRow = { id: number; url: string; enabled: boolean; secret: string; secret_rotated_at: unknown; created_at: unknown };
+type EndpointRow = {
+  id: number;
+  url: string;
+  enabled: boolean;
+  secret: string;
+  secret_rotated_at: unknown;
+  created_at: unknown;
+};
 
 function monitorView(r: MonitorRow): MonitoredEntityView {
   const last = r.last_type && r.last_list && r.last_at ? { type: r.last_type, list: r.last_list, at: r.last_at } : null;
-  return { id: r.id, entity_type: r.entity_type, value: r.value, label: r.label, resolved_address: r.ens_address, created_at: iso(r.created_at), last_event: last };
+  return {
+    id: r.id,
+    entity_type: r.entity_type,
+    value: r.value,
+    label: r.label,
+    resolved_address: r.ens_address,
+    created_at: iso(r.created_at),
+    last_event: last,
+  };
 }
 
 function endpointView(r: EndpointRow): WebhookEndpointView {
@@ -136,7 +158,10 @@ export class WebhookStore {
     this.now = opts.now ?? Date.now;
   }
 
-  async createMonitor(customerId: number, input: { entity_type: MonitoredEntityType; value: string; label?: string | null }): Promise<MonitoredEntityView> {
+  async createMonitor(
+    customerId: number,
+    input: { entity_type: MonitoredEntityType; value: string; label?: string | null },
+  ): Promise<MonitoredEntityView> {
     const value = input.value.trim();
     checkValue(input.entity_type, value);
     let ens: string | null = null;
@@ -184,7 +209,10 @@ export class WebhookStore {
   }
 
   /** Creates an endpoint after the SSRF check; the secret is returned only here. */
-  async createEndpoint(customerId: number, input: { url: string; enabled?: boolean }): Promise<WebhookEndpointView & { secret: string }> {
+  async createEndpoint(
+    customerId: number,
+    input: { url: string; enabled?: boolean },
+  ): Promise<WebhookEndpointView & { secret: string }> {
     await resolveWebhookTarget(input.url, this.opts.policy, this.opts.lookup);
     const secret = newSigningSecret();
     const at = new Date(this.now()).toISOString();
@@ -198,11 +226,18 @@ export class WebhookStore {
   }
 
   async listEndpoints(customerId: number): Promise<WebhookEndpointView[]> {
-    const { rows } = await this.db.query<EndpointRow>('SELECT id, url, enabled, secret, secret_rotated_at, created_at FROM webhook_endpoints WHERE customer_id = $1 ORDER BY id', [customerId]);
+    const { rows } = await this.db.query<EndpointRow>(
+      'SELECT id, url, enabled, secret, secret_rotated_at, created_at FROM webhook_endpoints WHERE customer_id = $1 ORDER BY id',
+      [customerId],
+    );
     return rows.map(endpointView);
   }
 
-  async updateEndpoint(customerId: number, id: number, change: { url?: string; enabled?: boolean }): Promise<WebhookEndpointView | null> {
+  async updateEndpoint(
+    customerId: number,
+    id: number,
+    change: { url?: string; enabled?: boolean },
+  ): Promise<WebhookEndpointView | null> {
     if (change.url !== undefined) await resolveWebhookTarget(change.url, this.opts.policy, this.opts.lookup);
     const { rows } = await this.db.query<EndpointRow>(
       `UPDATE webhook_endpoints SET url = COALESCE($3, url), enabled = COALESCE($4, enabled)
@@ -243,7 +278,10 @@ export class WebhookStore {
    * names the primary sanctions list with the zero address.
    */
   async sendTest(customerId: number, endpointId: number): Promise<{ event: WebhookEvent; delivery_id: number } | null> {
-    const { rows } = await this.db.query<{ enabled: boolean }>('SELECT enabled FROM webhook_endpoints WHERE id = $1 AND customer_id = $2', [endpointId, customerId]);
+    const { rows } = await this.db.query<{ enabled: boolean }>(
+      'SELECT enabled FROM webhook_endpoints WHERE id = $1 AND customer_id = $2',
+      [endpointId, customerId],
+    );
     if (!rows[0]) return null;
     if (!rows[0].enabled) throw new WebhookStateError('the endpoint is disabled: enable it to send a test event');
     const primary = getList(PRIMARY_LIST)!;
@@ -268,7 +306,10 @@ export class WebhookStore {
     };
     const deliveryId = await this.db.transaction(async (tx) => {
       await insertEvent(tx, customerId, row, at, endpointId);
-      const d = await tx.query<{ id: number }>('SELECT id FROM webhook_deliveries WHERE event_id = $1 AND endpoint_id = $2', [row.id, endpointId]);
+      const d = await tx.query<{ id: number }>(
+        'SELECT id FROM webhook_deliveries WHERE event_id = $1 AND endpoint_id = $2',
+        [row.id, endpointId],
+      );
       return d.rows[0].id;
     });
     return { event: eventFromRow(row), delivery_id: deliveryId };
@@ -280,10 +321,16 @@ export class WebhookStore {
     endpointId: number,
     page: { status?: 'pending' | 'delivered' | 'failed'; limit: number; offset: number },
   ): Promise<{ total: number; items: WebhookDeliveryView[] } | null> {
-    const owner = await this.db.query('SELECT 1 FROM webhook_endpoints WHERE id = $1 AND customer_id = $2', [endpointId, customerId]);
+    const owner = await this.db.query('SELECT 1 FROM webhook_endpoints WHERE id = $1 AND customer_id = $2', [
+      endpointId,
+      customerId,
+    ]);
     if (owner.rows.length === 0) return null;
     const status = page.status ?? null;
-    const count = await this.db.query<{ n: number }>('SELECT count(*)::int AS n FROM webhook_deliveries WHERE endpoint_id = $1 AND ($2::text IS NULL OR status = $2::text)', [endpointId, status]);
+    const count = await this.db.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM webhook_deliveries WHERE endpoint_id = $1 AND ($2::text IS NULL OR status = $2::text)',
+      [endpointId, status],
+    );
     const { rows } = await this.db.query<Record<string, unknown>>(
       `SELECT d.id, d.event_id, ev.type AS event_type, d.status, d.attempts, d.next_attempt_at, d.last_status_code,
               d.last_error, d.last_latency_ms, d.created_at, d.completed_at

@@ -32,11 +32,19 @@ const screen = (path: string) => api.fetchJson(url(path), { headers: { authoriza
 async function version(rows: { entity_type: string; value: string }[]): Promise<{ at: string; version: string }> {
   const r = await settled(
     svc.url,
-    await api.fetchJson(url('/admin/lists/asof_watch/upload'), { method: 'POST', headers: { ...ADMIN, 'content-type': 'application/json' }, body: JSON.stringify(rows) }),
+    await api.fetchJson(url('/admin/lists/asof_watch/upload'), {
+      method: 'POST',
+      headers: { ...ADMIN, 'content-type': 'application/json' },
+      body: JSON.stringify(rows),
+    }),
     ADMIN,
   );
   assert.equal(r.status, 200, JSON.stringify(r.body));
-  const lists = (await api.fetchJson(url('/admin/lists'), { headers: ADMIN })).body as { slug: string; last_updated: string; version: string }[];
+  const lists = (await api.fetchJson(url('/admin/lists'), { headers: ADMIN })).body as {
+    slug: string;
+    last_updated: string;
+    version: string;
+  }[];
   const l = lists.find((x) => x.slug === 'asof_watch')!;
   return { at: l.last_updated, version: l.version };
 }
@@ -49,7 +57,12 @@ test('as of a past date: values listed then and not yet removed, before and afte
     await api.fetchJson(url('/admin/lists'), {
       method: 'POST',
       headers: ADMIN,
-      body: JSON.stringify({ slug: 'asof_watch', display_name: 'As-of watch', list_type: 'sanctions', entity_types: ['crypto_address', 'government_id'] }),
+      body: JSON.stringify({
+        slug: 'asof_watch',
+        display_name: 'As-of watch',
+        list_type: 'sanctions',
+        entity_types: ['crypto_address', 'government_id'],
+      }),
     }),
     ADMIN,
   );
@@ -69,7 +82,13 @@ test('as of a past date: values listed then and not yet removed, before and afte
     const r = await screen(`/screen/crypto/${ADDR}?as_of=${encodeURIComponent(at)}${lists}`);
     assert.equal(r.status, 200, JSON.stringify(r.body));
     const body = r.body as { flagged: boolean; matches: { list: string; value: string }[]; lists_checked: string[] };
-    return { flagged: body.flagged, matches: body.matches.map((m) => [m.list, m.value]), header: r.headers.get('x-as-of'), versions: r.headers.get('x-list-versions')!, checked: body.lists_checked };
+    return {
+      flagged: body.flagged,
+      matches: body.matches.map((m) => [m.list, m.value]),
+      header: r.headers.get('x-as-of'),
+      versions: r.headers.get('x-list-versions')!,
+      checked: body.lists_checked,
+    };
   };
   const during1 = await asOf(v1.at);
   assert.deepEqual([during1.flagged, during1.matches, during1.header], [true, [['asof_watch', ADDR]], v1.at]);
@@ -87,21 +106,31 @@ test('as of a past date: values listed then and not yet removed, before and afte
 
   // Before the list existed (the registry's lists were all ingested before it was created) it is
   // left out of the default set, and naming it is a 422.
-  const stats = (await api.fetchJson(url('/stats'))).body as { sources: Record<string, { last_updated: string | null }> };
+  const stats = (await api.fetchJson(url('/stats'))).body as {
+    sources: Record<string, { last_updated: string | null }>;
+  };
   const registryIngested = Object.values(stats.sources)
     .map((s) => s.last_updated)
     .filter((t): t is string => t !== null && t < v1.at)
     .sort()
     .at(-1)!;
   const early = await asOf(registryIngested);
-  assert.deepEqual([early.flagged, early.checked.includes('asof_watch'), early.checked.includes('ofac_sdn')], [false, false, true]);
+  assert.deepEqual(
+    [early.flagged, early.checked.includes('asof_watch'), early.checked.includes('ofac_sdn')],
+    [false, false, true],
+  );
   const named = await screen(`/screen/crypto/${ADDR}?lists=asof_watch&as_of=${encodeURIComponent(registryIngested)}`);
   assert.equal(named.status, 422);
-  assert.match((named.body as { detail: { msg: string }[] }).detail[0].msg, /^Value error, list asof_watch has no version before /);
+  assert.match(
+    (named.body as { detail: { msg: string }[] }).detail[0].msg,
+    /^Value error, list asof_watch has no version before /,
+  );
 
   // Fuzzy government IDs go through the shards, with every listing period, filtered by time.
   const near = 'ZX4455668';
-  const idNow = (await screen(`/screen/id/${near}?lists=asof_watch&as_of=${encodeURIComponent(v2.at)}`)).body as { matches: { match: string; value: string }[] };
+  const idNow = (await screen(`/screen/id/${near}?lists=asof_watch&as_of=${encodeURIComponent(v2.at)}`)).body as {
+    matches: { match: string; value: string }[];
+  };
   assert.deepEqual(
     idNow.matches.map((m) => [m.match, m.value]),
     [['fuzzy', ID]],
@@ -135,9 +164,15 @@ test('as of a past date: values listed then and not yet removed, before and afte
   // Each audit row records the version screened against and the as-of time.
   let trail: { items: { matched_value: string; list: string; list_version: string; as_of: string | null }[] };
   do {
-    trail = (await api.fetchJson(url('/account/audit?list=asof_watch&limit=1000'), { headers: { authorization: `Bearer ${token}` } })).body as typeof trail;
+    trail = (
+      await api.fetchJson(url('/account/audit?list=asof_watch&limit=1000'), {
+        headers: { authorization: `Bearer ${token}` },
+      })
+    ).body as typeof trail;
   } while (trail.items.length < 6);
-  const rows = trail.items.map((i) => [i.matched_value, i.list_version, i.as_of]).sort((a, b) => String(a).localeCompare(String(b)));
+  const rows = trail.items
+    .map((i) => [i.matched_value, i.list_version, i.as_of])
+    .sort((a, b) => String(a).localeCompare(String(b)));
   assert.deepEqual(
     rows,
     [
@@ -154,20 +189,33 @@ test('as of a past date: values listed then and not yet removed, before and afte
 test('as_of is refused with a 422 before the first version held, in the future, when malformed, and by the PEP proxy', async () => {
   const old = await screen(`/screen/crypto/${ADDR}?as_of=2001-01-01T00:00:00Z`);
   assert.equal(old.status, 422);
-  assert.match((old.body as { detail: { msg: string; loc: string[] }[] }).detail[0].msg, /^Value error, as_of is before the first version the service holds \(\d{4}-/);
+  assert.match(
+    (old.body as { detail: { msg: string; loc: string[] }[] }).detail[0].msg,
+    /^Value error, as_of is before the first version the service holds \(\d{4}-/,
+  );
   assert.deepEqual((old.body as { detail: { loc: string[] }[] }).detail[0].loc, ['query', 'as_of']);
   const future = await screen(`/screen/email/a@example.org?as_of=${new Date(Date.now() + 86_400_000).toISOString()}`);
-  assert.deepEqual([future.status, (future.body as { detail: { msg: string }[] }).detail[0].msg], [422, 'Value error, as_of is in the future']);
+  assert.deepEqual(
+    [future.status, (future.body as { detail: { msg: string }[] }).detail[0].msg],
+    [422, 'Value error, as_of is in the future'],
+  );
   const malformed = await screen('/screen/country/IR?as_of=yesterday');
   assert.equal(malformed.status, 422);
   assert.deepEqual((malformed.body as { detail: { loc: string[] }[] }).detail[0].loc, ['query', 'as_of']);
   const pep = await screen('/screen/pep?name=Mike%20Rogers&as_of=2026-01-01T00:00:00Z');
   assert.equal(pep.status, 422);
-  assert.match((pep.body as { detail: { msg: string }[] }).detail[0].msg, /as_of is not supported here: PEP screening asks a live dataset/);
-  const usage = (await api.fetchJson(url('/account'), { headers: { authorization: `Bearer ${token}` } })).body as { quota: { used: number } };
+  assert.match(
+    (pep.body as { detail: { msg: string }[] }).detail[0].msg,
+    /as_of is not supported here: PEP screening asks a live dataset/,
+  );
+  const usage = (await api.fetchJson(url('/account'), { headers: { authorization: `Bearer ${token}` } })).body as {
+    quota: { used: number };
+  };
   const again = await screen(`/screen/crypto/${ADDR}?as_of=2001-01-01T00:00:00Z`);
   assert.equal(again.status, 422);
-  const after = (await api.fetchJson(url('/account'), { headers: { authorization: `Bearer ${token}` } })).body as { quota: { used: number } };
+  const after = (await api.fetchJson(url('/account'), { headers: { authorization: `Bearer ${token}` } })).body as {
+    quota: { used: number };
+  };
   assert.equal(after.quota.used, usage.quota.used, 'a refused as_of costs nothing');
 });
 
@@ -177,15 +225,34 @@ test('/screen/name as of a past date: a name of an uploaded list (no party recor
     await api.fetchJson(url('/admin/lists'), {
       method: 'POST',
       headers: ADMIN,
-      body: JSON.stringify({ slug: 'asof_names', display_name: 'As-of names', list_type: 'sanctions', entity_types: ['name'] }),
+      body: JSON.stringify({
+        slug: 'asof_names',
+        display_name: 'As-of names',
+        list_type: 'sanctions',
+        entity_types: ['name'],
+      }),
     }),
     ADMIN,
   );
   assert.equal(created.status, 200, JSON.stringify(created.body));
   const upload = async (rows: { entity_type: string; value: string }[]) => {
-    const r = await settled(svc.url, await api.fetchJson(url('/admin/lists/asof_names/upload'), { method: 'POST', headers: ADMIN, body: JSON.stringify(rows) }), ADMIN);
+    const r = await settled(
+      svc.url,
+      await api.fetchJson(url('/admin/lists/asof_names/upload'), {
+        method: 'POST',
+        headers: ADMIN,
+        body: JSON.stringify(rows),
+      }),
+      ADMIN,
+    );
     assert.equal(r.status, 200, JSON.stringify(r.body));
-    const l = ((await api.fetchJson(url('/admin/lists'), { headers: ADMIN })).body as { slug: string; last_updated: string; version: string }[]).find((x) => x.slug === 'asof_names')!;
+    const l = (
+      (await api.fetchJson(url('/admin/lists'), { headers: ADMIN })).body as {
+        slug: string;
+        last_updated: string;
+        version: string;
+      }[]
+    ).find((x) => x.slug === 'asof_names')!;
     return { at: l.last_updated, version: l.version };
   };
   const NAME = 'Zebulon Quartermaine-Okonkwo';
@@ -193,9 +260,14 @@ test('/screen/name as of a past date: a name of an uploaded list (no party recor
   const v2 = await upload([{ entity_type: 'name', value: 'Someone Else Entirely' }]);
   const v3 = await upload([{ entity_type: 'name', value: NAME }]);
   const asOf = async (at: string | null) => {
-    const r = await screen(`/screen/name?name=${encodeURIComponent('Zebulon Quartermain Okonkwo')}${at ? `&as_of=${encodeURIComponent(at)}` : ''}`);
+    const r = await screen(
+      `/screen/name?name=${encodeURIComponent('Zebulon Quartermain Okonkwo')}${at ? `&as_of=${encodeURIComponent(at)}` : ''}`,
+    );
     assert.equal(r.status, 200, JSON.stringify(r.body));
-    const body = r.body as { lists_checked: string[]; matches: { list: string; value: string; match: string; metadata: { id: string } }[] };
+    const body = r.body as {
+      lists_checked: string[];
+      matches: { list: string; value: string; match: string; metadata: { id: string } }[];
+    };
     return {
       checked: body.lists_checked.includes('asof_names'),
       matches: body.matches.filter((m) => m.list === 'asof_names').map((m) => [m.value, m.match]),

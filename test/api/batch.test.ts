@@ -13,14 +13,21 @@ let auth: Record<string, string>;
 
 before(async () => {
   svc = await startTestService();
-  auth = { authorization: `Bearer ${(await createCustomerToken(svc.url, 100_000)).token}`, 'content-type': 'application/json' };
+  auth = {
+    authorization: `Bearer ${(await createCustomerToken(svc.url, 100_000)).token}`,
+    'content-type': 'application/json',
+  };
 });
 after(async () => {
   await svc?.close();
 });
 
 async function batch(items: unknown[]): Promise<Record<string, unknown>[]> {
-  const res = await fetch(`${svc.url}/api/v1/screen/batch`, { method: 'POST', headers: auth, body: JSON.stringify({ items }) });
+  const res = await fetch(`${svc.url}/api/v1/screen/batch`, {
+    method: 'POST',
+    headers: auth,
+    body: JSON.stringify({ items }),
+  });
   assert.equal(res.status, 200, await res.clone().text());
   assert.equal(res.headers.get('content-type'), 'application/x-ndjson');
   const text = await res.text();
@@ -71,7 +78,10 @@ test('each item is valid exactly when the BatchItem schema says so, invalid ones
 });
 
 test('a large body of multi-byte values arrives intact (UTF-8 sequences cut between chunks)', async () => {
-  const items = Array.from({ length: 10_000 }, (_, i) => ({ type: 'email', value: `😀值${i}ü${'é'.repeat(i % 7)}@例え.jp` }));
+  const items = Array.from({ length: 10_000 }, (_, i) => ({
+    type: 'email',
+    value: `😀值${i}ü${'é'.repeat(i % 7)}@例え.jp`,
+  }));
   const lines = await batch(items);
   assert.equal(lines.length, items.length);
   lines.forEach((line, i) => assert.equal(line.value, items[i].value));

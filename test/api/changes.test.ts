@@ -22,7 +22,12 @@ before(async () => {
       await api.fetchJson(`${svc.url}/api/v1/admin/lists`, {
         method: 'POST',
         headers: ADMIN,
-        body: JSON.stringify({ slug, display_name: slug, list_type: 'risk', entity_types: ['email', 'crypto_address'] }),
+        body: JSON.stringify({
+          slug,
+          display_name: slug,
+          list_type: 'risk',
+          entity_types: ['email', 'crypto_address'],
+        }),
       }),
       ADMIN,
     );
@@ -33,7 +38,17 @@ after(async () => {
   await svc?.close();
 });
 
-type Change = { change_id: string; kind: string; list: string; list_version: string; entity_type: string; value: string; at: string; metadata: Record<string, unknown>; source_url: string | null };
+type Change = {
+  change_id: string;
+  kind: string;
+  list: string;
+  list_version: string;
+  entity_type: string;
+  value: string;
+  at: string;
+  metadata: Record<string, unknown>;
+  source_url: string | null;
+};
 type Page = { changes: Change[]; next_cursor: string; has_more: boolean };
 const feed = async (query: string) => {
   const r = await api.fetchJson(`${svc.url}/api/v1/changes?${query}`);
@@ -46,7 +61,12 @@ function versionRows(next: () => number, round: number) {
   const random = () => next() / 2 ** 32;
   const rows = [];
   for (let i = 0; i < 40; i++) {
-    if (random() < 0.5) rows.push(i % 3 === 0 ? { entity_type: 'crypto_address', value: `0x${String(i).padStart(40, 'a')}` } : { entity_type: 'email', value: `member${i}@round-pool.example` });
+    if (random() < 0.5)
+      rows.push(
+        i % 3 === 0
+          ? { entity_type: 'crypto_address', value: `0x${String(i).padStart(40, 'a')}` }
+          : { entity_type: 'email', value: `member${i}@round-pool.example` },
+      );
   }
   rows.push({ entity_type: 'email', value: `only-in-round-${round}@example.org` });
   return rows;
@@ -81,7 +101,8 @@ test('pages read while versions are ingested: every change exactly once, in inge
     pages++;
     assert.ok(page.changes.length <= 7);
     read.push(...page.changes);
-    if (page.changes.length === 0) assert.equal(page.next_cursor, cursor || page.next_cursor, 'an empty page keeps the cursor');
+    if (page.changes.length === 0)
+      assert.equal(page.next_cursor, cursor || page.next_cursor, 'an empty page keeps the cursor');
     cursor = page.next_cursor;
     // Caught up after the producer finished: nothing more will come.
     if (done && !page.has_more) break;
@@ -100,7 +121,9 @@ test('pages read while versions are ingested: every change exactly once, in inge
   assert.equal(new Set(read.map((c) => c.change_id)).size, read.length);
   // Ingest order: versions in commit order, a version's listings before its delistings.
   for (let i = 1; i < read.length; i++) assert.ok(read[i - 1].at <= read[i].at, `${read[i - 1].at} <= ${read[i].at}`);
-  assert.ok(read.filter((c) => c.value.startsWith('only-in-round-')).every((c, i, all) => i === 0 || c.at >= all[i - 1].at));
+  assert.ok(
+    read.filter((c) => c.value.startsWith('only-in-round-')).every((c, i, all) => i === 0 || c.at >= all[i - 1].at),
+  );
 
   // Polling from the last cursor returns nothing new; a new version is exactly what comes next.
   assert.deepEqual((await feed(`lists=feed_a,feed_b&cursor=${cursor}`)).changes, []);
@@ -123,7 +146,9 @@ test('filters, the CSV page and refusals', async () => {
   const delistedEmails = (await feed('lists=feed_b&kinds=delisted&entity_types=email&limit=1000')).changes;
   assert.deepEqual(
     delistedEmails.map((c) => c.change_id),
-    all.filter((c) => c.list === 'feed_b' && c.kind === 'delisted' && c.entity_type === 'email').map((c) => c.change_id),
+    all
+      .filter((c) => c.list === 'feed_b' && c.kind === 'delisted' && c.entity_type === 'email')
+      .map((c) => c.change_id),
   );
   assert.ok(delistedEmails.length > 0);
   const since = all[Math.floor(all.length / 2)].at;

@@ -3,7 +3,14 @@ import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { once } from 'node:events';
 import type { ChildProcess } from 'node:child_process';
-import { createCustomerToken, prepareDataDir, spawnService, startTestService, testEnv, type TestService } from '../../harness/service.js';
+import {
+  createCustomerToken,
+  prepareDataDir,
+  spawnService,
+  startTestService,
+  testEnv,
+  type TestService,
+} from '../../harness/service.js';
 
 /**
  * The client IP over real HTTP: `/geo` and `/vpn` without `ip_address` evaluate the caller.
@@ -45,7 +52,10 @@ test('an untrusted peer cannot choose its address with X-Forwarded-For', async (
 
 test('behind a trusted proxy the forwarded client is evaluated: 8.8.8.8 is Mountain View, US, not sanctioned', async () => {
   const body = await geo(trusted.url, { 'x-forwarded-for': '8.8.8.8' });
-  assert.deepEqual({ ip: body.ip, city: body.city, country: body.country, sanctioned: body.sanctioned }, { ip: '8.8.8.8', city: 'Mountain View', country: 'US', sanctioned: false });
+  assert.deepEqual(
+    { ip: body.ip, city: body.city, country: body.country, sanctioned: body.sanctioned },
+    { ip: '8.8.8.8', city: 'Mountain View', country: 'US', sanctioned: false },
+  );
   const cuba = await geo(trusted.url, { forwarded: 'for=152.206.0.1;proto=https' });
   assert.equal(cuba.country, 'CU');
   assert.equal(cuba.sanctioned, true);

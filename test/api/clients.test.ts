@@ -23,7 +23,9 @@ test('the committed generated types match the served document (regenerate: node 
 test('openapi-fetch client: screening with a token, public endpoints, typed errors', async () => {
   const { token } = await createCustomerToken(svc.url, 100);
   const client = createClient<paths>({ baseUrl: svc.url, headers: { authorization: `Bearer ${token}` } });
-  const screened = await client.GET('/api/v1/screen/crypto/{address}', { params: { path: { address: '12QtD5BFwRsdNsAZY76UVE1xyCGNTojH9h' }, query: { lists: 'ofac_crypto' } } });
+  const screened = await client.GET('/api/v1/screen/crypto/{address}', {
+    params: { path: { address: '12QtD5BFwRsdNsAZY76UVE1xyCGNTojH9h' }, query: { lists: 'ofac_crypto' } },
+  });
   assert.equal(screened.response.status, 200);
   assert.equal(screened.data?.sanctioned, true);
   assert.deepEqual(screened.data?.lists_checked, ['ofac_crypto']);
@@ -34,6 +36,14 @@ test('openapi-fetch client: screening with a token, public endpoints, typed erro
   const invalid = await client.GET('/api/v1/search', { params: { query: { q: 'ab' } } });
   assert.equal(invalid.response.status, 422);
   assert.deepEqual(invalid.error, {
-    detail: [{ type: 'string_too_short', loc: ['query', 'q'], msg: 'String should have at least 3 characters', input: 'ab', ctx: { min_length: 3 } }],
+    detail: [
+      {
+        type: 'string_too_short',
+        loc: ['query', 'q'],
+        msg: 'String should have at least 3 characters',
+        input: 'ab',
+        ctx: { min_length: 3 },
+      },
+    ],
   });
 });

@@ -91,7 +91,10 @@ const COMPONENT_NAMES: Record<string, string> = { Payload: 'WebhookEvent' };
  * Fields beyond SPEC.md, each documented: the last refresh error per source in /stats (issue #4),
  * whether a source is stale, and the change a webhook event reports (issue #22).
  */
-const DOCUMENTED_EXTRAS: Record<string, string[]> = { SourceStats: ['last_error', 'stale'], WebhookEvent: ['change_id'] };
+const DOCUMENTED_EXTRAS: Record<string, string[]> = {
+  SourceStats: ['last_error', 'stale'],
+  WebhookEvent: ['change_id'],
+};
 
 test('every resource of SPEC.md is a component with the same fields, types, nullability and required list', () => {
   const resources = specResources();
@@ -102,23 +105,39 @@ test('every resource of SPEC.md is a component with the same fields, types, null
     assert.ok(component, `component ${name} is missing`);
     assert.equal(component.additionalProperties, false, `${name} must be strict`);
     const props = Object.keys(component.properties ?? {});
-    assert.deepEqual(props.filter((p) => !(DOCUMENTED_EXTRAS[name] ?? []).includes(p)).sort(), fields.map((f) => f.name).sort(), `${name}: fields`);
+    assert.deepEqual(
+      props.filter((p) => !(DOCUMENTED_EXTRAS[name] ?? []).includes(p)).sort(),
+      fields.map((f) => f.name).sort(),
+      `${name}: fields`,
+    );
     const required = new Set(component.required ?? []);
     // Tables that never say "Required" (the webhook payload) describe fields that are always sent.
     const speaksRequired = fields.some((f) => f.required);
     for (const f of fields) {
-      if (f.required || !speaksRequired) assert.ok(required.has(f.name), `${name}.${f.name} is always present per SPEC.md`);
-      else if (required.has(f.name)) assert.match(f.rules, /Default/, `${name}.${f.name} is required here but neither Required nor defaulted in SPEC.md`);
+      if (f.required || !speaksRequired)
+        assert.ok(required.has(f.name), `${name}.${f.name} is always present per SPEC.md`);
+      else if (required.has(f.name))
+        assert.match(
+          f.rules,
+          /Default/,
+          `${name}.${f.name} is required here but neither Required nor defaulted in SPEC.md`,
+        );
       const actual = jsonTypes(component.properties![f.name]);
       const expected = expectedTypes(f.type);
       for (const e of expected) {
         if (e === 'number' && actual.has('integer')) continue;
-        assert.ok(actual.has(e) || actual.has('any'), `${name}.${f.name}: SPEC.md type "${f.type}" vs ${[...actual].join('|')}`);
+        assert.ok(
+          actual.has(e) || actual.has('any'),
+          `${name}.${f.name}: SPEC.md type "${f.type}" vs ${[...actual].join('|')}`,
+        );
       }
-      if (!expected.has('null')) assert.ok(!actual.has('null') || /Nullable/.test(f.rules), `${name}.${f.name} must not be nullable`);
+      if (!expected.has('null'))
+        assert.ok(!actual.has('null') || /Nullable/.test(f.rules), `${name}.${f.name} must not be nullable`);
       if (/date-time/.test(f.type))
         assert.equal(
-          component.properties![f.name].anyOf ? component.properties![f.name].anyOf!.find((x) => x.type === 'string')?.format : component.properties![f.name].format,
+          component.properties![f.name].anyOf
+            ? component.properties![f.name].anyOf!.find((x) => x.type === 'string')?.format
+            : component.properties![f.name].format,
           'date-time',
           `${name}.${f.name}`,
         );
@@ -127,16 +146,26 @@ test('every resource of SPEC.md is a component with the same fields, types, null
 });
 
 test('error components, security schemes and the error responses of each operation', () => {
-  for (const c of ['HTTPValidationError', 'ValidationError', 'ErrorDetail', 'PaymentRequired']) assert.ok(doc.components.schemas[c], c);
+  for (const c of ['HTTPValidationError', 'ValidationError', 'ErrorDetail', 'PaymentRequired'])
+    assert.ok(doc.components.schemas[c], c);
   assert.deepEqual(doc.components.schemas.ValidationError.required, ['loc', 'msg', 'type']);
   assert.deepEqual(Object.keys(doc.components.securitySchemes).sort(), ['adminKey', 'bearer', 'x402', 'x402v1']);
   const crypto = doc.paths['/api/v1/screen/crypto/{address}'].get;
-  assert.deepEqual(Object.keys(crypto.responses).sort(), ['200', '400', '401', '402', '403', '422', '503'], '403: a token without the screen scope');
+  assert.deepEqual(
+    Object.keys(crypto.responses).sort(),
+    ['200', '400', '401', '402', '403', '422', '503'],
+    '403: a token without the screen scope',
+  );
   assert.deepEqual(crypto.security, [{ bearer: [] }, { x402: [] }, { x402v1: [] }]);
   const search = doc.paths['/api/v1/search'].get;
   assert.deepEqual(Object.keys(search.responses).sort(), ['200', '400', '422', '429', '503']);
   assert.deepEqual(search.security, []);
-  assert.deepEqual(Object.keys(doc.paths['/api/v1/screen/lists/{slug}/entities'].get.responses).sort(), ['200', '404', '422', '503']);
+  assert.deepEqual(Object.keys(doc.paths['/api/v1/screen/lists/{slug}/entities'].get.responses).sort(), [
+    '200',
+    '404',
+    '422',
+    '503',
+  ]);
   assert.deepEqual(Object.keys(doc.paths['/api/v1/screen/lists'].get.responses).sort(), ['200']);
   for (const path of [
     '/api/v1/screen/crypto/{address}',
@@ -153,7 +182,13 @@ test('error components, security schemes and the error responses of each operati
     assert.ok(doc.paths[path]?.get, path);
     assert.ok(doc.paths[path].get.responses['402'], `${path} documents 402`);
   }
-  for (const path of ['/api/v1/screen/lists', '/api/v1/screen/lists/{slug}/entities', '/api/v1/stats', '/api/v1/delisted', '/api/v1/search']) {
+  for (const path of [
+    '/api/v1/screen/lists',
+    '/api/v1/screen/lists/{slug}/entities',
+    '/api/v1/stats',
+    '/api/v1/delisted',
+    '/api/v1/search',
+  ]) {
     assert.deepEqual(doc.paths[path].get.security, [], `${path} is public`);
   }
 });
@@ -164,7 +199,12 @@ test('the list operations of issue #22: the changes feed, refresh on demand, upl
       doc.paths[`/api/v1${path}`] as
         | Record<
             string,
-            { responses: Record<string, { headers?: Record<string, unknown> }>; security?: unknown; parameters?: { name: string; in: string }[]; requestBody?: { content: Record<string, unknown> } }
+            {
+              responses: Record<string, { headers?: Record<string, unknown> }>;
+              security?: unknown;
+              parameters?: { name: string; in: string }[];
+              requestBody?: { content: Record<string, unknown> };
+            }
           >
         | undefined
     )?.[method];
@@ -174,7 +214,15 @@ test('the list operations of issue #22: the changes feed, refresh on demand, upl
   const changes = op('get', '/changes');
   assert.deepEqual(changes.security, []);
   assert.deepEqual(Object.keys(changes.responses).sort(), ['200', '400', '422', '429']);
-  assert.deepEqual(changes.parameters!.map((p) => p.name).sort(), ['cursor', 'entity_types', 'format', 'kinds', 'limit', 'lists', 'since']);
+  assert.deepEqual(changes.parameters!.map((p) => p.name).sort(), [
+    'cursor',
+    'entity_types',
+    'format',
+    'kinds',
+    'limit',
+    'lists',
+    'since',
+  ]);
   for (const [method, path, statuses] of [
     ['post', '/admin/lists', ['200', '202', '401', '409', '422']],
     ['get', '/admin/lists', ['200', '401']],
@@ -193,10 +241,15 @@ test('the list operations of issue #22: the changes feed, refresh on demand, upl
   ] as const) {
     const o = op(method, path);
     assert.deepEqual(Object.keys(o.responses).sort(), [...statuses].sort(), `${method} ${path}`);
-    if (o.responses['202']) assert.ok(o.responses['202'].headers?.Location, `${method} ${path}: 202 says where to poll`);
+    if (o.responses['202'])
+      assert.ok(o.responses['202'].headers?.Location, `${method} ${path}: 202 says where to poll`);
   }
   const upload = op('post', '/admin/lists/{slug}/upload');
-  assert.deepEqual(Object.keys(upload.requestBody!.content).sort(), ['application/json', 'application/x-ndjson', 'text/csv']);
+  assert.deepEqual(Object.keys(upload.requestBody!.content).sort(), [
+    'application/json',
+    'application/x-ndjson',
+    'text/csv',
+  ]);
   assert.deepEqual(
     upload.parameters!.map((p) => [p.name, p.in]),
     [
@@ -204,13 +257,23 @@ test('the list operations of issue #22: the changes feed, refresh on demand, upl
       ['wait', 'query'],
     ],
   );
-  for (const path of ['/screen/crypto/{address}', '/screen/email/{email}', '/screen/website', '/screen/id/{government_id}', '/screen/country/{country}']) {
+  for (const path of [
+    '/screen/crypto/{address}',
+    '/screen/email/{email}',
+    '/screen/website',
+    '/screen/id/{government_id}',
+    '/screen/country/{country}',
+  ]) {
     const o = op('get', path);
     assert.ok(
       o.parameters!.some((p) => p.name === 'as_of' && p.in === 'query'),
       `${path} takes as_of`,
     );
-    assert.deepEqual(Object.keys(o.responses['200'].headers ?? {}).sort(), ['PAYMENT-RESPONSE', 'X-As-Of', 'X-List-Versions', 'X-PAYMENT-RESPONSE'], path);
+    assert.deepEqual(
+      Object.keys(o.responses['200'].headers ?? {}).sort(),
+      ['PAYMENT-RESPONSE', 'X-As-Of', 'X-List-Versions', 'X-PAYMENT-RESPONSE'],
+      path,
+    );
   }
   assert.ok(
     op('get', '/screen/pep').parameters!.some((p) => p.name === 'as_of'),
@@ -218,7 +281,8 @@ test('the list operations of issue #22: the changes feed, refresh on demand, upl
   );
   const stats = doc.components.schemas.SourceStats as { properties: Record<string, unknown> };
   assert.ok(stats.properties.stale);
-  for (const name of ['ListChange', 'ChangesPage', 'ListJob', 'RefreshResult', 'UploadedList']) assert.ok(doc.components.schemas[name], name);
+  for (const name of ['ListChange', 'ChangesPage', 'ListJob', 'RefreshResult', 'UploadedList'])
+    assert.ok(doc.components.schemas[name], name);
 });
 
 test('the served document is valid OpenAPI 3.1 with info.version 2.0.0', async () => {

@@ -32,10 +32,17 @@ async function setAddr(name: string, a: Address): Promise<void> {
 
 before(async () => {
   chain = await startChain();
-  resolver = await chain.deploy(readFileSync(join(FIXTURES, 'contracts', 'TestUniversalResolver.sol'), 'utf8'), 'TestUniversalResolver');
+  resolver = await chain.deploy(
+    readFileSync(join(FIXTURES, 'contracts', 'TestUniversalResolver.sol'), 'utf8'),
+    'TestUniversalResolver',
+  );
   await setAddr('sanctioned.eth', SANCTIONED);
   await setAddr('clean.eth', '0x000000000000000000000000000000000000dEaD');
-  svc = await startTestService({ ETH_RPC_URL: chain.rpcUrl, ENS_UNIVERSAL_RESOLVER: resolver.address, ENS_CACHE_TTL_SECONDS: '300' });
+  svc = await startTestService({
+    ETH_RPC_URL: chain.rpcUrl,
+    ENS_UNIVERSAL_RESOLVER: resolver.address,
+    ENS_CACHE_TTL_SECONDS: '300',
+  });
   auth = { authorization: `Bearer ${(await createCustomerToken(svc.url, 100)).token}` };
 });
 after(async () => {
@@ -44,7 +51,9 @@ after(async () => {
 });
 
 const screen = async (name: string) => {
-  const res = await fetch(`${svc.url}/api/v1/screen/crypto/${encodeURIComponent(name)}?lists=ofac_crypto`, { headers: auth });
+  const res = await fetch(`${svc.url}/api/v1/screen/crypto/${encodeURIComponent(name)}?lists=ofac_crypto`, {
+    headers: auth,
+  });
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 };
 
@@ -58,7 +67,13 @@ test('a name resolving to a sanctioned address: value is the resolved address, m
     [['exact', SANCTIONED]],
   );
   const clean = await screen('clean.eth');
-  assert.deepEqual(clean.body, { value: '0x000000000000000000000000000000000000dEaD', flagged: false, sanctioned: false, lists_checked: ['ofac_crypto'], matches: [] });
+  assert.deepEqual(clean.body, {
+    value: '0x000000000000000000000000000000000000dEaD',
+    flagged: false,
+    sanctioned: false,
+    lists_checked: ['ofac_crypto'],
+    matches: [],
+  });
 });
 
 test('a name without an address is a 422 on ["path","address"]', async () => {

@@ -51,7 +51,12 @@ async function operations(): Promise<Operation[]> {
   const out: Operation[] = [];
   for (const [path, item] of Object.entries(doc.paths)) {
     for (const [method, op] of Object.entries(item)) {
-      out.push({ method: method.toUpperCase(), path, params: (op.parameters ?? []).filter((p) => p.in !== 'header'), body: op.requestBody !== undefined });
+      out.push({
+        method: method.toUpperCase(),
+        path,
+        params: (op.parameters ?? []).filter((p) => p.in !== 'header'),
+        body: op.requestBody !== undefined,
+      });
     }
   }
   return out;
@@ -66,14 +71,28 @@ interface Sent {
 }
 
 const nested = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
-const controlChars = fc.string({ unit: fc.constantFrom('\u0000', '\u0001', '\u001f', '\u007f', '\u0085', '\r', '\n', '\t', 'a') });
+const controlChars = fc.string({
+  unit: fc.constantFrom('\u0000', '\u0001', '\u001f', '\u007f', '\u0085', '\r', '\n', '\t', 'a'),
+});
 
 /** A raw (already encoded) parameter value. */
 const rawValue = fc.oneof(
   fc.string().map(encodeURIComponent),
   fc.string({ unit: 'grapheme' }).map(encodeURIComponent),
   controlChars.map(encodeURIComponent),
-  fc.constantFrom('', '%', '%zz', '%E0%A4%A', '%00', '%C0%80', '%ff%fe', '..%2F..%2Fetc%2Fpasswd', '%2e%2e', 'a%2Fb', '%u0000'),
+  fc.constantFrom(
+    '',
+    '%',
+    '%zz',
+    '%E0%A4%A',
+    '%00',
+    '%C0%80',
+    '%ff%fe',
+    '..%2F..%2Fetc%2Fpasswd',
+    '%2e%2e',
+    'a%2Fb',
+    '%u0000',
+  ),
   fc.integer({ min: 1, max: 30_000 }).map((n) => 'x'.repeat(n)),
   fc.constantFrom(
     '0',
@@ -101,13 +120,53 @@ const jsonBody = fc.oneof(
   fc.anything({ maxDepth: 4 }).map((v) => JSON.stringify(v) ?? 'null'),
   fc.json(),
   fc.integer({ min: 60, max: 20_000 }).map((d) => `{"name":${nested(d)},"items":${nested(d)},"url":${nested(d)}}`),
-  fc.dictionary(fc.constantFrom('name', 'items', 'url', 'value', 'entity_type', 'label', 'monthly_quota', 'plan_id', 'events', 'lists'), fc.anything({ maxDepth: 3 })).map((o) => JSON.stringify(o)),
-  controlChars.map((s) => JSON.stringify({ name: s, url: s, value: s, label: s, items: [{ type: 'email', value: s }] })),
-  fc.constantFrom('', '{', '{"a":', 'null', '[]', '"x"', '{"items":[]}', '{"items":[{"type":"crypto","value":"12QtD5BFwRsdNsAZY76UVE1xyCGNTojH9h"}]}', '\u0000', '{"name":"a\\u0000b"}'),
-  fc.integer({ min: 1, max: 40 }).map((n) => JSON.stringify({ items: Array.from({ length: n }, (_, i) => (i % 2 ? { type: 'crypto', value: nested(30) } : 'x')) })),
+  fc
+    .dictionary(
+      fc.constantFrom(
+        'name',
+        'items',
+        'url',
+        'value',
+        'entity_type',
+        'label',
+        'monthly_quota',
+        'plan_id',
+        'events',
+        'lists',
+      ),
+      fc.anything({ maxDepth: 3 }),
+    )
+    .map((o) => JSON.stringify(o)),
+  controlChars.map((s) =>
+    JSON.stringify({ name: s, url: s, value: s, label: s, items: [{ type: 'email', value: s }] }),
+  ),
+  fc.constantFrom(
+    '',
+    '{',
+    '{"a":',
+    'null',
+    '[]',
+    '"x"',
+    '{"items":[]}',
+    '{"items":[{"type":"crypto","value":"12QtD5BFwRsdNsAZY76UVE1xyCGNTojH9h"}]}',
+    '\u0000',
+    '{"name":"a\\u0000b"}',
+  ),
+  fc.integer({ min: 1, max: 40 }).map((n) =>
+    JSON.stringify({
+      items: Array.from({ length: n }, (_, i) => (i % 2 ? { type: 'crypto', value: nested(30) } : 'x')),
+    }),
+  ),
 );
 
-const contentType = fc.constantFrom('application/json', 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', '', 'application/json; charset=latin1');
+const contentType = fc.constantFrom(
+  'application/json',
+  'text/plain',
+  'application/x-www-form-urlencoded',
+  'multipart/form-data; boundary=x',
+  '',
+  'application/json; charset=latin1',
+);
 const method = fc.constantFrom('GET', 'POST', 'DELETE', 'PUT', 'PATCH', 'HEAD', 'OPTIONS');
 const credentials = (): fc.Arbitrary<Record<string, string>> =>
   fc.constantFrom<Record<string, string>>(
@@ -149,29 +208,64 @@ function operationRequest(op: Operation): fc.Arbitrary<Sent> {
       // Bodies only where HTTP gives them a meaning: uWS parses the body of a GET, HEAD, DELETE or
       // OPTIONS as the next request on the connection, which it then closes.
       const withBody = m === 'POST' || m === 'PUT' || m === 'PATCH';
-      return { method: m, target: `${path}${query.length ? `?${query.join('&')}` : ''}`, headers, body: withBody ? (body ?? (op.body ? '{}' : undefined)) : undefined };
+      return {
+        method: m,
+        target: `${path}${query.length ? `?${query.join('&')}` : ''}`,
+        headers,
+        body: withBody ? (body ?? (op.body ? '{}' : undefined)) : undefined,
+      };
     });
 }
 
 const trpcRequest = (ids: string[]): fc.Arbitrary<Sent> =>
   fc
-    .record({ id: fc.constantFrom(...ids, 'nope', 'screen', '__proto__'), batch: fc.boolean(), input: jsonBody, get: fc.boolean(), creds: credentials() })
+    .record({
+      id: fc.constantFrom(...ids, 'nope', 'screen', '__proto__'),
+      batch: fc.boolean(),
+      input: jsonBody,
+      get: fc.boolean(),
+      creds: credentials(),
+    })
     .map(({ id, batch, input, get, creds }) =>
       get
-        ? { method: 'GET', target: `/trpc/${id}${batch ? `,${id}?batch=1&input=${encodeURIComponent(`{"0":${input},"1":${input}}`)}` : `?input=${encodeURIComponent(input)}`}`, headers: creds }
-        : { method: 'POST', target: `/trpc/${id}${batch ? '?batch=1' : ''}`, headers: { ...creds, 'content-type': 'application/json' }, body: batch ? `{"0":${input}}` : input },
+        ? {
+            method: 'GET',
+            target: `/trpc/${id}${batch ? `,${id}?batch=1&input=${encodeURIComponent(`{"0":${input},"1":${input}}`)}` : `?input=${encodeURIComponent(input)}`}`,
+            headers: creds,
+          }
+        : {
+            method: 'POST',
+            target: `/trpc/${id}${batch ? '?batch=1' : ''}`,
+            headers: { ...creds, 'content-type': 'application/json' },
+            body: batch ? `{"0":${input}}` : input,
+          },
     );
 
 const mcpRequest = (): fc.Arbitrary<Sent> =>
   fc
     .record({
       method: fc.constantFrom('tools/call', 'tools/list', 'initialize', 'ping', 'nope', 'resources/list'),
-      tool: fc.constantFrom('screen_crypto', 'screen_email', 'screen_country', 'search', 'list_entities', 'stats', 'screen_pep', 'nope'),
+      tool: fc.constantFrom(
+        'screen_crypto',
+        'screen_email',
+        'screen_country',
+        'search',
+        'list_entities',
+        'stats',
+        'screen_pep',
+        'nope',
+      ),
       args: jsonBody,
       meta: fc.option(jsonBody),
       id: fc.oneof(fc.integer(), fc.string(), fc.constant(null)),
       raw: fc.option(jsonBody, { freq: 4 }),
-      accept: fc.constantFrom('application/json, text/event-stream', 'text/event-stream', 'application/json', '*/*', ''),
+      accept: fc.constantFrom(
+        'application/json, text/event-stream',
+        'text/event-stream',
+        'application/json',
+        '*/*',
+        '',
+      ),
       creds: credentials(),
       httpMethod: fc.constantFrom('POST', 'POST', 'POST', 'PUT', 'PATCH'),
     })
@@ -179,17 +273,26 @@ const mcpRequest = (): fc.Arbitrary<Sent> =>
       method: httpMethod,
       target: '/mcp',
       headers: { ...creds, 'content-type': 'application/json', ...(accept ? { accept } : {}) },
-      body: raw ?? `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"method":"${m}","params":{"name":"${tool}","arguments":${args}${meta ? `,"_meta":${meta}` : ''}}}`,
+      body:
+        raw ??
+        `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"method":"${m}","params":{"name":"${tool}","arguments":${args}${meta ? `,"_meta":${meta}` : ''}}}`,
     }));
 
 /** The batch route, streamed: malformed bodies, and oversize ones now and then. */
 const batchRequest = (): fc.Arbitrary<Sent> =>
-  fc.record({ body: jsonBody, oversize: fc.integer({ min: 0, max: 40 }), creds: credentials(), query: fc.option(rawValue) }).map(({ body, oversize, creds, query }) => ({
-    method: 'POST',
-    target: `/api/v1/screen/batch${query ? `?lists=${query}` : ''}`,
-    headers: { ...creds, 'content-type': 'application/json' },
-    body: oversize === 0 ? OVERSIZE : body,
-  }));
+  fc
+    .record({
+      body: jsonBody,
+      oversize: fc.integer({ min: 0, max: 40 }),
+      creds: credentials(),
+      query: fc.option(rawValue),
+    })
+    .map(({ body, oversize, creds, query }) => ({
+      method: 'POST',
+      target: `/api/v1/screen/batch${query ? `?lists=${query}` : ''}`,
+      headers: { ...creds, 'content-type': 'application/json' },
+      body: oversize === 0 ? OVERSIZE : body,
+    }));
 
 /** Sends one request over a fresh connection; resolves with the status and the start of the body. */
 function send(s: Sent): Promise<{ status: number; body: string }> {
@@ -242,13 +345,17 @@ test(`fuzzing every operation of the served document, /trpc, /mcp and the batch 
       try {
         answer = await send(s);
       } catch (err) {
-        failures.push(`no answer (${(err as Error).message}) to ${s.method} (${s.target.length} chars) ${s.target.slice(0, 200)} ${typeof s.body === 'string' ? s.body.slice(0, 200) : ''}`);
+        failures.push(
+          `no answer (${(err as Error).message}) to ${s.method} (${s.target.length} chars) ${s.target.slice(0, 200)} ${typeof s.body === 'string' ? s.body.slice(0, 200) : ''}`,
+        );
         return false;
       }
       const { status, body } = answer;
       statuses.set(status, (statuses.get(status) ?? 0) + 1);
       if (status >= 500 && !(status === 503 && DOCUMENTED_503.test(body))) {
-        failures.push(`${status} ${s.method} ${s.target.slice(0, 200)} ${typeof s.body === 'string' ? s.body.slice(0, 200) : ''} -> ${body.slice(0, 300)}`);
+        failures.push(
+          `${status} ${s.method} ${s.target.slice(0, 200)} ${typeof s.body === 'string' ? s.body.slice(0, 200) : ''} -> ${body.slice(0, 300)}`,
+        );
         return false;
       }
       return true;
@@ -261,6 +368,8 @@ test(`fuzzing every operation of the served document, /trpc, /mcp and the batch 
   assert.deepEqual(failures, []);
   assert.equal((await fetch(`${svc.url}/healthz`)).status, 200);
   const grown = rss() - baseline;
-  t.diagnostic(`${sent} requests; statuses ${JSON.stringify(Object.fromEntries([...statuses].sort((a, b) => a[0] - b[0])))}; RSS after GC ${(grown / 1048576).toFixed(1)} MiB over warm-up`);
+  t.diagnostic(
+    `${sent} requests; statuses ${JSON.stringify(Object.fromEntries([...statuses].sort((a, b) => a[0] - b[0])))}; RSS after GC ${(grown / 1048576).toFixed(1)} MiB over warm-up`,
+  );
   assert.ok(grown < RSS_SLACK, `RSS grew ${(grown / 1048576).toFixed(1)} MiB after warm-up`);
 });

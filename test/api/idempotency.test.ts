@@ -21,7 +21,8 @@ async function rows(customerId: number): Promise<{ usage: number; credits: numbe
   const { audit } = svc.service;
   await audit.usage.flush();
   await audit.matches.flush();
-  const q = async (sql: string) => Number(((await (await audit.client.query({ query: sql, format: 'JSONEachRow' })).json()) as { n: number }[])[0].n);
+  const q = async (sql: string) =>
+    Number(((await (await audit.client.query({ query: sql, format: 'JSONEachRow' })).json()) as { n: number }[])[0].n);
   return {
     usage: await q(`SELECT count() AS n FROM screening.usage WHERE customer_id = ${customerId}`),
     credits: await q(`SELECT sum(credits) AS n FROM screening.usage WHERE customer_id = ${customerId}`),
@@ -44,9 +45,18 @@ test('a retried request with the same key gets the stored answer, charged and au
   }
   assert.deepEqual(await rows(customerId), { usage: 1, credits: 1, audit: 2 });
   // Another key is another request; another customer's same key is theirs.
-  assert.equal((await fetch(`${svc.url}/api/v1/screen/crypto/${XBT}`, { headers: { ...headers, 'idempotency-key': 'order-1235' } })).headers.get('idempotency-replayed'), null);
+  assert.equal(
+    (
+      await fetch(`${svc.url}/api/v1/screen/crypto/${XBT}`, {
+        headers: { ...headers, 'idempotency-key': 'order-1235' },
+      })
+    ).headers.get('idempotency-replayed'),
+    null,
+  );
   const other = await createCustomerToken(svc.url, 100);
-  const theirs = await fetch(`${svc.url}/api/v1/screen/crypto/${XBT}`, { headers: { authorization: `Bearer ${other.token}`, 'idempotency-key': 'order-1234' } });
+  const theirs = await fetch(`${svc.url}/api/v1/screen/crypto/${XBT}`, {
+    headers: { authorization: `Bearer ${other.token}`, 'idempotency-key': 'order-1234' },
+  });
   assert.equal(theirs.headers.get('idempotency-replayed'), null);
   assert.deepEqual(await rows(customerId), { usage: 2, credits: 2, audit: 4 });
   assert.deepEqual(await rows(other.customerId), { usage: 1, credits: 1, audit: 2 });
@@ -69,7 +79,9 @@ test('the same key with a different request is a 422; a malformed key is a 422',
       },
     ],
   });
-  const bad = await fetch(`${svc.url}/api/v1/screen/country/Iran`, { headers: { ...headers, 'idempotency-key': 'with space' } });
+  const bad = await fetch(`${svc.url}/api/v1/screen/country/Iran`, {
+    headers: { ...headers, 'idempotency-key': 'with space' },
+  });
   assert.equal(bad.status, 422);
   assert.deepEqual((await rows(customerId)).usage, 1);
 });
@@ -78,8 +90,13 @@ test('a retry while the first request still runs (on any node) is a 409 with Ret
   const { customerId, token } = await createCustomerToken(svc.url, 100);
   const headers = { authorization: `Bearer ${token}`, 'idempotency-key': 'running-1' };
   // The first request's claim, as another node holding it while it runs would have written it.
-  const fingerprint = (await import('../../src/core/idempotency.js')).fingerprint('screen.country', { country: 'Iran' });
-  await svc.service.db.query(`INSERT INTO idempotency_keys (scope, key, fingerprint, state) VALUES ($1, $2, $3, 'running')`, [`customer:${customerId}`, 'running-1', fingerprint]);
+  const fingerprint = (await import('../../src/core/idempotency.js')).fingerprint('screen.country', {
+    country: 'Iran',
+  });
+  await svc.service.db.query(
+    `INSERT INTO idempotency_keys (scope, key, fingerprint, state) VALUES ($1, $2, $3, 'running')`,
+    [`customer:${customerId}`, 'running-1', fingerprint],
+  );
   const busy = await fetch(`${svc.url}/api/v1/screen/country/Iran`, { headers });
   assert.equal(busy.status, 409);
   assert.equal(busy.headers.get('retry-after'), '1');
@@ -95,7 +112,11 @@ test('a retry while the first request still runs (on any node) is a 409 with Ret
 
 test('a batch retried with its key gets the same NDJSON, charged once', async () => {
   const { customerId, token } = await createCustomerToken(svc.url, 100);
-  const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': 'batch-7' };
+  const headers = {
+    authorization: `Bearer ${token}`,
+    'content-type': 'application/json',
+    'idempotency-key': 'batch-7',
+  };
   const body = JSON.stringify({
     items: [
       { type: 'crypto', value: XBT },

@@ -21,15 +21,25 @@ after(async () => {
 async function usage(customerId: number): Promise<{ endpoint: string; credits: number }[]> {
   const { audit } = svc.service;
   await audit.usage.flush();
-  const res = await audit.client.query({ query: `SELECT endpoint, toUInt32(credits) AS credits FROM screening.usage WHERE customer_id = ${customerId} ORDER BY time`, format: 'JSONEachRow' });
+  const res = await audit.client.query({
+    query: `SELECT endpoint, toUInt32(credits) AS credits FROM screening.usage WHERE customer_id = ${customerId} ORDER BY time`,
+    format: 'JSONEachRow',
+  });
   return (await res.json()) as { endpoint: string; credits: number }[];
 }
 
-const COUNTRY_MSG = 'not a known country or region: use an ISO 3166 alpha-2, alpha-3 or numeric code, an English name, or a designated region (e.g. Crimea, UA-43)';
+const COUNTRY_MSG =
+  'not a known country or region: use an ISO 3166 alpha-2, alpha-3 or numeric code, an English name, or a designated region (e.g. Crimea, UA-43)';
 const CRYPTO_MSG =
   'not a crypto address: expected 0x and 40 hexadecimal digits (EVM), 25 to 128 letters and digits (other chains, optionally after a chain prefix such as bitcoincash:), or an ENS name';
 
-const issue = (loc: (string | number)[], input: string, error: string) => ({ type: 'value_error', loc, msg: `Value error, ${error}`, input, ctx: { error } });
+const issue = (loc: (string | number)[], input: string, error: string) => ({
+  type: 'value_error',
+  loc,
+  msg: `Value error, ${error}`,
+  input,
+  ctx: { error },
+});
 
 test('REST: invalid e-mails, countries, addresses, IDs and websites are 422 with the reason, and cost nothing', async () => {
   const { customerId, token } = await createCustomerToken(svc.url, 100);
@@ -40,7 +50,12 @@ test('REST: invalid e-mails, countries, addresses, IDs and websites are 422 with
     ['country/Iarn', ['path', 'country'], 'Iarn', COUNTRY_MSG],
     ['country/Korea', ['path', 'country'], 'Korea', COUNTRY_MSG],
     ['crypto/not-an-address', ['path', 'address'], 'not-an-address', CRYPTO_MSG],
-    ['crypto/0x1234', ['path', 'address'], '0x1234', 'not a crypto address: an EVM address is 0x and 40 hexadecimal digits'],
+    [
+      'crypto/0x1234',
+      ['path', 'address'],
+      '0x1234',
+      'not a crypto address: an EVM address is 0x and 40 hexadecimal digits',
+    ],
     ['crypto/bad..name.eth', ['path', 'address'], 'bad..name.eth', 'not a valid ENS name'],
     ['id/--%20--', ['path', 'government_id'], '-- --', 'not a government identifier: it has no letters or digits'],
     ['website?address=not%20a%20site', ['query', 'address'], 'not a site', 'not a website address or domain'],
@@ -89,7 +104,15 @@ test('batch: invalid items are 422 lines in place, free; the valid ones cost one
     .split('\n')
     .map((l) => JSON.parse(l));
   assert.deepEqual(lines[0], {
-    detail: [{ type: 'value_error', loc: ['body', 'items', 0, 'value'], msg: 'Value error, not a valid e-mail address', input: 'not-an-email', ctx: { error: 'not a valid e-mail address' } }],
+    detail: [
+      {
+        type: 'value_error',
+        loc: ['body', 'items', 0, 'value'],
+        msg: 'Value error, not a valid e-mail address',
+        input: 'not-an-email',
+        ctx: { error: 'not a valid e-mail address' },
+      },
+    ],
   });
   assert.equal(lines[1].sanctioned, true);
   assert.deepEqual(lines[2].detail[0].loc, ['body', 'items', 2, 'value']);
@@ -101,7 +124,9 @@ test('batch: invalid items are 422 lines in place, free; the valid ones cost one
 test('/trpc and MCP refuse the same values with the same reason, free', async () => {
   const { customerId, token } = await createCustomerToken(svc.url, 100);
   type AnyClient = Record<string, Record<string, { query: (input: unknown) => Promise<unknown> }>>;
-  const trpc = createTRPCClient({ links: [httpBatchLink({ url: `${svc.url}/trpc`, headers: { authorization: `Bearer ${token}` } })] }) as unknown as AnyClient;
+  const trpc = createTRPCClient({
+    links: [httpBatchLink({ url: `${svc.url}/trpc`, headers: { authorization: `Bearer ${token}` } })],
+  }) as unknown as AnyClient;
   await assert.rejects(trpc.screen.country.query({ country: 'Iarn' }), (err: unknown) => {
     assert.ok(err instanceof TRPCClientError);
     const data = err.data as { detail: { detail: { msg: string; loc: unknown[] }[] } };
@@ -127,12 +152,19 @@ test('/trpc and MCP refuse the same values with the same reason, free', async ()
 test('monitored values go through the same validators', async () => {
   const { token } = await createCustomerToken(svc.url, 100);
   const post = (body: unknown) =>
-    fetch(`${svc.url}/api/v1/account/monitored-entities`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    fetch(`${svc.url}/api/v1/account/monitored-entities`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
   const bad = await post({ entity_type: 'country', value: 'XX' });
   assert.equal(bad.status, 422);
   assert.deepEqual(await bad.json(), { detail: [issue(['body', 'value'], 'XX', COUNTRY_MSG)] });
   const badAddress = await post({ entity_type: 'onchain_address', value: 'hello' });
   assert.equal(badAddress.status, 422);
-  assert.equal(((await badAddress.json()) as { detail: { msg: string }[] }).detail[0].msg, `Value error, ${CRYPTO_MSG}`);
+  assert.equal(
+    ((await badAddress.json()) as { detail: { msg: string }[] }).detail[0].msg,
+    `Value error, ${CRYPTO_MSG}`,
+  );
   assert.equal((await post({ entity_type: 'country', value: 'Iran' })).status, 200);
 });

@@ -20,7 +20,12 @@ let B: { customerId: number; token: string };
 const scratch = mkdtempSync(join(tmpdir(), 'lists-api-'));
 
 before(async () => {
-  svc = await startTestService({ LIST_UPLOAD_MAX_BYTES: '300000', PRIVATE_LISTS_PER_CUSTOMER: '2', PRIVATE_LIST_ROWS_PER_CUSTOMER: '2000', SEARCH_BURST: '1000' });
+  svc = await startTestService({
+    LIST_UPLOAD_MAX_BYTES: '300000',
+    PRIVATE_LISTS_PER_CUSTOMER: '2',
+    PRIVATE_LIST_ROWS_PER_CUSTOMER: '2000',
+    SEARCH_BURST: '1000',
+  });
   api = await OpenApiChecker.load(svc.url);
   A = await createCustomerToken(svc.url, 100_000, 'Customer A');
   B = await createCustomerToken(svc.url, 100_000, 'Customer B');
@@ -37,16 +42,27 @@ const bearer = (c: { token: string }) => ({ authorization: `Bearer ${c.token}` }
 const url = (path: string) => `${svc.url}/api/v1${path}`;
 
 async function call(method: string, path: string, headers: Record<string, string> = {}, body?: unknown) {
-  const init: RequestInit = { method, headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) } };
+  const init: RequestInit = {
+    method,
+    headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+  };
   if (body !== undefined) init.body = JSON.stringify(body);
   return patient(path, headers, await api.fetchJson(url(path), init));
 }
 /** A job answered 202 because the machine was slow is polled, unless the test asked for the 202 (`wait=`). */
-const patient = (path: string, headers: Record<string, string>, answer: Awaited<ReturnType<OpenApiChecker['fetchJson']>>) => (path.includes('wait=') ? answer : settled(svc.url, answer, headers));
+const patient = (
+  path: string,
+  headers: Record<string, string>,
+  answer: Awaited<ReturnType<OpenApiChecker['fetchJson']>>,
+) => (path.includes('wait=') ? answer : settled(svc.url, answer, headers));
 const get = (path: string, headers: Record<string, string> = {}) => call('GET', path, headers);
 
 async function upload(path: string, headers: Record<string, string>, contentType: string, body: string) {
-  return patient(path, headers, await api.fetchJson(url(path), { method: 'POST', headers: { ...headers, 'content-type': contentType }, body }));
+  return patient(
+    path,
+    headers,
+    await api.fetchJson(url(path), { method: 'POST', headers: { ...headers, 'content-type': contentType }, body }),
+  );
 }
 
 function only(job: unknown): Obj {
@@ -59,13 +75,53 @@ function only(job: unknown): Obj {
 const counts = (r: Obj) => [r.result, r.listed, r.delisted, r.relisted, r.total];
 
 test('an operator list: created empty, filled by upload, public and screened like the official lists, deleted with its delistings', async () => {
-  const created = await call('POST', '/admin/lists', ADMIN, { slug: 'ops_watch', display_name: 'Operator watch list', list_type: 'sanctions', entity_types: ['crypto_address', 'email'] });
+  const created = await call('POST', '/admin/lists', ADMIN, {
+    slug: 'ops_watch',
+    display_name: 'Operator watch list',
+    list_type: 'sanctions',
+    entity_types: ['crypto_address', 'email'],
+  });
   assert.equal(created.status, 200);
   assert.deepEqual(counts(only(created.body)), ['new_version', 0, 0, 0, 0]);
-  assert.equal((await call('POST', '/admin/lists', ADMIN, { slug: 'ops_watch', display_name: 'Again', list_type: 'risk', entity_types: ['email'] })).status, 409);
-  assert.equal((await call('POST', '/admin/lists', ADMIN, { slug: 'jobs', display_name: 'Route', list_type: 'risk', entity_types: ['email'] })).status, 409);
-  assert.equal((await call('POST', '/admin/lists', ADMIN, { slug: 'ofac_sdn', display_name: 'Taken', list_type: 'risk', entity_types: ['email'] })).status, 409);
-  const badSlug = await call('POST', '/admin/lists', ADMIN, { slug: 'Bad-Slug', display_name: 'x', list_type: 'risk', entity_types: ['email'] });
+  assert.equal(
+    (
+      await call('POST', '/admin/lists', ADMIN, {
+        slug: 'ops_watch',
+        display_name: 'Again',
+        list_type: 'risk',
+        entity_types: ['email'],
+      })
+    ).status,
+    409,
+  );
+  assert.equal(
+    (
+      await call('POST', '/admin/lists', ADMIN, {
+        slug: 'jobs',
+        display_name: 'Route',
+        list_type: 'risk',
+        entity_types: ['email'],
+      })
+    ).status,
+    409,
+  );
+  assert.equal(
+    (
+      await call('POST', '/admin/lists', ADMIN, {
+        slug: 'ofac_sdn',
+        display_name: 'Taken',
+        list_type: 'risk',
+        entity_types: ['email'],
+      })
+    ).status,
+    409,
+  );
+  const badSlug = await call('POST', '/admin/lists', ADMIN, {
+    slug: 'Bad-Slug',
+    display_name: 'x',
+    list_type: 'risk',
+    entity_types: ['email'],
+  });
   assert.equal(badSlug.status, 422);
 
   const addr = '0x9999999999999999999999999999999999999901';
@@ -93,7 +149,10 @@ test('an operator list: created empty, filled by upload, public and screened lik
       last_updated: null,
     },
   );
-  assert.equal(((await get('/stats')).body as { sources: Record<string, { total: number }> }).sources.ops_watch.total, 3);
+  assert.equal(
+    ((await get('/stats')).body as { sources: Record<string, { total: number }> }).sources.ops_watch.total,
+    3,
+  );
   assert.equal(((await get('/screen/lists/ops_watch/entities')).body as { total: number }).total, 3);
   const found = (await get(`/search?q=${addr}`)).body as Obj[];
   assert.deepEqual(
@@ -164,14 +223,30 @@ test('an operator list: created empty, filled by upload, public and screened lik
       ['delisted', 'new@example.org'],
     ],
   );
-  assert.ok(feed.changes.every((c) => c.list === 'ops_watch' && c.list_type === 'sanctions' && /^chg_[0-9a-f]{32}$/.test(String(c.change_id))));
+  assert.ok(
+    feed.changes.every(
+      (c) => c.list === 'ops_watch' && c.list_type === 'sanctions' && /^chg_[0-9a-f]{32}$/.test(String(c.change_id)),
+    ),
+  );
 });
 
 test('an upload is checked row by row: a bad row deep in the file rejects it whole and the previous version stays', async () => {
-  await call('POST', '/admin/lists', ADMIN, { slug: 'ops_refusals', display_name: 'Refusals', list_type: 'risk', entity_types: ['email'] });
-  const ok = await upload('/admin/lists/ops_refusals/upload', ADMIN, 'text/csv', 'entity_type,value\nemail,a@example.org\nemail,b@example.org\n');
+  await call('POST', '/admin/lists', ADMIN, {
+    slug: 'ops_refusals',
+    display_name: 'Refusals',
+    list_type: 'risk',
+    entity_types: ['email'],
+  });
+  const ok = await upload(
+    '/admin/lists/ops_refusals/upload',
+    ADMIN,
+    'text/csv',
+    'entity_type,value\nemail,a@example.org\nemail,b@example.org\n',
+  );
   assert.deepEqual(counts(only(ok.body)), ['new_version', 2, 0, 0, 2]);
-  const rows = Array.from({ length: 3000 }, (_, i) => JSON.stringify({ entity_type: 'email', value: `user${i}@example.org` }));
+  const rows = Array.from({ length: 3000 }, (_, i) =>
+    JSON.stringify({ entity_type: 'email', value: `user${i}@example.org` }),
+  );
   rows[2499] = JSON.stringify({ entity_type: 'email', value: 'user2499-at-example.org' });
   const bad = await upload('/admin/lists/ops_refusals/upload', ADMIN, 'application/x-ndjson', rows.join('\n'));
   assert.equal(bad.status, 422);
@@ -186,9 +261,17 @@ test('an upload is checked row by row: a bad row deep in the file rejects it who
       },
     ],
   });
-  const wrongType = await upload('/admin/lists/ops_refusals/upload', ADMIN, 'application/x-ndjson', '{"entity_type":"name","value":"Ivan"}');
+  const wrongType = await upload(
+    '/admin/lists/ops_refusals/upload',
+    ADMIN,
+    'application/x-ndjson',
+    '{"entity_type":"name","value":"Ivan"}',
+  );
   assert.equal(wrongType.status, 422);
-  assert.equal((wrongType.body as { detail: { msg: string }[] }).detail[0].msg, 'Value error, line 1: this list holds email, not name');
+  assert.equal(
+    (wrongType.body as { detail: { msg: string }[] }).detail[0].msg,
+    'Value error, line 1: this list holds email, not name',
+  );
   assert.deepEqual(
     ((await get('/screen/lists/ops_refusals/entities')).body as { entities: Obj[] }).entities.map((e) => e.value),
     ['a@example.org', 'b@example.org'],
@@ -201,8 +284,16 @@ test('an upload is checked row by row: a bad row deep in the file rejects it who
   assert.equal(tooLarge.status, 413);
   assert.equal((await upload('/admin/lists/nope/upload', ADMIN, 'text/csv', 'entity_type,value\n')).status, 404);
   assert.equal((await upload('/admin/lists/ops_refusals/upload', {}, 'text/csv', 'entity_type,value\n')).status, 401);
-  assert.equal((await upload('/admin/lists/ofac_sdn/upload', ADMIN, 'text/csv', 'entity_type,value\n')).status, 404, 'a registry list is not uploaded');
-  const trpc = await fetch(`${svc.url}/trpc/admin.lists.upload`, { method: 'POST', headers: { ...ADMIN, 'content-type': 'application/json' }, body: JSON.stringify({ slug: 'ops_refusals' }) });
+  assert.equal(
+    (await upload('/admin/lists/ofac_sdn/upload', ADMIN, 'text/csv', 'entity_type,value\n')).status,
+    404,
+    'a registry list is not uploaded',
+  );
+  const trpc = await fetch(`${svc.url}/trpc/admin.lists.upload`, {
+    method: 'POST',
+    headers: { ...ADMIN, 'content-type': 'application/json' },
+    body: JSON.stringify({ slug: 'ops_refusals' }),
+  });
   assert.equal(trpc.status, 400);
 
   // A second upload of the list while the first is still streaming: 409, and the first goes on.
@@ -217,19 +308,38 @@ test('an upload is checked row by row: a bad row deep in the file rejects it who
       controller.close();
     },
   });
-  const first = fetch(url('/admin/lists/ops_refusals/upload'), { method: 'POST', headers: { ...ADMIN, 'content-type': 'text/csv' }, body: stream, duplex: 'half' } as RequestInit);
-  const receiving = () => svc.service.db.query("SELECT 1 FROM list_jobs WHERE list = 'ops_refusals' AND status = 'receiving'");
+  const first = fetch(url('/admin/lists/ops_refusals/upload'), {
+    method: 'POST',
+    headers: { ...ADMIN, 'content-type': 'text/csv' },
+    body: stream,
+    duplex: 'half',
+  } as RequestInit);
+  const receiving = () =>
+    svc.service.db.query("SELECT 1 FROM list_jobs WHERE list = 'ops_refusals' AND status = 'receiving'");
   while ((await receiving()).rows.length === 0) await new Promise((r) => setTimeout(r, 10));
-  const conflict = await upload('/admin/lists/ops_refusals/upload', ADMIN, 'text/csv', 'entity_type,value\nemail,e@example.org\n');
+  const conflict = await upload(
+    '/admin/lists/ops_refusals/upload',
+    ADMIN,
+    'text/csv',
+    'entity_type,value\nemail,e@example.org\n',
+  );
   assert.equal(conflict.status, 409);
-  assert.match((conflict.body as { detail: string }).detail, /^an operation on list ops_refusals is already running \(job \d+, upload\)/);
+  assert.match(
+    (conflict.body as { detail: string }).detail,
+    /^an operation on list ops_refusals is already running \(job \d+, upload\)/,
+  );
   release();
   const firstAnswer = await first;
   assert.equal(firstAnswer.status, 200);
   assert.equal(((await firstAnswer.json()) as Job).results[0].total, 2);
 
   // wait=0: the job is answered at once (202) and polled.
-  const accepted = await upload('/admin/lists/ops_refusals/upload?wait=0', ADMIN, 'text/csv', 'entity_type,value\nemail,f@example.org\n');
+  const accepted = await upload(
+    '/admin/lists/ops_refusals/upload?wait=0',
+    ADMIN,
+    'text/csv',
+    'entity_type,value\nemail,f@example.org\n',
+  );
   assert.ok(accepted.status === 202 || accepted.status === 200);
   const jobId = (accepted.body as Job).id;
   if (accepted.status === 202) assert.equal(accepted.headers.get('location'), `/api/v1/admin/lists/jobs/${jobId}`);
@@ -241,14 +351,23 @@ test('an upload is checked row by row: a bad row deep in the file rejects it who
 });
 
 test('private lists: screened and seen by their owner only; another customer gets a 400 wherever they name it, and no public endpoint shows it', async () => {
-  const created = await call('POST', '/account/lists', bearer(A), { name: 'blocklist', display_name: 'A’s blocklist', list_type: 'crime', entity_types: ['email', 'crypto_address'] });
+  const created = await call('POST', '/account/lists', bearer(A), {
+    name: 'blocklist',
+    display_name: 'A’s blocklist',
+    list_type: 'crime',
+    entity_types: ['email', 'crypto_address'],
+  });
   assert.equal(created.status, 200, JSON.stringify(created.body));
   const slug = `c${A.customerId}.blocklist`;
   assert.equal(only(created.body).list, slug);
 
   // Both customers monitor the value; only the owner is told when it is listed on the private list.
   for (const c of [A, B]) {
-    const m = await call('POST', '/account/monitored-entities', bearer(c), { entity_type: 'email', value: 'mole@example.net', label: 'watched' });
+    const m = await call('POST', '/account/monitored-entities', bearer(c), {
+      entity_type: 'email',
+      value: 'mole@example.net',
+      label: 'watched',
+    });
     assert.equal(m.status, 200, JSON.stringify(m.body));
   }
   const addr = '0x8888888888888888888888888888888888888801';
@@ -275,15 +394,23 @@ test('private lists: screened and seen by their owner only; another customer get
   // The owner: in the default set, nameable, with its version in the header.
   const mine = await get('/screen/email/mole@example.net', bearer(A));
   const env = mine.body as { flagged: boolean; sanctioned: boolean; lists_checked: string[]; matches: Obj[] };
-  assert.deepEqual([env.flagged, env.sanctioned, env.lists_checked.at(-1), env.matches.map((m) => [m.list, m.list_type])], [true, false, slug, [[slug, 'crime']]]);
+  assert.deepEqual(
+    [env.flagged, env.sanctioned, env.lists_checked.at(-1), env.matches.map((m) => [m.list, m.list_type])],
+    [true, false, slug, [[slug, 'crime']]],
+  );
   assert.match(mine.headers.get('x-list-versions')!, new RegExp(`,${slug.replace('.', '\\.')}=[0-9a-f]{16}$`));
-  assert.equal(((await get(`/screen/crypto/${addr}?lists=${slug}`, bearer(A))).body as { flagged: boolean }).flagged, true);
+  assert.equal(
+    ((await get(`/screen/crypto/${addr}?lists=${slug}`, bearer(A))).body as { flagged: boolean }).flagged,
+    true,
+  );
   assert.deepEqual(
     ((await get('/account/lists', bearer(A))).body as Obj[]).map((l) => [l.slug, l.kind, l.total]),
     [[slug, 'private_list', 2]],
   );
   assert.deepEqual(
-    ((await get(`/account/lists/${slug}/entities`, bearer(A))).body as { entities: Obj[] }).entities.map((e) => e.value),
+    ((await get(`/account/lists/${slug}/entities`, bearer(A))).body as { entities: Obj[] }).entities.map(
+      (e) => e.value,
+    ),
     ['mole@example.net', addr],
   );
   const ownFeed = (await get(`/account/lists/${slug}/changes`, bearer(A))).body as { changes: Obj[] };
@@ -296,7 +423,10 @@ test('private lists: screened and seen by their owner only; another customer get
   );
 
   // Another customer: not screened, unknown when named (400 on every endpoint taking lists=), 404 under /account/lists.
-  const theirs = (await get('/screen/email/mole@example.net', bearer(B))).body as { flagged: boolean; lists_checked: string[] };
+  const theirs = (await get('/screen/email/mole@example.net', bearer(B))).body as {
+    flagged: boolean;
+    lists_checked: string[];
+  };
   assert.deepEqual([theirs.flagged, theirs.lists_checked.includes(slug)], [false, false]);
   const unknown = { detail: `unknown list: ${slug} (see /api/v1/screen/lists)` };
   for (const path of [
@@ -309,7 +439,10 @@ test('private lists: screened and seen by their owner only; another customer get
     const r = await get(path, bearer(B));
     assert.deepEqual([r.status, r.body], [400, unknown], path);
   }
-  const trpc = await fetch(`${svc.url}/trpc/screen.email?input=${encodeURIComponent(JSON.stringify({ email: 'mole@example.net', lists: slug }))}`, { headers: bearer(B) });
+  const trpc = await fetch(
+    `${svc.url}/trpc/screen.email?input=${encodeURIComponent(JSON.stringify({ email: 'mole@example.net', lists: slug }))}`,
+    { headers: bearer(B) },
+  );
   assert.equal(trpc.status, 400, 'the tRPC transport refuses it too');
   assert.match(JSON.stringify(await trpc.json()), new RegExp(`unknown list: ${slug.replace('.', '\\.')}`));
   const batch = await fetch(url('/screen/batch'), {
@@ -318,7 +451,11 @@ test('private lists: screened and seen by their owner only; another customer get
     body: JSON.stringify({ items: [{ type: 'email', value: 'mole@example.net' }], lists: slug }),
   });
   assert.deepEqual([batch.status, await batch.json()], [400, unknown]);
-  for (const path of [`/search?q=mole@example.net&lists=${slug}`, `/delisted?lists=${slug}`, `/changes?lists=${slug}`]) {
+  for (const path of [
+    `/search?q=mole@example.net&lists=${slug}`,
+    `/delisted?lists=${slug}`,
+    `/changes?lists=${slug}`,
+  ]) {
     const r = await get(path);
     assert.equal(r.status, 400, path);
     assert.match((r.body as { detail: string }).detail, new RegExp(`^unknown list: ${slug.replace('.', '\\.')}`), path);
@@ -330,7 +467,10 @@ test('private lists: screened and seen by their owner only; another customer get
   ]) {
     assert.equal((await call(method, path, bearer(B))).status, 404, `${method} ${path}`);
   }
-  assert.equal((await upload(`/account/lists/${slug}/upload`, bearer(B), 'text/csv', 'entity_type,value\n')).status, 404);
+  assert.equal(
+    (await upload(`/account/lists/${slug}/upload`, bearer(B), 'text/csv', 'entity_type,value\n')).status,
+    404,
+  );
   assert.deepEqual((await get('/account/lists', bearer(B))).body, []);
 
   // Public endpoints never show it.
@@ -352,18 +492,38 @@ test('private lists: screened and seen by their owner only; another customer get
   assert.equal((await (await fetch(`${svc.url}/metrics`)).text()).includes('blocklist'), false);
 
   // Limits per customer: lists and rows.
-  assert.equal((await call('POST', '/account/lists', bearer(A), { name: 'second', display_name: 'Second', list_type: 'risk', entity_types: ['name'] })).status, 200);
-  const third = await call('POST', '/account/lists', bearer(A), { name: 'third', display_name: 'Third', list_type: 'risk', entity_types: ['name'] });
+  assert.equal(
+    (
+      await call('POST', '/account/lists', bearer(A), {
+        name: 'second',
+        display_name: 'Second',
+        list_type: 'risk',
+        entity_types: ['name'],
+      })
+    ).status,
+    200,
+  );
+  const third = await call('POST', '/account/lists', bearer(A), {
+    name: 'third',
+    display_name: 'Third',
+    list_type: 'risk',
+    entity_types: ['name'],
+  });
   assert.deepEqual([third.status, third.body], [403, { detail: 'a customer may have at most 2 private lists' }]);
   const rows = `entity_type,value\n${Array.from({ length: 1999 }, (_, i) => `name,Person ${i}`).join('\n')}\n`;
   const overLimit = await upload(`/account/lists/c${A.customerId}.second/upload`, bearer(A), 'text/csv', rows);
-  assert.deepEqual([overLimit.status, overLimit.body], [413, { detail: "the upload holds more than 1998 rows: a customer's private lists hold at most 2000 rows in all" }]);
+  assert.deepEqual(
+    [overLimit.status, overLimit.body],
+    [413, { detail: "the upload holds more than 1998 rows: a customer's private lists hold at most 2000 rows in all" }],
+  );
 
   // Deleted: delisted for the owner's monitors, gone from screening.
   const removed = await call('DELETE', `/account/lists/${slug}`, bearer(A));
   assert.deepEqual(counts(only(removed.body)), ['new_version', 0, 2, 0, 0]);
   assert.equal((await get(`/screen/email/mole@example.net?lists=${slug}`, bearer(A))).status, 400);
-  const after = await svc.service.db.query<{ customer_id: number; type: string }>("SELECT customer_id, type FROM webhook_events WHERE listing LIKE '%blocklist%' ORDER BY type");
+  const after = await svc.service.db.query<{ customer_id: number; type: string }>(
+    "SELECT customer_id, type FROM webhook_events WHERE listing LIKE '%blocklist%' ORDER BY type",
+  );
   assert.deepEqual(
     after.rows.map((e) => [e.customer_id, e.type]),
     [
@@ -373,11 +533,15 @@ test('private lists: screened and seen by their owner only; another customer get
   );
   // Its delistings stay private too.
   assert.equal(
-    ((await get('/delisted')).body as Obj[]).some((d) => d.value === 'mole@example.net' || String(d.list).includes('blocklist')),
+    ((await get('/delisted')).body as Obj[]).some(
+      (d) => d.value === 'mole@example.net' || String(d.list).includes('blocklist'),
+    ),
     false,
   );
   assert.equal(
-    ((await get('/changes?limit=1000')).body as { changes: Obj[] }).changes.some((c) => String(c.list).includes('blocklist')),
+    ((await get('/changes?limit=1000')).body as { changes: Obj[] }).changes.some((c) =>
+      String(c.list).includes('blocklist'),
+    ),
     false,
   );
   // The owner still reads the deleted list's history; nobody else does.
@@ -393,20 +557,42 @@ test('refresh on demand: a list checked now from a directory, counts of the new 
   const dir = join(scratch, 'source');
   mkdirSync(join(dir, 'web'), { recursive: true });
   const original = readFileSync(join(SHARED_DATA, 'web', 'ofac-sdn-websites-and-emails.txt'), 'utf8');
-  writeFileSync(join(dir, 'web', 'ofac-sdn-websites-and-emails.txt'), `${original.trimEnd()}\nrefresh-test-domain.example\n`);
+  writeFileSync(
+    join(dir, 'web', 'ofac-sdn-websites-and-emails.txt'),
+    `${original.trimEnd()}\nrefresh-test-domain.example\n`,
+  );
   const r = await call('POST', '/admin/lists/ofac_sdn_web/refresh', ADMIN, { source_dir: dir });
   assert.equal(r.status, 200, JSON.stringify(r.body));
   assert.deepEqual(counts(only(r.body)), ['new_version', 1, 0, 0, 1548]);
-  assert.equal(((await get('/screen/website?address=refresh-test-domain.example', bearer(A))).body as { flagged: boolean }).flagged, true);
-  assert.deepEqual(counts(only((await call('POST', '/admin/lists/ofac_sdn_web/refresh', ADMIN, { source_dir: dir })).body)), ['unchanged', 0, 0, 0, 1548]);
-  const failed = await call('POST', '/admin/lists/ofac_sdn_web/refresh', ADMIN, { source_dir: join(scratch, 'missing') });
+  assert.equal(
+    ((await get('/screen/website?address=refresh-test-domain.example', bearer(A))).body as { flagged: boolean })
+      .flagged,
+    true,
+  );
+  assert.deepEqual(
+    counts(only((await call('POST', '/admin/lists/ofac_sdn_web/refresh', ADMIN, { source_dir: dir })).body)),
+    ['unchanged', 0, 0, 0, 1548],
+  );
+  const failed = await call('POST', '/admin/lists/ofac_sdn_web/refresh', ADMIN, {
+    source_dir: join(scratch, 'missing'),
+  });
   assert.equal(only(failed.body).result, 'failed');
   assert.match(String(only(failed.body).error), /not found in SOURCE_DIR/);
 
   assert.equal((await call('POST', '/admin/lists/nope/refresh', ADMIN)).status, 404);
-  await call('POST', '/admin/lists', ADMIN, { slug: 'ops_norefresh', display_name: 'Uploaded', list_type: 'risk', entity_types: ['email'] });
-  assert.deepEqual((await call('POST', '/admin/lists/ops_norefresh/refresh', ADMIN)).body, { detail: 'list ops_norefresh is filled by upload: it has no source to check' });
-  assert.equal((await call('POST', '/admin/lists/ofac_sdn_web/refresh', ADMIN, { source_dir: 'relative/dir' })).status, 422);
+  await call('POST', '/admin/lists', ADMIN, {
+    slug: 'ops_norefresh',
+    display_name: 'Uploaded',
+    list_type: 'risk',
+    entity_types: ['email'],
+  });
+  assert.deepEqual((await call('POST', '/admin/lists/ops_norefresh/refresh', ADMIN)).body, {
+    detail: 'list ops_norefresh is filled by upload: it has no source to check',
+  });
+  assert.equal(
+    (await call('POST', '/admin/lists/ofac_sdn_web/refresh', ADMIN, { source_dir: 'relative/dir' })).status,
+    422,
+  );
 
   // The primary list from a changed copy takes a parse of 30k records: a refresh of it sent while
   // it runs is refused.
@@ -415,7 +601,10 @@ test('refresh on demand: a list checked now from a directory, counts of the new 
   const sdnCsv = readFileSync(join(sdn, 'ofac', 'sdn.csv'), 'utf8');
   const eof = sdnCsv.indexOf('\u001a');
   const body = eof >= 0 ? sdnCsv.slice(0, eof) : sdnCsv;
-  writeFileSync(join(sdn, 'ofac', 'sdn.csv'), `${body}99999999,"REFRESH TEST PARTY",-0- ,"SDGT",-0- ,-0- ,-0- ,-0- ,-0- ,-0- ,-0- ,-0- \r\n${eof >= 0 ? sdnCsv.slice(eof) : ''}`);
+  writeFileSync(
+    join(sdn, 'ofac', 'sdn.csv'),
+    `${body}99999999,"REFRESH TEST PARTY",-0- ,"SDGT",-0- ,-0- ,-0- ,-0- ,-0- ,-0- ,-0- ,-0- \r\n${eof >= 0 ? sdnCsv.slice(eof) : ''}`,
+  );
   const running = await call('POST', '/admin/lists/ofac_sdn/refresh?wait=0', ADMIN, { source_dir: sdn });
   assert.equal(running.status, 202);
   const second = await call('POST', '/admin/lists/ofac_sdn/refresh', ADMIN, { source_dir: sdn });

@@ -23,10 +23,19 @@ after(async () => {
 });
 
 const nested = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
-const DEPTH_ERROR = { type: 'json_invalid', msg: 'JSON decode error', input: {}, ctx: { error: 'nesting deeper than 64 levels' } };
+const DEPTH_ERROR = {
+  type: 'json_invalid',
+  msg: 'JSON decode error',
+  input: {},
+  ctx: { error: 'nesting deeper than 64 levels' },
+};
 
 function post(path: string, body: string, headers: Record<string, string> = {}): Promise<Response> {
-  return fetch(`${svc.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+  return fetch(`${svc.url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body,
+  });
 }
 
 test('a string field nested 5,000 deep is a 422 json_invalid on every body endpoint, with or without credentials; the process lives on', async () => {
@@ -56,13 +65,20 @@ test('a string field nested 5,000 deep is a 422 json_invalid on every body endpo
 });
 
 test('a 422 echoes untrusted input bounded: 4 levels and 20 entries, the rest elided', async () => {
-  const res = await post('/api/v1/admin/customers', JSON.stringify({ name: { a: { b: { c: { d: { e: 1 } } } }, more: Array.from({ length: 50 }, (_, i) => i) } }), {
-    authorization: `Bearer ${TEST_ADMIN_KEY}`,
-  });
+  const res = await post(
+    '/api/v1/admin/customers',
+    JSON.stringify({ name: { a: { b: { c: { d: { e: 1 } } } }, more: Array.from({ length: 50 }, (_, i) => i) } }),
+    {
+      authorization: `Bearer ${TEST_ADMIN_KEY}`,
+    },
+  );
   assert.equal(res.status, 422);
   const issue = ((await res.json()) as { detail: { type: string; input: unknown }[] }).detail[0];
   assert.equal(issue.type, 'string_type');
-  assert.deepEqual(issue.input, { a: { b: { c: { d: '…' } } }, more: [...Array.from({ length: 20 }, (_, i) => i), '…'] });
+  assert.deepEqual(issue.input, {
+    a: { b: { c: { d: '…' } } },
+    more: [...Array.from({ length: 20 }, (_, i) => i), '…'],
+  });
 });
 
 test('a batch item nested 5,000 deep is a 422 for the whole body, not a 500; /trpc and /mcp refuse such bodies the same way', async () => {
@@ -71,22 +87,39 @@ test('a batch item nested 5,000 deep is a 422 for the whole body, not a 500; /tr
   assert.equal(batch.status, 422);
   assert.deepEqual(((await batch.json()) as { detail: { ctx: unknown }[] }).detail[0].ctx, DEPTH_ERROR.ctx);
   // Deep but within the limit: the item is answered in place as invalid, with a bounded echo.
-  const inPlace = await post('/api/v1/screen/batch', `{"items":[{"type":"crypto","value":${nested(40)}},{"type":"country","value":"Iran"}]}`, auth);
+  const inPlace = await post(
+    '/api/v1/screen/batch',
+    `{"items":[{"type":"crypto","value":${nested(40)}},{"type":"country","value":"Iran"}]}`,
+    auth,
+  );
   assert.equal(inPlace.status, 200);
   const lines = (await inPlace.text())
     .trimEnd()
     .split('\n')
     .map((l) => JSON.parse(l));
-  assert.deepEqual(lines[0], { detail: [{ type: 'string_type', loc: ['body', 'items', 0, 'value'], msg: 'Input should be a valid string', input: [[[['…']]]] }] });
+  assert.deepEqual(lines[0], {
+    detail: [
+      {
+        type: 'string_type',
+        loc: ['body', 'items', 0, 'value'],
+        msg: 'Input should be a valid string',
+        input: [[[['…']]]],
+      },
+    ],
+  });
   assert.equal(lines[1].sanctioned, true);
 
   const trpc = await post('/trpc/account.tokens.create', `{"name":${nested(5000)}}`, auth);
   assert.equal(trpc.status, 422);
   assert.deepEqual(((await trpc.json()) as { detail: { ctx: unknown }[] }).detail[0].ctx, DEPTH_ERROR.ctx);
-  const mcp = await post('/mcp', `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"screen_email","arguments":{"email":${nested(5000)}}}}`, {
-    ...auth,
-    accept: 'application/json, text/event-stream',
-  });
+  const mcp = await post(
+    '/mcp',
+    `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"screen_email","arguments":{"email":${nested(5000)}}}}`,
+    {
+      ...auth,
+      accept: 'application/json, text/event-stream',
+    },
+  );
   assert.equal(mcp.status, 422);
   assert.deepEqual(((await mcp.json()) as { detail: { ctx: unknown }[] }).detail[0].ctx, DEPTH_ERROR.ctx);
   assert.equal((await fetch(`${svc.url}/healthz`)).status, 200);
@@ -95,10 +128,14 @@ test('a batch item nested 5,000 deep is a 422 for the whole body, not a 500; /tr
 test('an oversize body stays a 413', async () => {
   const big = JSON.stringify({ name: 'x'.repeat(17 * 1024 * 1024) });
   const status = await new Promise<number>((resolve, reject) => {
-    const req = request(`${svc.url}/api/v1/admin/customers`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(big) } }, (res) => {
-      res.resume();
-      resolve(res.statusCode!);
-    });
+    const req = request(
+      `${svc.url}/api/v1/admin/customers`,
+      { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(big) } },
+      (res) => {
+        res.resume();
+        resolve(res.statusCode!);
+      },
+    );
     req.on('error', reject);
     req.end(big);
   });
@@ -118,25 +155,35 @@ test('a NUL character is a 422 at its place before any store sees it (body, quer
     ['/api/v1/admin/customers', '{"name":"a\\u0000b"}', admin],
     ['/api/v1/admin/plans', '{"name":"a\\u0000b","monthly_quota":5}', admin],
     ['/api/v1/account/tokens', '{"name":"a\\u0000b"}', { authorization: `Bearer ${token}` }],
-    ['/api/v1/account/monitored-entities', '{"entity_type":"email","value":"a@b.com","label":"a\\u0000b"}', { authorization: `Bearer ${token}` }],
+    [
+      '/api/v1/account/monitored-entities',
+      '{"entity_type":"email","value":"a@b.com","label":"a\\u0000b"}',
+      { authorization: `Bearer ${token}` },
+    ],
   ] as const) {
     const res = await post(path, body, headers);
     assert.equal(res.status, 422, path);
     const field = path.endsWith('monitored-entities') ? 'label' : 'name';
     assert.deepEqual(await res.json(), { detail: [issue(['body', field], 'a\u0000b')] }, path);
   }
-  const webhook = await post('/api/v1/account/webhooks', '{"url":"https://example.com/a\\u0000b"}', { authorization: `Bearer ${token}` });
+  const webhook = await post('/api/v1/account/webhooks', '{"url":"https://example.com/a\\u0000b"}', {
+    authorization: `Bearer ${token}`,
+  });
   assert.equal(webhook.status, 422);
   const query = await fetch(`${svc.url}/api/v1/search?q=ab%00cd`);
   assert.deepEqual(await query.json(), { detail: [issue(['query', 'q'], 'ab\u0000cd')] });
-  const path = await fetch(`${svc.url}/api/v1/screen/email/a%00b@example.com`, { headers: { authorization: `Bearer ${token}` } });
+  const path = await fetch(`${svc.url}/api/v1/screen/email/a%00b@example.com`, {
+    headers: { authorization: `Bearer ${token}` },
+  });
   assert.equal(path.status, 422);
   // The same through /trpc.
-  const client = createTRPCClient({ links: [httpBatchLink({ url: `${svc.url}/trpc`, headers: { authorization: `Bearer ${token}` } })] }) as unknown as Record<
-    string,
-    Record<string, Record<string, { mutate: (i: unknown) => Promise<unknown> }>>
-  >;
-  await assert.rejects(client.account.tokens.create.mutate({ name: 'a\u0000b' }), (err: unknown) => err instanceof TRPCClientError && (err.data as { httpStatus: number }).httpStatus === 422);
+  const client = createTRPCClient({
+    links: [httpBatchLink({ url: `${svc.url}/trpc`, headers: { authorization: `Bearer ${token}` } })],
+  }) as unknown as Record<string, Record<string, Record<string, { mutate: (i: unknown) => Promise<unknown> }>>>;
+  await assert.rejects(
+    client.account.tokens.create.mutate({ name: 'a\u0000b' }),
+    (err: unknown) => err instanceof TRPCClientError && (err.data as { httpStatus: number }).httpStatus === 422,
+  );
 });
 
 test('a batch of invalid items only is free: 200 with its 422 lines, also without credentials', async () => {
@@ -160,7 +207,12 @@ test('a batch of invalid items only is free: 200 with its 422 lines, also withou
   assert.equal((await post('/api/v1/screen/batch', body, { authorization: 'Bearer sk_not_a_token' })).status, 401);
   const { audit } = svc.service;
   await audit.usage.flush();
-  const usage = (await (await audit.client.query({ query: `SELECT count() AS n FROM screening.usage WHERE customer_id = ${fresh.customerId}`, format: 'JSONEachRow' })).json()) as { n: number }[];
+  const usage = (await (
+    await audit.client.query({
+      query: `SELECT count() AS n FROM screening.usage WHERE customer_id = ${fresh.customerId}`,
+      format: 'JSONEachRow',
+    })
+  ).json()) as { n: number }[];
   assert.equal(Number(usage[0].n), 0);
 });
 
@@ -171,23 +223,33 @@ test('an unexpected failure shows no internals: REST, /trpc and MCP give the doc
     throw new Error(`secret failure at ${REPO_ROOT}/engine/engine.ts`);
   };
   try {
-    const rest = await fetch(`${svc.url}/api/v1/screen/country/Iran`, { headers: { authorization: `Bearer ${token}` } });
+    const rest = await fetch(`${svc.url}/api/v1/screen/country/Iran`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
     assert.equal(rest.status, 500);
     assert.deepEqual(await rest.json(), { detail: 'Internal Server Error' });
     assert.match(rest.headers.get('x-request-id') ?? '', /.+/);
 
-    const trpc = await fetch(`${svc.url}/trpc/screen.country?input=${encodeURIComponent(JSON.stringify({ country: 'Iran' }))}`, { headers: { authorization: `Bearer ${token}` } });
+    const trpc = await fetch(
+      `${svc.url}/trpc/screen.country?input=${encodeURIComponent(JSON.stringify({ country: 'Iran' }))}`,
+      { headers: { authorization: `Bearer ${token}` } },
+    );
     const trpcText = await trpc.text();
     assert.equal(trpc.status, 500);
     assert.doesNotMatch(trpcText, /secret|stack|\/engine\//);
     assert.ok(!trpcText.includes(REPO_ROOT));
-    const trpcBody = JSON.parse(trpcText) as { error: { message: string; data: { request_id: string; detail: string } } };
+    const trpcBody = JSON.parse(trpcText) as {
+      error: { message: string; data: { request_id: string; detail: string } };
+    };
     assert.equal(trpcBody.error.message, 'Internal Server Error');
     assert.equal(trpcBody.error.data.request_id, trpc.headers.get('x-request-id'));
 
     const mcp = await httpClient(svc.url, { authorization: `Bearer ${token}` });
     try {
-      const result = (await mcp.callTool({ name: 'screen_country', arguments: { country: 'Iran' } })) as unknown as { isError: boolean; structuredContent: { detail: string; request_id: string } };
+      const result = (await mcp.callTool({ name: 'screen_country', arguments: { country: 'Iran' } })) as unknown as {
+        isError: boolean;
+        structuredContent: { detail: string; request_id: string };
+      };
       assert.equal(result.isError, true);
       assert.equal(result.structuredContent.detail, 'Internal Server Error');
       assert.match(result.structuredContent.request_id, /.+/);

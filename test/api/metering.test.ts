@@ -18,16 +18,22 @@ after(async () => {
   await svc?.close();
 });
 
-async function rows(
-  customerId: number,
-): Promise<{ usage: { endpoint: string; credits: number; method: string; status: number }[]; audit: { endpoint: string; list: string; match: string; matched_value: string }[] }> {
+async function rows(customerId: number): Promise<{
+  usage: { endpoint: string; credits: number; method: string; status: number }[];
+  audit: { endpoint: string; list: string; match: string; matched_value: string }[];
+}> {
   const { audit } = svc.service;
   await audit.usage.flush();
   await audit.matches.flush();
-  const q = async <T>(sql: string) => (await (await audit.client.query({ query: sql, format: 'JSONEachRow' })).json()) as T[];
+  const q = async <T>(sql: string) =>
+    (await (await audit.client.query({ query: sql, format: 'JSONEachRow' })).json()) as T[];
   return {
-    usage: await q(`SELECT endpoint, toUInt32(credits) AS credits, method, toUInt32(status) AS status FROM screening.usage WHERE customer_id = ${customerId} ORDER BY time, endpoint`),
-    audit: await q(`SELECT endpoint, list, match, matched_value FROM screening.audit_matches WHERE customer_id = ${customerId} ORDER BY time, list`),
+    usage: await q(
+      `SELECT endpoint, toUInt32(credits) AS credits, method, toUInt32(status) AS status FROM screening.usage WHERE customer_id = ${customerId} ORDER BY time, endpoint`,
+    ),
+    audit: await q(
+      `SELECT endpoint, list, match, matched_value FROM screening.audit_matches WHERE customer_id = ${customerId} ORDER BY time, list`,
+    ),
   };
 }
 
@@ -86,34 +92,66 @@ test('batch: NDJSON in input order, invalid items answered in place and free, N 
   assert.deepEqual(lines[4].detail[0].loc, ['body', 'items', 4, 'value']);
   const r = await rows(customerId);
   assert.deepEqual(r.usage, [{ endpoint: 'screen.batch', credits: 3, method: 'quota', status: 200 }]);
-  assert.deepEqual(r.audit.map((a) => `${a.list}:${a.match}`).sort(), ['disposable_email:domain', 'ofac_countries:exact', 'ofac_sdn:exact']);
+  assert.deepEqual(r.audit.map((a) => `${a.list}:${a.match}`).sort(), [
+    'disposable_email:domain',
+    'ofac_countries:exact',
+    'ofac_sdn:exact',
+  ]);
 });
 
 test('batch: refused whole (402) when fewer credits remain; body limits are 422', async () => {
   const { customerId, token } = await createCustomerToken(svc.url, 2);
   const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
   const items = [1, 2, 3].map(() => ({ type: 'country', value: 'Iran' }));
-  const refused = await fetch(`${svc.url}/api/v1/screen/batch`, { method: 'POST', headers, body: JSON.stringify({ items }) });
+  const refused = await fetch(`${svc.url}/api/v1/screen/batch`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ items }),
+  });
   assert.equal(refused.status, 402);
   const challenge = (await refused.json()) as { options: { type: string; url?: string }[] };
   // Pay-per-request is not configured in this service (no X402_PAY_TO), so only the upgrade is offered;
   // test/x402 covers the challenge with both options.
-  assert.deepEqual(challenge.options, [{ type: 'upgrade_plan', url: 'https://example.com/dashboard/billing', description: 'Upgrade the plan for a larger monthly quota of API requests' }]);
-  const empty = await fetch(`${svc.url}/api/v1/screen/batch`, { method: 'POST', headers, body: JSON.stringify({ items: [] }) });
+  assert.deepEqual(challenge.options, [
+    {
+      type: 'upgrade_plan',
+      url: 'https://example.com/dashboard/billing',
+      description: 'Upgrade the plan for a larger monthly quota of API requests',
+    },
+  ]);
+  const empty = await fetch(`${svc.url}/api/v1/screen/batch`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ items: [] }),
+  });
   assert.equal(empty.status, 422);
   assert.equal(((await empty.json()) as { detail: { type: string }[] }).detail[0].type, 'too_short');
-  const tooMany = await fetch(`${svc.url}/api/v1/screen/batch`, { method: 'POST', headers, body: JSON.stringify({ items: new Array(10_001).fill({ type: 'country', value: 'FR' }) }) });
+  const tooMany = await fetch(`${svc.url}/api/v1/screen/batch`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ items: new Array(10_001).fill({ type: 'country', value: 'FR' }) }),
+  });
   assert.equal(tooMany.status, 422);
   assert.deepEqual((await rows(customerId)).usage, []);
-  const two = await fetch(`${svc.url}/api/v1/screen/batch`, { method: 'POST', headers, body: JSON.stringify({ items: items.slice(0, 2) }) });
+  const two = await fetch(`${svc.url}/api/v1/screen/batch`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ items: items.slice(0, 2) }),
+  });
   assert.equal(two.status, 200);
-  assert.deepEqual((await rows(customerId)).usage, [{ endpoint: 'screen.batch', credits: 2, method: 'quota', status: 200 }]);
+  assert.deepEqual((await rows(customerId)).usage, [
+    { endpoint: 'screen.batch', credits: 2, method: 'quota', status: 200 },
+  ]);
 });
 
 test('tRPC with httpBatchLink: public and metered procedures; metered without credentials is PAYMENT_REQUIRED with the challenge', async () => {
   const { customerId, token } = await createCustomerToken(svc.url, 100);
-  type AnyClient = Record<string, Record<string, { query: (input: unknown) => Promise<unknown> }>> & { stats: { query: (i: unknown) => Promise<unknown> } };
-  const client = createTRPCClient({ links: [httpBatchLink({ url: `${svc.url}/trpc`, headers: { authorization: `Bearer ${token}` } })] }) as unknown as AnyClient;
+  type AnyClient = Record<string, Record<string, { query: (input: unknown) => Promise<unknown> }>> & {
+    stats: { query: (i: unknown) => Promise<unknown> };
+  };
+  const client = createTRPCClient({
+    links: [httpBatchLink({ url: `${svc.url}/trpc`, headers: { authorization: `Bearer ${token}` } })],
+  }) as unknown as AnyClient;
   const [stats, screened, country] = await Promise.all([
     client.stats.query({}),
     client.screen.crypto.query({ address: XBT }),
@@ -126,7 +164,10 @@ test('tRPC with httpBatchLink: public and metered procedures; metered without cr
     ['exact'],
   );
   const r = await rows(customerId);
-  assert.deepEqual(r.usage.map((u) => `${u.endpoint}:${u.credits}:${u.method}`).sort(), ['screen.country:1:quota', 'screen.crypto:1:quota']);
+  assert.deepEqual(r.usage.map((u) => `${u.endpoint}:${u.credits}:${u.method}`).sort(), [
+    'screen.country:1:quota',
+    'screen.crypto:1:quota',
+  ]);
 
   const anonymous = createTRPCClient({ links: [httpBatchLink({ url: `${svc.url}/trpc` })] }) as unknown as AnyClient;
   await assert.rejects(anonymous.screen.crypto.query({ address: XBT }), (err: unknown) => {
@@ -137,6 +178,11 @@ test('tRPC with httpBatchLink: public and metered procedures; metered without cr
     assert.equal(data.detail.x402Version, 1);
     return true;
   });
-  const bad = createTRPCClient({ links: [httpBatchLink({ url: `${svc.url}/trpc`, headers: { authorization: 'Bearer sk_invalid' } })] }) as unknown as AnyClient;
-  await assert.rejects(bad.screen.email.query({ email: 'a@b.com' }), (err: unknown) => err instanceof TRPCClientError && (err.data as { httpStatus: number }).httpStatus === 401);
+  const bad = createTRPCClient({
+    links: [httpBatchLink({ url: `${svc.url}/trpc`, headers: { authorization: 'Bearer sk_invalid' } })],
+  }) as unknown as AnyClient;
+  await assert.rejects(
+    bad.screen.email.query({ email: 'a@b.com' }),
+    (err: unknown) => err instanceof TRPCClientError && (err.data as { httpStatus: number }).httpStatus === 401,
+  );
 });

@@ -14,7 +14,14 @@ let strict: { url: string; child: ChildProcess; dataDir: string };
 
 before(async () => {
   const dataDir = await prepareDataDir();
-  const spawned = spawnService(testEnv(dataDir, { SEARCH_REGEX_ENABLED: 'false', SEARCH_BURST: '3', SEARCH_RATE_PER_SECOND: '1', LOG_LEVEL: 'info' }));
+  const spawned = spawnService(
+    testEnv(dataDir, {
+      SEARCH_REGEX_ENABLED: 'false',
+      SEARCH_BURST: '3',
+      SEARCH_RATE_PER_SECOND: '1',
+      LOG_LEVEL: 'info',
+    }),
+  );
   svc = await startTestService();
   api = await OpenApiChecker.load(svc.url);
   const { child, port } = await spawned;
@@ -54,7 +61,17 @@ test('/screen/lists: every list of the registry with its counts', async () => {
       'tornado_recipients',
     ],
   );
-  for (const l of lists) assert.deepEqual(Object.keys(l), ['slug', 'display_name', 'list_type', 'kind', 'cadence', 'enabled', 'total', 'last_updated']);
+  for (const l of lists)
+    assert.deepEqual(Object.keys(l), [
+      'slug',
+      'display_name',
+      'list_type',
+      'kind',
+      'cadence',
+      'enabled',
+      'total',
+      'last_updated',
+    ]);
   const stats = (await get('/stats')).body as { sources: Record<string, { total: number }> };
   for (const l of lists) assert.equal(l.total, stats.sources[l.slug as string]?.total ?? 0, String(l.slug));
   const sdn = lists[0];
@@ -65,17 +82,27 @@ test('/screen/lists: every list of the registry with its counts', async () => {
 
 test('/screen/lists/{slug}/entities: JSON page, total of the whole list, limits, 404', async () => {
   const stats = (await get('/stats')).body as { sources: Record<string, { total: number }> };
-  const page = (await get('/screen/lists/un_sc/entities?limit=3')).body as { total: number; entities: Obj[]; list: string; list_type: string; list_name: string };
+  const page = (await get('/screen/lists/un_sc/entities?limit=3')).body as {
+    total: number;
+    entities: Obj[];
+    list: string;
+    list_type: string;
+    list_name: string;
+  };
   assert.equal(page.list, 'un_sc');
   assert.equal(page.list_type, 'sanctions');
   assert.equal(page.list_name, 'UN Security Council Consolidated List');
   assert.equal(page.total, stats.sources.un_sc.total);
   assert.equal(page.entities.length, 3);
-  for (const e of page.entities) assert.deepEqual(Object.keys(e), ['entity_type', 'value', 'metadata', 'source_url', 'listed_at']);
+  for (const e of page.entities)
+    assert.deepEqual(Object.keys(e), ['entity_type', 'value', 'metadata', 'source_url', 'listed_at']);
   const whole = (await get('/screen/lists/ofac_sdn/entities')).body as { entities: unknown[]; total: number };
   assert.equal(whole.entities.length, 5000);
   assert.ok(whole.total > 5000);
-  const all = (await get('/screen/lists/ofac_sdn/entities?limit=100000')).body as { entities: unknown[]; total: number };
+  const all = (await get('/screen/lists/ofac_sdn/entities?limit=100000')).body as {
+    entities: unknown[];
+    total: number;
+  };
   assert.equal(all.entities.length, all.total);
   const nf = await get('/screen/lists/nope/entities');
   assert.equal(nf.status, 404);
@@ -89,13 +116,37 @@ test('/screen/lists/{slug}/entities: JSON page, total of the whole list, limits,
   }
   assert.equal((await get('/search?q=maduro&lists=eu_fsf')).status, 503);
   assert.deepEqual((await get('/screen/lists/un_sc/entities?limit=0')).body, {
-    detail: [{ type: 'greater_than_equal', loc: ['query', 'limit'], msg: 'Input should be greater than or equal to 1', input: '0', ctx: { ge: 1 } }],
+    detail: [
+      {
+        type: 'greater_than_equal',
+        loc: ['query', 'limit'],
+        msg: 'Input should be greater than or equal to 1',
+        input: '0',
+        ctx: { ge: 1 },
+      },
+    ],
   });
   assert.deepEqual((await get('/screen/lists/un_sc/entities?limit=100001')).body, {
-    detail: [{ type: 'less_than_equal', loc: ['query', 'limit'], msg: 'Input should be less than or equal to 100000', input: '100001', ctx: { le: 100000 } }],
+    detail: [
+      {
+        type: 'less_than_equal',
+        loc: ['query', 'limit'],
+        msg: 'Input should be less than or equal to 100000',
+        input: '100001',
+        ctx: { le: 100000 },
+      },
+    ],
   });
   assert.deepEqual((await get('/screen/lists/un_sc/entities?format=xml')).body, {
-    detail: [{ type: 'string_pattern_mismatch', loc: ['query', 'format'], msg: "String should match pattern '^(json|csv)$'", input: 'xml', ctx: { pattern: '^(json|csv)$' } }],
+    detail: [
+      {
+        type: 'string_pattern_mismatch',
+        loc: ['query', 'format'],
+        msg: "String should match pattern '^(json|csv)$'",
+        input: 'xml',
+        ctx: { pattern: '^(json|csv)$' },
+      },
+    ],
   });
 });
 
@@ -105,19 +156,27 @@ test('CSV download: header row, one row per entity, filename, quoting', async ()
   assert.equal(res.headers.get('content-type'), 'text/csv; charset=utf-8');
   assert.equal(res.headers.get('content-disposition'), 'attachment; filename="ofac_sdn.csv"');
   const text = await res.text();
-  const json = (await get('/screen/lists/ofac_sdn/entities?limit=2500')).body as { entities: { value: string; entity_type: string }[]; total: number };
+  const json = (await get('/screen/lists/ofac_sdn/entities?limit=2500')).body as {
+    entities: { value: string; entity_type: string }[];
+    total: number;
+  };
   assert.equal(res.headers.get('x-total-count'), String(json.total));
   const lines = text.split('\r\n');
   assert.equal(lines[0], 'entity_type,value,listed_at,source_url,metadata');
   assert.equal(lines.length, 2500 + 2);
   assert.equal(lines[2501], '');
   const first = json.entities[0];
-  assert.ok(lines[1].startsWith(`${first.entity_type},${first.value.includes(',') ? `"${first.value}"` : first.value},`));
+  assert.ok(
+    lines[1].startsWith(`${first.entity_type},${first.value.includes(',') ? `"${first.value}"` : first.value},`),
+  );
 });
 
 test('/stats: per-list counts that add up, designations, delistings, the primary schedule', async () => {
   const s = (await get('/stats')).body as {
-    sources: Record<string, { total: number; by_entity_type: Record<string, number>; last_error: string | null; list_type: string }>;
+    sources: Record<
+      string,
+      { total: number; by_entity_type: Record<string, number>; last_error: string | null; list_type: string }
+    >;
     countries: number;
     delisted: number;
     primary_refresh: { check_minutes_utc: number[]; next_check_at: string };
@@ -144,11 +203,20 @@ test('/delisted: empty for a first version, limits validated, unknown list 400',
   assert.deepEqual((await get('/delisted')).body, []);
   assert.equal((await get('/delisted?limit=501')).status, 422);
   assert.equal((await get('/delisted?limit=500')).status, 200);
-  assert.deepEqual((await get('/delisted?lists=nope')).body, { detail: 'unknown list: nope (see /api/v1/screen/lists)' });
+  assert.deepEqual((await get('/delisted?lists=nope')).body, {
+    detail: 'unknown list: nope (see /api/v1/screen/lists)',
+  });
 });
 
 test('/search fuzzy: names with typos and reordering, identifiers and addresses, list filter, limit', async () => {
-  const hits = (await get(`/search?q=${encodeURIComponent('Jong Un Kim')}`)).body as { value: string; match: string; similarity: number; list: string; list_type: string; removed_at: null }[];
+  const hits = (await get(`/search?q=${encodeURIComponent('Jong Un Kim')}`)).body as {
+    value: string;
+    match: string;
+    similarity: number;
+    list: string;
+    list_type: string;
+    removed_at: null;
+  }[];
   assert.ok(hits.length > 0 && hits.length <= 10);
   assert.ok(
     hits.some((h) => h.value === 'KIM, Jong Un' && h.list === 'ofac_sdn'),
@@ -159,7 +227,12 @@ test('/search fuzzy: names with typos and reordering, identifiers and addresses,
     assert.ok(h.similarity >= 0.6 && h.similarity <= 1);
     assert.equal(h.removed_at, null);
   }
-  const addr = (await get('/search?q=12QtD5BFwRsdNsAZY76UVE1xyCGNTojH9h')).body as { value: string; entity_type: string; match: string; similarity: number }[];
+  const addr = (await get('/search?q=12QtD5BFwRsdNsAZY76UVE1xyCGNTojH9h')).body as {
+    value: string;
+    entity_type: string;
+    match: string;
+    similarity: number;
+  }[];
   assert.deepEqual(addr.map((h) => [h.entity_type, h.value, h.match, h.similarity]).slice(0, 2), [
     ['crypto_address', '12QtD5BFwRsdNsAZY76UVE1xyCGNTojH9h', 'exact', 1],
     ['crypto_address', '12QtD5BFwRsdNsAZY76UVE1xyCGNTojH9h', 'exact', 1],
@@ -172,7 +245,10 @@ test('/search fuzzy: names with typos and reordering, identifiers and addresses,
 });
 
 test('/search regex: case-insensitive, linear-time engine, invalid pattern 422, limits', async () => {
-  const hits = (await get(`/search?mode=regex&q=${encodeURIComponent('^kim, jong u')}&lists=ofac_sdn`)).body as { value: string; match: string }[];
+  const hits = (await get(`/search?mode=regex&q=${encodeURIComponent('^kim, jong u')}&lists=ofac_sdn`)).body as {
+    value: string;
+    match: string;
+  }[];
   assert.ok(hits.some((h) => h.value === 'KIM, Jong Un'));
   for (const h of hits) assert.equal(h.match, 'regex');
   const bad = await get(`/search?mode=regex&q=${encodeURIComponent('(unclosed')}`);
@@ -187,15 +263,41 @@ test('/search limits: q 3..100, limit 1..25, mode fuzzy|regex, q required', asyn
   assert.equal((await get('/search?q=abc')).status, 200);
   assert.equal((await get(`/search?q=${'a'.repeat(100)}`)).status, 200);
   assert.equal((await get('/search?q=abc&limit=25')).status, 200);
-  assert.deepEqual((await get('/search')).body, { detail: [{ type: 'missing', loc: ['query', 'q'], msg: 'Field required', input: null }] });
+  assert.deepEqual((await get('/search')).body, {
+    detail: [{ type: 'missing', loc: ['query', 'q'], msg: 'Field required', input: null }],
+  });
   assert.deepEqual((await get(`/search?q=${'a'.repeat(101)}`)).body, {
-    detail: [{ type: 'string_too_long', loc: ['query', 'q'], msg: 'String should have at most 100 characters', input: 'a'.repeat(101), ctx: { max_length: 100 } }],
+    detail: [
+      {
+        type: 'string_too_long',
+        loc: ['query', 'q'],
+        msg: 'String should have at most 100 characters',
+        input: 'a'.repeat(101),
+        ctx: { max_length: 100 },
+      },
+    ],
   });
   assert.deepEqual((await get('/search?q=abc&limit=0')).body, {
-    detail: [{ type: 'greater_than_equal', loc: ['query', 'limit'], msg: 'Input should be greater than or equal to 1', input: '0', ctx: { ge: 1 } }],
+    detail: [
+      {
+        type: 'greater_than_equal',
+        loc: ['query', 'limit'],
+        msg: 'Input should be greater than or equal to 1',
+        input: '0',
+        ctx: { ge: 1 },
+      },
+    ],
   });
   assert.deepEqual((await get('/search?q=abc&mode=exact')).body, {
-    detail: [{ type: 'literal_error', loc: ['query', 'mode'], msg: "Input should be 'fuzzy' or 'regex'", input: 'exact', ctx: { expected: "'fuzzy' or 'regex'" } }],
+    detail: [
+      {
+        type: 'literal_error',
+        loc: ['query', 'mode'],
+        msg: "Input should be 'fuzzy' or 'regex'",
+        input: 'exact',
+        ctx: { expected: "'fuzzy' or 'regex'" },
+      },
+    ],
   });
 });
 

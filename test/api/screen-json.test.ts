@@ -38,7 +38,9 @@ test('every listed entity: the same text as JSON.stringify, cold and cached', ()
     const { entities } = svc.service.engine.entities(def.slug, { limit: 1_000_000 });
     for (let i = 0; i < entities.length; i++) {
       const e = entities[i];
-      const hits: Hit[] = [{ entity: e, match: (['exact', 'subdomain', 'domain', 'region', 'fuzzy'] as const)[i % 5], similarity: 1 }];
+      const hits: Hit[] = [
+        { entity: e, match: (['exact', 'subdomain', 'domain', 'region', 'fuzzy'] as const)[i % 5], similarity: 1 },
+      ];
       if (i % 7 === 0 && i + 1 < entities.length) hits.push({ entity: entities[i + 1], match: 'exact', similarity: 1 });
       const env = envelope(e.value, slugs, hits, catalog);
       assertSerialized(env);
@@ -60,9 +62,25 @@ test('no match, custom list filters, null and absent source_url, hostile strings
       sanctioned: false,
       lists_checked: [hostile],
       matches: [
-        { list: hostile, list_name: hostile, list_type: 'risk' as const, match: hostile, value: hostile, source_url: null, metadata: { [hostile]: [hostile, 1.5, null, true, { x: hostile }] } },
+        {
+          list: hostile,
+          list_name: hostile,
+          list_type: 'risk' as const,
+          match: hostile,
+          value: hostile,
+          source_url: null,
+          metadata: { [hostile]: [hostile, 1.5, null, true, { x: hostile }] },
+        },
         { list: 'l', list_name: 'L', list_type: 'crime' as const, match: 'exact', value: 'v', metadata: {} },
-        { list: 'l', list_name: 'L', list_type: 'sanctions' as const, match: 'exact', value: 'v', source_url: hostile, metadata: { n: 0 } },
+        {
+          list: 'l',
+          list_name: 'L',
+          list_type: 'sanctions' as const,
+          match: 'exact',
+          value: 'v',
+          source_url: hostile,
+          metadata: { n: 0 },
+        },
       ],
     },
   ];
@@ -85,18 +103,61 @@ test('matches sharing one metadata object: each keeps its own fields, in whateve
     metadata,
   });
   const envs = [
-    { value: 'a', flagged: true, sanctioned: true, lists_checked: ['l1'], matches: [match('a', 'l1', 'exact', 'https://x/1')] },
-    { value: 'b', flagged: true, sanctioned: true, lists_checked: ['l1'], matches: [match('b', 'l1', 'exact', 'https://x/1'), match('a', 'l1', 'exact', 'https://x/1')] },
-    { value: 'a', flagged: true, sanctioned: true, lists_checked: ['l1'], matches: [match('a', 'l2', 'exact', 'https://x/1'), match('a', 'l2', 'fuzzy', 'https://x/1')] },
-    { value: 'a', flagged: true, sanctioned: true, lists_checked: ['l1'], matches: [match('a', 'l2', 'fuzzy', null), match('a', 'l2', 'fuzzy'), match('a', 'l2', 'fuzzy', 'https://x/2')] },
+    {
+      value: 'a',
+      flagged: true,
+      sanctioned: true,
+      lists_checked: ['l1'],
+      matches: [match('a', 'l1', 'exact', 'https://x/1')],
+    },
+    {
+      value: 'b',
+      flagged: true,
+      sanctioned: true,
+      lists_checked: ['l1'],
+      matches: [match('b', 'l1', 'exact', 'https://x/1'), match('a', 'l1', 'exact', 'https://x/1')],
+    },
+    {
+      value: 'a',
+      flagged: true,
+      sanctioned: true,
+      lists_checked: ['l1'],
+      matches: [match('a', 'l2', 'exact', 'https://x/1'), match('a', 'l2', 'fuzzy', 'https://x/1')],
+    },
+    {
+      value: 'a',
+      flagged: true,
+      sanctioned: true,
+      lists_checked: ['l1'],
+      matches: [match('a', 'l2', 'fuzzy', null), match('a', 'l2', 'fuzzy'), match('a', 'l2', 'fuzzy', 'https://x/2')],
+    },
   ];
   for (let round = 0; round < 2; round++) for (const env of envs) assertSerialized(env);
 });
 
 test('values written as they are or escaped: each character at the edge of the plain ASCII range, at the start and at the end', () => {
-  const edges = ['\u0000', '\u001f', ' ', '~', '\u007f', '\u0080', '"', '\\', '/', 'é', '\u2028', '\ud800', '\udc00', '😀'];
+  const edges = [
+    '\u0000',
+    '\u001f',
+    ' ',
+    '~',
+    '\u007f',
+    '\u0080',
+    '"',
+    '\\',
+    '/',
+    'é',
+    '\u2028',
+    '\ud800',
+    '\udc00',
+    '😀',
+  ];
   for (const ch of edges) {
-    for (const value of [ch, `${ch}0x8589427373d6d84e98730d7795d8f6f8731fda16`, `0x8589427373d6d84e98730d7795d8f6f8731fda16${ch}`]) {
+    for (const value of [
+      ch,
+      `${ch}0x8589427373d6d84e98730d7795d8f6f8731fda16`,
+      `0x8589427373d6d84e98730d7795d8f6f8731fda16${ch}`,
+    ]) {
       assertSerialized({ value, flagged: false, sanctioned: false, lists_checked: ['ofac_sdn'], matches: [] });
     }
   }
@@ -128,15 +189,33 @@ test('a REST body larger than the answer buffer goes as text; the buffer is writ
     flagged: true,
     sanctioned: false,
     lists_checked: ['l'],
-    matches: [{ list: 'l', list_name: 'L', list_type: 'risk' as const, match: 'exact', value: 'v', metadata: { note: 'é'.repeat(40_000) } }],
+    matches: [
+      {
+        list: 'l',
+        list_name: 'L',
+        list_type: 'risk' as const,
+        match: 'exact',
+        value: 'v',
+        metadata: { note: 'é'.repeat(40_000) },
+      },
+    ],
   };
   const text = screenResponseBody(big);
   assert.equal(typeof text, 'string');
   assert.equal(text, JSON.stringify(big));
-  const first = screenResponseBody({ value: 'first', flagged: false, sanctioned: false, lists_checked: ['l'], matches: [] });
+  const first = screenResponseBody({
+    value: 'first',
+    flagged: false,
+    sanctioned: false,
+    lists_checked: ['l'],
+    matches: [],
+  });
   assert.ok(Buffer.isBuffer(first));
   const copy = Buffer.from(first);
   screenResponseBody({ value: 'second', flagged: false, sanctioned: false, lists_checked: ['l'], matches: [] });
-  assert.equal(copy.toString(), '{"value":"first","flagged":false,"sanctioned":false,"lists_checked":["l"],"matches":[]}');
+  assert.equal(
+    copy.toString(),
+    '{"value":"first","flagged":false,"sanctioned":false,"lists_checked":["l"],"matches":[]}',
+  );
   assert.equal(first.toString().slice(0, 17), '{"value":"second"');
 });

@@ -30,7 +30,11 @@ interface Match {
   match: string;
   value: string;
   source_url: string | null;
-  metadata: Record<string, unknown> & { id: string; score: number; explanation: Record<string, { effect: string; change: number }> & { name_score: number } };
+  metadata: Record<string, unknown> & {
+    id: string;
+    score: number;
+    explanation: Record<string, { effect: string; change: number }> & { name_score: number };
+  };
 }
 interface Answer {
   value: string;
@@ -61,7 +65,12 @@ test('a listed person: one match per party, the party as metadata, best first', 
   const un = body.matches.find((m) => m.metadata.id === 'un_sc:IQi.001')!;
   assert.deepEqual(
     { list: un.list, match: un.match, value: un.value, source_url: un.source_url },
-    { list: 'un_sc', match: 'exact', value: 'SADDAM HUSSEIN AL-TIKRITI', source_url: 'https://main.un.org/securitycouncil/en/content/un-sc-consolidated-list' },
+    {
+      list: 'un_sc',
+      match: 'exact',
+      value: 'SADDAM HUSSEIN AL-TIKRITI',
+      source_url: 'https://main.un.org/securitycouncil/en/content/un-sc-consolidated-list',
+    },
   );
   const m = un.metadata;
   assert.deepEqual(
@@ -130,7 +139,13 @@ test('threshold and limit', async () => {
 
 test('no match: flagged and sanctioned false, lists_checked filled', async () => {
   const { body } = await screen('name=Jane%20Wilkinson-Smythe');
-  assert.deepEqual(body, { value: 'Jane Wilkinson-Smythe', flagged: false, sanctioned: false, lists_checked: NAME_LISTS, matches: [] });
+  assert.deepEqual(body, {
+    value: 'Jane Wilkinson-Smythe',
+    flagged: false,
+    sanctioned: false,
+    lists_checked: NAME_LISTS,
+    matches: [],
+  });
 });
 
 test('bad input: 422 with the parameter, unknown list 400, no credit charged', async () => {
@@ -159,7 +174,12 @@ test('bad input: 422 with the parameter, unknown list 400, no credit charged', a
   assert.equal(unknown.status, 400);
   const { audit } = svc.service;
   await audit.usage.flush();
-  const usage = await (await audit.client.query({ query: `SELECT count() AS n FROM screening.usage WHERE customer_id = ${customerId}`, format: 'JSONEachRow' })).json();
+  const usage = await (
+    await audit.client.query({
+      query: `SELECT count() AS n FROM screening.usage WHERE customer_id = ${customerId}`,
+      format: 'JSONEachRow',
+    })
+  ).json();
   assert.deepEqual(usage, [{ n: 0 }]);
 });
 
@@ -220,18 +240,33 @@ test('REST, tRPC, MCP and a batch item answer alike; one credit each (a batch it
   const { audit } = svc.service;
   await audit.usage.flush();
   await audit.matches.flush();
-  const q = async <T>(sql: string) => (await (await audit.client.query({ query: sql, format: 'JSONEachRow' })).json()) as T[];
-  const usage = await q<{ endpoint: string; credits: string }>(`SELECT endpoint, toUInt32(credits) AS credits FROM screening.usage WHERE customer_id = ${customerId} ORDER BY endpoint`);
+  const q = async <T>(sql: string) =>
+    (await (await audit.client.query({ query: sql, format: 'JSONEachRow' })).json()) as T[];
+  const usage = await q<{ endpoint: string; credits: string }>(
+    `SELECT endpoint, toUInt32(credits) AS credits FROM screening.usage WHERE customer_id = ${customerId} ORDER BY endpoint`,
+  );
   assert.deepEqual(
     usage.map((u) => `${u.endpoint}:${u.credits}`),
     ['screen.batch:1', 'screen.name:1', 'screen.name:1', 'screen.name:1'],
   );
-  const rows = await q<{ endpoint: string; list: string; match: string; matched_value: string; screened_value: string }>(
+  const rows = await q<{
+    endpoint: string;
+    list: string;
+    match: string;
+    matched_value: string;
+    screened_value: string;
+  }>(
     `SELECT endpoint, list, match, matched_value, screened_value FROM screening.audit_matches WHERE customer_id = ${customerId}`,
   );
   const expected = rest.matches.map((m) => `${m.list}:${m.match}:${m.value}:${params.name}`).sort();
   for (const endpoint of ['screen.name', 'screen.batch']) {
-    const got = rows.filter((r) => r.endpoint === endpoint).map((r) => `${r.list}:${r.match}:${r.matched_value}:${r.screened_value}`);
-    assert.deepEqual(got.sort(), endpoint === 'screen.name' ? [...expected, ...expected, ...expected].sort() : expected, endpoint);
+    const got = rows
+      .filter((r) => r.endpoint === endpoint)
+      .map((r) => `${r.list}:${r.match}:${r.matched_value}:${r.screened_value}`);
+    assert.deepEqual(
+      got.sort(),
+      endpoint === 'screen.name' ? [...expected, ...expected, ...expected].sort() : expected,
+      endpoint,
+    );
   }
 });

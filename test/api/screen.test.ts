@@ -25,14 +25,30 @@ after(async () => {
 const screen = (path: string, headers = auth) => api.fetchJson(`${svc.url}/api/v1/screen/${path}`, { headers });
 
 /** The default set that has data here: EU and UK have no files in ../shared/data, the mixer lists no chain. */
-const DEFAULT_LOADED = ['ofac_sdn', 'ofac_consolidated', 'un_sc', 'ofac_crypto', 'ofac_sdn_web', 'ofac_countries', 'eth_phishing', 'cryptoscamdb', 'disposable_email'];
+const DEFAULT_LOADED = [
+  'ofac_sdn',
+  'ofac_consolidated',
+  'un_sc',
+  'ofac_crypto',
+  'ofac_sdn_web',
+  'ofac_countries',
+  'eth_phishing',
+  'cryptoscamdb',
+  'disposable_email',
+];
 const SDN = { list: 'ofac_sdn', list_name: 'OFAC Specially Designated Nationals (SDN) List', list_type: 'sanctions' };
-const OFAC_CRYPTO = { list: 'ofac_crypto', list_name: 'OFAC Sanctioned Digital Currency Addresses', list_type: 'sanctions' };
-const XBT_FILE = 'https://raw.githubusercontent.com/0xB10C/ofac-sanctioned-digital-currency-addresses/lists/sanctioned_addresses_XBT.txt';
+const OFAC_CRYPTO = {
+  list: 'ofac_crypto',
+  list_name: 'OFAC Sanctioned Digital Currency Addresses',
+  list_type: 'sanctions',
+};
+const XBT_FILE =
+  'https://raw.githubusercontent.com/0xB10C/ofac-sanctioned-digital-currency-addresses/lists/sanctioned_addresses_XBT.txt';
 
 test('a Bitcoin address from the SDN remarks matches the SDN entry and the per-asset list, exactly', async () => {
   const address = '12QtD5BFwRsdNsAZY76UVE1xyCGNTojH9h';
-  const raw = readFileSync(sharedData('ofac', 'sdn.csv'), 'utf8') + readFileSync(sharedData('ofac', 'sdn_comments.csv'), 'utf8');
+  const raw =
+    readFileSync(sharedData('ofac', 'sdn.csv'), 'utf8') + readFileSync(sharedData('ofac', 'sdn_comments.csv'), 'utf8');
   assert.ok(raw.includes(`Digital Currency Address - XBT ${address}`));
   assert.ok(
     readFileSync(sharedData('crypto', 'by-chain-2024', 'sanctioned_addresses_XBT.txt'), 'utf8')
@@ -54,7 +70,16 @@ test('a Bitcoin address from the SDN remarks matches the SDN entry and the per-a
         match: 'exact',
         value: address,
         source_url: `https://sanctionssearch.ofac.treas.gov/Details.aspx?id=${entNum}`,
-        metadata: { symbol: 'XBT', network: 'bitcoin', name: 'YAN, Xiaobing', sdn_name: 'YAN, Xiaobing', programs: ['SDNTK'], sdn_type: 'individual', ent_num: entNum, party_id: entNum },
+        metadata: {
+          symbol: 'XBT',
+          network: 'bitcoin',
+          name: 'YAN, Xiaobing',
+          sdn_name: 'YAN, Xiaobing',
+          programs: ['SDNTK'],
+          sdn_type: 'individual',
+          ent_num: entNum,
+          party_id: entNum,
+        },
       },
       // The per-asset file has the address; the newer SDN extract names its party.
       {
@@ -62,7 +87,15 @@ test('a Bitcoin address from the SDN remarks matches the SDN entry and the per-a
         match: 'exact',
         value: address,
         source_url: `https://sanctionssearch.ofac.treas.gov/Details.aspx?id=${entNum}`,
-        metadata: { symbol: 'XBT', network: 'bitcoin', name: 'Xiaobing YAN', sdn_name: 'Xiaobing YAN', programs: ['SDNTK'], ent_num: entNum, party_id: entNum },
+        metadata: {
+          symbol: 'XBT',
+          network: 'bitcoin',
+          name: 'Xiaobing YAN',
+          sdn_name: 'Xiaobing YAN',
+          programs: ['SDNTK'],
+          ent_num: entNum,
+          party_id: entNum,
+        },
       },
     ],
   });
@@ -77,14 +110,28 @@ test('EVM addresses: checksum, lower and upper case are the same address; the va
       flagged: true,
       sanctioned: true,
       lists_checked: ['ofac_crypto'],
-      matches: [{ ...OFAC_CRYPTO, match: 'exact', value: published, source_url: XBT_FILE.replace('XBT', 'ETH'), metadata: { symbol: 'ETH', network: 'ethereum' } }],
+      matches: [
+        {
+          ...OFAC_CRYPTO,
+          match: 'exact',
+          value: published,
+          source_url: XBT_FILE.replace('XBT', 'ETH'),
+          metadata: { symbol: 'ETH', network: 'ethereum' },
+        },
+      ],
     });
   }
 });
 
 test('no match: flagged and sanctioned false, matches empty, lists_checked still filled', async () => {
   const res = await screen('crypto/0x000000000000000000000000000000000000dEaD');
-  assert.deepEqual(res.body, { value: '0x000000000000000000000000000000000000dEaD', flagged: false, sanctioned: false, lists_checked: DEFAULT_LOADED, matches: [] });
+  assert.deepEqual(res.body, {
+    value: '0x000000000000000000000000000000000000dEaD',
+    flagged: false,
+    sanctioned: false,
+    lists_checked: DEFAULT_LOADED,
+    matches: [],
+  });
 });
 
 test('lists filter: named lists only, in the order given; unknown slug 400; a list without data 503', async () => {
@@ -103,7 +150,9 @@ test('lists filter: named lists only, in the order given; unknown slug 400; a li
 });
 
 test('a crime-only match is flagged but not sanctioned; a listed domain matches its subdomains', async () => {
-  const config = JSON.parse(readFileSync(new URL('../../node_modules/eth-phishing-detect/src/config.json', import.meta.url), 'utf8')) as { blacklist: string[] };
+  const config = JSON.parse(
+    readFileSync(new URL('../../node_modules/eth-phishing-detect/src/config.json', import.meta.url), 'utf8'),
+  ) as { blacklist: string[] };
   assert.ok(config.blacklist.includes('azukishop.live'));
   const exact = await screen('website?address=azukishop.live&lists=eth_phishing');
   assert.deepEqual(exact.body, {
@@ -123,7 +172,9 @@ test('a crime-only match is flagged but not sanctioned; a listed domain matches 
       },
     ],
   });
-  const sub = await screen(`website?address=${encodeURIComponent('HTTPS://www.Sub.AzukiShop.live./path?q=1')}&lists=eth_phishing`);
+  const sub = await screen(
+    `website?address=${encodeURIComponent('HTTPS://www.Sub.AzukiShop.live./path?q=1')}&lists=eth_phishing`,
+  );
   assert.equal((sub.body as { matches: { match: string }[] }).matches[0].match, 'subdomain');
   assert.equal((sub.body as { sanctioned: boolean }).sanctioned, false);
 });
@@ -143,7 +194,14 @@ test('e-mail: a listed address matches whatever its case; a disposable domain ma
         match: 'exact',
         value: 'info@aqsatv.ps',
         source_url: 'https://sanctionssearch.ofac.treas.gov/Details.aspx?id=11911',
-        metadata: { name: 'AL-AQSA TV', sdn_name: 'AL-AQSA TV', programs: ['SDGT'], sdn_type: 'entity', ent_num: '11911', party_id: '11911' },
+        metadata: {
+          name: 'AL-AQSA TV',
+          sdn_name: 'AL-AQSA TV',
+          programs: ['SDGT'],
+          sdn_type: 'entity',
+          ent_num: '11911',
+          party_id: '11911',
+        },
       },
     ],
   });
@@ -156,7 +214,8 @@ test('e-mail: a listed address matches whatever its case; a disposable domain ma
       list_type: 'risk',
       match: 'domain',
       value: 'mailinator.com',
-      source_url: 'https://raw.githubusercontent.com/disposable-email-domains/disposable-email-domains/main/disposable_email_blocklist.conf',
+      source_url:
+        'https://raw.githubusercontent.com/disposable-email-domains/disposable-email-domains/main/disposable_email_blocklist.conf',
       metadata: {},
     },
   ]);
@@ -166,7 +225,10 @@ test('e-mail: a listed address matches whatever its case; a disposable domain ma
 
 test('government IDs: punctuation ignored (exact), one wrong character (fuzzy), a different ID no match', async () => {
   assert.ok(readFileSync(sharedData('un', 'consolidated.xml'), 'utf8').includes('<NUMBER>AB850901</NUMBER>'));
-  const kinds = async (id: string) => ((await screen(`id/${encodeURIComponent(id)}?lists=un_sc`)).body as { matches: { match: string; value: string }[] }).matches.map((m) => [m.match, m.value]);
+  const kinds = async (id: string) =>
+    (
+      (await screen(`id/${encodeURIComponent(id)}?lists=un_sc`)).body as { matches: { match: string; value: string }[] }
+    ).matches.map((m) => [m.match, m.value]);
   assert.deepEqual(await kinds('AB850901'), [['exact', 'AB850901']]);
   assert.deepEqual(await kinds('ab-850 901'), [['exact', 'AB850901']]);
   assert.deepEqual(await kinds('AB850907'), [['fuzzy', 'AB850901']]);
@@ -174,11 +236,20 @@ test('government IDs: punctuation ignored (exact), one wrong character (fuzzy), 
 });
 
 test('countries: codes, names and regions; a country containing designated regions matches them as `region`', async () => {
-  const matches = async (c: string) => ((await screen(`country/${encodeURIComponent(c)}`)).body as { matches: { match: string; value: string }[] }).matches.map((m) => `${m.match}:${m.value}`);
-  for (const iran of ['Iran', 'IR', 'irn', '364', 'Islamic Republic of Iran']) assert.deepEqual(await matches(iran), ['exact:Iran'], iran);
+  const matches = async (c: string) =>
+    (
+      (await screen(`country/${encodeURIComponent(c)}`)).body as { matches: { match: string; value: string }[] }
+    ).matches.map((m) => `${m.match}:${m.value}`);
+  for (const iran of ['Iran', 'IR', 'irn', '364', 'Islamic Republic of Iran'])
+    assert.deepEqual(await matches(iran), ['exact:Iran'], iran);
   assert.deepEqual(await matches('Crimea'), ['exact:Crimea']);
   assert.deepEqual(await matches('UA-43'), ['exact:Crimea']);
-  assert.deepEqual(await matches('Ukraine'), ['region:Crimea', 'region:Sevastopol', "region:so-called Donetsk People's Republic", "region:so-called Luhansk People's Republic"]);
+  assert.deepEqual(await matches('Ukraine'), [
+    'region:Crimea',
+    'region:Sevastopol',
+    "region:so-called Donetsk People's Republic",
+    "region:so-called Luhansk People's Republic",
+  ]);
   assert.deepEqual(await matches('France'), []);
   const res = await screen('country/KP');
   assert.equal((res.body as { sanctioned: boolean }).sanctioned, true);
@@ -187,12 +258,34 @@ test('countries: codes, names and regions; a country containing designated regio
 test('validation: empty and over-long values, bad lists parameter', async () => {
   const blank = await screen('website?address=');
   assert.equal(blank.status, 422);
-  assert.deepEqual(blank.body, { detail: [{ type: 'string_too_short', loc: ['query', 'address'], msg: 'String should have at least 1 character', input: '', ctx: { min_length: 1 } }] });
+  assert.deepEqual(blank.body, {
+    detail: [
+      {
+        type: 'string_too_short',
+        loc: ['query', 'address'],
+        msg: 'String should have at least 1 character',
+        input: '',
+        ctx: { min_length: 1 },
+      },
+    ],
+  });
   const missing = await screen('website');
-  assert.deepEqual(missing.body, { detail: [{ type: 'missing', loc: ['query', 'address'], msg: 'Field required', input: null }] });
+  assert.deepEqual(missing.body, {
+    detail: [{ type: 'missing', loc: ['query', 'address'], msg: 'Field required', input: null }],
+  });
   const long = 'a'.repeat(513);
   const tooLong = await screen(`id/${long}`);
-  assert.deepEqual(tooLong.body, { detail: [{ type: 'string_too_long', loc: ['path', 'government_id'], msg: 'String should have at most 512 characters', input: long, ctx: { max_length: 512 } }] });
+  assert.deepEqual(tooLong.body, {
+    detail: [
+      {
+        type: 'string_too_long',
+        loc: ['path', 'government_id'],
+        msg: 'String should have at most 512 characters',
+        input: long,
+        ctx: { max_length: 512 },
+      },
+    ],
+  });
 });
 
 test('metered: no credentials is a 402 challenge, an invalid token a 401 with WWW-Authenticate', async () => {

@@ -30,23 +30,39 @@ test('a searched marker leaves no trace in logs, ClickHouse or DATA_DIR', async 
     const { token } = await createCustomerToken(svc.url, 10);
     for (const q of [marker, `${marker} kim`, `^${marker}`, `${marker}(`]) {
       for (const mode of ['fuzzy', 'regex']) {
-        const res = await fetch(`${svc.url}/api/v1/search?q=${encodeURIComponent(q)}&mode=${mode}`, { headers: { authorization: `Bearer ${token}`, 'x-request-id': 'privacy-check' } });
+        const res = await fetch(`${svc.url}/api/v1/search?q=${encodeURIComponent(q)}&mode=${mode}`, {
+          headers: { authorization: `Bearer ${token}`, 'x-request-id': 'privacy-check' },
+        });
         assert.ok([200, 422].includes(res.status), String(res.status));
         await res.arrayBuffer();
       }
     }
     await fetch(`${svc.url}/api/v1/search?q=${encodeURIComponent(marker)}&limit=999`).then((r) => r.arrayBuffer());
-    await fetch(`${svc.url}/trpc/search?input=${encodeURIComponent(JSON.stringify({ q: marker }))}`).then((r) => r.arrayBuffer());
+    await fetch(`${svc.url}/trpc/search?input=${encodeURIComponent(JSON.stringify({ q: marker }))}`).then((r) =>
+      r.arrayBuffer(),
+    );
     const { audit } = svc.service;
     await audit.usage.flush();
     await audit.matches.flush();
-    const tables = (await (await audit.client.query({ query: "SELECT name FROM system.tables WHERE database = 'screening'", format: 'JSONEachRow' })).json()) as { name: string }[];
+    const tables = (await (
+      await audit.client.query({
+        query: "SELECT name FROM system.tables WHERE database = 'screening'",
+        format: 'JSONEachRow',
+      })
+    ).json()) as { name: string }[];
     assert.ok(tables.length >= 4);
     for (const { name } of tables) {
-      const text = await (await audit.client.query({ query: `SELECT * FROM screening.${name}`, format: 'JSONEachRow' })).text();
+      const text = await (
+        await audit.client.query({ query: `SELECT * FROM screening.${name}`, format: 'JSONEachRow' })
+      ).text();
       assert.ok(!text.includes(marker), `ClickHouse table ${name} holds the marker`);
     }
-    const usage = (await (await audit.client.query({ query: "SELECT count() AS n FROM screening.usage WHERE endpoint = 'search'", format: 'JSONEachRow' })).json()) as { n: number }[];
+    const usage = (await (
+      await audit.client.query({
+        query: "SELECT count() AS n FROM screening.usage WHERE endpoint = 'search'",
+        format: 'JSONEachRow',
+      })
+    ).json()) as { n: number }[];
     assert.equal(Number(usage[0].n), 0, 'the search is not metered');
   } finally {
     await svc.service.close();

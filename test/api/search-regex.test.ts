@@ -25,7 +25,9 @@ after(async () => {
 
 /** Keeps a core busy for at most two minutes (stops by itself; killed when the test ends). */
 function cpuHog(): ChildProcess {
-  const child = spawn(process.execPath, ['-e', 'const end = Date.now() + 120000; while (Date.now() < end) {}'], { stdio: 'ignore' });
+  const child = spawn(process.execPath, ['-e', 'const end = Date.now() + 120000; while (Date.now() < end) {}'], {
+    stdio: 'ignore',
+  });
   hogs.push(child);
   return child;
 }
@@ -85,7 +87,9 @@ test('a pattern whose scan needs more than the budget is refused whole: 422 rege
       },
     ],
   });
-  const doc = (await (await fetch(`${svc.url}/api/v1/openapi.json`)).json()) as { paths: Record<string, { get: { description: string; responses: Record<string, unknown> } }> };
+  const doc = (await (await fetch(`${svc.url}/api/v1/openapi.json`)).json()) as {
+    paths: Record<string, { get: { description: string; responses: Record<string, unknown> } }>;
+  };
   assert.match(doc.paths['/api/v1/search'].get.description, /regex_too_costly/);
   assert.ok(doc.paths['/api/v1/search'].get.responses['422']);
 });
@@ -94,10 +98,16 @@ test('the engine refuses rather than cuts: a scan over its budget throws, never 
   const lists = Object.entries(svc.service.lists().status())
     .filter(([, s]) => s.loaded)
     .map(([slug]) => slug);
-  await assert.rejects(svc.service.engine.search({ q: 'zzzqqqzzz', mode: 'regex', lists, limit: 10, budgetMs: 1 }), (err: unknown) => {
-    assert.ok(err instanceof RegexTooCostly);
-    assert.equal(err.budgetMs, 1);
-    return true;
-  });
-  assert.deepEqual(await svc.service.engine.search({ q: 'zzzqqqzzz', mode: 'regex', lists, limit: 10, budgetMs: 60_000 }), []);
+  await assert.rejects(
+    svc.service.engine.search({ q: 'zzzqqqzzz', mode: 'regex', lists, limit: 10, budgetMs: 1 }),
+    (err: unknown) => {
+      assert.ok(err instanceof RegexTooCostly);
+      assert.equal(err.budgetMs, 1);
+      return true;
+    },
+  );
+  assert.deepEqual(
+    await svc.service.engine.search({ q: 'zzzqqqzzz', mode: 'regex', lists, limit: 10, budgetMs: 60_000 }),
+    [],
+  );
 });

@@ -16,7 +16,10 @@ let headers: Record<string, string>;
 before(async () => {
   receiver = await startReceiver();
   svc = await startTestService({ WEBHOOK_ALLOW_LOOPBACK: 'true' });
-  headers = { authorization: `Bearer ${(await createCustomerToken(svc.url, 10)).token}`, 'content-type': 'application/json' };
+  headers = {
+    authorization: `Bearer ${(await createCustomerToken(svc.url, 10)).token}`,
+    'content-type': 'application/json',
+  };
 });
 after(async () => {
   await svc?.close();
@@ -24,12 +27,20 @@ after(async () => {
 });
 
 const api = async (method: string, path: string, body?: unknown) => {
-  const res = await fetch(`${svc.url}/api/v1${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const res = await fetch(`${svc.url}/api/v1${path}`, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 };
 
 test('configure, send a test event, receive it signed; the delivery log shows it', async () => {
-  const monitored = await api('POST', '/account/monitored-entities', { entity_type: 'onchain_address', value: 'vitalik.eth', label: 'treasury' });
+  const monitored = await api('POST', '/account/monitored-entities', {
+    entity_type: 'onchain_address',
+    value: 'vitalik.eth',
+    label: 'treasury',
+  });
   assert.equal(monitored.status, 200);
   assert.equal(monitored.body.value, 'vitalik.eth');
   const created = await api('POST', '/account/webhooks', { url: receiver.url('/hook') });

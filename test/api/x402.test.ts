@@ -24,10 +24,16 @@ after(async () => {
   await pc?.chain.stop();
 });
 
-async function usageRows(): Promise<{ method: string; payer: string; amount: string; network: string; tx_hash: string; endpoint: string }[]> {
+async function usageRows(): Promise<
+  { method: string; payer: string; amount: string; network: string; tx_hash: string; endpoint: string }[]
+> {
   await svc.service.audit.usage.flush();
   return (await (
-    await svc.service.audit.client.query({ query: "SELECT method, payer, amount, network, tx_hash, endpoint FROM screening.usage WHERE method = 'x402' ORDER BY time", format: 'JSONEachRow' })
+    await svc.service.audit.client.query({
+      query:
+        "SELECT method, payer, amount, network, tx_hash, endpoint FROM screening.usage WHERE method = 'x402' ORDER BY time",
+      format: 'JSONEachRow',
+    })
   ).json()) as never;
 }
 
@@ -54,7 +60,10 @@ test('v1: the body challenge answered with X-PAYMENT; the same header replayed i
   const url = `${svc.url}/api/v1/screen/country/Iran`;
   const challenge = await fetch(url);
   assert.equal(challenge.status, 402);
-  const body = (await challenge.json()) as { x402Version: number; accepts: { network: string; maxAmountRequired: string; resource: string }[] };
+  const body = (await challenge.json()) as {
+    x402Version: number;
+    accepts: { network: string; maxAmountRequired: string; resource: string }[];
+  };
   assert.equal(body.x402Version, 1);
   assert.equal(body.accepts[0].network, 'base-sepolia');
   assert.equal(body.accepts[0].maxAmountRequired, '10000');
@@ -63,7 +72,10 @@ test('v1: the body challenge answered with X-PAYMENT; the same header replayed i
   const m0 = await pc.balance(pc.merchant.address);
   const paid = await fetch(url, { headers: { 'X-PAYMENT': header } });
   assert.equal(paid.status, 200);
-  const receipt = JSON.parse(Buffer.from(paid.headers.get('X-PAYMENT-RESPONSE')!, 'base64').toString('utf8')) as { success: boolean; network: string };
+  const receipt = JSON.parse(Buffer.from(paid.headers.get('X-PAYMENT-RESPONSE')!, 'base64').toString('utf8')) as {
+    success: boolean;
+    network: string;
+  };
   assert.deepEqual([receipt.success, receipt.network], [true, 'base-sepolia']);
   assert.equal(await pc.balance(pc.merchant.address), m0 + PRICE);
   const replay = await fetch(url, { headers: { 'X-PAYMENT': header } });

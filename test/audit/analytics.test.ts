@@ -98,7 +98,12 @@ test('tables created before the projections get them, built for the rows already
   });
   const created = async () =>
     (
-      (await (await store.client.query({ query: "SELECT create_table_query FROM system.tables WHERE database = 'legacy' AND name = 'usage'", format: 'JSONEachRow' })).json()) as {
+      (await (
+        await store.client.query({
+          query: "SELECT create_table_query FROM system.tables WHERE database = 'legacy' AND name = 'usage'",
+          format: 'JSONEachRow',
+        })
+      ).json()) as {
         create_table_query: string;
       }[]
     )[0].create_table_query;

@@ -56,8 +56,15 @@ function expected(rows: AuditMatchRow[], customer: number | null) {
     counted.set(key, v);
   }
   return [...counted.values()]
-    .map((v) => ({ matched_value: v.matched_value, list: v.list, matches: v.matches, last_match_at: new Date(v.last).toISOString() }))
-    .sort((a, b) => b.matches - a.matches || a.list.localeCompare(b.list) || a.matched_value.localeCompare(b.matched_value));
+    .map((v) => ({
+      matched_value: v.matched_value,
+      list: v.list,
+      matches: v.matches,
+      last_match_at: new Date(v.last).toISOString(),
+    }))
+    .sort(
+      (a, b) => b.matches - a.matches || a.list.localeCompare(b.list) || a.matched_value.localeCompare(b.matched_value),
+    );
 }
 
 async function get(path: string, token: string): Promise<unknown> {
@@ -72,7 +79,14 @@ async function one<T>(query: string): Promise<T> {
 
 /** Matches stored just before the start, in the month the service then writes in: only the fill's cutoff tells them from the later ones. */
 const justBefore = (now: number): AuditMatchRow[] =>
-  [1, 2, 3, 4, 5].map((ms) => ({ ...stored()[0], customer_id: 1, request_id: `recent${ms}`, time: now - ms, matched_value: LISTED_BTC, list: 'ofac_sdn' }));
+  [1, 2, 3, 4, 5].map((ms) => ({
+    ...stored()[0],
+    customer_id: 1,
+    request_id: `recent${ms}`,
+    time: now - ms,
+    matched_value: LISTED_BTC,
+    list: 'ofac_sdn',
+  }));
 
 before(async () => {
   dataDir = await prepareDataDir();
@@ -115,7 +129,12 @@ test('the service serves while the rollups are filled, with the same most matche
   assert.deepEqual([a.customerId, b.customerId], [1, 2], 'the stored rows belong to the first two customers');
 
   const rollupRows = () => one<{ n: number }>('SELECT toUInt64(count()) AS n FROM screening.value_matches');
-  const filled = async () => (await one<{ comment: string }>("SELECT comment FROM system.tables WHERE database = 'screening' AND name = 'value_matches'")).comment !== '';
+  const filled = async () =>
+    (
+      await one<{ comment: string }>(
+        "SELECT comment FROM system.tables WHERE database = 'screening' AND name = 'value_matches'",
+      )
+    ).comment !== '';
   // Emptied by the start and not filled yet: the answers below come from the rows.
   assert.equal(Number((await rollupRows()).n), 0);
   assert.equal(await filled(), false);
@@ -133,23 +152,34 @@ test('the service serves while the rollups are filled, with the same most matche
 
   // Matches recorded while the fill has not run: the view counts them, the fill must not.
   for (let i = 0; i < 3; i++) {
-    const res = await fetch(`${url}/api/v1/screen/crypto/${LISTED_BTC}`, { headers: { authorization: `Bearer ${a.token}` } });
+    const res = await fetch(`${url}/api/v1/screen/crypto/${LISTED_BTC}`, {
+      headers: { authorization: `Bearer ${a.token}` },
+    });
     assert.equal(res.status, 200);
     await res.arrayBuffer();
   }
   const today = new Date().toISOString().slice(0, 10);
-  const recent = await one<{ n: number }>(`SELECT toUInt64(count()) AS n FROM screening.audit_matches WHERE customer_id = 1 AND toDate(time) = '${today}'`);
+  const recent = await one<{ n: number }>(
+    `SELECT toUInt64(count()) AS n FROM screening.audit_matches WHERE customer_id = 1 AND toDate(time) = '${today}'`,
+  );
   assert.ok(Number(recent.n) >= 3, `${recent.n} matches recorded today`);
   const all = Number((await one<{ n: number }>('SELECT toUInt64(count()) AS n FROM screening.audit_matches')).n);
   assert.ok(all >= rows.length + 5 + 3);
-  const todays = async () => ((await get(`/api/v1/account/analytics/top-values?from=${today}&to=${today}&limit=100`, a.token)) as { matches: number }[]).reduce((n, v) => n + v.matches, 0);
+  const todays = async () =>
+    (
+      (await get(`/api/v1/account/analytics/top-values?from=${today}&to=${today}&limit=100`, a.token)) as {
+        matches: number;
+      }[]
+    ).reduce((n, v) => n + v.matches, 0);
   assert.equal(await todays(), Number(recent.n));
 
   release();
   await service.audit.fillRollups();
   assert.equal(await filled(), true);
   // Every row counted once in each span's blocks, by the fill or by the view.
-  const counted = await one<{ matches: number }>('SELECT toUInt64(sum(matches)) AS matches FROM screening.value_matches WHERE all_customers = 1 AND days = 32');
+  const counted = await one<{ matches: number }>(
+    'SELECT toUInt64(sum(matches)) AS matches FROM screening.value_matches WHERE all_customers = 1 AND days = 32',
+  );
   assert.equal(Number(counted.matches), all);
   assert.deepEqual(await answers(), before);
   assert.equal(await todays(), Number(recent.n));

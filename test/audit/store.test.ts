@@ -7,7 +7,10 @@ import { renderDdl } from '../../src/audit/schema.js';
 const storeOf = fileAuditStore('audit-test-');
 
 async function count(table: string, where = '1'): Promise<number> {
-  const rs = await storeOf().client.query({ query: `SELECT toUInt32(count()) AS n FROM screening.${table} WHERE ${where}`, format: 'JSONEachRow' });
+  const rs = await storeOf().client.query({
+    query: `SELECT toUInt32(count()) AS n FROM screening.${table} WHERE ${where}`,
+    format: 'JSONEachRow',
+  });
   return ((await rs.json()) as { n: number }[])[0].n;
 }
 
@@ -44,7 +47,12 @@ describe('ClickHouse audit store (chDB)', () => {
   test('the customer analytics, trail and CSV read what was written', async () => {
     const day1 = Date.parse('2025-06-01T08:00:00Z');
     const day2 = Date.parse('2025-06-02T09:30:00.250Z');
-    await storeOf().matches.write([match(1, 21, day1, 'ofac_sdn'), match(2, 21, day1, 'un_sc'), match(3, 21, day2, 'ofac_sdn'), match(4, 22, day2)]);
+    await storeOf().matches.write([
+      match(1, 21, day1, 'ofac_sdn'),
+      match(2, 21, day1, 'un_sc'),
+      match(3, 21, day2, 'ofac_sdn'),
+      match(4, 22, day2),
+    ]);
     const usage = (time: number, endpoint: string, credits: number, method: 'quota' | 'x402'): UsageRow => ({
       time,
       customer_id: 21,
@@ -58,7 +66,11 @@ describe('ClickHouse audit store (chDB)', () => {
       tx_hash: '',
       network: '',
     });
-    await storeOf().usage.write([usage(day1, 'screen.crypto', 1, 'quota'), usage(day1, 'screen.crypto', 3, 'x402'), usage(day2, 'screen.email', 1, 'quota')]);
+    await storeOf().usage.write([
+      usage(day1, 'screen.crypto', 1, 'quota'),
+      usage(day1, 'screen.crypto', 3, 'x402'),
+      usage(day2, 'screen.email', 1, 'quota'),
+    ]);
     const range = { from: Date.parse('2025-06-01T00:00:00Z'), to: Date.parse('2025-07-01T00:00:00Z') };
     assert.deepEqual(await storeOf().queries.usageByDay(21, range), [
       { day: '2025-06-01', endpoint: 'screen.crypto', requests: 2, credits: 4, paid_requests: 1 },
@@ -91,9 +103,42 @@ describe('ClickHouse audit store (chDB)', () => {
       ['req-2'],
     );
     assert.deepEqual(await storeOf().queries.auditExport(21, range, 100), [
-      ['2025-06-02T09:30:00.250Z', 'req-3', 'screen.crypto', '0xabc3', '0xABC3', 'ofac_sdn', 'sanctions', 'exact', 'v1', ''],
-      ['2025-06-01T08:00:00.000Z', 'req-1', 'screen.crypto', '0xabc1', '0xABC1', 'ofac_sdn', 'sanctions', 'exact', 'v1', ''],
-      ['2025-06-01T08:00:00.000Z', 'req-2', 'screen.crypto', '0xabc2', '0xABC2', 'un_sc', 'sanctions', 'exact', 'v1', ''],
+      [
+        '2025-06-02T09:30:00.250Z',
+        'req-3',
+        'screen.crypto',
+        '0xabc3',
+        '0xABC3',
+        'ofac_sdn',
+        'sanctions',
+        'exact',
+        'v1',
+        '',
+      ],
+      [
+        '2025-06-01T08:00:00.000Z',
+        'req-1',
+        'screen.crypto',
+        '0xabc1',
+        '0xABC1',
+        'ofac_sdn',
+        'sanctions',
+        'exact',
+        'v1',
+        '',
+      ],
+      [
+        '2025-06-01T08:00:00.000Z',
+        'req-2',
+        'screen.crypto',
+        '0xabc2',
+        '0xABC2',
+        'un_sc',
+        'sanctions',
+        'exact',
+        'v1',
+        '',
+      ],
     ]);
   });
 
@@ -109,11 +154,56 @@ describe('ClickHouse audit store (chDB)', () => {
     });
     const ids = { seq: 0, change_id: '', owner: 0 };
     await storeOf().changes.write([
-      { ...ids, seq: 1, change_id: 'chg_1', list: 'ofac_sdn', version: 'v1', kind: 'listed', at: '2025-01-01T00:00:00Z', record: rec('0xA') },
-      { ...ids, seq: 2, change_id: 'chg_2', list: 'ofac_sdn', version: 'v1', kind: 'listed', at: '2025-01-01T00:00:00Z', record: rec('0xB') },
-      { ...ids, seq: 3, change_id: 'chg_3', list: 'ofac_sdn', version: 'v2', kind: 'delisted', at: '2025-02-01T00:00:00Z', record: rec('0xA') },
-      { ...ids, seq: 4, change_id: 'chg_4', list: 'ofac_sdn', version: 'v2', kind: 'delisted', at: '2025-02-01T00:00:00Z', record: rec('0xB') },
-      { ...ids, seq: 5, change_id: 'chg_5', list: 'ofac_sdn', version: 'v3', kind: 'relisted', at: '2025-03-01T00:00:00Z', record: rec('0xB') },
+      {
+        ...ids,
+        seq: 1,
+        change_id: 'chg_1',
+        list: 'ofac_sdn',
+        version: 'v1',
+        kind: 'listed',
+        at: '2025-01-01T00:00:00Z',
+        record: rec('0xA'),
+      },
+      {
+        ...ids,
+        seq: 2,
+        change_id: 'chg_2',
+        list: 'ofac_sdn',
+        version: 'v1',
+        kind: 'listed',
+        at: '2025-01-01T00:00:00Z',
+        record: rec('0xB'),
+      },
+      {
+        ...ids,
+        seq: 3,
+        change_id: 'chg_3',
+        list: 'ofac_sdn',
+        version: 'v2',
+        kind: 'delisted',
+        at: '2025-02-01T00:00:00Z',
+        record: rec('0xA'),
+      },
+      {
+        ...ids,
+        seq: 4,
+        change_id: 'chg_4',
+        list: 'ofac_sdn',
+        version: 'v2',
+        kind: 'delisted',
+        at: '2025-02-01T00:00:00Z',
+        record: rec('0xB'),
+      },
+      {
+        ...ids,
+        seq: 5,
+        change_id: 'chg_5',
+        list: 'ofac_sdn',
+        version: 'v3',
+        kind: 'relisted',
+        at: '2025-03-01T00:00:00Z',
+        record: rec('0xB'),
+      },
     ]);
     assert.equal(await count('list_changes'), 5);
     assert.deepEqual(await storeOf().queries.delisted(['ofac_sdn', 'un_sc'], 10), [
@@ -132,7 +222,21 @@ describe('ClickHouse audit store (chDB)', () => {
   test('close() inserts every buffered row', async () => {
     const t = Date.parse('2025-05-03T00:00:00Z');
     storeOf().matches.push(Array.from({ length: 123 }, (_, i) => match(i, 31, t)));
-    storeOf().usage.push([{ time: t, customer_id: 31, payer: '', request_id: 'x', endpoint: 'e', status: 200, credits: 1, method: 'quota', amount: '0', tx_hash: '', network: '' }]);
+    storeOf().usage.push([
+      {
+        time: t,
+        customer_id: 31,
+        payer: '',
+        request_id: 'x',
+        endpoint: 'e',
+        status: 200,
+        credits: 1,
+        method: 'quota',
+        amount: '0',
+        tx_hash: '',
+        network: '',
+      },
+    ]);
     await storeOf().close();
     await storeOf.reopen();
     assert.equal(await count('audit_matches', 'customer_id = 31'), 123);
@@ -153,7 +257,10 @@ describe('ClickHouse audit store (chDB)', () => {
       "ALTER TABLE `screening`.`audit_matches_local` ON CLUSTER `main` ADD COLUMN IF NOT EXISTS `list_version` LowCardinality(String), ADD COLUMN IF NOT EXISTS `as_of` Nullable(DateTime64(3, 'UTC'))",
     );
     assert.match(ddl[1], /^CREATE TABLE IF NOT EXISTS `screening`.`audit_matches_local` ON CLUSTER `main`/);
-    assert.match(ddl[1], /ENGINE = ReplicatedMergeTree\('\/clickhouse\/tables\/\{shard\}\/screening\/audit_matches_local', '\{replica\}'\)/);
+    assert.match(
+      ddl[1],
+      /ENGINE = ReplicatedMergeTree\('\/clickhouse\/tables\/\{shard\}\/screening\/audit_matches_local', '\{replica\}'\)/,
+    );
     assert.equal(
       ddl[2],
       'CREATE TABLE IF NOT EXISTS `screening`.`audit_matches` ON CLUSTER `main` AS `screening`.`audit_matches_local`\nENGINE = Distributed(`main`, `screening`, `audit_matches_local`, sipHash64(customer_id, payer))',

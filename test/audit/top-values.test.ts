@@ -6,7 +6,13 @@ import { join } from 'node:path';
 import type { ClickHouseClient } from '@clickhouse/client';
 import { loadConfig } from '../../src/config.js';
 import { openAuditStore, type AuditStore } from '../../src/audit/store.js';
-import { AnalyticsQueries, DEFAULT_BOUNDS, rollupBlocks, type Scope, type TopValue } from '../../src/audit/analytics.js';
+import {
+  AnalyticsQueries,
+  DEFAULT_BOUNDS,
+  rollupBlocks,
+  type Scope,
+  type TopValue,
+} from '../../src/audit/analytics.js';
 import { renderDdl, ROLLUPS } from '../../src/audit/schema.js';
 import { fillRollups, migrateClickHouse } from '../../src/audit/clickhouse.js';
 import type { AuditMatchRow } from '../../src/audit/rows.js';
@@ -61,26 +67,45 @@ function generated(): AuditMatchRow[] {
 }
 
 /** The answer read from the rows alone (no projection, no rollup), ranked and ordered as topValues ranks and orders. */
-async function fromRows(client: ClickHouseClient, database: string, scope: Scope, r: DateRange, limit: number): Promise<TopValue[]> {
+async function fromRows(
+  client: ClickHouseClient,
+  database: string,
+  scope: Scope,
+  r: DateRange,
+  limit: number,
+): Promise<TopValue[]> {
   const rs = await client.query({
     query: `SELECT matched_value, list, toUInt64(count()) AS matches, toUnixTimestamp64Milli(max(time)) AS last_ms
               FROM \`${database}\`.audit_matches
              WHERE toDate(time) >= {from:Date} AND toDate(time) <= {to:Date} ${scope.customerId === null ? '' : 'AND customer_id = {customer:UInt32}'}
              GROUP BY list, matched_value ORDER BY matches DESC, cityHash64(list, matched_value) LIMIT {limit:UInt32}
              SETTINGS optimize_use_projections = 0`,
-    query_params: { from: new Date(r.from).toISOString().slice(0, 10), to: new Date(r.to - DAY).toISOString().slice(0, 10), customer: scope.customerId ?? 0, limit },
+    query_params: {
+      from: new Date(r.from).toISOString().slice(0, 10),
+      to: new Date(r.to - DAY).toISOString().slice(0, 10),
+      customer: scope.customerId ?? 0,
+      limit,
+    },
     format: 'JSONEachRow',
   });
   return (await rs.json<{ matched_value: string; list: string; matches: number; last_ms: number }>())
-    .map((x) => ({ matched_value: x.matched_value, list: x.list, matches: Number(x.matches), last_match_at: new Date(Number(x.last_ms)).toISOString() }))
-    .sort((a, b) => b.matches - a.matches || a.list.localeCompare(b.list) || a.matched_value.localeCompare(b.matched_value));
+    .map((x) => ({
+      matched_value: x.matched_value,
+      list: x.list,
+      matches: Number(x.matches),
+      last_match_at: new Date(Number(x.last_ms)).toISOString(),
+    }))
+    .sort(
+      (a, b) => b.matches - a.matches || a.list.localeCompare(b.list) || a.matched_value.localeCompare(b.matched_value),
+    );
 }
 
 /** Ranges of 1 to 80 days from before the rows to their last day, starting on odd days, on an even one and on the first day of a 32-day block (2025-01-06). */
 function ranges(): DateRange[] {
   const out: DateRange[] = [];
   for (const offset of [-3, 0, 1, 6, 37, 69]) {
-    for (const days of [1, 2, 9, 16, 33, 80]) out.push({ from: first + offset * DAY, to: first + (offset + days) * DAY });
+    for (const days of [1, 2, 9, 16, 33, 80])
+      out.push({ from: first + offset * DAY, to: first + (offset + days) * DAY });
   }
   return out;
 }
@@ -111,12 +136,15 @@ describe('top values from the rollup', () => {
       );
     }
     // 30 days (the dashboard's default) are a handful of blocks.
-    assert.deepEqual(rollupBlocks({ from: Date.parse('2026-10-28T00:00:00Z'), to: Date.parse('2026-11-27T00:00:00Z') }), [
-      [2, '2026-10-28'],
-      [4, '2026-10-30'],
-      [8, '2026-11-03'],
-      [16, '2026-11-11'],
-    ]);
+    assert.deepEqual(
+      rollupBlocks({ from: Date.parse('2026-10-28T00:00:00Z'), to: Date.parse('2026-11-27T00:00:00Z') }),
+      [
+        [2, '2026-10-28'],
+        [4, '2026-10-30'],
+        [8, '2026-11-03'],
+        [16, '2026-11-11'],
+      ],
+    );
   });
 
   test('the same answer as the rows, for a customer, every customer and any range', async () => {
@@ -126,7 +154,11 @@ describe('top values from the rollup', () => {
       for (const r of ranges()) {
         for (const limit of [3, 100]) {
           const expected = await fromRows(store.client, 'screening', scope, r, limit);
-          assert.deepEqual(await q.topValues(scope, r, limit), expected, `${JSON.stringify(scope)} ${new Date(r.from).toISOString()} + ${(r.to - r.from) / DAY} days, limit ${limit}`);
+          assert.deepEqual(
+            await q.topValues(scope, r, limit),
+            expected,
+            `${JSON.stringify(scope)} ${new Date(r.from).toISOString()} + ${(r.to - r.from) / DAY} days, limit ${limit}`,
+          );
           if (expected.length > 0) compared++;
         }
       }
@@ -138,8 +170,19 @@ describe('top values from the rollup', () => {
   test('a day is its own: a match at 23:59:59.999 is not counted on the next day', async () => {
     const q = new AnalyticsQueries(store.client, 'screening');
     const day = Date.parse('2025-06-01T00:00:00Z');
-    const row = (time: number, value: string): AuditMatchRow => ({ ...generated()[0], customer_id: 4, time, matched_value: value, request_id: value });
-    await store.matches.write([row(day - 1, 'before'), row(day, 'first'), row(day + DAY - 1, 'last'), row(day + DAY, 'after')]);
+    const row = (time: number, value: string): AuditMatchRow => ({
+      ...generated()[0],
+      customer_id: 4,
+      time,
+      matched_value: value,
+      request_id: value,
+    });
+    await store.matches.write([
+      row(day - 1, 'before'),
+      row(day, 'first'),
+      row(day + DAY - 1, 'last'),
+      row(day + DAY, 'after'),
+    ]);
     const top = await q.topValues({ customerId: 4 }, { from: day, to: day + DAY }, 10);
     assert.deepEqual(
       top.map((v) => [v.matched_value, v.last_match_at]),
@@ -164,15 +207,22 @@ test('a rollup created after the rows were stored counts them (and the projectio
   for (const query of oldDdl) await store.client.command({ query });
   const cfg = { CLICKHOUSE_DATABASE: 'before_rollup', CLICKHOUSE_CLUSTER: undefined };
   /** A start: the tables migrated, then the rollups filled (in the service, once it serves: test/audit/rollup-fill.test.ts). */
-  const start = async () => assert.equal(await fillRollups(store.client, cfg, await migrateClickHouse(store.client, cfg)), true);
+  const start = async () =>
+    assert.equal(await fillRollups(store.client, cfg, await migrateClickHouse(store.client, cfg)), true);
   const createQuery = async () =>
     (
       await (
-        await store.client.query({ query: "SELECT create_table_query AS q FROM system.tables WHERE database = 'before_rollup' AND name = 'audit_matches'", format: 'JSONEachRow' })
+        await store.client.query({
+          query:
+            "SELECT create_table_query AS q FROM system.tables WHERE database = 'before_rollup' AND name = 'audit_matches'",
+          format: 'JSONEachRow',
+        })
       ).json<{ q: string }>()
     )[0].q;
   assert.match(await createQuery(), /PROJECTION values_by_day/);
-  await store.client.command({ query: 'INSERT INTO before_rollup.audit_matches SELECT * FROM screening.audit_matches' });
+  await store.client.command({
+    query: 'INSERT INTO before_rollup.audit_matches SELECT * FROM screening.audit_matches',
+  });
 
   await start();
   assert.doesNotMatch(await createQuery(), /values_by_day/);
@@ -188,11 +238,23 @@ test('a rollup created after the rows were stored counts them (and the projectio
   // Started again: the rollup is filled already and is not filled a second time.
   assert.deepEqual(await migrateClickHouse(store.client, cfg), []);
   const all = { from: first, to: first + DAYS * DAY };
-  assert.deepEqual(await q.topValues({ customerId: null }, all, 10), await fromRows(store.client, 'before_rollup', { customerId: null }, all, 10));
+  assert.deepEqual(
+    await q.topValues({ customerId: null }, all, 10),
+    await fromRows(store.client, 'before_rollup', { customerId: null }, all, 10),
+  );
   // A filling stopped half-way (the process killed) is not marked filled: the next start empties it and fills it again.
   await store.client.command({ query: "ALTER TABLE before_rollup.value_matches MODIFY COMMENT ''" });
-  await store.client.command({ query: 'INSERT INTO before_rollup.value_matches SELECT 1, 0, days, start, hash, matches, last_time FROM before_rollup.value_matches WHERE all_customers = 1' });
-  assert.notDeepEqual(await q.topValues({ customerId: null }, all, 10), await fromRows(store.client, 'before_rollup', { customerId: null }, all, 10));
+  await store.client.command({
+    query:
+      'INSERT INTO before_rollup.value_matches SELECT 1, 0, days, start, hash, matches, last_time FROM before_rollup.value_matches WHERE all_customers = 1',
+  });
+  assert.notDeepEqual(
+    await q.topValues({ customerId: null }, all, 10),
+    await fromRows(store.client, 'before_rollup', { customerId: null }, all, 10),
+  );
   await start();
-  assert.deepEqual(await q.topValues({ customerId: null }, all, 10), await fromRows(store.client, 'before_rollup', { customerId: null }, all, 10));
+  assert.deepEqual(
+    await q.topValues({ customerId: null }, all, 10),
+    await fromRows(store.client, 'before_rollup', { customerId: null }, all, 10),
+  );
 });

@@ -3,7 +3,13 @@ import { describe, test } from 'node:test';
 import { pino } from 'pino';
 import { fileAuditStore } from '../support/audit-store.js';
 import { streamInsert } from '../../src/audit/clickhouse.js';
-import { auditMatchLines, listChangeLines, settlementLines, usageLines, type LineFormat } from '../../src/audit/formats.js';
+import {
+  auditMatchLines,
+  listChangeLines,
+  settlementLines,
+  usageLines,
+  type LineFormat,
+} from '../../src/audit/formats.js';
 import type { AuditMatchRow, ListChangeRow, SettlementRow, UsageRow } from '../../src/audit/rows.js';
 import { TABLES } from '../../src/audit/schema.js';
 import { dateTime64, text, uint, UINT16, UINT32 } from '../../src/audit/tsv.js';
@@ -86,11 +92,52 @@ describe('audit writer: rows as TabSeparated lines', () => {
   });
 
   test("each format's check refuses exactly the rows its line refuses", () => {
-    const base = { time: Date.parse('2025-07-01T00:00:00Z'), customer_id: 1, payer: '', request_id: 'r', endpoint: 'e' };
-    const match: AuditMatchRow = { ...base, screened_value: 's', matched_value: 'm', list: 'l', list_type: 'sanctions', match: 'exact', list_version: 'v', as_of: base.time };
-    const usage: UsageRow = { ...base, status: 200, credits: 1, method: 'quota', amount: '0', tx_hash: '', network: '' };
-    const settlement: SettlementRow = { ...base, network: 'eip155:84532', x402_version: 2, amount: '10000', tx_hash: '0xabc' };
-    const change: ListChangeRow = { seq: 1, change_id: 'chg_1', owner: 0, list: 'l', version: 'v', kind: 'listed', at: base.time, entity_type: 'name', value: 'v', metadata: '{}', source_url: null };
+    const base = {
+      time: Date.parse('2025-07-01T00:00:00Z'),
+      customer_id: 1,
+      payer: '',
+      request_id: 'r',
+      endpoint: 'e',
+    };
+    const match: AuditMatchRow = {
+      ...base,
+      screened_value: 's',
+      matched_value: 'm',
+      list: 'l',
+      list_type: 'sanctions',
+      match: 'exact',
+      list_version: 'v',
+      as_of: base.time,
+    };
+    const usage: UsageRow = {
+      ...base,
+      status: 200,
+      credits: 1,
+      method: 'quota',
+      amount: '0',
+      tx_hash: '',
+      network: '',
+    };
+    const settlement: SettlementRow = {
+      ...base,
+      network: 'eip155:84532',
+      x402_version: 2,
+      amount: '10000',
+      tx_hash: '0xabc',
+    };
+    const change: ListChangeRow = {
+      seq: 1,
+      change_id: 'chg_1',
+      owner: 0,
+      list: 'l',
+      version: 'v',
+      kind: 'listed',
+      at: base.time,
+      entity_type: 'name',
+      value: 'v',
+      metadata: '{}',
+      source_url: null,
+    };
     const bad = [
       { time: Number.NaN },
       { time: Date.UTC(2300, 0, 1) },
@@ -185,7 +232,19 @@ describe('audit writer: rows as TabSeparated lines', () => {
     // Field by field, as the formats would write them without keeping anything.
     const u32 = (n: number) => String(uint(n, UINT32));
     const matchLine = (r: AuditMatchRow) =>
-      [dateTime64(r.time), u32(r.customer_id), r.payer, r.request_id, r.endpoint, r.screened_value, r.matched_value, r.list, r.list_type, r.match, r.list_version]
+      [
+        dateTime64(r.time),
+        u32(r.customer_id),
+        r.payer,
+        r.request_id,
+        r.endpoint,
+        r.screened_value,
+        r.matched_value,
+        r.list,
+        r.list_type,
+        r.match,
+        r.list_version,
+      ]
         .map((v, i) => (i < 2 ? v : text(v)))
         .join('\t') + `\t${r.as_of === null ? '\\N' : dateTime64(r.as_of)}\n`;
     const usageLine = (r: UsageRow) =>
@@ -247,7 +306,8 @@ describe('audit writer: rows as TabSeparated lines', () => {
       matchRows.push({ ...base, [k]: v }, { ...base, [k]: v }, base);
     }
     // More matched entities than are kept, twice over: old ones must be written anew.
-    for (let round = 0; round < 2; round++) for (let i = 0; i < 12; i++) matchRows.push({ ...base, matched_value: `m${i}` });
+    for (let round = 0; round < 2; round++)
+      for (let i = 0; i < 12; i++) matchRows.push({ ...base, matched_value: `m${i}` });
     const usageRows: UsageRow[] = [usage];
     for (const [k, v] of Object.entries({
       time: usage.time + 5,
@@ -271,17 +331,43 @@ describe('audit writer: rows as TabSeparated lines', () => {
       assert.equal(auditMatchLines.line(m), matchLine(m), JSON.stringify(m));
       assert.equal(usageLines.line(u), usageLine(u), JSON.stringify(u));
       assert.equal(
-        usageLines.line({ ...u, time: m.time, customer_id: m.customer_id, payer: m.payer, request_id: m.request_id, endpoint: m.endpoint }),
-        usageLine({ ...u, time: m.time, customer_id: m.customer_id, payer: m.payer, request_id: m.request_id, endpoint: m.endpoint }),
+        usageLines.line({
+          ...u,
+          time: m.time,
+          customer_id: m.customer_id,
+          payer: m.payer,
+          request_id: m.request_id,
+          endpoint: m.endpoint,
+        }),
+        usageLine({
+          ...u,
+          time: m.time,
+          customer_id: m.customer_id,
+          payer: m.payer,
+          request_id: m.request_id,
+          endpoint: m.endpoint,
+        }),
       );
     }
     // A bad value right after good rows with all the other values equal still fails.
     auditMatchLines.line(base);
     usageLines.line(usage);
-    for (const bad of [{ screened_value: undefined }, { matched_value: null }, { list: 5 }, { time: NaN }, { customer_id: -1 }]) {
+    for (const bad of [
+      { screened_value: undefined },
+      { matched_value: null },
+      { list: 5 },
+      { time: NaN },
+      { customer_id: -1 },
+    ]) {
       assert.throws(() => auditMatchLines.line({ ...base, ...bad } as unknown as AuditMatchRow), JSON.stringify(bad));
     }
-    for (const bad of [{ status: 70_000 }, { credits: 1.5 }, { method: 'card' }, { amount: '-1' }, { network: undefined }]) {
+    for (const bad of [
+      { status: 70_000 },
+      { credits: 1.5 },
+      { method: 'card' },
+      { amount: '-1' },
+      { network: undefined },
+    ]) {
       assert.throws(() => usageLines.line({ ...usage, ...bad } as unknown as UsageRow), JSON.stringify(bad));
     }
   });
@@ -317,7 +403,9 @@ describe('audit writer: rows as TabSeparated lines', () => {
     // One insert of them all, and one whose body ends with an epoch number.
     await storeOf().listChanges.write(times.map(change));
     await storeOf().listChanges.write([change(1e12 + 1, times.length)]);
-    const got = await select<{ at: number }>("SELECT toUnixTimestamp64Milli(at) AS at FROM screening.list_changes WHERE list = 'edges' ORDER BY at");
+    const got = await select<{ at: number }>(
+      "SELECT toUnixTimestamp64Milli(at) AS at FROM screening.list_changes WHERE list = 'edges' ORDER BY at",
+    );
     assert.deepEqual(
       got.map((r) => Number(r.at)),
       [...times, 1e12 + 1].sort((a, b) => a - b),
@@ -333,7 +421,10 @@ describe('audit writer: rows as TabSeparated lines', () => {
   });
 
   test('hostile strings round-trip exactly through a client stream (the CLICKHOUSE_URL path)', async () => {
-    const writer = new BatchWriter(streamInsert(storeOf().client), 'screening.audit_matches', auditMatchLines, { batchRows: 1000, flushMs: 60_000 });
+    const writer = new BatchWriter(streamInsert(storeOf().client), 'screening.audit_matches', auditMatchLines, {
+      batchRows: 1000,
+      flushMs: 60_000,
+    });
     const rows = HOSTILE.map((v, i) => hostileMatch(i, v, 502));
     writer.push(rows.slice(0, 3));
     await writer.write(rows.slice(3));
@@ -357,9 +448,33 @@ describe('audit writer: rows as TabSeparated lines', () => {
         tx_hash: '0xtx\n',
         network: 'base-sepolia',
       },
-      { time: time + 1, customer_id: 0, payer: '', request_id: 'u2', endpoint: 'screen.email', status: 200, credits: 1, method: 'quota', amount: '0', tx_hash: '', network: '' },
+      {
+        time: time + 1,
+        customer_id: 0,
+        payer: '',
+        request_id: 'u2',
+        endpoint: 'screen.email',
+        status: 200,
+        credits: 1,
+        method: 'quota',
+        amount: '0',
+        tx_hash: '',
+        network: '',
+      },
     ];
-    const settlements: SettlementRow[] = [{ time, request_id: 's1\\', customer_id: 7, payer: '0xP', endpoint: 'screen.crypto', network: 'base', x402_version: 255, amount: '10000', tx_hash: '0xT' }];
+    const settlements: SettlementRow[] = [
+      {
+        time,
+        request_id: 's1\\',
+        customer_id: 7,
+        payer: '0xP',
+        endpoint: 'screen.crypto',
+        network: 'base',
+        x402_version: 255,
+        amount: '10000',
+        tx_hash: '0xT',
+      },
+    ];
     const changes: ListChangeRow[] = [
       {
         seq: Number.MAX_SAFE_INTEGER,
@@ -387,9 +502,25 @@ describe('audit writer: rows as TabSeparated lines', () => {
         metadata: '{}',
         source_url: '\\N',
       },
-      { seq: 2002, change_id: 'chg_3', owner: 0, list: 'ofac_sdn', version: 'v3', kind: 'relisted', at: -1, entity_type: 'name', value: 'A\nB', metadata: '{}', source_url: '' },
+      {
+        seq: 2002,
+        change_id: 'chg_3',
+        owner: 0,
+        list: 'ofac_sdn',
+        version: 'v3',
+        kind: 'relisted',
+        at: -1,
+        entity_type: 'name',
+        value: 'A\nB',
+        metadata: '{}',
+        source_url: '',
+      },
     ];
-    await Promise.all([storeOf().usage.write(usage), storeOf().settlements.write(settlements), storeOf().listChanges.write(changes)]);
+    await Promise.all([
+      storeOf().usage.write(usage),
+      storeOf().settlements.write(settlements),
+      storeOf().listChanges.write(changes),
+    ]);
 
     const gotUsage = await select<UsageRow>(
       `SELECT toUnixTimestamp64Milli(time) AS time, customer_id, payer, request_id, endpoint, status, credits, method, toString(amount) AS amount, tx_hash, network
@@ -431,19 +562,37 @@ describe('audit writer: rows as TabSeparated lines', () => {
       await assert.rejects(storeOf().matches.write([good, { ...good, ...patch }]), error);
     }
     assert.equal(storeOf().matches.pending, 0);
-    const usage: UsageRow = { time: 0, customer_id: 1, payer: '', request_id: 'bad', endpoint: 'e', status: 200, credits: 1, method: 'quota', amount: '0', tx_hash: '', network: '' };
+    const usage: UsageRow = {
+      time: 0,
+      customer_id: 1,
+      payer: '',
+      request_id: 'bad',
+      endpoint: 'e',
+      status: 200,
+      credits: 1,
+      method: 'quota',
+      amount: '0',
+      tx_hash: '',
+      network: '',
+    };
     assert.throws(() => storeOf().usage.push([{ ...usage, amount: '18446744073709551616' }]), /UInt64/);
     assert.throws(() => storeOf().usage.push([{ ...usage, amount: '-1' }]), /UInt64/);
     assert.throws(() => storeOf().usage.push([{ ...usage, amount: '1e3' }]), /UInt64/);
     assert.throws(() => storeOf().usage.push([{ ...usage, status: 65_536 }]), /integer in \[0, 65535\]/);
-    assert.throws(() => storeOf().usage.push([{ ...usage, method: 'card' as UsageRow['method'] }]), /one of quota, x402/);
+    assert.throws(
+      () => storeOf().usage.push([{ ...usage, method: 'card' as UsageRow['method'] }]),
+      /one of quota, x402/,
+    );
     assert.equal(storeOf().usage.pending, 0);
     await storeOf().matches.write([good]);
     assert.deepEqual(await readMatches(503), [good]);
   });
 
   test('pushed rows are encoded at the end of the turn, in order; close stores the ones still queued', async () => {
-    const writer = new BatchWriter(streamInsert(storeOf().client), 'screening.audit_matches', auditMatchLines, { batchRows: 1000, flushMs: 60_000 });
+    const writer = new BatchWriter(streamInsert(storeOf().client), 'screening.audit_matches', auditMatchLines, {
+      batchRows: 1000,
+      flushMs: 60_000,
+    });
     const rows = Array.from({ length: 5 }, (_, i) => hostileMatch(i, HOSTILE[i * 4], 505));
     writer.push(rows.slice(0, 2));
     writer.push(rows.slice(2, 3));
@@ -467,7 +616,11 @@ describe('audit writer: rows as TabSeparated lines', () => {
         return auditMatchLines.line(r);
       },
     };
-    const writer = new BatchWriter(streamInsert(storeOf().client), 'screening.audit_matches', failing, { batchRows: 1000, flushMs: 60_000, log });
+    const writer = new BatchWriter(streamInsert(storeOf().client), 'screening.audit_matches', failing, {
+      batchRows: 1000,
+      flushMs: 60_000,
+      log,
+    });
     const rows = Array.from({ length: 4 }, (_, i) => hostileMatch(i, `v${i}`, 506));
     rows[1] = { ...rows[1], screened_value: 'cannot encode' };
     writer.push(rows.slice(0, 3));
@@ -482,7 +635,11 @@ describe('audit writer: rows as TabSeparated lines', () => {
 
   test('failed inserts keep rows for retry; beyond the limit exactly the oldest rows are dropped', async () => {
     // The table does not exist yet: a real failing insert.
-    const writer = new BatchWriter(streamInsert(storeOf().client), 'screening.late_matches', auditMatchLines, { batchRows: 1000, flushMs: 60_000, maxBufferedRows: 5 });
+    const writer = new BatchWriter(streamInsert(storeOf().client), 'screening.late_matches', auditMatchLines, {
+      batchRows: 1000,
+      flushMs: 60_000,
+      maxBufferedRows: 5,
+    });
     const rows = Array.from({ length: 7 }, (_, i) => hostileMatch(i, `v${i}\n`, 504));
     await assert.rejects(writer.write(rows.slice(0, 3)), /late_matches/);
     assert.equal(writer.pending, 3);
@@ -491,7 +648,9 @@ describe('audit writer: rows as TabSeparated lines', () => {
     await storeOf().client.command({ query: 'CREATE TABLE screening.late_matches AS screening.audit_matches' });
     await writer.close();
     assert.deepEqual([writer.pending, writer.dropped, writer.inserted], [0, 2, 5]);
-    const stored = await select<{ request_id: string; screened_value: string }>('SELECT request_id, screened_value FROM screening.late_matches ORDER BY time');
+    const stored = await select<{ request_id: string; screened_value: string }>(
+      'SELECT request_id, screened_value FROM screening.late_matches ORDER BY time',
+    );
     assert.deepEqual(
       stored,
       rows.slice(2).map((r) => ({ request_id: r.request_id, screened_value: r.screened_value })),

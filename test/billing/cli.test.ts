@@ -21,7 +21,10 @@ test('customers and tokens on a PostgreSQL server (DATABASE_URL)', async () => {
   const token = JSON.parse(tok.stdout) as { token: string; id: number; prefix: string };
   assert.match(token.token, /^sk_[0-9A-Za-z]{32}$/);
   assert.equal(token.prefix, token.token.slice(0, 8));
-  const serverToken = await cli(['tokens', 'create', '--customer', String(customer.id), '--name', 'server', '--scopes', 'screen', '--json'], env);
+  const serverToken = await cli(
+    ['tokens', 'create', '--customer', String(customer.id), '--name', 'server', '--scopes', 'screen', '--json'],
+    env,
+  );
   assert.deepEqual((JSON.parse(serverToken.stdout) as { scopes: string[] }).scopes, ['screen']);
   const badScopes = await cli(['tokens', 'create', '--customer', String(customer.id), '--scopes', 'screen,admin'], env);
   assert.equal(badScopes.code, 2, badScopes.stderr);
@@ -29,14 +32,26 @@ test('customers and tokens on a PostgreSQL server (DATABASE_URL)', async () => {
   const revoked = await cli(['tokens', 'revoke', String(token.id), '--json'], env);
   assert.equal(revoked.code, 0, revoked.stderr);
   assert.equal(typeof (JSON.parse(revoked.stdout) as { revoked_at: unknown }).revoked_at, 'string');
-  assert.equal(created.stderr, 'cli: using the PostgreSQL database of DATABASE_URL\n', 'the CLI says what it works on (on stderr: stdout is the JSON)');
+  assert.equal(
+    created.stderr,
+    'cli: using the PostgreSQL database of DATABASE_URL\n',
+    'the CLI says what it works on (on stderr: stdout is the JSON)',
+  );
   const missing = await cli(['tokens', 'list', '--customer', '42'], env);
-  assert.deepEqual([missing.code, missing.stderr], [1, 'cli: using the PostgreSQL database of DATABASE_URL\ncustomer 42 not found\n']);
+  assert.deepEqual(
+    [missing.code, missing.stderr],
+    [1, 'cli: using the PostgreSQL database of DATABASE_URL\ncustomer 42 not found\n'],
+  );
   const plan = await cli(['plans', 'create', '--name', 'pro', '--quota', '500', '--json'], env);
   assert.equal(plan.code, 0, plan.stderr);
   const onPlan = await cli(['customers', 'create', '--name', 'Beta', '--plan', 'pro', '--json'], env);
   assert.equal(onPlan.code, 0, onPlan.stderr);
-  const b = JSON.parse(onPlan.stdout) as { id: number; plan: string; monthly_quota: number; quota_override: number | null };
+  const b = JSON.parse(onPlan.stdout) as {
+    id: number;
+    plan: string;
+    monthly_quota: number;
+    quota_override: number | null;
+  };
   assert.deepEqual([b.id, b.plan, b.monthly_quota, b.quota_override], [2, 'pro', 500, null]);
 });
 
@@ -57,7 +72,10 @@ test('embedded PGlite: works when free and says which one (and when it had to cr
   try {
     const refused = await cli(['customers', 'list'], env);
     assert.equal(refused.code, 1);
-    assert.match(refused.stderr, new RegExp(`the server \\(pid ${process.pid}\\) holds the embedded database .*set ADMIN_KEY`));
+    assert.match(
+      refused.stderr,
+      new RegExp(`the server \\(pid ${process.pid}\\) holds the embedded database .*set ADMIN_KEY`),
+    );
   } finally {
     await held.close();
   }

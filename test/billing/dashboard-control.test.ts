@@ -39,9 +39,15 @@ for (const backend of empty) {
         db,
         listMigrations().filter((m) => m.version < 30),
       );
-      const { rows } = await db.query<{ id: number }>(`INSERT INTO customers (name, monthly_quota) VALUES ('old', 10) RETURNING id`);
+      const { rows } = await db.query<{ id: number }>(
+        `INSERT INTO customers (name, monthly_quota) VALUES ('old', 10) RETURNING id`,
+      );
       const token = generateToken();
-      await db.query('INSERT INTO api_tokens (customer_id, token_hash, prefix) VALUES ($1, $2, $3)', [rows[0].id, hashToken(token), tokenPrefix(token)]);
+      await db.query('INSERT INTO api_tokens (customer_id, token_hash, prefix) VALUES ($1, $2, $3)', [
+        rows[0].id,
+        hashToken(token),
+        tokenPrefix(token),
+      ]);
       assert.deepEqual(
         await migrate(
           db,
@@ -50,7 +56,12 @@ for (const backend of empty) {
         [30],
       );
       const tokens = new TokenService(db, { cacheSeconds: 5 });
-      assert.deepEqual(await tokens.verify(token), { tokenId: 1, customerId: rows[0].id, screen: true, dashboard: true });
+      assert.deepEqual(await tokens.verify(token), {
+        tokenId: 1,
+        customerId: rows[0].id,
+        screen: true,
+        dashboard: true,
+      });
       assert.deepEqual((await tokens.list(rows[0].id))[0].scopes, ['screen', 'dashboard']);
       await assert.rejects(db.query(`UPDATE api_tokens SET scopes = ARRAY['admin']`), /check constraint/);
       await assert.rejects(db.query(`UPDATE api_tokens SET scopes = ARRAY[]::text[]`), /check constraint/);

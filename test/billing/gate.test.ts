@@ -38,14 +38,27 @@ class TestPayments implements Payments {
   }
   async verify(ep: AnyEndpoint, meta: RequestMeta, credits: number): Promise<VerifiedPayment> {
     const p = JSON.parse(meta.headers['x-payment'] as string) as { payer: string; ok: boolean };
-    if (!p.ok) throw new HttpError(402, 'invalid payment', {}, { x402Version: 1, error: 'invalid payment', accepts: [] });
+    if (!p.ok)
+      throw new HttpError(402, 'invalid payment', {}, { x402Version: 1, error: 'invalid payment', accepts: [] });
     this.verified++;
-    return { version: 1, payer: p.payer, amount: BigInt(10_000 * credits), network: 'base', nonce: `n${this.verified}` };
+    return {
+      version: 1,
+      payer: p.payer,
+      amount: BigInt(10_000 * credits),
+      network: 'base',
+      nonce: `n${this.verified}`,
+    };
   }
   async settle(ep: AnyEndpoint, meta: RequestMeta, payment: VerifiedPayment) {
     this.settled++;
     const transaction = `0x${'ab'.repeat(32)}`;
-    return { transaction, network: payment.network, payer: payment.payer, amount: payment.amount, headers: { 'X-PAYMENT-RESPONSE': 'receipt' } };
+    return {
+      transaction,
+      network: payment.network,
+      payer: payment.payer,
+      amount: payment.amount,
+      headers: { 'X-PAYMENT-RESPONSE': 'receipt' },
+    };
   }
   release(): void {
     this.released++;
@@ -112,7 +125,14 @@ after(async () => {
 
 let seq = 0;
 function meta(headers: Record<string, string | undefined>, requestId = `req-${++seq}`): RequestMeta {
-  return { requestId, transport: 'rest', method: 'GET', url: 'http://127.0.0.1/api/v1/screen/test/x', clientIp: '127.0.0.1', headers };
+  return {
+    requestId,
+    transport: 'rest',
+    method: 'GET',
+    url: 'http://127.0.0.1/api/v1/screen/test/x',
+    clientIp: '127.0.0.1',
+    headers,
+  };
 }
 
 /** The HttpError a refused step rejects with: refusals are rejected promises, never synchronous throws or answers. */
@@ -151,7 +171,14 @@ for (const backend of BACKENDS) {
       tokens = new TokenService(db, { cacheSeconds: 5 });
       quota = new QuotaManager(db, { leaseSize: 2 });
       payments = new TestPayments();
-      const deps = { tokens, quota, payments, audit: audit.matches, usage: audit.usage, settlements: audit.settlements };
+      const deps = {
+        tokens,
+        quota,
+        payments,
+        audit: audit.matches,
+        usage: audit.usage,
+        settlements: audit.settlements,
+      };
       gate = createGate({ ...deps, config: { ADMIN_KEY, AUDIT_STRICT: true } });
       lenient = createGate({ ...deps, config: { ADMIN_KEY: undefined, AUDIT_STRICT: false } });
     });
@@ -160,7 +187,9 @@ for (const backend of BACKENDS) {
       await tokens.close();
     });
 
-    async function customerToken(monthlyQuota: number): Promise<{ customerId: number; token: string; tokenId: number }> {
+    async function customerToken(
+      monthlyQuota: number,
+    ): Promise<{ customerId: number; token: string; tokenId: number }> {
       const c = await customers.createCustomer({ name: `gate-${seq}`, monthlyQuota });
       const { token, record } = await tokens.create(c.id);
       return { customerId: c.id, token, tokenId: record.id };
@@ -169,14 +198,24 @@ for (const backend of BACKENDS) {
     test("no credentials: 402 challenge for the request's credits", async () => {
       const err = await rejection(gate.authorize(screen, { value: 'x' }, meta({})));
       assert.equal(err.status, 402);
-      assert.deepEqual(err.toBody(), { x402Version: 1, error: 'X-PAYMENT header is required', accepts: [], options: [{ type: 'pay_per_request', price: '10000' }] });
+      assert.deepEqual(err.toBody(), {
+        x402Version: 1,
+        error: 'X-PAYMENT header is required',
+        accepts: [],
+        options: [{ type: 'pay_per_request', price: '10000' }],
+      });
     });
 
     test('an invalid, malformed or revoked token is 401 with WWW-Authenticate, even beside a payment header', async () => {
       const pay = JSON.stringify({ payer: '0xp', ok: true });
       const { token, tokenId, customerId } = await customerToken(10);
       await tokens.revoke(tokenId, customerId);
-      for (const authorization of ['Bearer sk_00000000000000000000000000000000', 'Basic abc', 'Bearer', `Bearer ${token}`]) {
+      for (const authorization of [
+        'Bearer sk_00000000000000000000000000000000',
+        'Basic abc',
+        'Bearer',
+        `Bearer ${token}`,
+      ]) {
         const err = await rejection(gate.authorize(screen, { value: 'x' }, meta({ authorization, 'x-payment': pay })));
         assert.equal(err.status, 401, authorization);
         assert.deepEqual(err.toBody(), { detail: 'Invalid or revoked API token' });
@@ -187,15 +226,30 @@ for (const backend of BACKENDS) {
 
     test('every spelling of a bearer credential is read alike: the usual one, other whitespace and case, a token cut short', async () => {
       const { token, customerId, tokenId } = await customerToken(10);
-      for (const authorization of [`Bearer ${token}`, `bearer ${token}`, `Bearer  ${token}`, `Bearer\t${token}`, `Bearer ${token} \t`, `BEARER ${token}`]) {
+      for (const authorization of [
+        `Bearer ${token}`,
+        `bearer ${token}`,
+        `Bearer  ${token}`,
+        `Bearer\t${token}`,
+        `Bearer ${token} \t`,
+        `BEARER ${token}`,
+      ]) {
         const charge = await gate.authorize(screen, { value: 'x' }, meta({ authorization }));
         assert.deepEqual(charge.caller, { kind: 'customer', customerId, tokenId }, JSON.stringify(authorization));
         charge.release({ status: 400 });
       }
       // As long as the usual spelling, but not a token: a space in it, or before it.
-      for (const authorization of [`Bearer ${token.slice(0, -1)} `, `Bearer  ${token.slice(0, -1)}`, `Bearer ${token.slice(0, 10)} ${token.slice(11)}`]) {
+      for (const authorization of [
+        `Bearer ${token.slice(0, -1)} `,
+        `Bearer  ${token.slice(0, -1)}`,
+        `Bearer ${token.slice(0, 10)} ${token.slice(11)}`,
+      ]) {
         assert.equal(authorization.length, `Bearer ${token}`.length);
-        assert.equal((await rejection(gate.authorize(screen, { value: 'x' }, meta({ authorization })))).status, 401, JSON.stringify(authorization));
+        assert.equal(
+          (await rejection(gate.authorize(screen, { value: 'x' }, meta({ authorization })))).status,
+          401,
+          JSON.stringify(authorization),
+        );
       }
     });
 
@@ -206,17 +260,52 @@ for (const backend of BACKENDS) {
       const charge = await gate.authorize(screen, { value: 'x' }, m);
       assert.deepEqual(charge.caller, { kind: 'customer', customerId, tokenId });
       const audited = [
-        { screened_value: '0xabc', matched_value: '0xABC', list: 'ofac_sdn', list_type: 'sanctions' as const, match: 'exact', list_version: 'v1', as_of: null },
-        { screened_value: '0xabc', matched_value: '0xABC', list: 'crypto_scam', list_type: 'crime' as const, match: 'exact', list_version: 'v2', as_of: null },
+        {
+          screened_value: '0xabc',
+          matched_value: '0xABC',
+          list: 'ofac_sdn',
+          list_type: 'sanctions' as const,
+          match: 'exact',
+          list_version: 'v1',
+          as_of: null,
+        },
+        {
+          screened_value: '0xabc',
+          matched_value: '0xABC',
+          list: 'crypto_scam',
+          list_type: 'crime' as const,
+          match: 'exact',
+          list_version: 'v2',
+          as_of: null,
+        },
       ];
       assert.deepEqual(await charge.commit({ status: 200, audit: audited }), { headers: {} });
       assert.equal(payments.verified, before, 'no payment taken');
       assert.deepEqual(await rows('usage', m.requestId), [
-        { customer_id: customerId, payer: '', request_id: m.requestId, endpoint: 'screen.test', status: 200, credits: 1, method: 'quota', amount: 0, tx_hash: '', network: '' },
+        {
+          customer_id: customerId,
+          payer: '',
+          request_id: m.requestId,
+          endpoint: 'screen.test',
+          status: 200,
+          credits: 1,
+          method: 'quota',
+          amount: 0,
+          tx_hash: '',
+          network: '',
+        },
       ]);
       const matches = await rows('audit_matches', m.requestId);
       assert.deepEqual(
-        matches.map((r) => [r.customer_id, r.list, r.list_type, r.screened_value, r.matched_value, r.match, r.endpoint]),
+        matches.map((r) => [
+          r.customer_id,
+          r.list,
+          r.list_type,
+          r.screened_value,
+          r.matched_value,
+          r.match,
+          r.endpoint,
+        ]),
         [
           [customerId, 'crypto_scam', 'crime', '0xabc', '0xABC', 'exact', 'screen.test'],
           [customerId, 'ofac_sdn', 'sanctions', '0xabc', '0xABC', 'exact', 'screen.test'],
@@ -271,7 +360,9 @@ for (const backend of BACKENDS) {
 
     test('exhausted quota: 402 with pay-per-request and upgrade options; with a payment header, x402 pays', async () => {
       const { token, customerId, tokenId } = await customerToken(1);
-      await (await gate.authorize(screen, { value: 'x' }, meta({ authorization: `Bearer ${token}` }))).commit({ status: 200, audit: [] });
+      await (
+        await gate.authorize(screen, { value: 'x' }, meta({ authorization: `Bearer ${token}` }))
+      ).commit({ status: 200, audit: [] });
       const err = await rejection(gate.authorize(screen, { value: 'x' }, meta({ authorization: `Bearer ${token}` })));
       assert.equal(err.status, 402);
       assert.deepEqual(err.toBody(), {
@@ -286,13 +377,35 @@ for (const backend of BACKENDS) {
       const m = meta({ authorization: `Bearer ${token}`, 'x-payment': JSON.stringify({ payer: '0xpayer', ok: true }) });
       const charge = await gate.authorize(screen, { value: 'x' }, m);
       assert.deepEqual(charge.caller, { kind: 'customer', customerId, tokenId });
-      assert.deepEqual(await charge.commit({ status: 200, audit: [] }), { headers: { 'X-PAYMENT-RESPONSE': 'receipt' } });
+      assert.deepEqual(await charge.commit({ status: 200, audit: [] }), {
+        headers: { 'X-PAYMENT-RESPONSE': 'receipt' },
+      });
       const tx = `0x${'ab'.repeat(32)}`;
       assert.deepEqual(await rows('usage', m.requestId), [
-        { customer_id: customerId, payer: '0xpayer', request_id: m.requestId, endpoint: 'screen.test', status: 200, credits: 1, method: 'x402', amount: 10000, tx_hash: tx, network: 'base' },
+        {
+          customer_id: customerId,
+          payer: '0xpayer',
+          request_id: m.requestId,
+          endpoint: 'screen.test',
+          status: 200,
+          credits: 1,
+          method: 'x402',
+          amount: 10000,
+          tx_hash: tx,
+          network: 'base',
+        },
       ]);
       assert.deepEqual(await rows('x402_settlements', m.requestId), [
-        { request_id: m.requestId, customer_id: customerId, payer: '0xpayer', endpoint: 'screen.test', network: 'base', x402_version: 1, amount: 10000, tx_hash: tx },
+        {
+          request_id: m.requestId,
+          customer_id: customerId,
+          payer: '0xpayer',
+          endpoint: 'screen.test',
+          network: 'base',
+          x402_version: 1,
+          amount: 10000,
+          tx_hash: tx,
+        },
       ]);
     });
 
@@ -305,7 +418,9 @@ for (const backend of BACKENDS) {
       charge.release({ status: 502 });
       assert.equal(payments.released, released + 1);
       assert.equal(payments.settled, settled);
-      const bad = await rejection(gate.authorize(screen, { value: 'x' }, meta({ 'x-payment': JSON.stringify({ payer: '0xanon', ok: false }) })));
+      const bad = await rejection(
+        gate.authorize(screen, { value: 'x' }, meta({ 'x-payment': JSON.stringify({ payer: '0xanon', ok: false }) })),
+      );
       assert.equal(bad.status, 402);
     });
 
@@ -332,7 +447,13 @@ for (const backend of BACKENDS) {
       await charge.commit({ status: 200, audit: [], credits: 2 });
       assert.equal((await rows('usage', m.requestId))[0].credits, 2);
       assert.equal((await quota.status(customerId))?.used, 2);
-      await (await gate.authorize(batch, { items: ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'] }, meta({ authorization: `Bearer ${token}` }))).commit({ status: 200, audit: [] });
+      await (
+        await gate.authorize(
+          batch,
+          { items: ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'] },
+          meta({ authorization: `Bearer ${token}` }),
+        )
+      ).commit({ status: 200, audit: [] });
       assert.equal((await quota.status(customerId))?.used, 10, 'the 4 credits not delivered were given back');
     });
 
@@ -341,7 +462,11 @@ for (const backend of BACKENDS) {
       const auth = { authorization: `Bearer ${token}` };
       const err = await rejection(gate.authorize(batch, { items: ['a', 'b', 'c', 'd', 'e', 'f'] }, meta(auth)));
       assert.equal(err.status, 402);
-      assert.deepEqual(payments.challenges.at(-1), { error: 'Monthly quota exhausted', credits: 6, quotaExhausted: true });
+      assert.deepEqual(payments.challenges.at(-1), {
+        error: 'Monthly quota exhausted',
+        credits: 6,
+        quotaExhausted: true,
+      });
       const m = meta(auth);
       await (await gate.authorize(batch, { items: ['a', 'b', 'c', 'd'] }, m)).commit({ status: 200, audit: [] });
       assert.equal((await rows('usage', m.requestId))[0].credits, 4);
@@ -353,19 +478,45 @@ for (const backend of BACKENDS) {
     test('account endpoints need a token and cost nothing; admin endpoints need ADMIN_KEY', async () => {
       const { token, customerId, tokenId } = await customerToken(0);
       assert.equal((await rejection(gate.authorize(account, {}, meta({})))).status, 401);
-      assert.deepEqual((await gate.authorize(account, {}, meta({ authorization: `Bearer ${token}` }))).caller, { kind: 'customer', customerId, tokenId });
+      assert.deepEqual((await gate.authorize(account, {}, meta({ authorization: `Bearer ${token}` }))).caller, {
+        kind: 'customer',
+        customerId,
+        tokenId,
+      });
       const noKey = await rejection(lenient.authorize(admin, {}, meta({ authorization: `Bearer ${ADMIN_KEY}` })));
       assert.deepEqual([noKey.status, noKey.toBody()], [503, { detail: 'admin API disabled' }]);
-      assert.equal((await rejection(gate.authorize(admin, {}, meta({ authorization: 'Bearer wrong-key-wrong-key' })))).status, 401);
-      assert.equal((await rejection(gate.authorize(admin, {}, meta({ authorization: `Bearer ${token}` })))).status, 401);
-      assert.deepEqual((await gate.authorize(admin, {}, meta({ authorization: `Bearer ${ADMIN_KEY}` }))).caller, { kind: 'admin', via: 'key' });
+      assert.equal(
+        (await rejection(gate.authorize(admin, {}, meta({ authorization: 'Bearer wrong-key-wrong-key' })))).status,
+        401,
+      );
+      assert.equal(
+        (await rejection(gate.authorize(admin, {}, meta({ authorization: `Bearer ${token}` })))).status,
+        401,
+      );
+      assert.deepEqual((await gate.authorize(admin, {}, meta({ authorization: `Bearer ${ADMIN_KEY}` }))).caller, {
+        kind: 'admin',
+        via: 'key',
+      });
     });
 
     test('default mode buffers the rows and writes them within AUDIT_FLUSH_MS', async () => {
       const { token } = await customerToken(10);
       const m = meta({ authorization: `Bearer ${token}` });
       const charge = await lenient.authorize(screen, { value: 'x' }, m);
-      await charge.commit({ status: 200, audit: [{ screened_value: 'v', matched_value: 'V', list: 'l', list_type: 'risk', match: 'exact', list_version: 'v1', as_of: null }] });
+      await charge.commit({
+        status: 200,
+        audit: [
+          {
+            screened_value: 'v',
+            matched_value: 'V',
+            list: 'l',
+            list_type: 'risk',
+            match: 'exact',
+            list_version: 'v1',
+            as_of: null,
+          },
+        ],
+      });
       const t0 = Date.now();
       while ((await rows('audit_matches', m.requestId)).length === 0) {
         assert.ok(Date.now() - t0 < 5000, 'row not written');

@@ -40,9 +40,18 @@ before(async () => {
   quota = new QuotaManager(db, { leaseSize: 5, now: () => NOW });
   // An engine without lists: a match's detail then finds no current listing.
   engine = await Engine.create({ shards: 1 });
-  const screening = { engine, catalog: new ListCatalog(LISTS), ens: new EnsResolver({ rpcUrl: undefined, ttlSeconds: 60 }) };
+  const screening = {
+    engine,
+    catalog: new ListCatalog(LISTS),
+    ens: new EnsResolver({ rpcUrl: undefined, ttlSeconds: 60 }),
+  };
   const planRequests = new PlanRequests(db, customers);
-  endpoints = new Map([...accountEndpoints({ tokens, quota, customers, planRequests, audit, screening }), ...adminEndpoints({ tokens, quota, customers })].map((e) => [e.id, e]));
+  endpoints = new Map(
+    [
+      ...accountEndpoints({ tokens, quota, customers, planRequests, audit, screening }),
+      ...adminEndpoints({ tokens, quota, customers }),
+    ].map((e) => [e.id, e]),
+  );
 });
 after(async () => {
   await quota.close();
@@ -55,7 +64,14 @@ after(async () => {
 async function call(id: string, input: unknown, caller: Caller): Promise<unknown> {
   const ep = endpoints.get(id)!;
   const ctx: RequestContext = {
-    meta: { requestId: 'r', transport: 'rest', method: ep.method, url: `http://127.0.0.1/api/v1${ep.path}`, clientIp: '127.0.0.1', headers: {} },
+    meta: {
+      requestId: 'r',
+      transport: 'rest',
+      method: ep.method,
+      url: `http://127.0.0.1/api/v1${ep.path}`,
+      clientIp: '127.0.0.1',
+      headers: {},
+    },
     log: pino({ level: 'silent' }),
     caller,
     now: () => NOW,
@@ -70,16 +86,38 @@ const admin: Caller = { kind: 'admin', via: 'key' };
 describe('management API handlers', () => {
   test('admin: plans, customers, tokens; 404 and 409', async () => {
     const plan = (await call('admin.plans.create', { name: 'mgmt-pro', monthly_quota: 500 }, admin)) as { id: number };
-    await assert.rejects(call('admin.plans.create', { name: 'mgmt-pro', monthly_quota: 1 }, admin), (e: HttpError) => e.status === 409);
-    const c = (await call('admin.customers.create', { name: 'Acme', plan_id: plan.id }, admin)) as Record<string, unknown>;
+    await assert.rejects(
+      call('admin.plans.create', { name: 'mgmt-pro', monthly_quota: 1 }, admin),
+      (e: HttpError) => e.status === 409,
+    );
+    const c = (await call('admin.customers.create', { name: 'Acme', plan_id: plan.id }, admin)) as Record<
+      string,
+      unknown
+    >;
     assert.equal(c.plan, 'mgmt-pro');
     assert.equal(c.monthly_quota, 500);
     assert.equal(c.quota_override, null);
-    const updated = (await call('admin.customers.update', { customer_id: c.id, monthly_quota: 20 }, admin)) as Record<string, unknown>;
-    assert.deepEqual([updated.monthly_quota, updated.quota], [20, { month: '2025-06', monthly_quota: 20, used: 0, remaining: 20 }]);
-    await assert.rejects(call('admin.customers.get', { customer_id: 999_999 }, admin), (e: HttpError) => e.status === 404);
-    await assert.rejects(call('admin.tokens.create', { customer_id: 999_999 }, admin), (e: HttpError) => e.status === 404);
-    const t = (await call('admin.tokens.create', { customer_id: c.id, name: 'ci' }, admin)) as { id: number; token: string; prefix: string };
+    const updated = (await call('admin.customers.update', { customer_id: c.id, monthly_quota: 20 }, admin)) as Record<
+      string,
+      unknown
+    >;
+    assert.deepEqual(
+      [updated.monthly_quota, updated.quota],
+      [20, { month: '2025-06', monthly_quota: 20, used: 0, remaining: 20 }],
+    );
+    await assert.rejects(
+      call('admin.customers.get', { customer_id: 999_999 }, admin),
+      (e: HttpError) => e.status === 404,
+    );
+    await assert.rejects(
+      call('admin.tokens.create', { customer_id: 999_999 }, admin),
+      (e: HttpError) => e.status === 404,
+    );
+    const t = (await call('admin.tokens.create', { customer_id: c.id, name: 'ci' }, admin)) as {
+      id: number;
+      token: string;
+      prefix: string;
+    };
     assert.match(t.token, /^sk_[0-9A-Za-z]{32}$/);
     const listed = (await call('admin.tokens.list', { customer_id: c.id }, admin)) as Record<string, unknown>[];
     assert.deepEqual(
@@ -110,7 +148,10 @@ describe('management API handlers', () => {
       ((await call('account.tokens.list', {}, me)) as { id: number }[]).map((x) => x.id),
       [record.id, created.id],
     );
-    await assert.rejects(call('account.tokens.revoke', { token_id: foreign.id }, me), (e: HttpError) => e.status === 404);
+    await assert.rejects(
+      call('account.tokens.revoke', { token_id: foreign.id }, me),
+      (e: HttpError) => e.status === 404,
+    );
 
     const t = Date.parse('2025-06-14T10:00:00Z');
     const row = (i: number, list: string) => ({
@@ -143,21 +184,31 @@ describe('management API handlers', () => {
         network: '',
       })),
     );
-    assert.deepEqual(await call('account.usage', {}, me), [{ day: '2025-06-14', endpoint: 'screen.email', requests: 3, credits: 3, paid_requests: 0 }]);
+    assert.deepEqual(await call('account.usage', {}, me), [
+      { day: '2025-06-14', endpoint: 'screen.email', requests: 3, credits: 3, paid_requests: 0 },
+    ]);
     assert.deepEqual(await call('account.usage', { from: '2025-06-15' }, me), []);
     assert.deepEqual(await call('account.matches', { from: '2025-06-01', to: '2025-06-14' }, me), [
       { day: '2025-06-14', list: 'disposable', matches: 1, requests: 1 },
       { day: '2025-06-14', list: 'phish', matches: 2, requests: 2 },
     ]);
-    const page = (await call('account.audit', { list: 'phish', limit: 1, offset: 1 }, me)) as { total: number; items: { request_id: string }[] };
+    const page = (await call('account.audit', { list: 'phish', limit: 1, offset: 1 }, me)) as {
+      total: number;
+      items: { request_id: string }[];
+    };
     assert.deepEqual([page.total, page.items.map((i) => i.request_id)], [2, ['m1']]);
     const csv = (await call('account.auditCsv', { value: 'a3@x.io' }, me)) as RawResponse;
     assert.equal(csv.contentType, 'text/csv; charset=utf-8');
     assert.equal(
       [...(csv.body as Iterable<string>)].join(''),
-      'time,request_id,endpoint,screened_value,matched_value,list,list_type,match,list_version,as_of\r\n' + '2025-06-14T10:00:00.003Z,m3,screen.email,a3@x.io,a3@x.io,disposable,crime,exact,v1,\r\n',
+      'time,request_id,endpoint,screened_value,matched_value,list,list_type,match,list_version,as_of\r\n' +
+        '2025-06-14T10:00:00.003Z,m3,screen.email,a3@x.io,a3@x.io,disposable,crime,exact,v1,\r\n',
     );
     const otherCaller: Caller = { kind: 'customer', customerId: other.id, tokenId: foreign.id };
-    assert.deepEqual(((await call('account.audit', {}, otherCaller)) as { total: number }).total, 0, "another customer's trail is empty");
+    assert.deepEqual(
+      ((await call('account.audit', {}, otherCaller)) as { total: number }).total,
+      0,
+      "another customer's trail is empty",
+    );
   });
 });

@@ -22,8 +22,15 @@ async function drain(q: QuotaManager, customerId: number): Promise<number> {
   }
 }
 
-async function usedInDb(db: Db, customerId: number, month: string): Promise<{ used: number; leased: number } | undefined> {
-  const { rows } = await db.query<{ used: number; leased: number }>('SELECT used, leased FROM quota_usage WHERE customer_id = $1 AND month = $2', [customerId, month]);
+async function usedInDb(
+  db: Db,
+  customerId: number,
+  month: string,
+): Promise<{ used: number; leased: number } | undefined> {
+  const { rows } = await db.query<{ used: number; leased: number }>(
+    'SELECT used, leased FROM quota_usage WHERE customer_id = $1 AND month = $2',
+    [customerId, month],
+  );
   return rows[0];
 }
 
@@ -42,7 +49,8 @@ test('monthOf: the UTC calendar month, also when asked across boundaries in any 
     ['2026-11-30T23:59:59.999Z', '2026-11'],
   ];
   for (const [iso, month] of cases) assert.equal(monthOf(ms(iso)), month, iso);
-  for (let t = ms('2025-06-15T00:00:00Z'); t < ms('2027-06-15T00:00:00Z'); t += 3_600_000 * 7) assert.equal(monthOf(t), new Date(t).toISOString().slice(0, 7));
+  for (let t = ms('2025-06-15T00:00:00Z'); t < ms('2027-06-15T00:00:00Z'); t += 3_600_000 * 7)
+    assert.equal(monthOf(t), new Date(t).toISOString().slice(0, 7));
 });
 
 for (const backend of BACKENDS) {

@@ -33,12 +33,23 @@ for (const backend of BACKENDS) {
       assert.equal(rows[0].token_hash, createHash('sha256').update(token).digest('hex'));
       assert.ok(!Object.values(rows[0]).some((v) => v === token), 'the token itself is not stored');
 
-      assert.deepEqual(await tokens.verify(token), { tokenId: record.id, customerId: c.id, screen: true, dashboard: true });
-      assert.deepEqual(tokens.verify(token), { tokenId: record.id, customerId: c.id, screen: true, dashboard: true }, 'second check is synchronous');
+      assert.deepEqual(await tokens.verify(token), {
+        tokenId: record.id,
+        customerId: c.id,
+        screen: true,
+        dashboard: true,
+      });
+      assert.deepEqual(
+        tokens.verify(token),
+        { tokenId: record.id, customerId: c.id, screen: true, dashboard: true },
+        'second check is synchronous',
+      );
       assert.equal(tokens.verify('sk_short'), null);
       assert.equal(await tokens.verify(generateToken()), null);
       await tokens.close();
-      const used = await db.query<{ last_used_at: Date | null }>('SELECT last_used_at FROM api_tokens WHERE id = $1', [record.id]);
+      const used = await db.query<{ last_used_at: Date | null }>('SELECT last_used_at FROM api_tokens WHERE id = $1', [
+        record.id,
+      ]);
       assert.ok(used.rows[0].last_used_at instanceof Date, 'last_used_at written on close');
     });
 
@@ -52,11 +63,24 @@ for (const backend of BACKENDS) {
       const again = tokens.verify(first.token);
       assert.ok(again instanceof Promise, 'the oldest was dropped');
       assert.deepEqual(await again, { tokenId: first.record.id, customerId: c.id, screen: true, dashboard: true });
-      assert.deepEqual(tokens.verify(first.token), { tokenId: first.record.id, customerId: c.id, screen: true, dashboard: true }, 'cached again');
-      assert.deepEqual(tokens.verify(third.token), { tokenId: third.record.id, customerId: c.id, screen: true, dashboard: true });
+      assert.deepEqual(
+        tokens.verify(first.token),
+        { tokenId: first.record.id, customerId: c.id, screen: true, dashboard: true },
+        'cached again',
+      );
+      assert.deepEqual(tokens.verify(third.token), {
+        tokenId: third.record.id,
+        customerId: c.id,
+        screen: true,
+        dashboard: true,
+      });
       await tokens.revoke(first.record.id);
       assert.equal(await tokens.verify(first.token), null, 'a cached token is forgotten when revoked');
-      assert.deepEqual(tokens.verify(third.token), { tokenId: third.record.id, customerId: c.id, screen: true, dashboard: true }, 'the others stay cached');
+      assert.deepEqual(
+        tokens.verify(third.token),
+        { tokenId: third.record.id, customerId: c.id, screen: true, dashboard: true },
+        'the others stay cached',
+      );
       await tokens.close();
     });
 

@@ -47,7 +47,10 @@ async function signIn(p: Page, token = customer.token): Promise<void> {
 }
 
 function api(path: string, token: string, init: RequestInit = {}): Promise<Response> {
-  return fetch(`${svc.url}/api/v1${path}`, { ...init, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...(init.headers ?? {}) } });
+  return fetch(`${svc.url}/api/v1${path}`, {
+    ...init,
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...(init.headers ?? {}) },
+  });
 }
 
 test('a wrong token shows an error on the sign-in page, not a blank page', async () => {
@@ -61,7 +64,10 @@ test('a wrong token shows an error on the sign-in page, not a blank page', async
   await p.locator('#credential').fill('not a token');
   await p.getByRole('button', { name: 'Sign in' }).click();
   await p.getByRole('alert').filter({ hasText: 'This API token is not valid' }).waitFor();
-  assert.equal(await p.evaluate(() => (globalThis as unknown as { sessionStorage: { length: number } }).sessionStorage.length), 0);
+  assert.equal(
+    await p.evaluate(() => (globalThis as unknown as { sessionStorage: { length: number } }).sessionStorage.length),
+    0,
+  );
   await visited(p, 'sign-in-error');
 });
 
@@ -69,7 +75,15 @@ test('keyboard-only sign-in; the token is kept in sessionStorage only (no URL, n
   const { page: p, context } = opened[opened.push(await openPage(browser, svc.url)) - 1];
   await p.goto('/dashboard');
   await heading(p, 'Sign in');
-  for (let i = 0; i < 10 && (await p.evaluate(() => (globalThis as unknown as { document: { activeElement: { id: string } | null } }).document.activeElement?.id)) !== 'credential'; i++) {
+  for (
+    let i = 0;
+    i < 10 &&
+    (await p.evaluate(
+      () =>
+        (globalThis as unknown as { document: { activeElement: { id: string } | null } }).document.activeElement?.id,
+    )) !== 'credential';
+    i++
+  ) {
     await p.keyboard.press('Tab');
   }
   await p.keyboard.type(customer.token);
@@ -78,11 +92,16 @@ test('keyboard-only sign-in; the token is kept in sessionStorage only (no URL, n
   assert.equal(await p.getByTestId('who').textContent(), 'Acme Payments');
   assert.ok(!p.url().includes(customer.token));
   assert.deepEqual(await context.cookies(), []);
-  const stored = await p.evaluate(() => JSON.stringify((globalThis as unknown as { sessionStorage: Record<string, string> }).sessionStorage));
+  const stored = await p.evaluate(() =>
+    JSON.stringify((globalThis as unknown as { sessionStorage: Record<string, string> }).sessionStorage),
+  );
   assert.ok(stored.includes(customer.token));
   await p.getByRole('button', { name: 'Sign out' }).click();
   await heading(p, 'Sign in');
-  assert.equal(await p.evaluate(() => (globalThis as unknown as { sessionStorage: { length: number } }).sessionStorage.length), 0);
+  assert.equal(
+    await p.evaluate(() => (globalThis as unknown as { sessionStorage: { length: number } }).sessionStorage.length),
+    0,
+  );
 });
 
 test('screen a listed address on the Screen page (metered), then find the match in the audit trail and in the overview chart', async () => {
@@ -113,7 +132,11 @@ test('screen a listed address on the Screen page (metered), then find the match 
   const row = chart.getByRole('row', { name: new RegExp(today) });
   // allTextContents does not wait for the rows to render.
   await row.waitFor();
-  assert.deepEqual(await row.getByRole('cell').allTextContents(), ['1', '2'], 'one request, two matches (ofac_sdn and ofac_crypto) today');
+  assert.deepEqual(
+    await row.getByRole('cell').allTextContents(),
+    ['1', '2'],
+    'one request, two matches (ofac_sdn and ofac_crypto) today',
+  );
   const perList = p.getByRole('figure', { name: /Matches per list/ });
   await perList.getByText('Show data').click();
   const listRow = perList.getByRole('row', { name: /ofac_crypto/ });
@@ -125,9 +148,13 @@ test('screen a listed address on the Screen page (metered), then find the match 
 
 test('audit trail: filter by value and list, open a match’s detail, export the filtered set as CSV, page by keyset', async () => {
   for (const value of [LISTED_BTC, LISTED_BTC, 'someone@mailinator.com']) {
-    assert.equal((await api(value.includes('@') ? `/screen/email/${value}` : `/screen/crypto/${value}`, customer.token)).status, 200);
+    assert.equal(
+      (await api(value.includes('@') ? `/screen/email/${value}` : `/screen/crypto/${value}`, customer.token)).status,
+      200,
+    );
   }
-  const count = async (query: string) => ((await (await api(`/account/audit?${query}`, customer.token)).json()) as { total: number }).total;
+  const count = async (query: string) =>
+    ((await (await api(`/account/audit?${query}`, customer.token)).json()) as { total: number }).total;
   const all = await count('');
   const filtered = await count('list=ofac_crypto&value_contains=12qtd5');
   assert.ok(filtered >= 2 && filtered < all);
@@ -156,11 +183,18 @@ test('audit trail: filter by value and list, open a match’s detail, export the
   const dialog = p.getByRole('dialog', { name: 'Match detail' });
   await dialog.getByText('Listing metadata', { exact: false }).first().waitFor();
   assert.match((await dialog.getByTestId('detail-request-id').textContent()) ?? '', /\S{8,}/);
-  assert.match((await dialog.locator('pre.json').first().textContent()) ?? '', /"[a-z_]+":/, 'the listing metadata is shown');
+  assert.match(
+    (await dialog.locator('pre.json').first().textContent()) ?? '',
+    /"[a-z_]+":/,
+    'the listing metadata is shown',
+  );
   await visited(p, 'audit-detail');
   await dialog.getByRole('button', { name: 'Close' }).click();
 
-  const [download] = await Promise.all([p.waitForEvent('download'), p.getByRole('button', { name: 'Export CSV' }).click()]);
+  const [download] = await Promise.all([
+    p.waitForEvent('download'),
+    p.getByRole('button', { name: 'Export CSV' }).click(),
+  ]);
   const csv = readFileSync((await download.path())!, 'utf8')
     .trim()
     .split('\r\n');
@@ -220,7 +254,13 @@ test('tokens: a new token is shown once; revoked, its next call is refused', asy
 
 test('revoking the token you are signed in with signs you out', async () => {
   const admin = { authorization: `Bearer ${TEST_ADMIN_KEY}`, 'content-type': 'application/json' };
-  const t = (await (await fetch(`${svc.url}/api/v1/admin/customers/${customer.customerId}/tokens`, { method: 'POST', headers: admin, body: '{"name":"laptop"}' })).json()) as { token: string };
+  const t = (await (
+    await fetch(`${svc.url}/api/v1/admin/customers/${customer.customerId}/tokens`, {
+      method: 'POST',
+      headers: admin,
+      body: '{"name":"laptop"}',
+    })
+  ).json()) as { token: string };
   const p = await page();
   await signIn(p, t.token);
   await go(p, 'API tokens');
@@ -236,7 +276,13 @@ test('revoking the token you are signed in with signs you out', async () => {
 
 test('a token revoked elsewhere (by the operator) signs the dashboard out at its next call', async () => {
   const admin = { authorization: `Bearer ${TEST_ADMIN_KEY}`, 'content-type': 'application/json' };
-  const t = (await (await fetch(`${svc.url}/api/v1/admin/customers/${customer.customerId}/tokens`, { method: 'POST', headers: admin, body: '{"name":"kiosk"}' })).json()) as {
+  const t = (await (
+    await fetch(`${svc.url}/api/v1/admin/customers/${customer.customerId}/tokens`, {
+      method: 'POST',
+      headers: admin,
+      body: '{"name":"kiosk"}',
+    })
+  ).json()) as {
     id: number;
     token: string;
   };
@@ -245,11 +291,17 @@ test('a token revoked elsewhere (by the operator) signs the dashboard out at its
   // The overview's own calls finish first: one still in flight when the token is revoked would be
   // the call that signs the page out, before the click below (seen once in a fresh clone's run).
   await p.waitForLoadState('networkidle');
-  assert.equal((await fetch(`${svc.url}/api/v1/admin/tokens/${t.id}`, { method: 'DELETE', headers: admin })).status, 200);
+  assert.equal(
+    (await fetch(`${svc.url}/api/v1/admin/tokens/${t.id}`, { method: 'DELETE', headers: admin })).status,
+    200,
+  );
   await p.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: 'Usage', exact: true }).click();
   await heading(p, 'Sign in');
   await p.getByText('Your session ended').waitFor();
-  assert.equal(await p.evaluate(() => (globalThis as unknown as { sessionStorage: { length: number } }).sessionStorage.length), 0);
+  assert.equal(
+    await p.evaluate(() => (globalThis as unknown as { sessionStorage: { length: number } }).sessionStorage.length),
+    0,
+  );
 });
 
 test('webhooks: an endpoint on a loopback receiver (secret shown once), a test event delivered in the log, the secret rotated, disabled, deleted; a monitored value added and removed', async () => {
@@ -274,7 +326,14 @@ test('webhooks: an endpoint on a loopback receiver (secret shown once), a test e
     await log.getByRole('button', { name: 'Refresh' }).click();
     await p.waitForTimeout(500);
   }
-  assert.deepEqual(await delivered.getByRole('cell').allTextContents(), [eventId, 'test', 'delivered', '1', '—', '200']);
+  assert.deepEqual(await delivered.getByRole('cell').allTextContents(), [
+    eventId,
+    'test',
+    'delivered',
+    '1',
+    '—',
+    '200',
+  ]);
   const got = receiver.received.find((r) => r.body.id === eventId);
   assert.ok(got?.verified, 'the receiver verified the signature with the secret shown once');
   await visited(p, 'webhooks-deliveries');
@@ -299,7 +358,9 @@ test('webhooks: an endpoint on a loopback receiver (secret shown once), a test e
   receiver.secrets.set('/hook', rotated);
   await p.getByRole('button', { name: 'I have copied it' }).click();
   await endpoint.getByRole('button', { name: 'Send test' }).click();
-  const second = /evt_test_[0-9a-f-]+/.exec((await p.getByRole('status').filter({ hasText: 'Test event' }).filter({ hasNotText: eventId }).textContent())!)![0];
+  const second = /evt_test_[0-9a-f-]+/.exec(
+    (await p.getByRole('status').filter({ hasText: 'Test event' }).filter({ hasNotText: eventId }).textContent())!,
+  )![0];
   for (let i = 0; i < 120 && !receiver.received.some((r) => r.body.id === second); i++) await p.waitForTimeout(250);
   assert.ok(receiver.received.find((r) => r.body.id === second)?.verified, 'signed with the rotated secret');
 
@@ -307,7 +368,10 @@ test('webhooks: an endpoint on a loopback receiver (secret shown once), a test e
   await endpoint.getByText('disabled', { exact: true }).waitFor();
   assert.ok(await endpoint.getByRole('button', { name: 'Send test' }).isDisabled());
   await endpoint.getByRole('button', { name: 'Delete' }).click();
-  await p.getByRole('dialog', { name: 'Delete this endpoint?' }).getByRole('button', { name: 'Delete endpoint' }).click();
+  await p
+    .getByRole('dialog', { name: 'Delete this endpoint?' })
+    .getByRole('button', { name: 'Delete endpoint' })
+    .click();
   await p.getByText('No webhook endpoints.').waitFor();
   assert.deepEqual((await (await api('/account/webhooks', customer.token)).json()) as unknown[], []);
 
@@ -329,7 +393,9 @@ test('screen a listed name on the Screen page (metered): the party in the result
   await result.getByRole('cell', { name: 'SADDAM HUSSEIN AL-TIKRITI (un_sc:IQi.001)', exact: true }).waitFor();
   await result.getByText('sanctioned', { exact: true }).waitFor();
   assert.equal(await result.getByTestId('screened-as-of').textContent(), 'now (the current lists)');
-  const versions = (await api('/screen/name?name=Saddam%20Hussein%20al-Tikriti', customer.token)).headers.get('X-List-Versions')!;
+  const versions = (await api('/screen/name?name=Saddam%20Hussein%20al-Tikriti', customer.token)).headers.get(
+    'X-List-Versions',
+  )!;
   assert.match(versions, /^ofac_sdn=[^,]+,/);
   assert.equal(
     await result.getByTestId('list-versions').textContent(),
@@ -360,16 +426,22 @@ test('private lists: create one, upload a CSV, screen against it now and as of a
   const upload = async (value: string) => {
     await row.getByRole('button', { name: `Upload to ${slug}` }).click();
     const dialog = p.getByRole('dialog', { name: 'Upload entries to Offboarded customers' });
-    await dialog
-      .getByLabel('File')
-      .setInputFiles({ name: 'offboarded.csv', mimeType: 'text/csv', buffer: Buffer.from(`entity_type,value,metadata\ncrypto_address,${value},"{""reason"":""chargebacks""}"\n`) });
+    await dialog.getByLabel('File').setInputFiles({
+      name: 'offboarded.csv',
+      mimeType: 'text/csv',
+      buffer: Buffer.from(`entity_type,value,metadata\ncrypto_address,${value},"{""reason"":""chargebacks""}"\n`),
+    });
     await dialog.getByRole('button', { name: 'Upload' }).click();
     await p
       .getByRole('status')
       .filter({ hasText: `${slug}: new version` })
       .last()
       .waitFor();
-    const [list] = (await (await api('/account/lists', customer.token)).json()) as { slug: string; last_updated: string; total: number }[];
+    const [list] = (await (await api('/account/lists', customer.token)).json()) as {
+      slug: string;
+      last_updated: string;
+      total: number;
+    }[];
     assert.deepEqual([list.slug, list.total], [slug, 1]);
     return list.last_updated;
   };
@@ -390,7 +462,11 @@ test('private lists: create one, upload a CSV, screen against it now and as of a
   };
   assert.match(await screen('', 'now (the current lists)'), /no match/, 'delisted by the second upload');
   const inParis = new Date(Date.parse(v1) + 3_600_000).toISOString().replace('Z', '+01:00');
-  assert.match(await screen(inParis, new Date(v1).toISOString()), /Offboarded customers/, 'listed as of the first version');
+  assert.match(
+    await screen(inParis, new Date(v1).toISOString()),
+    /Offboarded customers/,
+    'listed as of the first version',
+  );
   await visited(p, 'screen-as-of');
 
   await go(p, 'Private lists');
@@ -418,7 +494,10 @@ test('values with markup render as text, in the audit trail and a match’s deta
     },
   ]);
   await api('/account/tokens', customer.token, { method: 'POST', body: JSON.stringify({ name: markup }) });
-  await api('/account/monitored-entities', customer.token, { method: 'POST', body: JSON.stringify({ entity_type: 'country', value: 'IR', label: markup }) });
+  await api('/account/monitored-entities', customer.token, {
+    method: 'POST',
+    body: JSON.stringify({ entity_type: 'country', value: 'IR', label: markup }),
+  });
   const { page: p, problems } = opened[opened.push(await openPage(browser, svc.url)) - 1];
   await signIn(p);
   await p.getByRole('cell', { name: markup }).first().waitFor();
@@ -442,7 +521,13 @@ test('values with markup render as text, in the audit trail and a match’s deta
 
 test('usage, lists (with the changes feed) and billing pages render and pass axe; a plan request shows its outcome', async () => {
   const admin = { authorization: `Bearer ${TEST_ADMIN_KEY}`, 'content-type': 'application/json' };
-  const plan = (await (await fetch(`${svc.url}/api/v1/admin/plans`, { method: 'POST', headers: admin, body: JSON.stringify({ name: 'Growth', monthly_quota: 50_000 }) })).json()) as { id: number };
+  const plan = (await (
+    await fetch(`${svc.url}/api/v1/admin/plans`, {
+      method: 'POST',
+      headers: admin,
+      body: JSON.stringify({ name: 'Growth', monthly_quota: 50_000 }),
+    })
+  ).json()) as { id: number };
   const p = await page();
   await signIn(p);
   await go(p, 'Usage');
@@ -465,9 +550,15 @@ test('usage, lists (with the changes feed) and billing pages render and pass axe
   await p.getByTestId('plan-requests').getByText('pending').waitFor();
   await visited(p, 'billing');
 
-  const [request] = (await (await fetch(`${svc.url}/api/v1/admin/plan-requests?status=pending`, { headers: admin })).json()) as { id: number; plan_id: number }[];
+  const [request] = (await (
+    await fetch(`${svc.url}/api/v1/admin/plan-requests?status=pending`, { headers: admin })
+  ).json()) as { id: number; plan_id: number }[];
   assert.equal(request.plan_id, plan.id);
-  await fetch(`${svc.url}/api/v1/admin/plan-requests/${request.id}/approve`, { method: 'POST', headers: admin, body: JSON.stringify({ note: 'Welcome aboard' }) });
+  await fetch(`${svc.url}/api/v1/admin/plan-requests/${request.id}/approve`, {
+    method: 'POST',
+    headers: admin,
+    body: JSON.stringify({ note: 'Welcome aboard' }),
+  });
   await p.reload();
   await heading(p, 'Billing');
   await p.getByTestId('plan-requests').getByText('approved').waitFor();
@@ -479,5 +570,6 @@ test('usage, lists (with the changes feed) and billing pages render and pass axe
 });
 
 after(() => {
-  for (const { problems } of opened) assert.deepEqual(problems, [], 'no CSP violation, page error or dialog on any page');
+  for (const { problems } of opened)
+    assert.deepEqual(problems, [], 'no CSP violation, page error or dialog on any page');
 });

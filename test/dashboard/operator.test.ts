@@ -29,7 +29,9 @@ after(async () => {
 });
 
 function stored(page: Page): Promise<string> {
-  return page.evaluate(() => JSON.stringify((globalThis as unknown as { sessionStorage: Record<string, string> }).sessionStorage));
+  return page.evaluate(() =>
+    JSON.stringify((globalThis as unknown as { sessionStorage: Record<string, string> }).sessionStorage),
+  );
 }
 
 /** The session token the dashboard keeps. */
@@ -54,7 +56,10 @@ test('a wrong admin key is refused with an error; the right one opens an operato
   assert.ok(!session.includes(TEST_ADMIN_KEY), 'the admin key is not in sessionStorage');
   const token = await sessionToken(p);
   assert.match(token ?? '', /^op_[0-9A-Za-z]{32}$/, 'an operator session token is kept instead');
-  assert.equal((await fetch(`${svc.url}/api/v1/admin/plans`, { headers: { authorization: `Bearer ${token}` } })).status, 200);
+  assert.equal(
+    (await fetch(`${svc.url}/api/v1/admin/plans`, { headers: { authorization: `Bearer ${token}` } })).status,
+    200,
+  );
   await visited(p, 'admin-overview');
 });
 
@@ -71,7 +76,10 @@ test('the operator creates a customer with a quota, changes it, and creates its 
   await p.getByLabel('Own monthly quota').fill('750');
   await p.getByRole('button', { name: 'Save' }).click();
   await p.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
-  const detail = (await (await fetch(`${svc.url}/api/v1/admin/customers/${id}`, { headers: admin })).json()) as { monthly_quota: number; quota: { monthly_quota: number } };
+  const detail = (await (await fetch(`${svc.url}/api/v1/admin/customers/${id}`, { headers: admin })).json()) as {
+    monthly_quota: number;
+    quota: { monthly_quota: number };
+  };
   assert.equal(detail.monthly_quota, 750);
   assert.equal(detail.quota.monthly_quota, 750);
 
@@ -100,12 +108,27 @@ test('plans: the operator offers a plan, a customer asks for it, the operator ap
   await p.getByRole('button', { name: 'Create plan' }).click();
   await p.getByLabel('Monthly quota of Scale').waitFor();
 
-  const c = (await (await fetch(`${svc.url}/api/v1/admin/customers`, { method: 'POST', headers: admin, body: JSON.stringify({ name: 'Contoso Pay', monthly_quota: 100 }) })).json()) as { id: number };
-  const t = (await (await fetch(`${svc.url}/api/v1/admin/customers/${c.id}/tokens`, { method: 'POST', headers: admin, body: '{}' })).json()) as { token: string };
+  const c = (await (
+    await fetch(`${svc.url}/api/v1/admin/customers`, {
+      method: 'POST',
+      headers: admin,
+      body: JSON.stringify({ name: 'Contoso Pay', monthly_quota: 100 }),
+    })
+  ).json()) as { id: number };
+  const t = (await (
+    await fetch(`${svc.url}/api/v1/admin/customers/${c.id}/tokens`, { method: 'POST', headers: admin, body: '{}' })
+  ).json()) as { token: string };
   const customer = { authorization: `Bearer ${t.token}`, 'content-type': 'application/json' };
-  const plans = (await (await fetch(`${svc.url}/api/v1/account/plans`, { headers: customer })).json()) as { id: number; name: string }[];
+  const plans = (await (await fetch(`${svc.url}/api/v1/account/plans`, { headers: customer })).json()) as {
+    id: number;
+    name: string;
+  }[];
   const scale = plans.find((x) => x.name === 'Scale')!;
-  const asked = await fetch(`${svc.url}/api/v1/account/plan-requests`, { method: 'POST', headers: customer, body: JSON.stringify({ plan_id: scale.id, note: 'Black Friday volume' }) });
+  const asked = await fetch(`${svc.url}/api/v1/account/plan-requests`, {
+    method: 'POST',
+    headers: customer,
+    body: JSON.stringify({ plan_id: scale.id, note: 'Black Friday volume' }),
+  });
   assert.equal(asked.status, 200);
 
   await p.reload();
@@ -119,9 +142,15 @@ test('plans: the operator offers a plan, a customer asks for it, the operator ap
   await dialog.getByRole('button', { name: 'Approve' }).click();
   await p.getByText('No requests.').waitFor();
 
-  const account = (await (await fetch(`${svc.url}/api/v1/account`, { headers: customer })).json()) as { plan: string; quota: { monthly_quota: number } };
+  const account = (await (await fetch(`${svc.url}/api/v1/account`, { headers: customer })).json()) as {
+    plan: string;
+    quota: { monthly_quota: number };
+  };
   assert.deepEqual([account.plan, account.quota.monthly_quota], ['Scale', 100000]);
-  const [outcome] = (await (await fetch(`${svc.url}/api/v1/account/plan-requests`, { headers: customer })).json()) as { status: string; decision_note: string }[];
+  const [outcome] = (await (await fetch(`${svc.url}/api/v1/account/plan-requests`, { headers: customer })).json()) as {
+    status: string;
+    decision_note: string;
+  }[];
   assert.deepEqual([outcome.status, outcome.decision_note], ['approved', 'Approved for Q4']);
 });
 
@@ -145,18 +174,34 @@ test('operator lists: create one, upload a CSV (its values screened for every cu
   await row.waitFor();
   await row.getByRole('button', { name: 'Upload to blocked_wallets' }).click();
   const dialog = p.getByRole('dialog', { name: 'Upload entries to Blocked wallets' });
-  await dialog
-    .getByLabel('File')
-    .setInputFiles({ name: 'blocked.ndjson', mimeType: 'application/x-ndjson', buffer: Buffer.from(`{"entity_type":"crypto_address","value":"${value}","metadata":{"case":"F-12"}}\n`) });
-  assert.equal(await dialog.getByLabel('Format').inputValue(), 'application/x-ndjson', 'the format follows the file name');
+  await dialog.getByLabel('File').setInputFiles({
+    name: 'blocked.ndjson',
+    mimeType: 'application/x-ndjson',
+    buffer: Buffer.from(`{"entity_type":"crypto_address","value":"${value}","metadata":{"case":"F-12"}}\n`),
+  });
+  assert.equal(
+    await dialog.getByLabel('Format').inputValue(),
+    'application/x-ndjson',
+    'the format follows the file name',
+  );
   await dialog.getByRole('button', { name: 'Upload' }).click();
   await p.getByRole('status').filter({ hasText: 'blocked_wallets: new version' }).waitFor();
   await row.getByRole('cell', { name: '1', exact: true }).waitFor();
   await visited(p, 'admin-operator-lists');
 
-  const c = (await (await fetch(`${svc.url}/api/v1/admin/customers`, { method: 'POST', headers: admin, body: JSON.stringify({ name: 'Fabrikam', monthly_quota: 10 }) })).json()) as { id: number };
-  const t = (await (await fetch(`${svc.url}/api/v1/admin/customers/${c.id}/tokens`, { method: 'POST', headers: admin, body: '{}' })).json()) as { token: string };
-  const screened = (await (await fetch(`${svc.url}/api/v1/screen/crypto/${value}`, { headers: { authorization: `Bearer ${t.token}` } })).json()) as { matches: { list: string }[] };
+  const c = (await (
+    await fetch(`${svc.url}/api/v1/admin/customers`, {
+      method: 'POST',
+      headers: admin,
+      body: JSON.stringify({ name: 'Fabrikam', monthly_quota: 10 }),
+    })
+  ).json()) as { id: number };
+  const t = (await (
+    await fetch(`${svc.url}/api/v1/admin/customers/${c.id}/tokens`, { method: 'POST', headers: admin, body: '{}' })
+  ).json()) as { token: string };
+  const screened = (await (
+    await fetch(`${svc.url}/api/v1/screen/crypto/${value}`, { headers: { authorization: `Bearer ${t.token}` } })
+  ).json()) as { matches: { list: string }[] };
   assert.deepEqual(
     screened.matches.map((m) => m.list),
     ['blocked_wallets'],
@@ -180,6 +225,9 @@ test('sign-out revokes the operator session on the server', async () => {
   await p.getByRole('button', { name: 'Sign out' }).click();
   await heading(p, 'Sign in');
   assert.equal(await stored(p), '{}');
-  assert.equal((await fetch(`${svc.url}/api/v1/admin/plans`, { headers: { authorization: `Bearer ${token}` } })).status, 401);
+  assert.equal(
+    (await fetch(`${svc.url}/api/v1/admin/plans`, { headers: { authorization: `Bearer ${token}` } })).status,
+    401,
+  );
   assert.deepEqual(operator.problems, [], 'no CSP violation, page error or dialog');
 });

@@ -138,7 +138,9 @@ test('candidate index: the postings built at once are the term map FlexSearch bu
 
 test('idf ranking: a term above the scan frequency only adds weight to the candidates rarer terms found', () => {
   for (const common of [200, 5000]) {
-    const docs = Array.from({ length: common }, (_, d) => (d < 70 ? ['RARE', 'COMMON'] : d === 100 ? ['OTHER', 'COMMON'] : ['COMMON']));
+    const docs = Array.from({ length: common }, (_, d) =>
+      d < 70 ? ['RARE', 'COMMON'] : d === 100 ? ['OTHER', 'COMMON'] : ['COMMON'],
+    );
     const capped = new CandidateIndex({ tokenize: 'strict', resolution: 1, ranking: 'idf' }, 1_000_000, 100);
     const full = new CandidateIndex({ tokenize: 'strict', resolution: 1, ranking: 'idf' }, 1_000_000);
     docs.forEach((terms, doc) => {

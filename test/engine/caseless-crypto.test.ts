@@ -13,7 +13,15 @@ const TRON = 'TBHTJqAy4DhHhmT3dNceJYNRz4SdLofLre';
 const LISTS = [{ slug: 'ofac_crypto', list_type: 'sanctions' as const, version: 't', last_updated: null }];
 
 function record(value: string, metadata: Record<string, unknown> = {}): EntityRecord {
-  return { list: 'ofac_crypto', entity_type: 'crypto_address', value, metadata, source_url: null, listed_at: null, removed_at: null };
+  return {
+    list: 'ofac_crypto',
+    entity_type: 'crypto_address',
+    value,
+    metadata,
+    source_url: null,
+    listed_at: null,
+    removed_at: null,
+  };
 }
 
 test('an address listed in lower case only matches its mixed-case form; others still need their case', async () => {

@@ -10,8 +10,22 @@ const LISTS: ListSnapshotInfo[] = [
 ];
 const ALL = ['sdn', 'scam', 'disposable'];
 
-function rec(list: string, entity_type: EntityType, value: string, removed_at: string | null = null, metadata: Record<string, unknown> = {}): EntityRecord {
-  return { list, entity_type, value, metadata, source_url: `https://example.org/${list}`, listed_at: '2024-01-01T00:00:00Z', removed_at };
+function rec(
+  list: string,
+  entity_type: EntityType,
+  value: string,
+  removed_at: string | null = null,
+  metadata: Record<string, unknown> = {},
+): EntityRecord {
+  return {
+    list,
+    entity_type,
+    value,
+    metadata,
+    source_url: `https://example.org/${list}`,
+    listed_at: '2024-01-01T00:00:00Z',
+    removed_at,
+  };
 }
 
 const RECORDS: EntityRecord[] = [
@@ -45,17 +59,35 @@ describe('engine semantics on a small generation', () => {
   after(() => engine.close());
 
   test('crypto: canonical key matches whatever the case, per list, delisted excluded', async () => {
-    assert.deepEqual(brief(await engine.screen({ kind: 'crypto', value: '0x7f367CC41522ce07553e823bf3be79a889debe1b', lists: ALL })), [
-      [0, 'exact', 1],
-      [1, 'exact', 1],
-    ]);
-    assert.deepEqual(brief(await engine.screen({ kind: 'crypto', value: ' 0x7F367CC41522CE07553E823BF3BE79A889DEBE1B ', lists: ['scam'] })), [[1, 'exact', 1]]);
-    assert.deepEqual(await engine.screen({ kind: 'crypto', value: 'BC1QXY2KGDYGJRSQTZQ2N0YRF2493P83KKFJHX0WLH', lists: ALL }), []);
-    assert.deepEqual(await engine.screen({ kind: 'crypto', value: '0x0000000000000000000000000000000000000000', lists: ALL }), []);
+    assert.deepEqual(
+      brief(await engine.screen({ kind: 'crypto', value: '0x7f367CC41522ce07553e823bf3be79a889debe1b', lists: ALL })),
+      [
+        [0, 'exact', 1],
+        [1, 'exact', 1],
+      ],
+    );
+    assert.deepEqual(
+      brief(
+        await engine.screen({ kind: 'crypto', value: ' 0x7F367CC41522CE07553E823BF3BE79A889DEBE1B ', lists: ['scam'] }),
+      ),
+      [[1, 'exact', 1]],
+    );
+    assert.deepEqual(
+      await engine.screen({ kind: 'crypto', value: 'BC1QXY2KGDYGJRSQTZQ2N0YRF2493P83KKFJHX0WLH', lists: ALL }),
+      [],
+    );
+    assert.deepEqual(
+      await engine.screen({ kind: 'crypto', value: '0x0000000000000000000000000000000000000000', lists: ALL }),
+      [],
+    );
   });
 
   test('hits carry the whole entity view', async () => {
-    const [hit] = await engine.screen({ kind: 'crypto', value: '0x7f367cc41522ce07553e823bf3be79a889debe1b', lists: ['sdn'] });
+    const [hit] = await engine.screen({
+      kind: 'crypto',
+      value: '0x7f367cc41522ce07553e823bf3be79a889debe1b',
+      lists: ['sdn'],
+    });
     assert.deepEqual(hit.entity, {
       id: 0,
       list: 'sdn',
@@ -69,26 +101,39 @@ describe('engine semantics on a small generation', () => {
   });
 
   test('email: address exact, its domain and parent domains against e-mail domains', async () => {
-    assert.deepEqual(brief(await engine.screen({ kind: 'email', value: 'OPS@Evil-Corp.com', lists: ALL })), [[3, 'exact', 1]]);
-    assert.deepEqual(brief(await engine.screen({ kind: 'email', value: 'someone@mailinator.com', lists: ALL })), [[4, 'domain', 1]]);
-    assert.deepEqual(brief(await engine.screen({ kind: 'email', value: 'someone@x.eu.mailinator.com', lists: ALL })), [[4, 'domain', 1]]);
+    assert.deepEqual(brief(await engine.screen({ kind: 'email', value: 'OPS@Evil-Corp.com', lists: ALL })), [
+      [3, 'exact', 1],
+    ]);
+    assert.deepEqual(brief(await engine.screen({ kind: 'email', value: 'someone@mailinator.com', lists: ALL })), [
+      [4, 'domain', 1],
+    ]);
+    assert.deepEqual(brief(await engine.screen({ kind: 'email', value: 'someone@x.eu.mailinator.com', lists: ALL })), [
+      [4, 'domain', 1],
+    ]);
     assert.deepEqual(await engine.screen({ kind: 'email', value: 'someone@mailinator.com', lists: ['sdn'] }), []);
     assert.deepEqual(await engine.screen({ kind: 'email', value: 'not an address', lists: ALL }), []);
   });
 
   test('website: host exact, listed parent domains as subdomain, never the other way', async () => {
-    assert.deepEqual(brief(await engine.screen({ kind: 'website', value: 'https://WWW.evil-corp.com/about', lists: ALL })), [[5, 'exact', 1]]);
+    assert.deepEqual(
+      brief(await engine.screen({ kind: 'website', value: 'https://WWW.evil-corp.com/about', lists: ALL })),
+      [[5, 'exact', 1]],
+    );
     assert.deepEqual(brief(await engine.screen({ kind: 'website', value: 'shop.evil-corp.com', lists: ALL })), [
       [6, 'exact', 1],
       [5, 'subdomain', 1],
     ]);
-    assert.deepEqual(brief(await engine.screen({ kind: 'website', value: 'a.b.evil-corp.com', lists: ['sdn'] })), [[5, 'subdomain', 1]]);
+    assert.deepEqual(brief(await engine.screen({ kind: 'website', value: 'a.b.evil-corp.com', lists: ['sdn'] })), [
+      [5, 'subdomain', 1],
+    ]);
     assert.deepEqual(await engine.screen({ kind: 'website', value: 'corp.com', lists: ALL }), []);
   });
 
   test('country: code exact, regions of a country and the country of a region', async () => {
     assert.deepEqual(brief(await engine.screen({ kind: 'country', value: 'IRN', lists: ALL })), [[9, 'exact', 1]]);
-    assert.deepEqual(brief(await engine.screen({ kind: 'country', value: 'Ukraine', lists: ALL })), [[10, 'region', 1]]);
+    assert.deepEqual(brief(await engine.screen({ kind: 'country', value: 'Ukraine', lists: ALL })), [
+      [10, 'region', 1],
+    ]);
     assert.deepEqual(brief(await engine.screen({ kind: 'country', value: 'crimea', lists: ALL })), [[10, 'exact', 1]]);
     assert.deepEqual(await engine.screen({ kind: 'country', value: 'Narnia', lists: ALL }), []);
   });
@@ -108,9 +153,17 @@ describe('engine semantics on a small generation', () => {
   });
 
   test('screenExact answers exact kinds synchronously and declines id', () => {
-    assert.deepEqual(brief(engine.screenExact({ kind: 'crypto', value: '0x7f367cc41522ce07553e823bf3be79a889debe1b', lists: ['sdn'] })!), [[0, 'exact', 1]]);
+    assert.deepEqual(
+      brief(
+        engine.screenExact({ kind: 'crypto', value: '0x7f367cc41522ce07553e823bf3be79a889debe1b', lists: ['sdn'] })!,
+      ),
+      [[0, 'exact', 1]],
+    );
     assert.equal(engine.screenExact({ kind: 'id', value: 'AB1234567', lists: ALL }), null);
-    assert.deepEqual(engine.screenExact({ kind: 'crypto', value: '0x7f367cc41522ce07553e823bf3be79a889debe1b', lists: ['unknown'] }), []);
+    assert.deepEqual(
+      engine.screenExact({ kind: 'crypto', value: '0x7f367cc41522ce07553e823bf3be79a889debe1b', lists: ['unknown'] }),
+      [],
+    );
   });
 
   test('raw lookup sees every list and state', () => {
@@ -151,21 +204,42 @@ describe('engine semantics on a small generation', () => {
   });
 
   test('fuzzy search: exact keys of addresses, e-mails, domains, IDs and countries', async () => {
-    const crypto = await engine.search({ q: '0x7F367CC41522CE07553E823BF3BE79A889DEBE1B', mode: 'fuzzy', lists: ALL, limit: 10 });
+    const crypto = await engine.search({
+      q: '0x7F367CC41522CE07553E823BF3BE79A889DEBE1B',
+      mode: 'fuzzy',
+      lists: ALL,
+      limit: 10,
+    });
     assert.deepEqual(brief(crypto), [
       [0, 'exact', 1],
       [1, 'exact', 1],
     ]);
-    const delisted = await engine.search({ q: 'bc1qxy2kgdygjrsqtzq2n0yrf2493p83kkfjhx0wlh', mode: 'fuzzy', lists: ALL, limit: 10 });
+    const delisted = await engine.search({
+      q: 'bc1qxy2kgdygjrsqtzq2n0yrf2493p83kkfjhx0wlh',
+      mode: 'fuzzy',
+      lists: ALL,
+      limit: 10,
+    });
     assert.deepEqual(brief(delisted), [[2, 'exact', 1]]);
-    assert.deepEqual(brief(await engine.search({ q: 'mailinator.com', mode: 'fuzzy', lists: ALL, limit: 10 })), [[4, 'exact', 1]]);
-    assert.deepEqual(brief(await engine.search({ q: 'Iran', mode: 'fuzzy', lists: ['sdn'], limit: 10 }))[0], [9, 'exact', 1]);
+    assert.deepEqual(brief(await engine.search({ q: 'mailinator.com', mode: 'fuzzy', lists: ALL, limit: 10 })), [
+      [4, 'exact', 1],
+    ]);
+    assert.deepEqual(brief(await engine.search({ q: 'Iran', mode: 'fuzzy', lists: ['sdn'], limit: 10 }))[0], [
+      9,
+      'exact',
+      1,
+    ]);
     const id = await engine.search({ q: 'AB1234567', mode: 'fuzzy', lists: ALL, limit: 10 });
     assert.deepEqual(brief(id)[0], [7, 'exact', 1]);
   });
 
   test('fuzzy search: address prefixes covering most of the key', async () => {
-    const hits = await engine.search({ q: '0x7f367cc41522ce07553e823bf3be79', mode: 'fuzzy', lists: ['sdn'], limit: 10 });
+    const hits = await engine.search({
+      q: '0x7f367cc41522ce07553e823bf3be79',
+      mode: 'fuzzy',
+      lists: ['sdn'],
+      limit: 10,
+    });
     assert.deepEqual(
       hits.map((h) => [h.entity.id, h.match]),
       [[0, 'fuzzy']],
@@ -228,7 +302,11 @@ describe('engine semantics on a small generation', () => {
   test('stats: active totals by entity type, delisted and countries', () => {
     assert.deepEqual(engine.stats(), {
       lists: {
-        sdn: { total: 9, by_entity_type: { crypto_address: 1, email: 1, website: 1, government_id: 1, name: 2, country: 3 }, delisted: 3 },
+        sdn: {
+          total: 9,
+          by_entity_type: { crypto_address: 1, email: 1, website: 1, government_id: 1, name: 2, country: 3 },
+          delisted: 3,
+        },
         scam: { total: 3, by_entity_type: { crypto_address: 1, website: 1, name: 1 }, delisted: 0 },
         disposable: { total: 1, by_entity_type: { email_domain: 1 }, delisted: 0 },
       },
@@ -265,7 +343,9 @@ describe('keys spread over shards', () => {
         all.map((h) => h.entity.value),
         [published, key],
       );
-      assert.deepEqual(brief(await engine.screen({ kind: 'crypto', value: key, lists: ['sdn'] })), [[5000, 'exact', 1]]);
+      assert.deepEqual(brief(await engine.screen({ kind: 'crypto', value: key, lists: ['sdn'] })), [
+        [5000, 'exact', 1],
+      ]);
       assert.deepEqual(await engine.screen({ kind: 'crypto', value: key, lists: ['disposable'] }), []);
       const delisted = await engine.search({ q: key, mode: 'fuzzy', lists: ['disposable'], limit: 10 });
       assert.deepEqual(
@@ -292,7 +372,11 @@ describe('engine failures', () => {
       const bad = { ...RECORDS[0], entity_type: 'planet' as EntityType };
       await assert.rejects(engine.load({ lists: LISTS, records: [RECORDS[3], bad] }), /unknown entity type "planet"/);
       assert.equal(engine.generation(), 1);
-      assert.equal((await engine.screen({ kind: 'crypto', value: '0x7f367cc41522ce07553e823bf3be79a889debe1b', lists: ALL })).length, 2);
+      assert.equal(
+        (await engine.screen({ kind: 'crypto', value: '0x7f367cc41522ce07553e823bf3be79a889debe1b', lists: ALL }))
+          .length,
+        2,
+      );
     } finally {
       await engine.close();
     }
@@ -301,7 +385,13 @@ describe('engine failures', () => {
 
 describe('listing periods: screening as of a past date', () => {
   const T = (d: string) => `2025-0${d}-01T00:00:00.000Z`;
-  const period = (entity_type: EntityType, value: string, listed_at: string, removed_at: string | null, superseded = false): EntityRecord => ({
+  const period = (
+    entity_type: EntityType,
+    value: string,
+    listed_at: string,
+    removed_at: string | null,
+    superseded = false,
+  ): EntityRecord => ({
     list: 'sdn',
     entity_type,
     value,
@@ -327,7 +417,10 @@ describe('listing periods: screening as of a past date', () => {
     await engine.close();
   });
   const at = (d: string) => Date.parse(T(d));
-  const crypto = (asOf?: number) => engine.screenExact({ kind: 'crypto', value: '0xaaaa00000000000000000000000000000000000a', lists: ['sdn'], asOf })!.map((h) => h.entity.listed_at);
+  const crypto = (asOf?: number) =>
+    engine
+      .screenExact({ kind: 'crypto', value: '0xaaaa00000000000000000000000000000000000a', lists: ['sdn'], asOf })!
+      .map((h) => h.entity.listed_at);
 
   test('an exact key matches the period that covers the time: listed at or before it, not yet removed', () => {
     assert.deepEqual(crypto(at('1') - 1), []);
@@ -337,13 +430,16 @@ describe('listing periods: screening as of a past date', () => {
     assert.deepEqual(crypto(at('5')), [T('5')]);
     assert.deepEqual(crypto(), [T('5')], 'now: the active period only');
     assert.deepEqual(
-      engine.screenExact({ kind: 'website', value: 'login.always.example', lists: ['sdn'], asOf: at('2') })!.map((h) => h.match),
+      engine
+        .screenExact({ kind: 'website', value: 'login.always.example', lists: ['sdn'], asOf: at('2') })!
+        .map((h) => h.match),
       ['subdomain'],
     );
   });
 
   test('government IDs, exact and fuzzy through the shards, as of a time inside and outside their period', async () => {
-    const id = async (value: string, asOf?: number) => (await engine.screen({ kind: 'id', value, lists: ['sdn'], asOf })).map((h) => [h.match, h.entity.value]);
+    const id = async (value: string, asOf?: number) =>
+      (await engine.screen({ kind: 'id', value, lists: ['sdn'], asOf })).map((h) => [h.match, h.entity.value]);
     assert.deepEqual(await id('QQ1234567', at('3')), [['exact', 'QQ1234567']]);
     assert.deepEqual(await id('QQ1234568', at('3')), [['fuzzy', 'QQ1234567']]);
     assert.deepEqual(await id('QQ1234568', at('4')), []);
@@ -355,8 +451,17 @@ describe('listing periods: screening as of a past date', () => {
       engine.delisted(['sdn'], 10).map((e) => e.value),
       ['QQ1234567'],
     );
-    assert.deepEqual(engine.stats().lists.sdn, { total: 2, by_entity_type: { crypto_address: 1, website: 1 }, delisted: 1 });
-    const found = await engine.search({ q: '0xaaaa00000000000000000000000000000000000a', mode: 'fuzzy', lists: ['sdn'], limit: 10 });
+    assert.deepEqual(engine.stats().lists.sdn, {
+      total: 2,
+      by_entity_type: { crypto_address: 1, website: 1 },
+      delisted: 1,
+    });
+    const found = await engine.search({
+      q: '0xaaaa00000000000000000000000000000000000a',
+      mode: 'fuzzy',
+      lists: ['sdn'],
+      limit: 10,
+    });
     assert.deepEqual(
       found.map((h) => [h.entity.listed_at, h.entity.removed_at]),
       [[T('5'), null]],

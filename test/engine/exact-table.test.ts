@@ -44,7 +44,16 @@ test("exact table groups ids per type and key, ascending; keys come from the val
   // At most half full, a power of two; blocks of 64 slots (16 bytes each) and room for 1.5 times
   // their share of the key bytes (each key 4-byte aligned, the repeated '0xabc' counted too).
   assert.equal(data.capacity, 16384);
-  const keys = ['0xabc', 'abc', '0xabc', 'x', '0xabc', 'ünïcode@example.com', ...Array.from({ length: 5000 }, (_, i) => `k${i}`), 'zero'];
+  const keys = [
+    '0xabc',
+    'abc',
+    '0xabc',
+    'x',
+    '0xabc',
+    'ünïcode@example.com',
+    ...Array.from({ length: 5000 }, (_, i) => `k${i}`),
+    'zero',
+  ];
   const keyBytes = keys.reduce((n, k) => n + ((Buffer.byteLength(k) + 3) & ~3), 0);
   assert.equal(data.blockWords, 256 + ((Math.ceil((1.5 * keyBytes) / 256) + 3) & ~3) / 4);
   assert.equal(data.table.byteLength, 4 * data.blockWords * 256);
@@ -201,7 +210,22 @@ test('key bytes: UTF-8 hashes stable, separated by seed, length and content; wor
   assert.equal(k.length, 6);
   assert.deepEqual(Array.from(k.bytes.subarray(0, 6)), [...Buffer.from('é✓x')]);
   // ASCII is packed in script, anything else encoded natively: both hash the UTF-8 bytes alike.
-  for (const s of ['', 'a', 'ab', 'abc', 'abcd', 'abcde', address, 'é', 'aé', 'abé', 'abcé', '✓✓✓✓x', '𝄞', 'a\ud800b']) {
+  for (const s of [
+    '',
+    'a',
+    'ab',
+    'abc',
+    'abcd',
+    'abcde',
+    address,
+    'é',
+    'aé',
+    'abé',
+    'abcé',
+    '✓✓✓✓x',
+    '𝄞',
+    'a\ud800b',
+  ]) {
     assert.deepEqual(hash(s, 7), referenceHash(Buffer.from(s), 7), s);
   }
   const p = new BytePool();

@@ -27,9 +27,15 @@ async function realNames(): Promise<string[]> {
       }
     }
   }
-  const csv = (file: string, from = 0) => parse(readFileSync(sharedData('names', file), 'utf8'), { from_line: from, skip_empty_lines: true, relax_column_count: true }) as string[][];
+  const csv = (file: string, from = 0) =>
+    parse(readFileSync(sharedData('names', file), 'utf8'), {
+      from_line: from,
+      skip_empty_lines: true,
+      relax_column_count: true,
+    }) as string[][];
   for (const row of csv('name-bench-dev.csv', 2)) names.add(row[2]).add(row[3]);
-  for (const file of ['negatives-us-small.csv', 'un-positives-untreated.csv']) for (const row of csv(file, 2)) names.add(row[0]);
+  for (const file of ['negatives-us-small.csv', 'un-positives-untreated.csv'])
+    for (const row of csv(file, 2)) names.add(row[0]);
   for (const row of readFileSync(sharedData('names', 'cross-script-pairs.csv'), 'utf8').split('\n')) {
     if (row && !row.startsWith('#')) for (const v of row.split(',').slice(0, 2)) names.add(v);
   }
@@ -45,7 +51,8 @@ test('nameIndexTerms gives the terms of indexTerms(prepareName(...)), in order, 
   // Twice: the first pass fills the memory of tokens, the second reads from it.
   for (let pass = 0; pass < 2; pass++) {
     for (const type of types) {
-      for (const name of names) assert.deepEqual(nameIndexTerms(name, type), indexTerms(prepareName(name, { type })), `${name} (${type})`);
+      for (const name of names)
+        assert.deepEqual(nameIndexTerms(name, type), indexTerms(prepareName(name, { type })), `${name} (${type})`);
     }
   }
 });

@@ -1,7 +1,16 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { NAME_THRESHOLD } from '../../engine/names/index.js';
-import { crossScriptQuality, devQuality, listedParties, NAME_LISTS, negativeQuality, projectMatcher, TARGETS, unTypoQuality } from '../../harness/name-quality.js';
+import {
+  crossScriptQuality,
+  devQuality,
+  listedParties,
+  NAME_LISTS,
+  negativeQuality,
+  projectMatcher,
+  TARGETS,
+  unTypoQuality,
+} from '../../harness/name-quality.js';
 
 /**
  * The name matcher's quality targets of issue #21 on ../shared/data/names and the real lists
@@ -34,5 +43,8 @@ test('UN names with seeded typos: the listed party first for 98%, in the top 10 
 test('people on no list, by name only, against every list with names: at most 0.5% match', async () => {
   const r = negativeQuality(matcher, await listedParties(NAME_LISTS), NAME_THRESHOLD);
   assert.equal(r.people, 1000);
-  assert.ok(r.flagged.length / r.people <= TARGETS.negatives, r.flagged.map((f) => `${f.name}: ${f.party.id} ${f.party.score}`).join('\n'));
+  assert.ok(
+    r.flagged.length / r.people <= TARGETS.negatives,
+    r.flagged.map((f) => `${f.name}: ${f.party.id} ${f.party.score}`).join('\n'),
+  );
 });

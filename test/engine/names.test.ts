@@ -1,6 +1,16 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { indexTerms, NAME_THRESHOLD, nameScore, parseBirthDate, prepareName, prepareParty, prepareQuery, scoreParty, type PartyType } from '../../engine/names/index.js';
+import {
+  indexTerms,
+  NAME_THRESHOLD,
+  nameScore,
+  parseBirthDate,
+  prepareName,
+  prepareParty,
+  prepareQuery,
+  scoreParty,
+  type PartyType,
+} from '../../engine/names/index.js';
 import { numberTokens } from '../../engine/names/numbers.js';
 import { romanizationKey } from '../../engine/names/romanization.js';
 
@@ -135,8 +145,24 @@ describe('name parts', () => {
   });
 
   test('indexTerms: transliterated tokens, folds, skeletons, romanization keys, formal names, original script', () => {
-    assert.deepEqual(indexTerms(prepareName('Ted Mohammed')).sort(), ['EDWARD', 'MHMD', 'MOHAMED', 'MOHAMMED', 'TD', 'TED', 'THEODORE'].sort());
-    assert.deepEqual(indexTerms(prepareName('김정은')).sort(), ['CONG', 'EUN', 'GIM', 'GM', 'IEONG', 'JEONG', 'KIM', 'NG', 'UN', '김', '은', '정']);
+    assert.deepEqual(
+      indexTerms(prepareName('Ted Mohammed')).sort(),
+      ['EDWARD', 'MHMD', 'MOHAMED', 'MOHAMMED', 'TD', 'TED', 'THEODORE'].sort(),
+    );
+    assert.deepEqual(indexTerms(prepareName('김정은')).sort(), [
+      'CONG',
+      'EUN',
+      'GIM',
+      'GM',
+      'IEONG',
+      'JEONG',
+      'KIM',
+      'NG',
+      'UN',
+      '김',
+      '은',
+      '정',
+    ]);
     // Particles, titles and initials are left out.
     assert.deepEqual(indexTerms(prepareName('Sheikh A. bin Laden')).sort(), ['LADEN', 'LATEN', 'LDN']);
   });
@@ -144,7 +170,11 @@ describe('name parts', () => {
 
 describe('scoreParty', () => {
   const party = prepareParty({
-    names: [{ value: 'ORTEGA SAAVEDRA, José Daniel' }, { value: 'DANIEL', weak: false }, { value: 'Dani Ortega', weak: true }],
+    names: [
+      { value: 'ORTEGA SAAVEDRA, José Daniel' },
+      { value: 'DANIEL', weak: false },
+      { value: 'Dani Ortega', weak: true },
+    ],
     birth_dates: ['1945-11-11'],
     countries: ['NI'],
     party_type: 'person',
@@ -173,7 +203,10 @@ describe('scoreParty', () => {
     const dated = scoreParty(prepareQuery({ name: 'Daniel', birth_date: '1945' }), party);
     assert.deepEqual([dated.name, dated.score, dated.explanation.birth_date.effect], ['DANIEL', 1, 'agrees']);
     // Not exact: still left out, whatever agrees.
-    assert.notEqual(scoreParty(prepareQuery({ name: 'Danial', birth_date: '1945', country: 'Nicaragua' }), party).name, 'DANIEL');
+    assert.notEqual(
+      scoreParty(prepareQuery({ name: 'Danial', birth_date: '1945', country: 'Nicaragua' }), party).name,
+      'DANIEL',
+    );
     assert.notEqual(scoreParty(prepareQuery({ name: 'Dani Ortega' }), party).name, 'Dani Ortega');
     assert.equal(scoreParty(prepareQuery({ name: 'Dani Ortega', country: 'NIC' }), party).name, 'Dani Ortega');
   });
@@ -195,7 +228,12 @@ describe('scoreParty', () => {
   });
 
   test('a range of years, country agreement, a country elsewhere, and party type', () => {
-    const ranged = prepareParty({ names: [{ value: 'Abu Bakr al-Baghdadi' }], birth_dates: ['1969/1971'], countries: ['Iraq'], party_type: 'person' });
+    const ranged = prepareParty({
+      names: [{ value: 'Abu Bakr al-Baghdadi' }],
+      birth_dates: ['1969/1971'],
+      countries: ['Iraq'],
+      party_type: 'person',
+    });
     const q = (extra: object) => scoreParty(prepareQuery({ name: 'Abu Bakr al Baghdadi', ...extra }), ranged);
     assert.equal(q({ birth_date: '1970-05-02' }).explanation.birth_date.effect, 'agrees');
     assert.equal(q({ birth_date: '1972' }).explanation.birth_date.effect, 'near');
@@ -206,7 +244,11 @@ describe('scoreParty', () => {
     const excluded = q({ party_type: 'vessel' });
     assert.deepEqual([excluded.score, excluded.name, excluded.explanation.party_type.effect], [0, null, 'excludes']);
     // The PEP policy lowers a score for a country elsewhere.
-    assert.equal(scoreParty(prepareQuery({ name: 'Abu Bakr al Baghdadi', country: 'FR' }), ranged, { countryMismatch: 0.65 }).score, 0.65);
+    assert.equal(
+      scoreParty(prepareQuery({ name: 'Abu Bakr al Baghdadi', country: 'FR' }), ranged, { countryMismatch: 0.65 })
+        .score,
+      0.65,
+    );
   });
 
   test('birth dates parse in the documented forms only', () => {

@@ -31,7 +31,12 @@ describe('normalizeCountry', () => {
   });
 
   test('names as the package and the UN write them', () => {
-    assert.deepEqual(normalizeCountry('Russian Federation'), { code: 'RU', name: 'Russian Federation', kind: 'country', parent: null });
+    assert.deepEqual(normalizeCountry('Russian Federation'), {
+      code: 'RU',
+      name: 'Russian Federation',
+      kind: 'country',
+      parent: null,
+    });
     assert.equal(code('Iran (Islamic Republic of)'), 'IR');
     assert.equal(code('Islamic Republic of Iran'), 'IR');
     assert.equal(code('Syrian Arab Republic'), 'SY');
@@ -91,7 +96,19 @@ describe('normalizeCountry', () => {
   });
 
   test('ambiguous, historical or unknown names are refused', () => {
-    for (const v of ['Korea', 'KOREA', 'former Soviet Union', 'USSR', 'Yugoslavia', 'Atlantis', '', '999', 'ZZ', 'ZZZ', 'UA-99']) {
+    for (const v of [
+      'Korea',
+      'KOREA',
+      'former Soviet Union',
+      'USSR',
+      'Yugoslavia',
+      'Atlantis',
+      '',
+      '999',
+      'ZZ',
+      'ZZZ',
+      'UA-99',
+    ]) {
       assert.equal(normalizeCountry(v), null, v);
     }
   });

@@ -58,7 +58,9 @@ describe('normalizeCrypto on the OFAC per-asset files', () => {
   });
 
   test("every address's format belongs to its asset, save two publication errors", () => {
-    const mismatches = LISTED.filter((l) => !assetFormats(l.asset)!.includes(normalizeCrypto(l.value).chain)).map((l) => `${l.asset} ${l.value} ${normalizeCrypto(l.value).chain}`);
+    const mismatches = LISTED.filter((l) => !assetFormats(l.asset)!.includes(normalizeCrypto(l.value).chain)).map(
+      (l) => `${l.asset} ${l.value} ${normalizeCrypto(l.value).chain}`,
+    );
     // OFAC listed a Tron address under XBT.
     assert.deepEqual(mismatches, ['XBT TUCsTq7TofTCJRRoHk6RvhMoS2mJLm5Yzq tron']);
     const unknown = LISTED.filter((l) => normalizeCrypto(l.value).chain === null).map((l) => `${l.asset} ${l.value}`);
@@ -198,7 +200,9 @@ describe('normalizeCrypto on published test vectors and other formats', () => {
   });
 
   test('Monero: standard and subaddresses verified by their Keccak checksum', () => {
-    const xmr = LISTED.filter((l) => l.asset === 'XMR' && normalizeCrypto(l.value).chain === 'monero').map((l) => l.value);
+    const xmr = LISTED.filter((l) => l.asset === 'XMR' && normalizeCrypto(l.value).chain === 'monero').map(
+      (l) => l.value,
+    );
     assert.deepEqual(
       xmr.map((v) => v[0]),
       ['4', '8'],

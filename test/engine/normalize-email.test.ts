@@ -6,15 +6,24 @@ import { sharedData } from '../../harness/paths.js';
 
 describe('normalizeEmail', () => {
   test('trimmed and lower-cased, the domain separate', () => {
-    assert.deepEqual(normalizeEmail('  John.Doe+Tag@Example.COM  '), { key: 'john.doe+tag@example.com', domain: 'example.com' });
+    assert.deepEqual(normalizeEmail('  John.Doe+Tag@Example.COM  '), {
+      key: 'john.doe+tag@example.com',
+      domain: 'example.com',
+    });
     assert.deepEqual(normalizeEmail('mailto:A@B.co'), { key: 'a@b.co', domain: 'b.co' });
-    assert.deepEqual(normalizeEmail('Email:adelb@shabakah.net.sa'), { key: 'adelb@shabakah.net.sa', domain: 'shabakah.net.sa' });
+    assert.deepEqual(normalizeEmail('Email:adelb@shabakah.net.sa'), {
+      key: 'adelb@shabakah.net.sa',
+      domain: 'shabakah.net.sa',
+    });
     assert.deepEqual(normalizeEmail('x@mail.example.com.'), { key: 'x@mail.example.com', domain: 'mail.example.com' });
   });
 
   test('the domain in IDNA form; www is part of a mail domain', () => {
     assert.deepEqual(normalizeEmail('info@Bücher.de'), { key: 'info@xn--bcher-kva.de', domain: 'xn--bcher-kva.de' });
-    assert.deepEqual(normalizeEmail('user@пример.рф'), { key: 'user@xn--e1afmkfd.xn--p1ai', domain: 'xn--e1afmkfd.xn--p1ai' });
+    assert.deepEqual(normalizeEmail('user@пример.рф'), {
+      key: 'user@xn--e1afmkfd.xn--p1ai',
+      domain: 'xn--e1afmkfd.xn--p1ai',
+    });
     assert.deepEqual(normalizeEmail('a@www.example.com'), { key: 'a@www.example.com', domain: 'www.example.com' });
   });
 

@@ -43,7 +43,19 @@ describe('normalizeWebsite', () => {
   });
 
   test('no host → null', () => {
-    for (const v of ['', '   ', 'localhost', 'hello', 'mailto:someone@example.com', 'ex ample.com', 'http://', '-bad-.com', 'a..b.com', 'example.123', '999.1.1.1']) {
+    for (const v of [
+      '',
+      '   ',
+      'localhost',
+      'hello',
+      'mailto:someone@example.com',
+      'ex ample.com',
+      'http://',
+      '-bad-.com',
+      'a..b.com',
+      'example.123',
+      '999.1.1.1',
+    ]) {
       assert.equal(normalizeWebsite(v), null, v);
     }
   });
@@ -100,10 +112,16 @@ describe('websites on real lists', () => {
   });
 
   test('CryptoScamDB URLs: all have a host but a mailto: link and a doubled scheme', () => {
-    const rows = parse(readFileSync(sharedData('web', 'cryptoscamdb-urls.yaml'), 'utf8')) as { url: string; name: string }[];
+    const rows = parse(readFileSync(sharedData('web', 'cryptoscamdb-urls.yaml'), 'utf8')) as {
+      url: string;
+      name: string;
+    }[];
     const failed = rows.filter((r) => normalizeWebsite(r.url) === null).map((r) => r.url);
     assert.equal(rows.length, 9889);
-    assert.deepEqual(failed, ['mailto:nsdmilea@gmail.com', 'https://https://docs.google.com/forms/d/e/1FAIpQLSdYUpUlj1mjvg9KkU-CMHYILLjWFIOFRtuqBiqp1fbzoTsxNA/formResponse']);
+    assert.deepEqual(failed, [
+      'mailto:nsdmilea@gmail.com',
+      'https://https://docs.google.com/forms/d/e/1FAIpQLSdYUpUlj1mjvg9KkU-CMHYILLjWFIOFRtuqBiqp1fbzoTsxNA/formResponse',
+    ]);
     assert.equal(normalizeWebsite('http://xn--myetherwallt-leb.com'), 'xn--myetherwallt-leb.com');
   });
 });

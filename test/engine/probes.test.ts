@@ -33,14 +33,19 @@ const LISTS = SYNTHETIC_LISTS.map((l) => l.slug);
 
 function screens(): [EntityType, ScreenKind, string][] {
   const out: [EntityType, ScreenKind, string][] = [];
-  for (const [type, [kind, variants]] of Object.entries(SCREENS) as [Exclude<EntityType, 'name' | 'party'>, [ScreenKind, (v: string) => string[]]][]) {
-    for (const r of RECORDS.filter((x) => x.entity_type === type).slice(0, 12)) for (const v of variants(r.value)) out.push([type, kind, v]);
+  for (const [type, [kind, variants]] of Object.entries(SCREENS) as [
+    Exclude<EntityType, 'name' | 'party'>,
+    [ScreenKind, (v: string) => string[]],
+  ][]) {
+    for (const r of RECORDS.filter((x) => x.entity_type === type).slice(0, 12))
+      for (const v of variants(r.value)) out.push([type, kind, v]);
   }
   for (const v of COUNTRY_SCREENS) out.push(['country', 'country', v]);
   return out;
 }
 
-const key = (r: { list: string; value: string; match: string; similarity: number }) => `${r.list} ${r.value} ${r.match} ${r.similarity.toFixed(6)}`;
+const key = (r: { list: string; value: string; match: string; similarity: number }) =>
+  `${r.list} ${r.value} ${r.match} ${r.similarity.toFixed(6)}`;
 
 let engine: Engine;
 before(async () => {
@@ -53,7 +58,9 @@ describe('screening and monitoring read one probe table', () => {
   const matchedTypes = new Set<EntityType>();
   for (const [type, kind, value] of screens()) {
     test(`${type}: ${kind} ${JSON.stringify(value)}`, async () => {
-      const screened = (await engine.screen({ kind, value, lists: LISTS })).map((h) => key({ list: h.entity.list, value: h.entity.value, match: h.match, similarity: h.similarity }));
+      const screened = (await engine.screen({ kind, value, lists: LISTS })).map((h) =>
+        key({ list: h.entity.list, value: h.entity.value, match: h.match, similarity: h.similarity }),
+      );
       const monitored = RECORDS.flatMap((r) => {
         const m = matchOne(kind, value, r);
         if (m) matchedTypes.add(r.entity_type);

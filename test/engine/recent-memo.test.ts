@@ -41,7 +41,16 @@ describe('recentMemo', () => {
 
 describe('memoized host normalization', () => {
   test('a repeated host gives the same answer as the first time, for valid, IDN and invalid hosts', () => {
-    for (const host of ['Example.COM', 'bücher.example', 'xn--bcher-kva.example', '-bad-.example', 'localhost', '192.168.0.1', '[::1]', 'a%2eb.example.com']) {
+    for (const host of [
+      'Example.COM',
+      'bücher.example',
+      'xn--bcher-kva.example',
+      '-bad-.example',
+      'localhost',
+      '192.168.0.1',
+      '[::1]',
+      'a%2eb.example.com',
+    ]) {
       const first = asciiHost(host);
       for (let i = 0; i < 3; i++) assert.equal(asciiHost(host), first, host);
     }
@@ -61,8 +70,14 @@ describe('memoized host normalization', () => {
   });
 
   test('e-mail addresses of one domain keep their own local parts', () => {
-    assert.deepEqual(normalizeEmail('Alice@Mail.Example.COM'), { key: 'alice@mail.example.com', domain: 'mail.example.com' });
-    assert.deepEqual(normalizeEmail('bob@mail.example.com'), { key: 'bob@mail.example.com', domain: 'mail.example.com' });
+    assert.deepEqual(normalizeEmail('Alice@Mail.Example.COM'), {
+      key: 'alice@mail.example.com',
+      domain: 'mail.example.com',
+    });
+    assert.deepEqual(normalizeEmail('bob@mail.example.com'), {
+      key: 'bob@mail.example.com',
+      domain: 'mail.example.com',
+    });
     assert.equal(normalizeEmail('carol@-bad-.example'), null);
     assert.equal(normalizeEmail('carol@-bad-.example'), null);
   });

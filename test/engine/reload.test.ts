@@ -58,7 +58,11 @@ describe('generations', () => {
     for (const r of syntheticRecords(3000, 11)) {
       if (r.entity_type === 'crypto_address' && r.removed_at === null) {
         // EVM hex and bech32 (valid checksums) are case-insensitive; base58 is screened as published.
-        const value = r.value.startsWith('0x') ? '0x' + r.value.slice(2).toUpperCase() : r.value.startsWith('bc1') ? r.value.toUpperCase() : r.value;
+        const value = r.value.startsWith('0x')
+          ? '0x' + r.value.slice(2).toUpperCase()
+          : r.value.startsWith('bc1')
+            ? r.value.toUpperCase()
+            : r.value;
         const hits = await engine.screen({ kind: 'crypto', value, lists: [r.list] });
         assert.ok(
           hits.some((h) => h.entity.id === id && h.match === 'exact'),
@@ -74,15 +78,24 @@ describe('generations', () => {
   test('queries during a reload see the old or the new generation, never a mix', async () => {
     const seen: { issuedOn: number; tags: string[] }[] = [];
     let loading = true;
-    const reload = engine.load({ lists: SYNTHETIC_LISTS, records: stream('B', 30_000) }).finally(() => (loading = false));
+    const reload = engine
+      .load({ lists: SYNTHETIC_LISTS, records: stream('B', 30_000) })
+      .finally(() => (loading = false));
     const inFlight: Promise<void>[] = [];
     const fire = () => {
       const issuedOn = engine.generation();
-      const tags = (hits: { entity: { metadata: Record<string, unknown> } }[]) => hits.map((h) => String(h.entity.metadata.gen));
+      const tags = (hits: { entity: { metadata: Record<string, unknown> } }[]) =>
+        hits.map((h) => String(h.entity.metadata.gen));
       inFlight.push(
-        engine.search({ q: 'Zorblat Quixotic', mode: 'fuzzy', lists: ['ofac_sdn'], limit: 5 }).then((h) => void seen.push({ issuedOn, tags: tags(h) })),
-        engine.screen({ kind: 'id', value: 'QX7781235', lists: ['ofac_sdn'] }).then((h) => void seen.push({ issuedOn, tags: tags(h) })),
-        engine.screen({ kind: 'crypto', value: ADDRESS, lists: ALL }).then((h) => void seen.push({ issuedOn, tags: tags(h) })),
+        engine
+          .search({ q: 'Zorblat Quixotic', mode: 'fuzzy', lists: ['ofac_sdn'], limit: 5 })
+          .then((h) => void seen.push({ issuedOn, tags: tags(h) })),
+        engine
+          .screen({ kind: 'id', value: 'QX7781235', lists: ['ofac_sdn'] })
+          .then((h) => void seen.push({ issuedOn, tags: tags(h) })),
+        engine
+          .screen({ kind: 'crypto', value: ADDRESS, lists: ALL })
+          .then((h) => void seen.push({ issuedOn, tags: tags(h) })),
       );
     };
     while (loading) {
@@ -107,7 +120,15 @@ describe('generations', () => {
   });
 
   test('a regex scan either finishes or is refused at its budget, never answered in part', async () => {
-    const needle: EntityRecord = { list: 'ofac_sdn', entity_type: 'name', value: 'Needle Qwxz Last', metadata: {}, source_url: null, listed_at: null, removed_at: null };
+    const needle: EntityRecord = {
+      list: 'ofac_sdn',
+      entity_type: 'name',
+      value: 'Needle Qwxz Last',
+      metadata: {},
+      source_url: null,
+      listed_at: null,
+      removed_at: null,
+    };
     async function* records() {
       for (const r of syntheticRecords(120_000, 13)) yield r;
       yield needle;
@@ -118,6 +139,9 @@ describe('generations', () => {
       full.map((h) => [h.entity.id, h.match]),
       [[120_000, 'regex']],
     );
-    await assert.rejects(engine.search({ q: 'needle qwxz', mode: 'regex', lists: ALL, limit: 5, budgetMs: 0 }), RegexTooCostly);
+    await assert.rejects(
+      engine.search({ q: 'needle qwxz', mode: 'regex', lists: ALL, limit: 5, budgetMs: 0 }),
+      RegexTooCostly,
+    );
   });
 });

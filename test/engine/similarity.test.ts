@@ -79,7 +79,10 @@ describe('idSimilarity', () => {
 });
 
 describe('compare CLI', () => {
-  const cli = (...args: string[]) => run(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'src', 'cli.ts'), 'compare', ...args], { cwd: REPO_ROOT });
+  const cli = (...args: string[]) =>
+    run(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'src', 'cli.ts'), 'compare', ...args], {
+      cwd: REPO_ROOT,
+    });
 
   const score = (a: string, b: string) => nameScore(prepareName(a), prepareName(b)).toFixed(4);
 
@@ -112,9 +115,21 @@ describe('compare CLI', () => {
   test('--help, usage errors and a file without the columns', async () => {
     const help = await cli('--help');
     assert.match(help.stdout, /--pairs FILE\.csv/);
-    await assert.rejects(cli('only-one'), (err: { code: number; stderr: string }) => err.code === 2 && /usage/.test(err.stderr));
-    await assert.rejects(cli('a', 'b', '--type', 'ship'), (err: { code: number; stderr: string }) => err.code === 2 && /usage/.test(err.stderr));
-    await assert.rejects(cli('--pairs', join(FIXTURES, 'normalize', 'missing.csv')), (err: { code: number }) => err.code === 1);
-    await assert.rejects(cli('--pairs', join(REPO_ROOT, 'package.json')), (err: { code: number; stderr: string }) => err.code === 1);
+    await assert.rejects(
+      cli('only-one'),
+      (err: { code: number; stderr: string }) => err.code === 2 && /usage/.test(err.stderr),
+    );
+    await assert.rejects(
+      cli('a', 'b', '--type', 'ship'),
+      (err: { code: number; stderr: string }) => err.code === 2 && /usage/.test(err.stderr),
+    );
+    await assert.rejects(
+      cli('--pairs', join(FIXTURES, 'normalize', 'missing.csv')),
+      (err: { code: number }) => err.code === 1,
+    );
+    await assert.rejects(
+      cli('--pairs', join(REPO_ROOT, 'package.json')),
+      (err: { code: number; stderr: string }) => err.code === 1,
+    );
   });
 });

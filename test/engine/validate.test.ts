@@ -41,16 +41,49 @@ test('crypto: EVM, the chains the lists carry, a generic shape for other chains,
     'vitalik.eth',
     'nick.eth',
   ]);
-  invalid('crypto', ['hello', '0x1234', '0x01e2919679362dFBC9ee1644Ba9C6da6D6245BB1zz', 'bad..name.eth', 'a b.eth', '!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!', 'a'.repeat(129)]);
+  invalid('crypto', [
+    'hello',
+    '0x1234',
+    '0x01e2919679362dFBC9ee1644Ba9C6da6D6245BB1zz',
+    'bad..name.eth',
+    'a b.eth',
+    '!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!',
+    'a'.repeat(129),
+  ]);
 });
 
 test('e-mail: a practical syntax check, IDN domains and their A-labels allowed', () => {
-  valid('email', ['someone@example.org', 'INFO@AQSATV.PS', 'user+tag@sub.example.co.uk', 'ü@例え.jp', 'x@xn--r8jz45g.jp']);
-  invalid('email', ['not-an-email', 'a@localhost', '@example.org', 'a@b@c.org', 'a b@example.org', 'a@[127.0.0.1]', 'a@1.2.3.4', `${'x'.repeat(65)}@example.org`]);
+  valid('email', [
+    'someone@example.org',
+    'INFO@AQSATV.PS',
+    'user+tag@sub.example.co.uk',
+    'ü@例え.jp',
+    'x@xn--r8jz45g.jp',
+  ]);
+  invalid('email', [
+    'not-an-email',
+    'a@localhost',
+    '@example.org',
+    'a@b@c.org',
+    'a b@example.org',
+    'a@[127.0.0.1]',
+    'a@1.2.3.4',
+    `${'x'.repeat(65)}@example.org`,
+  ]);
 });
 
 test('country: ISO codes, names, aliases and the designated regions; unknown or ambiguous refused', () => {
-  valid('country', ['IR', 'IRN', '364', 'Iran', 'Islamic Republic of Iran', 'Crimea', 'UA-43', 'DPRK', "Côte d'Ivoire"]);
+  valid('country', [
+    'IR',
+    'IRN',
+    '364',
+    'Iran',
+    'Islamic Republic of Iran',
+    'Crimea',
+    'UA-43',
+    'DPRK',
+    "Côte d'Ivoire",
+  ]);
   invalid('country', ['XX', 'Iarn', 'Korea', 'Atlantis', 'ZZZ', '999', 'USSR']);
 });
 
@@ -62,7 +95,15 @@ test('website and government ID', () => {
 });
 
 test('load-time repairs: a tagged address, a mailto website, an identifier in a sentence; values that cannot be repaired are left out', () => {
-  const rec = (entity_type: EntityType, value: string): EntityRecord => ({ list: 'l', entity_type, value, metadata: {}, source_url: null, listed_at: null, removed_at: null });
+  const rec = (entity_type: EntityType, value: string): EntityRecord => ({
+    list: 'l',
+    entity_type,
+    value,
+    metadata: {},
+    source_url: null,
+    listed_at: null,
+    removed_at: null,
+  });
   const { records, dropped } = cleanRecords([
     rec('crypto_address', '1PSHt9agWavn4mf44d8rH6HPfaVpkdV75A (btc)'),
     rec('website', 'mailto:nsdmilea@gmail.com'),
@@ -87,7 +128,14 @@ test('load-time repairs: a tagged address, a mailto website, an identifier in a 
 });
 
 test("every value on every list loaded from ../shared/data passes its own kind's validator", () => {
-  const KIND: Partial<Record<EntityType, ValueKind>> = { crypto_address: 'crypto', email: 'email', email_domain: 'website', website: 'website', government_id: 'id', country: 'country' };
+  const KIND: Partial<Record<EntityType, ValueKind>> = {
+    crypto_address: 'crypto',
+    email: 'email',
+    email_domain: 'website',
+    website: 'website',
+    government_id: 'id',
+    country: 'country',
+  };
   const failures: string[] = [];
   let checked = 0;
   const loaded = Object.entries(svc.service.lists().status()).filter(([, s]) => s.loaded);

@@ -34,8 +34,18 @@ describe('ip_address parameter', () => {
       ['path', IpPathInput],
       ['query', IpQueryInput],
     ] as const) {
-      for (const bad of ['8.8.8', '256.1.1.1', '08.8.8.8', 'example.com', '1.2.3.4/24', ' 8.8.8.8', '2001:db8::g', '']) {
-        const raw: RawInput = where === 'path' ? { path: { ip_address: bad }, query: {} } : { path: {}, query: { ip_address: bad } };
+      for (const bad of [
+        '8.8.8',
+        '256.1.1.1',
+        '08.8.8.8',
+        'example.com',
+        '1.2.3.4/24',
+        ' 8.8.8.8',
+        '2001:db8::g',
+        '',
+      ]) {
+        const raw: RawInput =
+          where === 'path' ? { path: { ip_address: bad }, query: {} } : { path: {}, query: { ip_address: bad } };
         assert.throws(
           () => parseInput(schema, raw),
           (err: unknown) => {
@@ -92,11 +102,24 @@ describe('/vpn and /geo endpoints', () => {
 
   test('path and query forms evaluate the given address', async () => {
     const ctx = ctxFor('203.0.113.9');
-    assert.deepEqual(await byPath.get('/vpn/{ip_address}')!.handler({ ip_address: '171.25.193.25' }, ctx), { ip: '171.25.193.25', vpn: true });
-    assert.deepEqual(await byPath.get('/vpn')!.handler({ ip_address: '2.26.157.255' }, ctx), { ip: '2.26.157.255', vpn: true });
+    assert.deepEqual(await byPath.get('/vpn/{ip_address}')!.handler({ ip_address: '171.25.193.25' }, ctx), {
+      ip: '171.25.193.25',
+      vpn: true,
+    });
+    assert.deepEqual(await byPath.get('/vpn')!.handler({ ip_address: '2.26.157.255' }, ctx), {
+      ip: '2.26.157.255',
+      vpn: true,
+    });
     const geo = await byPath.get('/geo/{ip_address}')!.handler({ ip_address: '5.160.0.1' }, ctx);
     assert.deepEqual(GeoResponse.parse(geo), geo);
-    assert.deepEqual(geo, { ip: '5.160.0.1', city: 'Tehran (District 6)', region: 'Tehran', country: 'IR', sanctioned: true, source_url: 'https://db-ip.com' });
+    assert.deepEqual(geo, {
+      ip: '5.160.0.1',
+      city: 'Tehran (District 6)',
+      region: 'Tehran',
+      country: 'IR',
+      sanctioned: true,
+      source_url: 'https://db-ip.com',
+    });
     assert.deepEqual(await byPath.get('/geo')!.handler({ ip_address: '8.8.8.8' }, ctx), {
       ip: '8.8.8.8',
       city: 'Mountain View',

@@ -15,7 +15,17 @@ describe('address parsing', () => {
     assert.equal(parseIPv4('0.0.0.0'), 0);
     assert.equal(parseIPv4('8.8.8.8'), 0x08080808);
     assert.equal(parseIPv4('255.255.255.255'), 0xffffffff);
-    for (const bad of ['256.1.1.1', '1.2.3', '1.2.3.4.5', '01.2.3.4', '1..2.3', '', '1.2.3.4 ', 'a.b.c.d', '1.2.3.-4']) {
+    for (const bad of [
+      '256.1.1.1',
+      '1.2.3',
+      '1.2.3.4.5',
+      '01.2.3.4',
+      '1..2.3',
+      '',
+      '1.2.3.4 ',
+      'a.b.c.d',
+      '1.2.3.-4',
+    ]) {
       assert.equal(parseIPv4(bad), -1, bad);
       assert.equal(isIP(bad), 0, bad);
     }
@@ -30,7 +40,21 @@ describe('address parsing', () => {
     assert.deepEqual(words('1:2:3:4:5:6:7::'), [0x00010002, 0x00030004, 0x00050006, 0x00070000]);
     assert.deepEqual(words('fe80::1%eth0'), [0xfe800000, 0, 0, 1]);
     const w = new Uint32Array(4);
-    for (const bad of [':', ':::', '1:::2', '1::2::3', ':1::', '1:2:3:4:5:6:7:8:9', '12345::', 'g::1', '1:2:3:4:5:6:7', '::1.2.3', '1.2.3.4', '1:', '::ffff:1.2.3.4:5']) {
+    for (const bad of [
+      ':',
+      ':::',
+      '1:::2',
+      '1::2::3',
+      ':1::',
+      '1:2:3:4:5:6:7:8:9',
+      '12345::',
+      'g::1',
+      '1:2:3:4:5:6:7',
+      '::1.2.3',
+      '1.2.3.4',
+      '1:',
+      '::ffff:1.2.3.4:5',
+    ]) {
       assert.equal(parseIPv6(bad, w), false, bad);
     }
   });
@@ -47,7 +71,12 @@ describe('address parsing', () => {
         assert.equal(parseIPv6(text, w), true, text);
         assert.deepEqual(
           [...w],
-          [(groups[0] << 16) | groups[1], (groups[2] << 16) | groups[3], (groups[4] << 16) | groups[5], (groups[6] << 16) | groups[7]].map((x) => x >>> 0),
+          [
+            (groups[0] << 16) | groups[1],
+            (groups[2] << 16) | groups[3],
+            (groups[4] << 16) | groups[5],
+            (groups[6] << 16) | groups[7],
+          ].map((x) => x >>> 0),
           text,
         );
       }
@@ -58,7 +87,11 @@ describe('address parsing', () => {
     assert.deepEqual(parseRange('10.1.2.3/8'), { family: 4, start: 0x0a000000n, end: 0x0affffffn });
     assert.deepEqual(parseRange('1.2.3.4'), { family: 4, start: 0x01020304n, end: 0x01020304n });
     assert.deepEqual(parseRange('0.0.0.0/0'), { family: 4, start: 0n, end: 0xffffffffn });
-    assert.deepEqual(parseRange('2001:db8::/32'), { family: 6, start: 0x20010db8n << 96n, end: (0x20010db8n << 96n) | ((1n << 96n) - 1n) });
+    assert.deepEqual(parseRange('2001:db8::/32'), {
+      family: 6,
+      start: 0x20010db8n << 96n,
+      end: (0x20010db8n << 96n) | ((1n << 96n) - 1n),
+    });
     assert.equal(parseRange('1.2.3.4/33'), null);
     assert.equal(parseRange('::/129'), null);
     assert.equal(parseRange('1.2.3.4/'), null);
@@ -74,7 +107,15 @@ describe('address parsing', () => {
 
 describe('IpRangeSet', () => {
   test('merges overlapping and adjacent ranges', () => {
-    const s = IpRangeSet.fromList(['10.0.0.0/24', '10.0.1.0/24', '10.0.0.128/25', '10.0.3.0/24', '2001:db8::/33', '2001:db8:8000::/33', '2001:db9::1']);
+    const s = IpRangeSet.fromList([
+      '10.0.0.0/24',
+      '10.0.1.0/24',
+      '10.0.0.128/25',
+      '10.0.3.0/24',
+      '2001:db8::/33',
+      '2001:db8:8000::/33',
+      '2001:db9::1',
+    ]);
     assert.deepEqual(s.size, { v4: 2, v6: 2 });
     assert.equal(s.contains('10.0.1.255'), true);
     assert.equal(s.contains('10.0.2.0'), false);
@@ -87,7 +128,12 @@ describe('IpRangeSet', () => {
   });
 
   test('edges of the address space', () => {
-    const s = IpRangeSet.fromList(['0.0.0.0/32', '255.255.255.255/32', '::/128', 'ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff/128']);
+    const s = IpRangeSet.fromList([
+      '0.0.0.0/32',
+      '255.255.255.255/32',
+      '::/128',
+      'ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff/128',
+    ]);
     assert.equal(s.contains('0.0.0.0'), true);
     assert.equal(s.contains('0.0.0.1'), false);
     assert.equal(s.contains('255.255.255.254'), false);
@@ -120,7 +166,9 @@ describe('IpRangeSet', () => {
       const g = Array.from({ length: 8 }, () => next() & 0xffff);
       const bits6 = 16 + (next() % 100);
       const r6 = parseRange(`${g.map((x) => x.toString(16)).join(':')}/${bits6}`)!;
-      const start6 = Array.from({ length: 8 }, (_, k) => Number((r6.start >> BigInt(112 - 16 * k)) & 0xffffn).toString(16)).join(':');
+      const start6 = Array.from({ length: 8 }, (_, k) =>
+        Number((r6.start >> BigInt(112 - 16 * k)) & 0xffffn).toString(16),
+      ).join(':');
       cidrs.push(`${start6}/${bits6}`);
       block.addSubnet(start6, bits6, 'ipv6');
     }
@@ -138,7 +186,9 @@ describe('IpRangeSet', () => {
       const r = parseRange(c)!;
       for (const p of [r.start, r.end, r.end + 1n]) {
         if (p > (1n << 128n) - 1n) continue;
-        const text = Array.from({ length: 8 }, (_, k) => Number((p >> BigInt(112 - 16 * k)) & 0xffffn).toString(16)).join(':');
+        const text = Array.from({ length: 8 }, (_, k) =>
+          Number((p >> BigInt(112 - 16 * k)) & 0xffffn).toString(16),
+        ).join(':');
         assert.equal(set.contains(text), block.check(text, 'ipv6'), text);
       }
     }

@@ -36,7 +36,12 @@ describe('IP intelligence on the shared lists and the DB-IP database', () => {
   let dataDir: string;
   before(async () => {
     dataDir = await mkdtemp(join(tmpdir(), 'ipintel-'));
-    intel = await createIpIntel({ config: loadConfig({ SOURCE_DIR: SHARED_DATA, DATA_DIR: dataDir }), log, isSanctionedPlace, refreshIntervalMs: 0 });
+    intel = await createIpIntel({
+      config: loadConfig({ SOURCE_DIR: SHARED_DATA, DATA_DIR: dataDir }),
+      log,
+      isSanctionedPlace,
+      refreshIntervalMs: 0,
+    });
   });
   after(async () => {
     intel.close();
@@ -58,7 +63,13 @@ describe('IP intelligence on the shared lists and the DB-IP database', () => {
 
   test('a Tor exit node is a VPN', () => {
     assert.deepEqual(intel.vpn('171.25.193.25'), { ip: '171.25.193.25', vpn: true });
-    assert.deepEqual(intel.signals('171.25.193.25'), { ip: '171.25.193.25', family: 4, vpn: true, tor: true, datacenter: false });
+    assert.deepEqual(intel.signals('171.25.193.25'), {
+      ip: '171.25.193.25',
+      family: 4,
+      vpn: true,
+      tor: true,
+      datacenter: false,
+    });
   });
 
   test('both edges of an IPv4 VPN range (2.26.157.0/24) are VPN, the neighbours are not', () => {
@@ -83,7 +94,13 @@ describe('IP intelligence on the shared lists and the DB-IP database', () => {
   test('a datacenter range is its own signal, not a VPN', () => {
     assert.deepEqual(intel.signals('8.8.8.8'), { ip: '8.8.8.8', family: 4, vpn: false, tor: false, datacenter: true });
     assert.deepEqual(intel.vpn('8.8.8.8'), { ip: '8.8.8.8', vpn: false });
-    assert.deepEqual(intel.signals('2001:310::1'), { ip: '2001:310::1', family: 6, vpn: false, tor: 'unknown', datacenter: true });
+    assert.deepEqual(intel.signals('2001:310::1'), {
+      ip: '2001:310::1',
+      family: 6,
+      vpn: false,
+      tor: 'unknown',
+      datacenter: true,
+    });
   });
 
   test('8.8.8.8 is in Mountain View, US, not sanctioned', () => {
@@ -134,8 +151,22 @@ describe('IP intelligence on the shared lists and the DB-IP database', () => {
   });
 
   test('an address the database does not place: nulls, and no sanctions verdict', () => {
-    assert.deepEqual(intel.geo('10.0.0.1'), { ip: '10.0.0.1', city: null, region: null, country: null, sanctioned: null, source_url: null });
-    assert.deepEqual(intel.geo('not an ip'), { ip: 'not an ip', city: null, region: null, country: null, sanctioned: null, source_url: null });
+    assert.deepEqual(intel.geo('10.0.0.1'), {
+      ip: '10.0.0.1',
+      city: null,
+      region: null,
+      country: null,
+      sanctioned: null,
+      source_url: null,
+    });
+    assert.deepEqual(intel.geo('not an ip'), {
+      ip: 'not an ip',
+      city: null,
+      region: null,
+      country: null,
+      sanctioned: null,
+      source_url: null,
+    });
     assert.deepEqual(intel.vpn('not an ip'), { ip: 'not an ip', vpn: 'unknown' });
   });
 });
@@ -151,12 +182,24 @@ describe('coverage per address family, and refresh', () => {
       });
       try {
         assert.deepEqual(intel.vpn('2001:db8::1'), { ip: '2001:db8::1', vpn: 'unknown' });
-        assert.deepEqual(intel.signals('2001:db8::1'), { ip: '2001:db8::1', family: 6, vpn: 'unknown', tor: 'unknown', datacenter: 'unknown' });
+        assert.deepEqual(intel.signals('2001:db8::1'), {
+          ip: '2001:db8::1',
+          family: 6,
+          vpn: 'unknown',
+          tor: 'unknown',
+          datacenter: 'unknown',
+        });
         assert.deepEqual(intel.vpn('198.51.100.0'), { ip: '198.51.100.0', vpn: true });
         assert.deepEqual(intel.vpn('203.0.113.31'), { ip: '203.0.113.31', vpn: true });
         assert.deepEqual(intel.vpn('203.0.113.32'), { ip: '203.0.113.32', vpn: false });
         assert.deepEqual(intel.vpn('192.0.2.44'), { ip: '192.0.2.44', vpn: true });
-        assert.deepEqual(intel.signals('192.0.2.200'), { ip: '192.0.2.200', family: 4, vpn: false, tor: false, datacenter: true });
+        assert.deepEqual(intel.signals('192.0.2.200'), {
+          ip: '192.0.2.200',
+          family: 4,
+          vpn: false,
+          tor: false,
+          datacenter: true,
+        });
         assert.deepEqual(
           intel.status().map((s) => [s.key, s.loaded, s.ranges]),
           [

@@ -1,7 +1,15 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import type { EntityRecord, EntityType } from '../../engine/model.js';
-import { changeId, diffVersion, entityKey, type ActiveKey, type ListChange, type PreviousVersion, type RecordBatch } from '../../loaders/diff.js';
+import {
+  changeId,
+  diffVersion,
+  entityKey,
+  type ActiveKey,
+  type ListChange,
+  type PreviousVersion,
+  type RecordBatch,
+} from '../../loaders/diff.js';
 
 const rec = (entity_type: EntityType, value: string, metadata: Record<string, unknown> = {}): EntityRecord => ({
   list: 'l',
@@ -45,9 +53,22 @@ function previousOf(v: Version, withKeys: boolean): PreviousVersion {
 
 let seq = 1;
 /** Diffs `next` against `previous` both ways (the committed records read and normalized again, and its keys file): the two must agree. */
-async function diff(version: string, at: string, previous: Version | null, next: EntityRecord[], opts: { cutoff?: string; maxPeriods?: number } = {}): Promise<Version> {
+async function diff(
+  version: string,
+  at: string,
+  previous: Version | null,
+  next: EntityRecord[],
+  opts: { cutoff?: string; maxPeriods?: number } = {},
+): Promise<Version> {
   const run = async (withKeys: boolean) => {
-    const out: Version = { active: [], keys: [], ended: [], changes: [], droppedUntil: null, counts: { listed: 0, delisted: 0, relisted: 0 } };
+    const out: Version = {
+      active: [],
+      keys: [],
+      ended: [],
+      changes: [],
+      droppedUntil: null,
+      counts: { listed: 0, delisted: 0, relisted: 0 },
+    };
     const r = await diffVersion({
       list: 'l',
       owner: 0,
@@ -86,8 +107,14 @@ const periods = (v: Version) => v.ended.map((r) => [r.value, r.listed_at, r.remo
 describe('diffVersion', () => {
   test('keys are (entity_type, canonical key): case and format do not make a new entity', () => {
     assert.equal(entityKey(rec('email', 'A@Example.COM')), entityKey(rec('email', 'a@example.com')));
-    assert.equal(entityKey(rec('crypto_address', '0xABCDEF0000000000000000000000000000000001')), entityKey(rec('crypto_address', '0xabcdef0000000000000000000000000000000001')));
-    assert.notEqual(entityKey(rec('crypto_address', '1BoatSLRHtKNngkdXEeobR76b53LETtpyT')), entityKey(rec('crypto_address', '1boatslrhtknngkdxeeobr76b53lettpyt')));
+    assert.equal(
+      entityKey(rec('crypto_address', '0xABCDEF0000000000000000000000000000000001')),
+      entityKey(rec('crypto_address', '0xabcdef0000000000000000000000000000000001')),
+    );
+    assert.notEqual(
+      entityKey(rec('crypto_address', '1BoatSLRHtKNngkdXEeobR76b53LETtpyT')),
+      entityKey(rec('crypto_address', '1boatslrhtknngkdxeeobr76b53lettpyt')),
+    );
     assert.notEqual(entityKey(rec('website', 'x.example')), entityKey(rec('email_domain', 'x.example')));
   });
 
@@ -105,7 +132,11 @@ describe('diffVersion', () => {
   });
 
   test('records sharing a key move together and give one change, with a deterministic change id', async () => {
-    const v1 = await diff('v1', 'T1', null, [rec('name', 'Ali Hassan', { uid: 1 }), rec('name', 'ALI HASSAN', { uid: 2 }), rec('name', 'Omar')]);
+    const v1 = await diff('v1', 'T1', null, [
+      rec('name', 'Ali Hassan', { uid: 1 }),
+      rec('name', 'ALI HASSAN', { uid: 2 }),
+      rec('name', 'Omar'),
+    ]);
     const v2 = await diff('v2', 'T2', v1, [rec('name', 'Omar')]);
     assert.deepEqual(
       v2.changes.map((c) => [c.kind, c.record.value, c.record.metadata, c.record.listed_at, c.record.removed_at]),
@@ -197,7 +228,12 @@ describe('diffVersion', () => {
   });
 
   test('compaction: periods ended before the cut-off or beyond the cap go, and the reach says from when answers are complete', async () => {
-    const v1 = await diff('v1', 'T1', null, [rec('email', 'a@x.org'), rec('email', 'b@x.org'), rec('email', 'c@x.org'), rec('email', 'd@x.org')]);
+    const v1 = await diff('v1', 'T1', null, [
+      rec('email', 'a@x.org'),
+      rec('email', 'b@x.org'),
+      rec('email', 'c@x.org'),
+      rec('email', 'd@x.org'),
+    ]);
     const v2 = await diff('v2', 'T2', v1, [rec('email', 'b@x.org'), rec('email', 'c@x.org'), rec('email', 'd@x.org')]);
     const v3 = await diff('v3', 'T3', v2, [rec('email', 'c@x.org'), rec('email', 'd@x.org')]);
     const v4 = await diff('v4', 'T4', v3, [rec('email', 'd@x.org')], { cutoff: 'T3' });

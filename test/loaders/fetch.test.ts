@@ -61,7 +61,11 @@ describe('fetchSourceFile', () => {
     const body = 'a,b\n1,2\n';
     handlers.set('/cond.csv', (req, res) => {
       if (req.headers['if-none-match'] === '"v1"') return void res.writeHead(304).end();
-      res.writeHead(200, { etag: '"v1"', 'last-modified': 'Tue, 01 Jul 2025 10:00:00 GMT', 'content-length': Buffer.byteLength(body) });
+      res.writeHead(200, {
+        etag: '"v1"',
+        'last-modified': 'Tue, 01 Jul 2025 10:00:00 GMT',
+        'content-length': Buffer.byteLength(body),
+      });
       res.end(body);
     });
     const first = await fetchSourceFile('l', file('cond', '/cond.csv'), opts());
@@ -99,11 +103,14 @@ describe('fetchSourceFile', () => {
       /* never answers */
     });
     const started = Date.now();
-    await assert.rejects(fetchSourceFile('l', file('slow', '/slow.csv'), opts({ retries: 1, timeoutMs: 200 })), (err: unknown) => {
-      assert.ok(err instanceof FetchError);
-      assert.equal(err.message, `${base}/slow.csv: timed out after 200 ms`);
-      return true;
-    });
+    await assert.rejects(
+      fetchSourceFile('l', file('slow', '/slow.csv'), opts({ retries: 1, timeoutMs: 200 })),
+      (err: unknown) => {
+        assert.ok(err instanceof FetchError);
+        assert.equal(err.message, `${base}/slow.csv: timed out after 200 ms`);
+        return true;
+      },
+    );
     assert.equal(hits.get('/slow.csv')!.length, 2);
     assert.ok(Date.now() - started >= 400);
   });
@@ -120,14 +127,20 @@ describe('fetchSourceFile', () => {
     // machine can outlast: the body's error then discards the unread bytes).
     const cut = () => open?.socket?.destroy();
     const good = await fetchSourceFile('l', file('trunc', '/trunc.csv'), opts());
-    await assert.rejects(fetchSourceFile('l', file('trunc', '/trunc.csv'), opts({ retries: 1, progress: cut })), (err: unknown) => {
-      assert.ok(err instanceof FetchError);
-      assert.match(err.message, /^http:\/\/127\.0\.0\.1:\d+\/trunc\.csv: body interrupted after 7 bytes/);
-      return true;
-    });
+    await assert.rejects(
+      fetchSourceFile('l', file('trunc', '/trunc.csv'), opts({ retries: 1, progress: cut })),
+      (err: unknown) => {
+        assert.ok(err instanceof FetchError);
+        assert.match(err.message, /^http:\/\/127\.0\.0\.1:\d+\/trunc\.csv: body interrupted after 7 bytes/);
+        return true;
+      },
+    );
     assert.equal(hits.get('/trunc.csv')!.length, 3);
     assert.equal(await readFile(good!.path, 'utf8'), 'good\n\n');
-    assert.deepEqual((await readdir(join(dataDir, 'sources', 'l'))).filter((f) => f.startsWith('trunc')).sort(), ['trunc.csv', 'trunc.meta.json']);
+    assert.deepEqual((await readdir(join(dataDir, 'sources', 'l'))).filter((f) => f.startsWith('trunc')).sort(), [
+      'trunc.csv',
+      'trunc.meta.json',
+    ]);
   });
 
   test('many interrupted downloads at once: each fails cleanly, the process stays up, nothing is left behind', async () => {
@@ -136,7 +149,11 @@ describe('fetchSourceFile', () => {
       res.write('x'.repeat(5000));
       setImmediate(() => res.socket?.destroy());
     });
-    const runs = await Promise.allSettled(Array.from({ length: 40 }, (_, i) => fetchSourceFile(`cut${i}`, file('cut', '/cut.csv'), opts({ retries: 2, maxBytes: 1_000_000 }))));
+    const runs = await Promise.allSettled(
+      Array.from({ length: 40 }, (_, i) =>
+        fetchSourceFile(`cut${i}`, file('cut', '/cut.csv'), opts({ retries: 2, maxBytes: 1_000_000 })),
+      ),
+    );
     for (const r of runs) {
       assert.equal(r.status, 'rejected');
       assert.ok((r as PromiseRejectedResult).reason instanceof FetchError);
@@ -163,14 +180,20 @@ describe('fetchSourceFile', () => {
   });
 
   test('404 is final; an optional file that is missing is skipped', async () => {
-    await assert.rejects(fetchSourceFile('l', file('gone', '/gone.csv'), opts()), { message: `${base}/gone.csv: HTTP 404` });
+    await assert.rejects(fetchSourceFile('l', file('gone', '/gone.csv'), opts()), {
+      message: `${base}/gone.csv: HTTP 404`,
+    });
     assert.equal(hits.get('/gone.csv')!.length, 1);
     assert.equal(await fetchSourceFile('l', file('gone', '/gone.csv', true), opts()), null);
   });
 
   test('SOURCE_URLS overrides the official URL per "slug.key"', async () => {
     handlers.set('/mirror.csv', (_req, res) => res.writeHead(200).end('mirror\n'));
-    const r = await fetchSourceFile('ofac', file('sdn', '/official.csv'), opts({ urlOverrides: { 'ofac.sdn': `${base}/mirror.csv` } }));
+    const r = await fetchSourceFile(
+      'ofac',
+      file('sdn', '/official.csv'),
+      opts({ urlOverrides: { 'ofac.sdn': `${base}/mirror.csv` } }),
+    );
     assert.equal(r!.url, `${base}/mirror.csv`);
     assert.equal(hits.get('/official.csv'), undefined);
   });

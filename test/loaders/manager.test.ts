@@ -45,7 +45,11 @@ const csvList: ListDefinition = {
   enabled: true,
   in_default_set: true,
   primary: true,
-  source: { type: 'files', files: [{ key: 'main', url: 'https://example.org/t.csv', sourceDirPath: 'test/t.csv' }], parse: parseCsv },
+  source: {
+    type: 'files',
+    files: [{ key: 'main', url: 'https://example.org/t.csv', sourceDirPath: 'test/t.csv' }],
+    parse: parseCsv,
+  },
 };
 const mixerList: ListDefinition = {
   slug: 'test-mixer',
@@ -57,7 +61,13 @@ const mixerList: ListDefinition = {
   in_default_set: true,
   source: { type: 'chain', role: 'depositor_relayer' },
 };
-const disabledList: ListDefinition = { ...csvList, slug: 'test-disabled', enabled: false, in_default_set: false, primary: false };
+const disabledList: ListDefinition = {
+  ...csvList,
+  slug: 'test-disabled',
+  enabled: false,
+  in_default_set: false,
+  primary: false,
+};
 
 const A = '0xAbC0000000000000000000000000000000000001';
 const log = pino({ level: 'silent' });
@@ -79,8 +89,18 @@ const sink: ChangeSink = {
 };
 
 const writeSource = (lines: string[]) => writeFile(join(sourceDir, 'test', 't.csv'), lines.join('\n') + '\n');
-const config = (extra: Record<string, string> = {}) => loadConfig({ DATA_DIR: dataDir, SOURCE_DIR: sourceDir, PRIMARY_CHECK_MINUTES_UTC: '5,35', ...extra });
-const manager = () => new ListManager({ config: config(), engine, sinks: [sink], log, now, lists: [csvList, mixerList, disabledList], redeliverMs: 20 });
+const config = (extra: Record<string, string> = {}) =>
+  loadConfig({ DATA_DIR: dataDir, SOURCE_DIR: sourceDir, PRIMARY_CHECK_MINUTES_UTC: '5,35', ...extra });
+const manager = () =>
+  new ListManager({
+    config: config(),
+    engine,
+    sinks: [sink],
+    log,
+    now,
+    lists: [csvList, mixerList, disabledList],
+    redeliverMs: 20,
+  });
 const values = (list: string) => engine.entities(list, { limit: 100 }).entities.map((e) => [e.value, e.listed_at]);
 const removed = (list: string) => engine.delisted([list], 100).map((e) => [e.value, e.removed_at]);
 
@@ -111,7 +131,15 @@ describe('ListManager', () => {
     await m.start();
     await m.idle();
     assert.deepEqual(m.status(), {
-      'test-csv': { loaded: true, version: m.status()['test-csv'].version, last_updated: T1, last_error: null, last_checked: T1, total: 3, stale: false },
+      'test-csv': {
+        loaded: true,
+        version: m.status()['test-csv'].version,
+        last_updated: T1,
+        last_error: null,
+        last_checked: T1,
+        total: 3,
+        stale: false,
+      },
       'test-mixer': {
         loaded: false,
         version: null,
@@ -136,13 +164,23 @@ describe('ListManager', () => {
 
   test('listed, delisted, relisted with exact timestamps and changes', async () => {
     clock = new Date(T2);
-    await writeSource([`crypto_address,${A},CYBER2`, 'name,Ivan Petrov,UKRAINE-EO13660', 'website,evil.example,CYBER2']);
+    await writeSource([
+      `crypto_address,${A},CYBER2`,
+      'name,Ivan Petrov,UKRAINE-EO13660',
+      'website,evil.example,CYBER2',
+    ]);
     const r2 = await m.refresh('test-csv');
     await m.idle();
     assert.equal(r2[0].result, 'new_version');
     assert.deepEqual([r2[0].listed, r2[0].delisted, r2[0].relisted, r2[0].total], [1, 1, 0, 3]);
     const v2 = r2[0].version!;
-    const change = (seq: number, version: string, kind: ListChange['kind'], at: string, record: EntityRecord): ListChange => ({
+    const change = (
+      seq: number,
+      version: string,
+      kind: ListChange['kind'],
+      at: string,
+      record: EntityRecord,
+    ): ListChange => ({
       seq,
       change_id: changeId('test-csv', version, at, kind, entityKey(record)),
       list: 'test-csv',
@@ -152,7 +190,13 @@ describe('ListManager', () => {
       at,
       record,
     });
-    const record = (value: string, type: EntityType, program: string, listed_at: string | null, removed_at: string | null): EntityRecord => ({
+    const record = (
+      value: string,
+      type: EntityType,
+      program: string,
+      listed_at: string | null,
+      removed_at: string | null,
+    ): EntityRecord => ({
       list: 'test-csv',
       entity_type: type,
       value,
@@ -162,7 +206,10 @@ describe('ListManager', () => {
       removed_at,
     });
     assert.deepEqual(received, [
-      [change(1, v2, 'listed', T2, record('evil.example', 'website', 'CYBER2', T2, null)), change(2, v2, 'delisted', T2, record('bad@example.com', 'email', 'SDGT', T1, T2))],
+      [
+        change(1, v2, 'listed', T2, record('evil.example', 'website', 'CYBER2', T2, null)),
+        change(2, v2, 'delisted', T2, record('bad@example.com', 'email', 'SDGT', T1, T2)),
+      ],
     ]);
     assert.deepEqual(values('test-csv'), [
       [A, T1],
@@ -173,13 +220,20 @@ describe('ListManager', () => {
 
     // The e-mail comes back re-cased (same canonical key): relisted, with the value as now published.
     clock = new Date(T3);
-    await writeSource([`crypto_address,${A.toLowerCase()},CYBER2`, 'email,BAD@Example.com,SDGT', 'website,evil.example,CYBER2']);
+    await writeSource([
+      `crypto_address,${A.toLowerCase()},CYBER2`,
+      'email,BAD@Example.com,SDGT',
+      'website,evil.example,CYBER2',
+    ]);
     received.length = 0;
     const r3 = await m.refresh('test-csv');
     await m.idle();
     const v3 = r3[0].version!;
     assert.deepEqual(received, [
-      [change(3, v3, 'relisted', T3, record('BAD@Example.com', 'email', 'SDGT', T3, null)), change(4, v3, 'delisted', T3, record('Ivan Petrov', 'name', 'UKRAINE-EO13660', T1, T3))],
+      [
+        change(3, v3, 'relisted', T3, record('BAD@Example.com', 'email', 'SDGT', T3, null)),
+        change(4, v3, 'delisted', T3, record('Ivan Petrov', 'name', 'UKRAINE-EO13660', T1, T3)),
+      ],
     ]);
     assert.deepEqual(values('test-csv'), [
       [A.toLowerCase(), T1],
@@ -188,7 +242,9 @@ describe('ListManager', () => {
     ]);
     assert.deepEqual(removed('test-csv'), [['Ivan Petrov', T3]]);
     assert.deepEqual(
-      engine.screenExact({ kind: 'email', value: 'bad@example.com', lists: ['test-csv'] })!.map((h) => [h.entity.value, h.match]),
+      engine
+        .screenExact({ kind: 'email', value: 'bad@example.com', lists: ['test-csv'] })!
+        .map((h) => [h.entity.value, h.match]),
       [['BAD@Example.com', 'exact']],
     );
 
@@ -196,7 +252,9 @@ describe('ListManager', () => {
     clock = new Date(T4);
     received.length = 0;
     const before = parses;
-    assert.deepEqual(await m.refresh('test-csv'), [{ slug: 'test-csv', result: 'unchanged', version: v3, changes: 0, total: 3 }]);
+    assert.deepEqual(await m.refresh('test-csv'), [
+      { slug: 'test-csv', result: 'unchanged', version: v3, changes: 0, total: 3 },
+    ]);
     assert.equal(parses, before);
     assert.deepEqual(received, []);
     assert.equal(m.status()['test-csv'].last_checked, T4);
@@ -229,7 +287,14 @@ describe('ListManager', () => {
     try {
       clock = new Date('2026-03-05T10:01:00.000Z');
       const before = parses;
-      const m2 = new ListManager({ config: config(), engine: fresh, sinks: [sink], log, now, lists: [csvList, mixerList] });
+      const m2 = new ListManager({
+        config: config(),
+        engine: fresh,
+        sinks: [sink],
+        log,
+        now,
+        lists: [csvList, mixerList],
+      });
       await m2.start();
       await m2.idle();
       assert.equal(parses, before);
@@ -251,18 +316,34 @@ describe('ListManager', () => {
   test('a follower never fetches: it reloads the versions the leader commits', async () => {
     const followerEngine = await Engine.create({ shards: 1 });
     try {
-      const f = new ListManager({ config: config(), engine: followerEngine, log, now, lists: [csvList], follower: true, followerPollMs: 60_000 });
+      const f = new ListManager({
+        config: config(),
+        engine: followerEngine,
+        log,
+        now,
+        lists: [csvList],
+        follower: true,
+        followerPollMs: 60_000,
+      });
       await f.start();
       const before = parses;
       assert.deepEqual(await f.refresh(), []);
       clock = new Date('2026-03-05T12:00:00.000Z');
-      await writeSource([`crypto_address,${A},CYBER2`, 'email,BAD@Example.com,SDGT', 'website,evil.example,CYBER2', 'email,late@example.com,SDGT']);
+      await writeSource([
+        `crypto_address,${A},CYBER2`,
+        'email,BAD@Example.com,SDGT',
+        'website,evil.example,CYBER2',
+        'email,late@example.com,SDGT',
+      ]);
       const [led] = await m.refresh('test-csv');
       assert.equal(parses, before + 1);
       assert.deepEqual(await f.refresh(), [{ slug: 'test-csv', result: 'reloaded', version: led.version, changes: 0 }]);
       assert.equal(parses, before + 1);
       assert.deepEqual(f.status()['test-csv'], m.status()['test-csv']);
-      assert.equal(followerEngine.screenExact({ kind: 'email', value: 'late@example.com', lists: ['test-csv'] })!.length, 1);
+      assert.equal(
+        followerEngine.screenExact({ kind: 'email', value: 'late@example.com', lists: ['test-csv'] })!.length,
+        1,
+      );
       await f.stop();
     } finally {
       await followerEngine.close();
@@ -321,7 +402,13 @@ test('not ready while a committed version is not yet served by the engine (regre
     },
   };
   await writeSource([`crypto_address,${A},CYBER2`]);
-  const m = new ListManager({ config: loadConfig({ DATA_DIR: dir, SOURCE_DIR: sourceDir }), engine: slowEngine, log, now, lists: [csvList] });
+  const m = new ListManager({
+    config: loadConfig({ DATA_DIR: dir, SOURCE_DIR: sourceDir }),
+    engine: slowEngine,
+    log,
+    now,
+    lists: [csvList],
+  });
   try {
     await m.start();
     while (!loading) await new Promise((r) => setTimeout(r, 10));
@@ -339,10 +426,21 @@ test('not ready while a committed version is not yet served by the engine (regre
 });
 
 /** A fresh data directory and its manager on `csvList` (the source file is shared with the tests above). */
-async function fresh(opts: Partial<ConstructorParameters<typeof ListManager>[0]> = {}, env: Record<string, string> = {}) {
+async function fresh(
+  opts: Partial<ConstructorParameters<typeof ListManager>[0]> = {},
+  env: Record<string, string> = {},
+) {
   const dir = await mkdtemp(join(tmpdir(), 'manager-fresh-'));
   const make = (extra: Partial<ConstructorParameters<typeof ListManager>[0]> = {}) =>
-    new ListManager({ config: loadConfig({ DATA_DIR: dir, SOURCE_DIR: sourceDir, LIST_REFRESH_ENABLED: 'false', ...env }), engine: null, log, now, lists: [csvList], ...opts, ...extra });
+    new ListManager({
+      config: loadConfig({ DATA_DIR: dir, SOURCE_DIR: sourceDir, LIST_REFRESH_ENABLED: 'false', ...env }),
+      engine: null,
+      log,
+      now,
+      lists: [csvList],
+      ...opts,
+      ...extra,
+    });
   return { dir, make, close: () => rm(dir, { recursive: true, force: true }) };
 }
 
@@ -371,7 +469,10 @@ test('changes left undelivered when the service stopped are delivered at the nex
         got.map((b) => b.map((c) => [c.kind, c.record.value])),
         [[['listed', 'pending@example.com']]],
       );
-      assert.deepEqual(JSON.parse(await readFile(join(f.dir, 'lists', 'test-csv', 'state.json'), 'utf8')).pending_changes, []);
+      assert.deepEqual(
+        JSON.parse(await readFile(join(f.dir, 'lists', 'test-csv', 'state.json'), 'utf8')).pending_changes,
+        [],
+      );
       await after.stop();
     } finally {
       await engine.close();
@@ -474,13 +575,33 @@ test('uploaded lists: created empty, each upload a diffed version, deleted with 
       in_default_set: true,
       entity_types: ['email' as const],
     };
-    assert.deepEqual(await m.createList(def), { slug: 'ops', result: 'new_version', version: 'e3b0c44298fc1c14', changes: 0, listed: 0, delisted: 0, relisted: 0, total: 0 });
+    assert.deepEqual(await m.createList(def), {
+      slug: 'ops',
+      result: 'new_version',
+      version: 'e3b0c44298fc1c14',
+      changes: 0,
+      listed: 0,
+      delisted: 0,
+      relisted: 0,
+      total: 0,
+    });
     await assert.rejects(m.createList(def), { message: 'list ops already exists' });
-    const rec = (value: string): EntityRecord => ({ list: 'ops', entity_type: 'email', value, metadata: {}, source_url: null, listed_at: null, removed_at: null });
+    const rec = (value: string): EntityRecord => ({
+      list: 'ops',
+      entity_type: 'email',
+      value,
+      metadata: {},
+      source_url: null,
+      listed_at: null,
+      removed_at: null,
+    });
     clock = new Date('2026-04-08T00:00:00.000Z');
     const up = await m.uploadList('ops', { records: [{ records: [rec('a@x.org'), rec('b@x.org')] }], version: 'v-ab' });
     assert.deepEqual([up.result, up.listed, up.total], ['new_version', 2, 2]);
-    assert.deepEqual((await m.uploadList('ops', { records: [{ records: [rec('a@x.org'), rec('b@x.org')] }], version: 'v-ab' })).result, 'unchanged');
+    assert.deepEqual(
+      (await m.uploadList('ops', { records: [{ records: [rec('a@x.org'), rec('b@x.org')] }], version: 'v-ab' })).result,
+      'unchanged',
+    );
     clock = new Date('2026-04-09T00:00:00.000Z');
     const del = await m.deleteList('ops');
     assert.deepEqual([del.result, del.delisted, del.total], ['new_version', 2, 0]);
@@ -525,11 +646,31 @@ test("a version's keys are kept beside its snapshot for the next diff; a version
     const got: ListChange[] = [];
     const m = f.make({ sinks: [{ write: async (c) => void got.push(...c) }] });
     await m.open();
-    await m.createList({ slug: 'keyed', display_name: 'Keyed', list_type: 'risk', kind: 'operator_list', cadence: 'manual', enabled: true, in_default_set: true, entity_types: ['email', 'name'] });
-    const rec = (entity_type: EntityType, value: string): EntityRecord => ({ list: 'keyed', entity_type, value, metadata: {}, source_url: null, listed_at: null, removed_at: null });
+    await m.createList({
+      slug: 'keyed',
+      display_name: 'Keyed',
+      list_type: 'risk',
+      kind: 'operator_list',
+      cadence: 'manual',
+      enabled: true,
+      in_default_set: true,
+      entity_types: ['email', 'name'],
+    });
+    const rec = (entity_type: EntityType, value: string): EntityRecord => ({
+      list: 'keyed',
+      entity_type,
+      value,
+      metadata: {},
+      source_url: null,
+      listed_at: null,
+      removed_at: null,
+    });
     const dir = join(f.dir, 'lists', 'keyed');
     clock = new Date('2026-04-11T00:00:00.000Z');
-    await m.uploadList('keyed', { records: [{ records: [rec('email', 'A@X.org'), rec('name', 'Ivan  Petrov'), rec('email', 'b@x.org')] }], version: 'v1' });
+    await m.uploadList('keyed', {
+      records: [{ records: [rec('email', 'A@X.org'), rec('name', 'Ivan  Petrov'), rec('email', 'b@x.org')] }],
+      version: 'v1',
+    });
     assert.deepEqual((await readFile(join(dir, 'keys-2.ndjson'), 'utf8')).split('\n'), [
       JSON.stringify([entityKey(rec('email', 'a@x.org')), '2026-04-11T00:00:00.000Z']),
       JSON.stringify([entityKey(rec('name', 'Ivan Petrov')), '2026-04-11T00:00:00.000Z']),
@@ -539,11 +680,17 @@ test("a version's keys are kept beside its snapshot for the next diff; a version
     // As a version committed by an earlier release: no keys file, so the records are read and keyed again.
     await rm(join(dir, 'keys-2.ndjson'));
     clock = new Date('2026-04-12T00:00:00.000Z');
-    const v2 = await m.uploadList('keyed', { records: [{ records: [rec('email', 'a@x.org'), rec('name', 'IVAN PETROV'), rec('email', 'c@x.org')] }], version: 'v2' });
+    const v2 = await m.uploadList('keyed', {
+      records: [{ records: [rec('email', 'a@x.org'), rec('name', 'IVAN PETROV'), rec('email', 'c@x.org')] }],
+      version: 'v2',
+    });
     assert.deepEqual([v2.listed, v2.delisted, v2.total], [1, 1, 3]);
     // Read from keys-3: the e-mail and the name keep their listing time, b@x.org comes back.
     clock = new Date('2026-04-13T00:00:00.000Z');
-    const v3 = await m.uploadList('keyed', { records: [{ records: [rec('email', 'a@x.org'), rec('name', 'Ivan Petrov'), rec('email', 'b@x.org')] }], version: 'v3' });
+    const v3 = await m.uploadList('keyed', {
+      records: [{ records: [rec('email', 'a@x.org'), rec('name', 'Ivan Petrov'), rec('email', 'b@x.org')] }],
+      version: 'v3',
+    });
     assert.deepEqual([v3.listed, v3.delisted, v3.relisted, v3.total], [0, 1, 1, 3]);
     assert.deepEqual(
       got.map((c) => [c.kind, c.record.value, c.record.listed_at, c.record.removed_at]),
@@ -563,12 +710,20 @@ test("a version's keys are kept beside its snapshot for the next diff; a version
       .map((l) => (JSON.parse(l) as [string, string])[1]);
     assert.deepEqual(listedAt, ['2026-04-11T00:00:00.000Z', '2026-04-11T00:00:00.000Z', '2026-04-13T00:00:00.000Z']);
     // A keys file short of the snapshot's records: the commit is refused and version 4 stays committed.
-    await writeFile(join(dir, 'keys-4.ndjson'), JSON.stringify([entityKey(rec('email', 'a@x.org')), '2026-04-11T00:00:00.000Z']) + '\n');
-    await assert.rejects(m.uploadList('keyed', { records: [{ records: [rec('email', 'd@x.org')] }], version: 'v5' }), { message: /keys-4\.ndjson: 1 keys for 3 records/ });
+    await writeFile(
+      join(dir, 'keys-4.ndjson'),
+      JSON.stringify([entityKey(rec('email', 'a@x.org')), '2026-04-11T00:00:00.000Z']) + '\n',
+    );
+    await assert.rejects(m.uploadList('keyed', { records: [{ records: [rec('email', 'd@x.org')] }], version: 'v5' }), {
+      message: /keys-4\.ndjson: 1 keys for 3 records/,
+    });
     assert.equal(m.history('keyed').versions.at(-1)!.version, 'v3');
     // Nothing of the refused commit is left, its temporary files included (they were created after their removal
     // when the commit failed before they had been opened).
-    assert.deepEqual((await readdir(dir)).filter((n) => /^keys-|\.tmp-/.test(n)).sort(), ['keys-3.ndjson', 'keys-4.ndjson']);
+    assert.deepEqual((await readdir(dir)).filter((n) => /^keys-|\.tmp-/.test(n)).sort(), [
+      'keys-3.ndjson',
+      'keys-4.ndjson',
+    ]);
   } finally {
     await f.close();
   }
@@ -584,8 +739,25 @@ test('an upload is served from the commit itself: the engine holds what a load o
     await m.open();
     await writeSource([`crypto_address,${A},CYBER2`, 'name,Ivan Petrov,UKRAINE-EO13660']);
     await m.refresh('test-csv');
-    await m.createList({ slug: 'fed', display_name: 'Fed', list_type: 'risk', kind: 'operator_list', cadence: 'manual', enabled: true, in_default_set: true, entity_types: ['email', 'name'] });
-    const rec = (entity_type: EntityType, value: string): EntityRecord => ({ list: 'fed', entity_type, value, metadata: { n: value.length }, source_url: null, listed_at: null, removed_at: null });
+    await m.createList({
+      slug: 'fed',
+      display_name: 'Fed',
+      list_type: 'risk',
+      kind: 'operator_list',
+      cadence: 'manual',
+      enabled: true,
+      in_default_set: true,
+      entity_types: ['email', 'name'],
+    });
+    const rec = (entity_type: EntityType, value: string): EntityRecord => ({
+      list: 'fed',
+      entity_type,
+      value,
+      metadata: { n: value.length },
+      source_url: null,
+      listed_at: null,
+      removed_at: null,
+    });
     const version = (from: number, to: number) => {
       const records: EntityRecord[] = [];
       for (let i = from; i < to; i++) records.push(rec('email', `u${i}@x.org`), rec('name', `Person Number${i}`));

@@ -20,8 +20,16 @@ let poolB: Deployed;
 let poolC: Deployed;
 const tx: Record<string, { hash: Hash; block: number }> = {};
 
-async function send(name: string, pool: Deployed, from: HDAccount, functionName: 'deposit' | 'withdraw', args: readonly unknown[]) {
-  const hash = await chain.walletClient(from).writeContract({ address: pool.address, abi: pool.abi, functionName, args, account: from, chain: chain.chain });
+async function send(
+  name: string,
+  pool: Deployed,
+  from: HDAccount,
+  functionName: 'deposit' | 'withdraw',
+  args: readonly unknown[],
+) {
+  const hash = await chain
+    .walletClient(from)
+    .writeContract({ address: pool.address, abi: pool.abi, functionName, args, account: from, chain: chain.chain });
   const receipt = await chain.publicClient.waitForTransactionReceipt({ hash });
   assert.equal(receipt.status, 'success');
   tx[name] = { hash, block: Number(receipt.blockNumber) };
@@ -88,15 +96,30 @@ describe('mixer-pool lists from chain events', () => {
     // Incremental: a new scanner on the same state reads only new blocks; the relayer now also
     // deposits, which lists it a second time under its other role.
     await send('d4', poolA, relayer, 'deposit', [commitment(5)]);
-    const again = new MixerScanner({ client: chain.publicClient, pools: [poolA.address, poolB.address], startBlock: 0, statePath, chunkSize: 3, confirmations: 0 });
+    const again = new MixerScanner({
+      client: chain.publicClient,
+      pools: [poolA.address, poolB.address],
+      startBlock: 0,
+      statePath,
+      chunkSize: 3,
+      confirmations: 0,
+    });
     assert.deepEqual(await again.scan(), { from: head + 1, to: tx.d4.block, added: 1 });
-    assert.deepEqual((await again.records('mixer', ['depositor', 'relayer'])).slice(3), [entry('depositor', relayer.address, poolA, tx.d4)]);
+    assert.deepEqual((await again.records('mixer', ['depositor', 'relayer'])).slice(3), [
+      entry('depositor', relayer.address, poolA, tx.d4),
+    ]);
     assert.equal(JSON.parse(await readFile(statePath, 'utf8')).last_block, tx.d4.block);
   });
 
   test('blocks younger than the confirmations wait for the next scan', async () => {
     const [, alice] = chain.accounts;
-    const scanner = new MixerScanner({ client: chain.publicClient, pools: [poolC.address], startBlock: 0, statePath: join(dataDir, 'c.json'), confirmations: 3 });
+    const scanner = new MixerScanner({
+      client: chain.publicClient,
+      pools: [poolC.address],
+      startBlock: 0,
+      statePath: join(dataDir, 'c.json'),
+      confirmations: 3,
+    });
     await chain.mine(3);
     await send('c2', poolC, alice, 'deposit', [commitment(6)]);
     const first = await scanner.scan();
@@ -152,17 +175,31 @@ describe('mixer-pool lists from chain events', () => {
       await m.stop();
       assert.equal(m.ready(), true);
       assert.deepEqual([m.status().mixer.total, m.status()['mixer-recipients'].total], [4, 2]);
-      const hits = engine.screenExact({ kind: 'crypto', value: relayer.address.toLowerCase(), lists: ['mixer', 'mixer-recipients'] })!;
+      const hits = engine.screenExact({
+        kind: 'crypto',
+        value: relayer.address.toLowerCase(),
+        lists: ['mixer', 'mixer-recipients'],
+      })!;
       assert.deepEqual(
         hits.map((h) => [h.entity.list, h.entity.value, h.entity.metadata]),
         [
           ['mixer', relayer.address, { role: 'relayer', pool: poolA.address, block: tx.w1.block, tx_hash: tx.w1.hash }],
-          ['mixer', relayer.address, { role: 'depositor', pool: poolA.address, block: tx.d4.block, tx_hash: tx.d4.hash }],
+          [
+            'mixer',
+            relayer.address,
+            { role: 'depositor', pool: poolA.address, block: tx.d4.block, tx_hash: tx.d4.hash },
+          ],
         ],
       );
-      assert.equal(engine.screenExact({ kind: 'crypto', value: alice.address, lists: ['mixer'] })![0].entity.metadata.tx_hash, tx.d1.hash);
+      assert.equal(
+        engine.screenExact({ kind: 'crypto', value: alice.address, lists: ['mixer'] })![0].entity.metadata.tx_hash,
+        tx.d1.hash,
+      );
       assert.equal(engine.screenExact({ kind: 'crypto', value: recipient.address, lists: ['mixer'] })!.length, 0);
-      assert.equal(engine.screenExact({ kind: 'crypto', value: recipient.address, lists: ['mixer-recipients'] })!.length, 1);
+      assert.equal(
+        engine.screenExact({ kind: 'crypto', value: recipient.address, lists: ['mixer-recipients'] })!.length,
+        1,
+      );
     } finally {
       await engine.close();
     }

@@ -40,7 +40,8 @@ async function* parseParties(files: FetchedFiles): AsyncIterable<EntityRecord> {
     };
     const base = { list: 'test-parties', source_url: 'https://example.org/p.json', listed_at: null, removed_at: null };
     yield { ...base, entity_type: 'party', value: p.id, metadata };
-    for (const name of [p.name, ...p.aliases]) yield { ...base, entity_type: 'name', value: name, metadata: { party_id: p.id, programs: ['TEST'] } };
+    for (const name of [p.name, ...p.aliases])
+      yield { ...base, entity_type: 'name', value: name, metadata: { party_id: p.id, programs: ['TEST'] } };
   }
 }
 
@@ -53,7 +54,11 @@ const list: ListDefinition = {
   enabled: true,
   in_default_set: true,
   primary: true,
-  source: { type: 'files', files: [{ key: 'main', url: 'https://example.org/p.json', sourceDirPath: 'test/p.json' }], parse: parseParties },
+  source: {
+    type: 'files',
+    files: [{ key: 'main', url: 'https://example.org/p.json', sourceDirPath: 'test/p.json' }],
+    parse: parseParties,
+  },
 };
 
 const log = pino({ level: 'silent' });
@@ -66,7 +71,12 @@ const sink: ChangeSink = {
     received.push(changes);
   },
 };
-const IVAN: SourceParty = { id: 'P-1', name: 'Ivan Sergeyevich Petrov', aliases: ['Ivan Petroff'], birth: '1961-02-03' };
+const IVAN: SourceParty = {
+  id: 'P-1',
+  name: 'Ivan Sergeyevich Petrov',
+  aliases: ['Ivan Petroff'],
+  birth: '1961-02-03',
+};
 const OLGA: SourceParty = { id: 'P-2', name: 'Olga Nikolaevna Smirnova', aliases: [], birth: '1975' };
 const writeSource = (parties: SourceParty[]) => writeFile(join(sourceDir, 'test', 'p.json'), JSON.stringify(parties));
 const manager = (engine: Engine) =>
@@ -78,7 +88,8 @@ const manager = (engine: Engine) =>
     now: () => clock,
     lists: [list],
   });
-const screen = (engine: Engine, name: string) => engine.screenName({ name, lists: ['test-parties'], threshold: 0.7, limit: 5 });
+const screen = (engine: Engine, name: string) =>
+  engine.screenName({ name, lists: ['test-parties'], threshold: 0.7, limit: 5 });
 
 before(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'party-data-'));
@@ -99,7 +110,10 @@ test('party records: snapshot, restart without parsing, delisting as a change, h
     await m.start();
     await m.idle();
     const [hit] = await screen(engine, 'Ivan Petroff');
-    assert.deepEqual([hit.entity.entity_type, hit.entity.value, hit.name, hit.score], ['party', 'P-1', 'Ivan Petroff', 1]);
+    assert.deepEqual(
+      [hit.entity.entity_type, hit.entity.value, hit.name, hit.score],
+      ['party', 'P-1', 'Ivan Petroff', 1],
+    );
 
     clock = new Date('2026-03-02T10:00:00.000Z');
     await writeSource([OLGA]);
@@ -119,7 +133,14 @@ test('party records: snapshot, restart without parsing, delisting as a change, h
     await m.refresh('test-parties');
     const [again] = await screen(engine, 'Ivan Petroff');
     assert.deepEqual([again.entity.value, again.entity.removed_at, again.score], ['P-1', null, 1]);
-    const asOf = (at: string) => engine.screenName({ name: 'Ivan Petroff', lists: ['test-parties'], threshold: 0.7, limit: 5, asOf: Date.parse(at) });
+    const asOf = (at: string) =>
+      engine.screenName({
+        name: 'Ivan Petroff',
+        lists: ['test-parties'],
+        threshold: 0.7,
+        limit: 5,
+        asOf: Date.parse(at),
+      });
     assert.deepEqual(
       (await asOf('2026-03-02T12:00:00.000Z')).map((h) => h.entity.value),
       [],

@@ -3,7 +3,15 @@ import assert from 'node:assert/strict';
 import type { EntityRecord } from '../../engine/model.js';
 import { RecordFeed } from '../../loaders/record-feed.js';
 
-const rec = (i: number): EntityRecord => ({ list: 'l', entity_type: 'email', value: `u${i}@x.org`, metadata: {}, source_url: null, listed_at: null, removed_at: null });
+const rec = (i: number): EntityRecord => ({
+  list: 'l',
+  entity_type: 'email',
+  value: `u${i}@x.org`,
+  metadata: {},
+  source_url: null,
+  listed_at: null,
+  removed_at: null,
+});
 
 /** Writes `n` records in batches of `batch`, awaiting `ready` after each batch (as the diff does); `pushed` counts them. */
 async function produce(feed: RecordFeed, n: number, batch: number, pushed: { n: number }): Promise<void> {

@@ -2,7 +2,15 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { CADENCES, LIST_KINDS } from '../../loaders/types.js';
 import { LIST_TYPES } from '../../engine/model.js';
-import { defaultListSlugs, enabledListSlugs, filesUnder, getList, LISTS, parseListFromDir, PRIMARY_LIST } from '../../loaders/registry.js';
+import {
+  defaultListSlugs,
+  enabledListSlugs,
+  filesUnder,
+  getList,
+  LISTS,
+  parseListFromDir,
+  PRIMARY_LIST,
+} from '../../loaders/registry.js';
 import { SHARED_DATA } from '../../harness/paths.js';
 
 describe('list registry', () => {
@@ -97,7 +105,11 @@ describe('list registry', () => {
         ['sdn_xml', 'ofac/SDN.XML', true],
       ],
     );
-    assert.ok(s.files.every((f) => f.url.startsWith('https://sanctionslistservice.ofac.treas.gov/api/PublicationPreview/exports/')));
+    assert.ok(
+      s.files.every((f) =>
+        f.url.startsWith('https://sanctionslistservice.ofac.treas.gov/api/PublicationPreview/exports/'),
+      ),
+    );
     assert.deepEqual(Object.keys(filesUnder(s, SHARED_DATA)), ['sdn', 'add', 'alt', 'comments']);
   });
 
@@ -109,7 +121,8 @@ describe('list registry', () => {
   test('parsing reports progress up to the total size', async () => {
     const seen: Array<[number, number | undefined]> = [];
     let n = 0;
-    for await (const _ of parseListFromDir('disposable_email', SHARED_DATA, { progress: (d, t) => seen.push([d, t]) })) n++;
+    for await (const _ of parseListFromDir('disposable_email', SHARED_DATA, { progress: (d, t) => seen.push([d, t]) }))
+      n++;
     assert.equal(n, 8335);
     assert.ok(seen.length > 0);
     const [done, total] = seen[seen.length - 1];

@@ -66,7 +66,10 @@ describe('OFAC CSV', () => {
   test('a file cut after a field separator: wrong column count at the last line', async () => {
     const at = sdn.indexOf(',"CUBA",', sdn.length / 3) + 8;
     const root = layout(ofacFiles(sdn.slice(0, at)));
-    await assert.rejects(drain(parseListFromDir('ofac_sdn', root)), new RegExp(`sdn\\.csv: line ${lineAt(sdn, at)}: expected 12 columns, found 5`));
+    await assert.rejects(
+      drain(parseListFromDir('ofac_sdn', root)),
+      new RegExp(`sdn\\.csv: line ${lineAt(sdn, at)}: expected 12 columns, found 5`),
+    );
   });
 
   test('a missing required file names the file key', async () => {
@@ -92,13 +95,22 @@ describe('XML', () => {
     const at = un.indexOf('</SECOND_NAME>', un.length / 3);
     const broken = `${un.slice(0, at)}</THIRD_NAME>${un.slice(at + '</SECOND_NAME>'.length)}`;
     const root = layout({ 'un/consolidated.xml': broken });
-    await assert.rejects(drain(parseListFromDir('un_sc', root)), new RegExp(`consolidated\\.xml: line ${lineAt(un, at)}: XML not well-formed`));
+    await assert.rejects(
+      drain(parseListFromDir('un_sc', root)),
+      new RegExp(`consolidated\\.xml: line ${lineAt(un, at)}: XML not well-formed`),
+    );
   });
 
   test('an empty file and a file of another format are rejected', async () => {
-    await assert.rejects(drain(parseListFromDir('un_sc', layout({ 'un/consolidated.xml': '' }))), /consolidated\.xml: line 1: /);
+    await assert.rejects(
+      drain(parseListFromDir('un_sc', layout({ 'un/consolidated.xml': '' }))),
+      /consolidated\.xml: line 1: /,
+    );
     const other = '<?xml version="1.0"?>\n<sdnList><sdnEntry/></sdnList>\n';
-    await assert.rejects(drain(parseListFromDir('un_sc', layout({ 'un/consolidated.xml': other }))), /consolidated\.xml: line 2: .*unexpected root element <sdnList>/);
+    await assert.rejects(
+      drain(parseListFromDir('un_sc', layout({ 'un/consolidated.xml': other }))),
+      /consolidated\.xml: line 2: .*unexpected root element <sdnList>/,
+    );
   });
 });
 
@@ -107,17 +119,28 @@ describe('text and YAML lists', () => {
     const yaml = readFileSync(sharedData('web', 'cryptoscamdb-urls.yaml'), 'utf8').split('\n');
     yaml[5000] = `${yaml[5000]}\n   : bad: [`;
     const root = layout({ 'web/cryptoscamdb-urls.yaml': yaml.join('\n') });
-    await assert.rejects(drain(parseListFromDir('cryptoscamdb', root)), /cryptoscamdb-urls\.yaml: line 500\d: malformed YAML/);
+    await assert.rejects(
+      drain(parseListFromDir('cryptoscamdb', root)),
+      /cryptoscamdb-urls\.yaml: line 500\d: malformed YAML/,
+    );
   });
 
   test('text at the top level of the YAML sequence is rejected', async () => {
     const root = layout({ 'web/cryptoscamdb-urls.yaml': '---\n- name: a.com\n  url: http://a.com\n<html>\n' });
-    await assert.rejects(drain(parseListFromDir('cryptoscamdb', root)), /cryptoscamdb-urls\.yaml: line 4: unexpected top-level text/);
+    await assert.rejects(
+      drain(parseListFromDir('cryptoscamdb', root)),
+      /cryptoscamdb-urls\.yaml: line 4: unexpected top-level text/,
+    );
   });
 
   test('an HTML error page instead of a one-per-line list is rejected', async () => {
-    const root = layout({ 'email/disposable-domains.txt': 'a.com\nb.com\n<html><body>502 Bad Gateway</body></html>\n' });
-    await assert.rejects(drain(parseListFromDir('disposable_email', root)), /disposable-domains\.txt: line 3: unexpected text/);
+    const root = layout({
+      'email/disposable-domains.txt': 'a.com\nb.com\n<html><body>502 Bad Gateway</body></html>\n',
+    });
+    await assert.rejects(
+      drain(parseListFromDir('disposable_email', root)),
+      /disposable-domains\.txt: line 3: unexpected text/,
+    );
   });
 
   test('a missing per-asset address file fails the OFAC crypto list', async () => {

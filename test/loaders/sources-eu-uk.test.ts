@@ -62,11 +62,18 @@ describe('EU Financial Sanctions Files XML 1.1 (hand-written fixture)', () => {
       programs: ['IRQ'],
     });
     assert.equal(records[4].source_url, saddam.source_url);
-    assert.equal(saddam.source_url, 'http://eur-lex.europa.eu/LexUriServ/LexUriServ.do?uri=OJ:L:2003:169:0006:0023:EN:PDF');
+    assert.equal(
+      saddam.source_url,
+      'http://eur-lex.europa.eu/LexUriServ/LexUriServ.do?uri=OJ:L:2003:169:0006:0023:EN:PDF',
+    );
     assert.equal(records[2].metadata.alias_quality, 'weak');
     assert.equal(records[2].metadata.language, 'FR');
     assert.deepEqual(
-      { type: records[3].metadata.document_type, country: records[3].metadata.country, code: records[3].metadata.country_code },
+      {
+        type: records[3].metadata.document_type,
+        country: records[3].metadata.country,
+        code: records[3].metadata.country_code,
+      },
       { type: 'National passport', country: 'IRAQ', code: 'IQ' },
     );
     const komid = records[5];
@@ -74,8 +81,21 @@ describe('EU Financial Sanctions Files XML 1.1 (hand-written fixture)', () => {
     assert.equal(komid.metadata.un_reference_number, 'KPe.001');
     assert.deepEqual(komid.metadata.programs, ['PRK']);
     const komidParty = records[8].metadata;
-    assert.deepEqual([komidParty.party_type, komidParty.countries, komidParty.aliases], ['organization', ['KP'], [{ name: 'KOMID', type: 'alias', weak: false }]]);
-    assert.ok(records.every((r) => r.metadata.party_id === (r.entity_type === 'party' ? undefined : r.value === 'KP-REG-0042' || r.value.startsWith('K') ? '1190' : '13')));
+    assert.deepEqual(
+      [komidParty.party_type, komidParty.countries, komidParty.aliases],
+      ['organization', ['KP'], [{ name: 'KOMID', type: 'alias', weak: false }]],
+    );
+    assert.ok(
+      records.every(
+        (r) =>
+          r.metadata.party_id ===
+          (r.entity_type === 'party'
+            ? undefined
+            : r.value === 'KP-REG-0042' || r.value.startsWith('K')
+              ? '1190'
+              : '13'),
+      ),
+    );
     assert.ok(records.every((r) => r.list === 'eu_fsf' && r.listed_at === null));
   });
 });
@@ -160,9 +180,15 @@ describe('UK Sanctions List CSV (hand-written fixture in the FCDO layout)', () =
       const lines = readFileSync(fixture('UK-Sanctions-List.csv'), 'utf8').split('\n');
       lines[4] = lines[4].slice(0, lines[4].lastIndexOf(','));
       writeFileSync(join(dir, 'uk.csv'), lines.join('\n'));
-      await assert.rejects(collect(ukCsvParser('uk_sanctions', 'csv')({ csv: join(dir, 'uk.csv') }, {})), /uk\.csv: line 5: expected 58 columns, found 57/);
+      await assert.rejects(
+        collect(ukCsvParser('uk_sanctions', 'csv')({ csv: join(dir, 'uk.csv') }, {})),
+        /uk\.csv: line 5: expected 58 columns, found 57/,
+      );
       writeFileSync(join(dir, 'uk.csv'), 'Report Date: 08-Oct-2026\nName,Other\n');
-      await assert.rejects(collect(ukCsvParser('uk_sanctions', 'csv')({ csv: join(dir, 'uk.csv') }, {})), /uk\.csv: line 2: not a UK Sanctions List header/);
+      await assert.rejects(
+        collect(ukCsvParser('uk_sanctions', 'csv')({ csv: join(dir, 'uk.csv') }, {})),
+        /uk\.csv: line 2: not a UK Sanctions List header/,
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

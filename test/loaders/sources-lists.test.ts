@@ -39,7 +39,9 @@ describe('OFAC addresses by asset and the SDN extract naming their parties (real
       }
     }
     assert.equal(listed.size, 641);
-    const extract = JSON.parse(readFileSync(sharedData('crypto', 'ofac-sanctioned-addresses-2026-08.json'), 'utf8')) as {
+    const extract = JSON.parse(
+      readFileSync(sharedData('crypto', 'ofac-sanctioned-addresses-2026-08.json'), 'utf8'),
+    ) as {
       addresses: Record<string, { entries: { uid: string; entity: string }[] }>;
     };
     const byLower = new Map<string, EntityRecord[]>();
@@ -55,7 +57,10 @@ describe('OFAC addresses by asset and the SDN extract naming their parties (real
     // Addresses of the per-asset files that the newer extract no longer names keep no party.
     assert.equal(addresses.filter((r) => r.metadata.party_id === undefined).length, 90);
     const parties = records.filter((r) => r.entity_type === 'party');
-    assert.equal(parties.length, new Set(Object.values(extract.addresses).flatMap((i) => i.entries.map((e) => e.uid))).size);
+    assert.equal(
+      parties.length,
+      new Set(Object.values(extract.addresses).flatMap((i) => i.entries.map((e) => e.uid))).size,
+    );
     assert.ok(records.every((r) => r.list === 'ofac_crypto'));
     const tron = records.find((r) => r.metadata.symbol === 'USDT' && r.value.startsWith('T'));
     assert.equal(tron?.metadata.network, 'tron');
@@ -84,7 +89,10 @@ describe('OFAC addresses by asset and the SDN extract naming their parties (real
     const records = await collect(def.parse(files, {}));
     assert.equal(records.length, 654);
     assert.ok(records.every((r) => r.entity_type === 'crypto_address' && r.metadata.party_id === undefined));
-    assert.deepEqual(records.find((r) => r.value === '12QtD5BFwRsdNsAZY76UVE1xyCGNTojH9h')?.metadata, { symbol: 'XBT', network: 'bitcoin' });
+    assert.deepEqual(records.find((r) => r.value === '12QtD5BFwRsdNsAZY76UVE1xyCGNTojH9h')?.metadata, {
+      symbol: 'XBT',
+      network: 'bitcoin',
+    });
   });
 });
 
@@ -151,7 +159,10 @@ describe('disposable e-mail domains (real file)', () => {
 describe('eth-phishing-detect (bundled npm package)', () => {
   test('the blacklist minus the whitelist', async () => {
     const records = await collect(parseListFromDir('eth_phishing', SHARED_DATA));
-    const config = createRequire(import.meta.url)('eth-phishing-detect/src/config.json') as { blacklist: string[]; whitelist: string[] };
+    const config = createRequire(import.meta.url)('eth-phishing-detect/src/config.json') as {
+      blacklist: string[];
+      whitelist: string[];
+    };
     const allowed = new Set(config.whitelist);
     const expected = new Set(config.blacklist.filter((d) => !allowed.has(d)));
     assert.equal(records.length, expected.size);
@@ -171,7 +182,10 @@ describe('OFAC country programmes (data file in the repo)', () => {
       assert.equal(r.entity_type, 'country');
       assert.equal(canonicalKey('country', r.value), r.metadata.code, r.value);
       assert.ok(Array.isArray(r.metadata.programs) && (r.metadata.programs as string[]).length > 0);
-      assert.match(String(r.source_url), /^https:\/\/ofac\.treasury\.gov\/sanctions-programs-and-country-information\//);
+      assert.match(
+        String(r.source_url),
+        /^https:\/\/ofac\.treasury\.gov\/sanctions-programs-and-country-information\//,
+      );
     }
     assert.deepEqual(
       records.map((r) => r.metadata.kind),

@@ -51,7 +51,10 @@ function occurrences(text: string, re: RegExp): number {
  */
 function itemRegex(label: string, notFollowedBy: string[] = []): RegExp {
   const guard = notFollowedBy.map((n) => `(?!${escape(n)} )`).join('');
-  return new RegExp(`(?:"|; )(?:alt\\. )?${escape(label)} ${guard}(?!IMO )(.+?)(?= \\(| issued| expires?| valid| and | under|;|")`, 'g');
+  return new RegExp(
+    `(?:"|; )(?:alt\\. )?${escape(label)} ${guard}(?!IMO )(.+?)(?= \\(| issued| expires?| valid| and | under|;|")`,
+    'g',
+  );
 }
 
 /**
@@ -84,7 +87,9 @@ describe('OFAC SDN legacy CSV (real files)', () => {
 
   test('every alt.csv row is a strong alias', () => {
     const rows = occurrences(readFileSync(sharedData('ofac', 'alt.csv'), 'latin1'), /^\d+,\d+,"[^"]*","[^"]+"/gm);
-    const aliases = records.filter((r) => r.entity_type === 'name' && r.metadata.alias_quality === 'strong' && r.metadata.alias_type !== 'primary');
+    const aliases = records.filter(
+      (r) => r.entity_type === 'name' && r.metadata.alias_quality === 'strong' && r.metadata.alias_type !== 'primary',
+    );
     assert.equal(aliases.length, rows);
   });
 
@@ -104,7 +109,9 @@ describe('OFAC SDN legacy CSV (real files)', () => {
   });
 
   test('a known XBT address from the remarks, with its party', () => {
-    const hit = records.filter((r) => r.entity_type === 'crypto_address' && r.value === '12QtD5BFwRsdNsAZY76UVE1xyCGNTojH9h');
+    const hit = records.filter(
+      (r) => r.entity_type === 'crypto_address' && r.value === '12QtD5BFwRsdNsAZY76UVE1xyCGNTojH9h',
+    );
     assert.equal(hit.length, 1);
     assert.deepEqual(hit[0], {
       list: 'ofac_sdn',
@@ -134,7 +141,11 @@ describe('OFAC SDN legacy CSV (real files)', () => {
     for (const n of names) {
       const party = byParty.get(String(n.metadata.party_id))!.metadata;
       const aliases = party.aliases as { name: string; weak: boolean }[];
-      assert.ok(n.value === party.name || aliases.some((a) => a.name === n.value && a.weak === (n.metadata.alias_quality === 'weak')), n.value);
+      assert.ok(
+        n.value === party.name ||
+          aliases.some((a) => a.name === n.value && a.weak === (n.metadata.alias_quality === 'weak')),
+        n.value,
+      );
     }
     assert.equal(
       parties.reduce((sum, p) => sum + 1 + (p.metadata.aliases as unknown[]).length, 0),
@@ -145,7 +156,10 @@ describe('OFAC SDN legacy CSV (real files)', () => {
     records.forEach((r, i) => lastIndex.set(String(r.entity_type === 'party' ? r.value : r.metadata.party_id), i));
     assert.ok(parties.every((p) => records[lastIndex.get(p.value)!] === p));
     const yan = byParty.get('25308')!;
-    assert.deepEqual([yan.metadata.name, yan.metadata.party_type, yan.metadata.birth_dates, yan.metadata.programs], ['YAN, Xiaobing', 'person', ['1977-03-25'], ['SDNTK']]);
+    assert.deepEqual(
+      [yan.metadata.name, yan.metadata.party_type, yan.metadata.birth_dates, yan.metadata.programs],
+      ['YAN, Xiaobing', 'person', ['1977-03-25'], ['SDNTK']],
+    );
     const withDates = parties.filter((p) => (p.metadata.birth_dates as string[]).length > 0).length;
     assert.equal(
       withDates,
@@ -165,7 +179,9 @@ describe('OFAC SDN legacy CSV (real files)', () => {
 
   test('addresses split between sdn.csv and sdn_comments.csv are whole', () => {
     const values = new Set(records.filter((r) => r.entity_type === 'crypto_address').map((r) => r.value));
-    const eth = /Digital Currency Address - ETH (0x[0-9a-fA-F]+)/.exec(readFileSync(sharedData('ofac', 'sdn_comments.csv'), 'latin1'))![1];
+    const eth = /Digital Currency Address - ETH (0x[0-9a-fA-F]+)/.exec(
+      readFileSync(sharedData('ofac', 'sdn_comments.csv'), 'latin1'),
+    )![1];
     assert.ok(values.has(eth));
     assert.ok(values.has('0x8576acc5c05d6ce88f4e49bf65bdf0c62f91353c'));
   });
@@ -175,7 +191,9 @@ describe('OFAC SDN legacy CSV (real files)', () => {
       .split('\n')
       .map((l) => l.slice(l.lastIndexOf(',"')))
       .join('\n');
-    const expected = [...remarksOnly.matchAll(/[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+/g)].map((m) => m[0]).sort();
+    const expected = [...remarksOnly.matchAll(/[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+/g)]
+      .map((m) => m[0])
+      .sort();
     const got = records
       .filter((r) => r.entity_type === 'email')
       .map((r) => r.value)
@@ -202,7 +220,9 @@ describe('OFAC SDN legacy CSV (real files)', () => {
     assert.equal(byType['R.F.C.'], distinctItems(raw, itemRegex('R.F.C.', ['#'])));
     let total = 0;
     for (const type of OFAC_DOCUMENT_TYPES) {
-      const longer = OFAC_DOCUMENT_TYPES.filter((t) => t !== type && t.startsWith(`${type} `)).map((t) => t.slice(type.length + 1));
+      const longer = OFAC_DOCUMENT_TYPES.filter((t) => t !== type && t.startsWith(`${type} `)).map((t) =>
+        t.slice(type.length + 1),
+      );
       total += distinctItems(raw, itemRegex(type, longer));
     }
     assert.equal(docs.length, total);
@@ -225,10 +245,21 @@ describe('OFAC consolidated non-SDN CSV (real files)', () => {
     const raw = joinedText('cons_prim.csv', 'cons_comments.csv');
     const primary = records.filter((r) => r.entity_type === 'name' && r.metadata.alias_type === 'primary');
     assert.equal(primary.length, occurrences(readFileSync(sharedData('ofac', 'cons_prim.csv'), 'latin1'), /^\d+,"/gm));
-    const strong = records.filter((r) => r.entity_type === 'name' && r.metadata.alias_quality === 'strong' && r.metadata.alias_type !== 'primary');
-    assert.equal(strong.length, occurrences(readFileSync(sharedData('ofac', 'cons_alt.csv'), 'latin1'), /^\d+,\d+,"[^"]*","[^"]+"/gm));
-    assert.equal(records.filter((r) => r.entity_type === 'crypto_address').length, occurrences(raw, /Digital Currency Address - /g));
-    assert.equal(records.filter((r) => r.entity_type === 'government_id' && r.metadata.document_type === 'Passport').length, distinctItems(raw, itemRegex('Passport', ['Booklet'])));
+    const strong = records.filter(
+      (r) => r.entity_type === 'name' && r.metadata.alias_quality === 'strong' && r.metadata.alias_type !== 'primary',
+    );
+    assert.equal(
+      strong.length,
+      occurrences(readFileSync(sharedData('ofac', 'cons_alt.csv'), 'latin1'), /^\d+,\d+,"[^"]*","[^"]+"/gm),
+    );
+    assert.equal(
+      records.filter((r) => r.entity_type === 'crypto_address').length,
+      occurrences(raw, /Digital Currency Address - /g),
+    );
+    assert.equal(
+      records.filter((r) => r.entity_type === 'government_id' && r.metadata.document_type === 'Passport').length,
+      distinctItems(raw, itemRegex('Passport', ['Booklet'])),
+    );
     assert.ok(records.every((r) => r.list === 'ofac_consolidated'));
   });
 });
@@ -241,7 +272,9 @@ describe('OFAC SDN.XML (hand-written fixture in the published format)', () => {
       countBy(records, (r) => r.entity_type),
       { name: 6, crypto_address: 2, email: 1, government_id: 2, website: 1, party: 3 },
     );
-    const names = records.filter((r) => r.entity_type === 'name').map((r) => [r.value, r.metadata.alias_type, r.metadata.alias_quality]);
+    const names = records
+      .filter((r) => r.entity_type === 'name')
+      .map((r) => [r.value, r.metadata.alias_type, r.metadata.alias_quality]);
     assert.deepEqual(names, [
       ['YAN, Xiaobing', 'primary', 'strong'],
       ['YAN, Xiao Bing', 'a.k.a.', 'strong'],
@@ -277,7 +310,10 @@ describe('OFAC SDN.XML (hand-written fixture in the published format)', () => {
       programs: ['SDNTK'],
     });
     const vessel = records.find((r) => r.entity_type === 'party' && r.value === '30002')!.metadata;
-    assert.deepEqual([vessel.party_type, vessel.identifiers], ['vessel', [{ type: 'Vessel Registration Identification', value: 'IMO 9187629', country: null }]]);
+    assert.deepEqual(
+      [vessel.party_type, vessel.identifiers],
+      ['vessel', [{ type: 'Vessel Registration Identification', value: 'IMO 9187629', country: null }]],
+    );
     const passport = records.find((r) => r.entity_type === 'government_id' && r.value === 'E12345678')!;
     assert.equal(passport.metadata.document_type, 'Passport');
     assert.equal(passport.metadata.country, 'China');

@@ -45,7 +45,10 @@ describe('UN Security Council consolidated list (real file)', () => {
     assert.equal(docs.length, 454);
     const passports = docs.filter((r) => r.metadata.document_type === 'Passport').length;
     const rawPassports = blocks(xml, 'INDIVIDUAL_DOCUMENT').filter(
-      (b) => texts(b, 'NUMBER').length > 0 && texts(b, 'TYPE_OF_DOCUMENT')[0] === 'Passport' && texts(b, 'TYPE_OF_DOCUMENT2').length === 0,
+      (b) =>
+        texts(b, 'NUMBER').length > 0 &&
+        texts(b, 'TYPE_OF_DOCUMENT')[0] === 'Passport' &&
+        texts(b, 'TYPE_OF_DOCUMENT2').length === 0,
     ).length;
     assert.equal(passports, rawPassports);
   });
@@ -70,7 +73,10 @@ describe('UN Security Council consolidated list (real file)', () => {
   });
 
   test('a known individual with its document', () => {
-    const name = records.find((r) => r.entity_type === 'name' && r.metadata.reference_number === 'CDi.001' && r.metadata.alias_type === 'primary');
+    const name = records.find(
+      (r) =>
+        r.entity_type === 'name' && r.metadata.reference_number === 'CDi.001' && r.metadata.alias_type === 'primary',
+    );
     assert.equal(name?.value, 'ERIC BADEGE');
     assert.equal(name?.metadata.un_list_type, 'DRC');
     const doc = records.find((r) => r.entity_type === 'government_id' && r.value === 'OB 0243318');

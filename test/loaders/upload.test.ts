@@ -5,7 +5,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { EntityRecord, EntityType } from '../../engine/model.js';
 import { entityKey } from '../../loaders/diff.js';
-import { stagedBatches, stageUpload, UploadLimitError, UploadRowError, type UploadFormat } from '../../loaders/upload.js';
+import {
+  stagedBatches,
+  stageUpload,
+  UploadLimitError,
+  UploadRowError,
+  type UploadFormat,
+} from '../../loaders/upload.js';
 
 /** Uploads of operator and private lists: the three formats, streamed in arbitrary chunks, checked row by row. */
 const dir = mkdtempSync(join(tmpdir(), 'upload-test-'));
@@ -20,9 +26,19 @@ async function* chunks(text: string, size: number): AsyncIterable<Uint8Array> {
   for (let i = 0; i < bytes.length; i += size) yield bytes.subarray(i, i + size);
 }
 
-async function stage(format: UploadFormat, text: string, opts: { size?: number; maxRows?: number; types?: EntityType[] } = {}) {
+async function stage(
+  format: UploadFormat,
+  text: string,
+  opts: { size?: number; maxRows?: number; types?: EntityType[] } = {},
+) {
   const path = join(dir, `u${n++}.ndjson`);
-  const staged = await stageUpload(chunks(text, opts.size ?? 7), { format, list: 'my_list', entityTypes: opts.types ?? TYPES, path, maxRows: opts.maxRows ?? 1_000_000 });
+  const staged = await stageUpload(chunks(text, opts.size ?? 7), {
+    format,
+    list: 'my_list',
+    entityTypes: opts.types ?? TYPES,
+    path,
+    maxRows: opts.maxRows ?? 1_000_000,
+  });
   const records: EntityRecord[] = [];
   for await (const batch of stagedBatches(path)) {
     // Each row carries the identity its check worked out, the one the diff would compute.
@@ -32,7 +48,11 @@ async function stage(format: UploadFormat, text: string, opts: { size?: number; 
   return { staged, records, path };
 }
 
-async function refused(format: UploadFormat, text: string, opts: { size?: number; maxRows?: number; types?: EntityType[] } = {}) {
+async function refused(
+  format: UploadFormat,
+  text: string,
+  opts: { size?: number; maxRows?: number; types?: EntityType[] } = {},
+) {
   const path = join(dir, `u${n}.ndjson`);
   const err = await stage(format, text, opts).then(
     () => assert.fail('the upload was accepted'),
@@ -43,7 +63,11 @@ async function refused(format: UploadFormat, text: string, opts: { size?: number
 }
 
 const ROWS = [
-  { entity_type: 'crypto_address', value: '0x1111111111111111111111111111111111111111', metadata: { note: 'a, "quoted"\nnote' } },
+  {
+    entity_type: 'crypto_address',
+    value: '0x1111111111111111111111111111111111111111',
+    metadata: { note: 'a, "quoted"\nnote' },
+  },
   { entity_type: 'email', value: ' Bad@Example.COM ', metadata: {} },
   { entity_type: 'name', value: 'Jürgen Müller', metadata: { programs: ['X'] } },
 ];
@@ -51,7 +75,13 @@ const ROWS = [
 describe('stageUpload', () => {
   test('CSV, JSON array and NDJSON of the same rows give the same records and content version, whatever the chunking', async () => {
     const csv =
-      'entity_type,value,metadata\r\n' + ROWS.map((r) => [r.entity_type, `"${r.value.replace(/"/g, '""')}"`, `"${JSON.stringify(r.metadata).replace(/"/g, '""')}"`].join(',')).join('\r\n') + '\r\n';
+      'entity_type,value,metadata\r\n' +
+      ROWS.map((r) =>
+        [r.entity_type, `"${r.value.replace(/"/g, '""')}"`, `"${JSON.stringify(r.metadata).replace(/"/g, '""')}"`].join(
+          ',',
+        ),
+      ).join('\r\n') +
+      '\r\n';
     const json = ' [\n' + ROWS.map((r) => '  ' + JSON.stringify(r)).join(',\n') + '\n] \n';
     const ndjson = ROWS.map((r) => JSON.stringify(r)).join('\n') + '\n\n';
     const expected: EntityRecord[] = ROWS.map((r) => ({
@@ -95,7 +125,10 @@ describe('stageUpload', () => {
       ['name', 'Jürgen  MÜLLER'],
     ];
     // stage() compares each row's staged key with entityKey(record).
-    const { records } = await stage('ndjson', rows.map(([entity_type, value]) => JSON.stringify({ entity_type, value })).join('\n'));
+    const { records } = await stage(
+      'ndjson',
+      rows.map(([entity_type, value]) => JSON.stringify({ entity_type, value })).join('\n'),
+    );
     assert.equal(records.length, rows.length);
   });
 
@@ -103,7 +136,10 @@ describe('stageUpload', () => {
     const { path, records } = await stage('ndjson', ROWS.map((r) => JSON.stringify(r)).join('\n'));
     const oldPath = join(dir, `old${n++}.ndjson`);
     const lines = readFileSync(path, 'utf8').split('\n').filter(Boolean);
-    writeFileSync(oldPath, lines.map((l) => JSON.stringify((JSON.parse(l) as [string, EntityRecord])[1]) + '\n').join(''));
+    writeFileSync(
+      oldPath,
+      lines.map((l) => JSON.stringify((JSON.parse(l) as [string, EntityRecord])[1]) + '\n').join(''),
+    );
     const read: EntityRecord[] = [];
     const keys: string[] = [];
     for await (const batch of stagedBatches(oldPath)) {
@@ -138,20 +174,33 @@ describe('stageUpload', () => {
     lines[15_000] = 'email,not-an-address,';
     const err = await refused('csv', lines.join('\n') + '\n', { size: 4096 });
     assert.ok(err instanceof UploadRowError);
-    assert.deepEqual([err.line, err.field, err.reason, err.input], [15_001, 'value', 'not a valid email', 'not-an-address']);
+    assert.deepEqual(
+      [err.line, err.field, err.reason, err.input],
+      [15_001, 'value', 'not a valid email', 'not-an-address'],
+    );
 
     // A quoted field over several lines: the row's line is the line it starts on.
     const multi = await refused('csv', 'entity_type,value,metadata\nname,"A\nB",{}\nname,Ok,"{""a"":1"\n');
     assert.deepEqual([multi.line, multi.field, multi.reason], [4, 'metadata', 'metadata is not valid JSON']);
 
-    const ndjson = Array.from({ length: 500 }, (_, i) => JSON.stringify({ entity_type: 'website', value: `s${i}.example` }));
+    const ndjson = Array.from({ length: 500 }, (_, i) =>
+      JSON.stringify({ entity_type: 'website', value: `s${i}.example` }),
+    );
     ndjson[321] = '{"entity_type":"website","value":"ok.example"';
     const nd = await refused('ndjson', ndjson.join('\n'));
     assert.equal(nd.line, 322);
     assert.match(nd.reason, /^not valid JSON/);
 
-    const json = '[\n' + Array.from({ length: 300 }, (_, i) => JSON.stringify({ entity_type: 'website', value: i === 250 ? 'no host here' : `s${i}.example` })).join(',\n') + '\n]';
-    assert.deepEqual([(await refused('json', json, { size: 5 })).line, (await refused('json', json, { size: 5 })).reason], [252, 'not a valid website']);
+    const json =
+      '[\n' +
+      Array.from({ length: 300 }, (_, i) =>
+        JSON.stringify({ entity_type: 'website', value: i === 250 ? 'no host here' : `s${i}.example` }),
+      ).join(',\n') +
+      '\n]';
+    assert.deepEqual(
+      [(await refused('json', json, { size: 5 })).line, (await refused('json', json, { size: 5 })).reason],
+      [252, 'not a valid website'],
+    );
   });
 
   test('every kind of bad row is named', async () => {
@@ -159,20 +208,50 @@ describe('stageUpload', () => {
       ['ndjson', '{"entity_type":"ship","value":"x"}', 1, 'entity_type', /^entity_type must be one of/],
       ['ndjson', '{"entity_type":"country","value":"Atlantis"}', 1, 'value', /^not a valid country/],
       // Keyed by the normalizer, refused by the validator screening applies (so it could never match a valid query).
-      ['ndjson', '{"entity_type":"crypto_address","value":"hello world"}', 1, 'value', /^not a crypto address: expected 0x and 40 hexadecimal digits/],
-      ['ndjson', '{"entity_type":"crypto_address","value":"0x12"}', 1, 'value', /^not a crypto address: an EVM address is 0x and 40 hexadecimal digits/],
-      ['ndjson', `{"entity_type":"government_id","value":"${'A'.repeat(80)}"}`, 1, 'value', /more than 64 letters and digits/],
+      [
+        'ndjson',
+        '{"entity_type":"crypto_address","value":"hello world"}',
+        1,
+        'value',
+        /^not a crypto address: expected 0x and 40 hexadecimal digits/,
+      ],
+      [
+        'ndjson',
+        '{"entity_type":"crypto_address","value":"0x12"}',
+        1,
+        'value',
+        /^not a crypto address: an EVM address is 0x and 40 hexadecimal digits/,
+      ],
+      [
+        'ndjson',
+        `{"entity_type":"government_id","value":"${'A'.repeat(80)}"}`,
+        1,
+        'value',
+        /more than 64 letters and digits/,
+      ],
       ['ndjson', '{"entity_type":"name","value":"a\\u0000b"}', 1, 'value', /control character/],
       ['ndjson', '{"entity_type":"name","value":"   "}', 1, 'value', /^value is empty/],
       ['ndjson', `{"entity_type":"name","value":"${'x'.repeat(513)}"}`, 1, 'value', /longer than 512/],
       ['ndjson', '{"entity_type":"name","value":7}', 1, 'value', /must be a string/],
       ['ndjson', '{"entity_type":"name","value":"A","extra":1}', 1, 'extra', /unexpected field/],
       ['ndjson', '{"entity_type":"name","value":"A","metadata":[1]}', 1, 'metadata', /JSON object/],
-      ['ndjson', `{"entity_type":"name","value":"A","metadata":${'{"a":'.repeat(20)}1${'}'.repeat(20)}}`, 1, 'metadata', /nested deeper/],
+      [
+        'ndjson',
+        `{"entity_type":"name","value":"A","metadata":${'{"a":'.repeat(20)}1${'}'.repeat(20)}}`,
+        1,
+        'metadata',
+        /nested deeper/,
+      ],
       ['ndjson', '[1,2]', 1, null, /must be an object/],
       ['json', '{"entity_type":"name","value":"A"}', 1, null, /must be an array/],
       ['json', '[{"entity_type":"name","value":"A"},]', 1, null, /followed by no row/],
-      ['json', '[{"entity_type":"name","value":"A"}\n{"entity_type":"name","value":"B"}]', 2, null, /separated by commas/],
+      [
+        'json',
+        '[{"entity_type":"name","value":"A"}\n{"entity_type":"name","value":"B"}]',
+        2,
+        null,
+        /separated by commas/,
+      ],
       ['json', '[{"entity_type":"name","value":"A"}', 1, null, /not closed/],
       ['json', '[{"entity_type":"name","value":"A"}] x', 1, null, /after the closing bracket/],
       ['json', '', 1, null, /empty/],
@@ -202,11 +281,23 @@ describe('stageUpload', () => {
       stageUpload(body(), { format: 'ndjson', list: 'l', entityTypes: TYPES, path, maxRows: 10 }),
       (e: unknown) => e instanceof UploadRowError && e.reason === 'the upload is not UTF-8 text',
     );
-    const many = Array.from({ length: 11 }, (_, i) => JSON.stringify({ entity_type: 'name', value: `N${i}` })).join('\n');
-    await assert.rejects(stage('ndjson', many, { maxRows: 10 }), (e: unknown) => e instanceof UploadLimitError && e.message === 'the upload holds more than 10 rows');
-    const huge = await refused('ndjson', JSON.stringify({ entity_type: 'name', value: 'A', metadata: { x: 'y'.repeat(70_000) } }), { size: 1 << 20 });
+    const many = Array.from({ length: 11 }, (_, i) => JSON.stringify({ entity_type: 'name', value: `N${i}` })).join(
+      '\n',
+    );
+    await assert.rejects(
+      stage('ndjson', many, { maxRows: 10 }),
+      (e: unknown) => e instanceof UploadLimitError && e.message === 'the upload holds more than 10 rows',
+    );
+    const huge = await refused(
+      'ndjson',
+      JSON.stringify({ entity_type: 'name', value: 'A', metadata: { x: 'y'.repeat(70_000) } }),
+      { size: 1 << 20 },
+    );
     assert.match(huge.reason, /longer than 65536 characters/);
-    const hugeJson = await refused('json', `[${JSON.stringify({ entity_type: 'name', value: 'A', metadata: { x: 'y'.repeat(70_000) } })}]`);
+    const hugeJson = await refused(
+      'json',
+      `[${JSON.stringify({ entity_type: 'name', value: 'A', metadata: { x: 'y'.repeat(70_000) } })}]`,
+    );
     assert.match(hugeJson.reason, /longer than 65536 characters/);
   });
 });

@@ -31,12 +31,21 @@ async function rest(path: string, headers: Record<string, string> = {}): Promise
   return fetch(`${svc.url}/api/v1${path}`, { headers });
 }
 
-async function call(c: Client, name: string, args: Record<string, unknown>, meta?: Record<string, unknown>): Promise<CallToolResult> {
+async function call(
+  c: Client,
+  name: string,
+  args: Record<string, unknown>,
+  meta?: Record<string, unknown>,
+): Promise<CallToolResult> {
   return (await c.callTool({ name, arguments: args, ...(meta ? { _meta: meta } : {}) })) as CallToolResult;
 }
 
 async function rows<T>(table: string, where: string, params: Record<string, unknown>): Promise<T[]> {
-  await Promise.all([svc.service.audit.usage.flush(), svc.service.audit.matches.flush(), svc.service.audit.settlements.flush()]);
+  await Promise.all([
+    svc.service.audit.usage.flush(),
+    svc.service.audit.matches.flush(),
+    svc.service.audit.settlements.flush(),
+  ]);
   const rs = await svc.service.audit.client.query({
     query: `SELECT * FROM screening.${table} WHERE ${where} ORDER BY time`,
     query_params: params,
@@ -88,16 +97,26 @@ describe('catalog', () => {
       const tool = tools.find((t) => t.name === spec.name)!;
       const ep = byId.get(spec.endpoint)!;
       const omit = Object.fromEntries((spec.omit ?? []).map((k) => [k, true] as const));
-      const { $schema: _s, ...expected } = z.toJSONSchema(ep.input.omit(omit as never), { io: 'input', target: 'draft-7', unrepresentable: 'any' }) as Record<string, unknown>;
+      const { $schema: _s, ...expected } = z.toJSONSchema(ep.input.omit(omit as never), {
+        io: 'input',
+        target: 'draft-7',
+        unrepresentable: 'any',
+      }) as Record<string, unknown>;
       assert.deepEqual(tool.inputSchema, { type: 'object', ...expected }, spec.name);
       assert.equal(tool.title, ep.summary);
       assert.equal(tool.annotations?.readOnlyHint, true);
       assert.equal(tool.outputSchema?.type, 'object');
-      assert.match(tool.description ?? '', ep.access === 'metered' ? /^.*\n\nMetered: one credit/s : /Free: no credentials needed\.$/);
+      assert.match(
+        tool.description ?? '',
+        ep.access === 'metered' ? /^.*\n\nMetered: one credit/s : /Free: no credentials needed\.$/,
+      );
     }
     const vpn = tools.find((t) => t.name === 'vpn_check')!;
     assert.equal(vpn.inputSchema.required, undefined);
-    assert.deepEqual(Object.keys(tools.find((t) => t.name === 'list_entities')!.inputSchema.properties ?? {}), ['slug', 'limit']);
+    assert.deepEqual(Object.keys(tools.find((t) => t.name === 'list_entities')!.inputSchema.properties ?? {}), [
+      'slug',
+      'limit',
+    ]);
   });
 });
 
@@ -126,8 +145,20 @@ describe('free tools', () => {
     assert.equal(bad.isError, true);
     assert.deepEqual(bad.structuredContent, {
       detail: [
-        { type: 'string_too_short', loc: ['body', 'q'], msg: 'String should have at least 3 characters', input: 'ab', ctx: { min_length: 3 } },
-        { type: 'less_than_equal', loc: ['body', 'limit'], msg: 'Input should be less than or equal to 25', input: 26, ctx: { le: 25 } },
+        {
+          type: 'string_too_short',
+          loc: ['body', 'q'],
+          msg: 'String should have at least 3 characters',
+          input: 'ab',
+          ctx: { min_length: 3 },
+        },
+        {
+          type: 'less_than_equal',
+          loc: ['body', 'limit'],
+          msg: 'Input should be less than or equal to 25',
+          input: 26,
+          ctx: { le: 25 },
+        },
       ],
     });
     const missing = await call(c, 'list_entities', { slug: 'no_such_list' });
@@ -144,10 +175,18 @@ describe('metered tools with a bearer token', () => {
     const cases: [string, Record<string, unknown>, string][] = [
       ['screen_crypto', { address: SANCTIONED }, `/screen/crypto/${SANCTIONED}`],
       ['screen_email', { email: 'someone@mailinator.com' }, '/screen/email/someone@mailinator.com'],
-      ['screen_website', { address: 'https://www.example.com/path' }, '/screen/website?address=https%3A%2F%2Fwww.example.com%2Fpath'],
+      [
+        'screen_website',
+        { address: 'https://www.example.com/path' },
+        '/screen/website?address=https%3A%2F%2Fwww.example.com%2Fpath',
+      ],
       ['screen_government_id', { government_id: 'AB 123456' }, '/screen/id/AB%20123456'],
       ['screen_country', { country: 'IR' }, '/screen/country/IR'],
-      ['screen_name', { name: 'Saddam Hussein', birth_date: '1937', limit: 2 }, '/screen/name?name=Saddam%20Hussein&birth_date=1937&limit=2'],
+      [
+        'screen_name',
+        { name: 'Saddam Hussein', birth_date: '1937', limit: 2 },
+        '/screen/name?name=Saddam%20Hussein&birth_date=1937&limit=2',
+      ],
       ['screen_pep', { name: 'Jake Auchincloss', limit: 2 }, '/screen/pep?name=Jake%20Auchincloss&limit=2'],
       ['vpn_check', { ip_address: '8.8.8.8' }, '/vpn?ip_address=8.8.8.8'],
       ['vpn_check', {}, '/vpn'],
@@ -168,14 +207,40 @@ describe('metered tools with a bearer token', () => {
     }
     assert.equal((await call(c, 'vpn_check', {})).structuredContent?.ip, '127.0.0.1');
 
-    const usage = await rows<{ customer_id: number; endpoint: string; method: string; credits: number; status: number; payer: string }>('usage', 'request_id = {id:String}', { id: 'mcp-token-calls' });
+    const usage = await rows<{
+      customer_id: number;
+      endpoint: string;
+      method: string;
+      credits: number;
+      status: number;
+      payer: string;
+    }>('usage', 'request_id = {id:String}', { id: 'mcp-token-calls' });
     assert.deepEqual(
       usage.map((u) => [u.customer_id, u.endpoint, u.method, u.credits, u.status, u.payer]).sort(),
-      ['screen.crypto', 'screen.email', 'screen.website', 'screen.id', 'screen.country', 'screen.name', 'screen.pep', 'ip.vpnClient', 'ip.vpnClient', 'ip.vpnClient', 'ip.geoClient', 'ip.geoClient']
+      [
+        'screen.crypto',
+        'screen.email',
+        'screen.website',
+        'screen.id',
+        'screen.country',
+        'screen.name',
+        'screen.pep',
+        'ip.vpnClient',
+        'ip.vpnClient',
+        'ip.vpnClient',
+        'ip.geoClient',
+        'ip.geoClient',
+      ]
         .map((e) => [customerId, e, 'quota', 1, 200, ''])
         .sort(),
     );
-    const matches = await rows<{ customer_id: number; endpoint: string; screened_value: string; list: string; match: string }>('audit_matches', 'request_id = {id:String} AND endpoint = {ep:String}', {
+    const matches = await rows<{
+      customer_id: number;
+      endpoint: string;
+      screened_value: string;
+      list: string;
+      match: string;
+    }>('audit_matches', 'request_id = {id:String} AND endpoint = {ep:String}', {
       id: 'mcp-token-calls',
       ep: 'screen.crypto',
     });
@@ -199,7 +264,10 @@ describe('metered tools with a bearer token', () => {
     const challenge = await call(anon, 'screen_country', { country: 'CU' });
     const payload = await pay(pc.payer, challenge._meta!['x402/payment-required']);
     const before = await pc.balance(pc.payer.address);
-    const c = await client({ authorization: `Bearer ${token}`, 'payment-signature': encodePaymentSignatureHeader(payload) });
+    const c = await client({
+      authorization: `Bearer ${token}`,
+      'payment-signature': encodePaymentSignatureHeader(payload),
+    });
     const result = await call(c, 'screen_country', { country: 'CU' });
     assert.equal(result.isError, undefined);
     assert.equal(result._meta?.['x402/payment-response'], undefined);
@@ -220,11 +288,18 @@ describe('x402 payments', () => {
       const result = await call(c, name, args);
       const res = await rest(path);
       assert.equal(res.status, 402);
-      const body = (await res.json()) as { x402Version: number; accepts: { resource: string; maxAmountRequired: string }[] };
+      const body = (await res.json()) as {
+        x402Version: number;
+        accepts: { resource: string; maxAmountRequired: string }[];
+      };
       assert.equal(result.isError, true);
       assert.deepEqual(result.structuredContent, body, name);
       assert.deepEqual(JSON.parse((result.content[0] as { text: string }).text), body);
-      assert.deepEqual(result._meta, { 'x402/payment-required': decodePaymentRequiredHeader(res.headers.get('payment-required')!) }, name);
+      assert.deepEqual(
+        result._meta,
+        { 'x402/payment-required': decodePaymentRequiredHeader(res.headers.get('payment-required')!) },
+        name,
+      );
       assert.equal(body.x402Version, 1);
       assert.equal(body.accepts[0].resource, `${svc.url}/api/v1${path}`);
       assert.equal(body.accepts[0].maxAmountRequired, PRICE.toString());
@@ -242,8 +317,18 @@ describe('x402 payments', () => {
     const paid = await call(await client(header), 'screen_crypto', args);
     assert.equal(paid.isError, undefined, JSON.stringify(paid.structuredContent));
     assert.equal((paid.structuredContent as { sanctioned: boolean }).sanctioned, true);
-    const receipt = paid._meta!['x402/payment-response'] as { success: boolean; transaction: Hex; network: string; payer: string };
-    assert.deepEqual(receipt, { success: true, transaction: receipt.transaction, network: 'eip155:84532', payer: pc.payer.address });
+    const receipt = paid._meta!['x402/payment-response'] as {
+      success: boolean;
+      transaction: Hex;
+      network: string;
+      payer: string;
+    };
+    assert.deepEqual(receipt, {
+      success: true,
+      transaction: receipt.transaction,
+      network: 'eip155:84532',
+      payer: pc.payer.address,
+    });
     assert.equal((await pc.chain.publicClient.getTransactionReceipt({ hash: receipt.transaction })).status, 'success');
     assert.equal(await pc.balance(pc.payer.address), p0 - PRICE);
     assert.equal(await pc.balance(pc.merchant.address), m0 + PRICE);
@@ -254,19 +339,35 @@ describe('x402 payments', () => {
     assert.equal(replay._meta!['x402/payment-response'], undefined);
     assert.equal(await pc.balance(pc.payer.address), p0 - PRICE);
 
-    const settlements = await rows<{ customer_id: number; payer: string; endpoint: string; x402_version: number; amount: string | number }>('x402_settlements', 'tx_hash = {tx:String}', {
+    const settlements = await rows<{
+      customer_id: number;
+      payer: string;
+      endpoint: string;
+      x402_version: number;
+      amount: string | number;
+    }>('x402_settlements', 'tx_hash = {tx:String}', {
       tx: receipt.transaction,
     });
     assert.deepEqual(
       settlements.map((s) => [s.customer_id, s.payer, s.endpoint, s.x402_version, String(s.amount)]),
       [[0, pc.payer.address, 'screen.crypto', 2, PRICE.toString()]],
     );
-    const usage = await rows<{ method: string; customer_id: number; payer: string; amount: string | number; network: string }>('usage', 'tx_hash = {tx:String}', { tx: receipt.transaction });
+    const usage = await rows<{
+      method: string;
+      customer_id: number;
+      payer: string;
+      amount: string | number;
+      network: string;
+    }>('usage', 'tx_hash = {tx:String}', { tx: receipt.transaction });
     assert.deepEqual(
       usage.map((u) => [u.method, u.customer_id, u.payer, String(u.amount), u.network]),
       [['x402', 0, pc.payer.address, PRICE.toString(), 'eip155:84532']],
     );
-    const matches = await rows<{ payer: string }>('audit_matches', 'payer = {p:String} AND screened_value = {v:String}', { p: pc.payer.address, v: SANCTIONED });
+    const matches = await rows<{ payer: string }>(
+      'audit_matches',
+      'payer = {p:String} AND screened_value = {v:String}',
+      { p: pc.payer.address, v: SANCTIONED },
+    );
     assert.ok(matches.length >= 1);
   });
 
@@ -279,7 +380,12 @@ describe('x402 payments', () => {
     const paid = await call(c, 'screen_country', { country: 'IR' }, { 'x402/payment': v2 });
     assert.equal(paid.isError, undefined, JSON.stringify(paid.structuredContent));
     const receipt = paid._meta!['x402/payment-response'] as { transaction: string };
-    assert.deepEqual(paid._meta!['x402/payment-response'], { success: true, transaction: receipt.transaction, network: 'eip155:84532', payer: pc.payer.address });
+    assert.deepEqual(paid._meta!['x402/payment-response'], {
+      success: true,
+      transaction: receipt.transaction,
+      network: 'eip155:84532',
+      payer: pc.payer.address,
+    });
     const replay = await call(c, 'screen_country', { country: 'IR' }, { 'x402/payment': v2 });
     assert.equal(replay.isError, true);
     assert.equal((replay.structuredContent as { error: string }).error, 'authorization already used, sign a fresh one');
@@ -287,11 +393,23 @@ describe('x402 payments', () => {
     const v1Challenge = await call(c, 'vpn_check', { ip_address: '8.8.8.8' });
     const v1 = await pay(pc.payer, v1Challenge.structuredContent);
     assert.equal(v1.x402Version, 1);
-    const paidV1 = await call(c, 'vpn_check', { ip_address: '8.8.8.8' }, { 'x402/payment': encodePaymentSignatureHeader(v1) });
+    const paidV1 = await call(
+      c,
+      'vpn_check',
+      { ip_address: '8.8.8.8' },
+      { 'x402/payment': encodePaymentSignatureHeader(v1) },
+    );
     assert.equal(paidV1.isError, undefined, JSON.stringify(paidV1.structuredContent));
     assert.deepEqual(paidV1.structuredContent, { ip: '8.8.8.8', vpn: false });
     const receiptV1 = paidV1._meta!['x402/payment-response'] as { transaction: string };
-    assert.deepEqual(paidV1._meta, { 'x402/payment-response': { success: true, transaction: receiptV1.transaction, network: 'base-sepolia', payer: pc.payer.address } });
+    assert.deepEqual(paidV1._meta, {
+      'x402/payment-response': {
+        success: true,
+        transaction: receiptV1.transaction,
+        network: 'base-sepolia',
+        payer: pc.payer.address,
+      },
+    });
 
     assert.equal(await pc.balance(pc.payer.address), p0 - 2n * PRICE);
     for (const tx of [receipt.transaction, receiptV1.transaction]) {
@@ -307,7 +425,15 @@ describe('x402 payments', () => {
     const bad = await call(c, 'screen_pep', { name: 'Jake Auchincloss', limit: 11 }, { 'x402/payment': payload });
     assert.equal(bad.isError, true);
     assert.deepEqual(bad.structuredContent, {
-      detail: [{ type: 'less_than_equal', loc: ['body', 'limit'], msg: 'Input should be less than or equal to 10', input: 11, ctx: { le: 10 } }],
+      detail: [
+        {
+          type: 'less_than_equal',
+          loc: ['body', 'limit'],
+          msg: 'Input should be less than or equal to 10',
+          input: 11,
+          ctx: { le: 10 },
+        },
+      ],
     });
     assert.equal(await pc.balance(pc.payer.address), p0);
   });
@@ -316,7 +442,12 @@ describe('x402 payments', () => {
 describe('HTTP transport', () => {
   test('JSON by default, SSE when the client ranks text/event-stream first; GET and DELETE are 405', async () => {
     const list = { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} };
-    const post = (accept: string) => fetch(`${svc.url}/mcp`, { method: 'POST', headers: { accept, 'content-type': 'application/json' }, body: JSON.stringify(list) });
+    const post = (accept: string) =>
+      fetch(`${svc.url}/mcp`, {
+        method: 'POST',
+        headers: { accept, 'content-type': 'application/json' },
+        body: JSON.stringify(list),
+      });
     const json = await post('application/json, text/event-stream');
     assert.equal(json.headers.get('content-type'), 'application/json');
     assert.equal(((await json.json()) as { result: { tools: unknown[] } }).result.tools.length, 14);

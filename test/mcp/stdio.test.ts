@@ -42,9 +42,24 @@ interface Agent {
 
 /** Spawns the documented command through the SDK's stdio client transport. */
 async function spawnAgent(extraEnv: Record<string, string> = {}): Promise<Agent> {
-  const inherited = Object.fromEntries(Object.entries(process.env).filter(([k, v]) => v !== undefined && !k.startsWith('NODE_TEST'))) as Record<string, string>;
-  const env = { ...inherited, ...(testEnv(dataDir, { ...pc.env, PUBLIC_BASE_URL: BASE, LOG_LEVEL: 'info', AUDIT_FLUSH_MS: '100' }) as Record<string, string>), ...extraEnv };
-  const transport = new StdioClientTransport({ command: 'npx', args: ['tsx', 'src/cli.ts', 'mcp'], cwd: REPO_ROOT, env, stderr: 'pipe' });
+  const inherited = Object.fromEntries(
+    Object.entries(process.env).filter(([k, v]) => v !== undefined && !k.startsWith('NODE_TEST')),
+  ) as Record<string, string>;
+  const env = {
+    ...inherited,
+    ...(testEnv(dataDir, { ...pc.env, PUBLIC_BASE_URL: BASE, LOG_LEVEL: 'info', AUDIT_FLUSH_MS: '100' }) as Record<
+      string,
+      string
+    >),
+    ...extraEnv,
+  };
+  const transport = new StdioClientTransport({
+    command: 'npx',
+    args: ['tsx', 'src/cli.ts', 'mcp'],
+    cwd: REPO_ROOT,
+    env,
+    stderr: 'pipe',
+  });
   let stderr = '';
   transport.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
   const client = new Client({ name: 'stdio-test', version: '1.0.0' });
@@ -60,15 +75,31 @@ async function spawnAgent(extraEnv: Record<string, string> = {}): Promise<Agent>
   return { client, stderr: () => stderr, close };
 }
 
-async function call(a: Agent, name: string, args: Record<string, unknown>, meta?: Record<string, unknown>): Promise<CallToolResult> {
+async function call(
+  a: Agent,
+  name: string,
+  args: Record<string, unknown>,
+  meta?: Record<string, unknown>,
+): Promise<CallToolResult> {
   return (await a.client.callTool({ name, arguments: args, ...(meta ? { _meta: meta } : {}) })) as CallToolResult;
 }
 
-async function usageRows(): Promise<{ endpoint: string; method: string; customer_id: number; payer: string; tx_hash: string }[]> {
+async function usageRows(): Promise<
+  { endpoint: string; method: string; customer_id: number; payer: string; tx_hash: string }[]
+> {
   const audit = await openAuditStore(loadConfig(testEnv(dataDir)));
   try {
-    const rs = await audit.client.query({ query: 'SELECT endpoint, method, customer_id, payer, tx_hash FROM screening.usage ORDER BY time', format: 'JSONEachRow' });
-    return (await rs.json()) as { endpoint: string; method: string; customer_id: number; payer: string; tx_hash: string }[];
+    const rs = await audit.client.query({
+      query: 'SELECT endpoint, method, customer_id, payer, tx_hash FROM screening.usage ORDER BY time',
+      format: 'JSONEachRow',
+    });
+    return (await rs.json()) as {
+      endpoint: string;
+      method: string;
+      customer_id: number;
+      payer: string;
+      tx_hash: string;
+    }[];
   } finally {
     await audit.close();
   }
@@ -106,12 +137,19 @@ test('stdio: free tools, a token in _meta, a payment in _meta settled once, a re
   assert.equal((byToken.structuredContent as { sanctioned: boolean }).sanctioned, true);
   assert.equal(byToken._meta?.['x402/payment-response'], undefined);
   assert.match(String(byToken._meta?.['screening/list-versions']), /(^|,)ofac_sdn=[0-9a-f]{16}(,|$)/);
-  const invalid = await call(agent, 'screen_crypto', { address: SANCTIONED }, { authorization: 'Bearer sk_not_a_token' });
+  const invalid = await call(
+    agent,
+    'screen_crypto',
+    { address: SANCTIONED },
+    { authorization: 'Bearer sk_not_a_token' },
+  );
   assert.deepEqual(invalid.structuredContent, { detail: 'Invalid or revoked API token' });
 
   // No network peer: the client-IP tools need ip_address.
   const noIp = await call(agent, 'vpn_check', {}, { authorization: token });
-  assert.deepEqual(noIp.structuredContent, { detail: [{ type: 'missing', loc: ['body', 'ip_address'], msg: 'Field required', input: null }] });
+  assert.deepEqual(noIp.structuredContent, {
+    detail: [{ type: 'missing', loc: ['body', 'ip_address'], msg: 'Field required', input: null }],
+  });
 
   const unpaid = await call(agent, 'screen_crypto', { address: SANCTIONED });
   assert.equal(unpaid.isError, true);
@@ -128,11 +166,21 @@ test('stdio: free tools, a token in _meta, a payment in _meta settled once, a re
   assert.equal(paid.isError, undefined, JSON.stringify(paid.structuredContent));
   assert.deepEqual(paid.structuredContent, byToken.structuredContent);
   const receipt = paid._meta!['x402/payment-response'] as { transaction: Hex };
-  assert.deepEqual(paid._meta!['x402/payment-response'], { success: true, transaction: receipt.transaction, network: 'eip155:84532', payer: pc.payer.address });
+  assert.deepEqual(paid._meta!['x402/payment-response'], {
+    success: true,
+    transaction: receipt.transaction,
+    network: 'eip155:84532',
+    payer: pc.payer.address,
+  });
   assert.equal((await pc.chain.publicClient.getTransactionReceipt({ hash: receipt.transaction })).status, 'success');
   assert.equal(await pc.balance(pc.payer.address), p0 - PRICE);
 
-  const replay = await call(agent, 'screen_crypto', { address: SANCTIONED }, { 'x402/payment': encodePaymentSignatureHeader(payment) });
+  const replay = await call(
+    agent,
+    'screen_crypto',
+    { address: SANCTIONED },
+    { 'x402/payment': encodePaymentSignatureHeader(payment) },
+  );
   assert.equal(replay.isError, true);
   assert.equal((replay.structuredContent as { error: string }).error, 'authorization already used, sign a fresh one');
   assert.equal(await pc.balance(pc.payer.address), p0 - PRICE);
@@ -145,7 +193,13 @@ test('stdio: free tools, a token in _meta, a payment in _meta settled once, a re
   assert.doesNotMatch(agent.stderr(), new RegExp(token));
   assert.deepEqual(await usageRows(), [
     { endpoint: 'screen.crypto', method: 'quota', customer_id: customerId, payer: '', tx_hash: '' },
-    { endpoint: 'screen.crypto', method: 'x402', customer_id: 0, payer: pc.payer.address, tx_hash: receipt.transaction },
+    {
+      endpoint: 'screen.crypto',
+      method: 'x402',
+      customer_id: 0,
+      payer: pc.payer.address,
+      tx_hash: receipt.transaction,
+    },
   ]);
   console.log(`# stdio agent: startup ${startup} ms, shutdown ${shutdown} ms`);
 });
@@ -157,5 +211,11 @@ test('stdio: SCREENING_API_TOKEN funds metered calls without _meta', async () =>
   assert.equal((result.structuredContent as { sanctioned: boolean }).sanctioned, true);
   assert.equal(await agent.close(), 0);
   const rows = await usageRows();
-  assert.deepEqual(rows[rows.length - 1], { endpoint: 'screen.country', method: 'quota', customer_id: customerId, payer: '', tx_hash: '' });
+  assert.deepEqual(rows[rows.length - 1], {
+    endpoint: 'screen.country',
+    method: 'quota',
+    customer_id: customerId,
+    payer: '',
+    tx_hash: '',
+  });
 });

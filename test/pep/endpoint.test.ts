@@ -37,15 +37,37 @@ describe('/screen/pep parameters', () => {
 
   test('invalid values are 422 in FastAPI form', () => {
     assert.deepEqual(issues({}), [['missing', ['query', 'name'], 'Field required']]);
-    assert.deepEqual(issues({ name: 'J' }), [['string_too_short', ['query', 'name'], 'String should have at least 2 characters']]);
-    assert.deepEqual(issues({ name: 'J'.repeat(201) }), [['string_too_long', ['query', 'name'], 'String should have at most 200 characters']]);
-    assert.deepEqual(issues({ name: 'Jake', limit: '0' }), [['greater_than_equal', ['query', 'limit'], 'Input should be greater than or equal to 1']]);
-    assert.deepEqual(issues({ name: 'Jake', limit: '11' }), [['less_than_equal', ['query', 'limit'], 'Input should be less than or equal to 10']]);
-    assert.deepEqual(issues({ name: 'Jake', limit: 'five' }), [['int_parsing', ['query', 'limit'], 'Input should be a valid integer, unable to parse string as an integer']]);
-    assert.deepEqual(issues({ name: 'Jake', birth_date: '29.01.1988' }), [['string_pattern_mismatch', ['query', 'birth_date'], "String should match pattern '^\\d{4}(-\\d{2}(-\\d{2})?)?$'"]]);
-    assert.deepEqual(issues({ name: 'Jake', birth_date: '1988-13' }), [['value_error', ['query', 'birth_date'], 'Value error, not a calendar date']]);
-    assert.deepEqual(issues({ name: 'Jake', birth_date: '2001-02-29' }), [['value_error', ['query', 'birth_date'], 'Value error, not a calendar date']]);
-    assert.deepEqual(issues({ name: 'Jake', country: 'Atlantis' }), [['value_error', ['query', 'country'], 'Value error, not a known country name or ISO code']]);
+    assert.deepEqual(issues({ name: 'J' }), [
+      ['string_too_short', ['query', 'name'], 'String should have at least 2 characters'],
+    ]);
+    assert.deepEqual(issues({ name: 'J'.repeat(201) }), [
+      ['string_too_long', ['query', 'name'], 'String should have at most 200 characters'],
+    ]);
+    assert.deepEqual(issues({ name: 'Jake', limit: '0' }), [
+      ['greater_than_equal', ['query', 'limit'], 'Input should be greater than or equal to 1'],
+    ]);
+    assert.deepEqual(issues({ name: 'Jake', limit: '11' }), [
+      ['less_than_equal', ['query', 'limit'], 'Input should be less than or equal to 10'],
+    ]);
+    assert.deepEqual(issues({ name: 'Jake', limit: 'five' }), [
+      ['int_parsing', ['query', 'limit'], 'Input should be a valid integer, unable to parse string as an integer'],
+    ]);
+    assert.deepEqual(issues({ name: 'Jake', birth_date: '29.01.1988' }), [
+      [
+        'string_pattern_mismatch',
+        ['query', 'birth_date'],
+        "String should match pattern '^\\d{4}(-\\d{2}(-\\d{2})?)?$'",
+      ],
+    ]);
+    assert.deepEqual(issues({ name: 'Jake', birth_date: '1988-13' }), [
+      ['value_error', ['query', 'birth_date'], 'Value error, not a calendar date'],
+    ]);
+    assert.deepEqual(issues({ name: 'Jake', birth_date: '2001-02-29' }), [
+      ['value_error', ['query', 'birth_date'], 'Value error, not a calendar date'],
+    ]);
+    assert.deepEqual(issues({ name: 'Jake', country: 'Atlantis' }), [
+      ['value_error', ['query', 'country'], 'Value error, not a known country name or ISO code'],
+    ]);
   });
 });
 
@@ -57,7 +79,10 @@ describe('/screen/pep endpoint', () => {
   });
 
   test('definition', () => {
-    assert.deepEqual([ep.id, ep.method, ep.path, ep.access, ep.errors], ['screen.pep', 'GET', '/screen/pep', 'metered', [502, 503]]);
+    assert.deepEqual(
+      [ep.id, ep.method, ep.path, ep.access, ep.errors],
+      ['screen.pep', 'GET', '/screen/pep', 'metered', [502, 503]],
+    );
     assert.deepEqual(PepScreenResponse.parse(ep.example), ep.example);
   });
 
@@ -66,8 +91,19 @@ describe('/screen/pep endpoint', () => {
     const input = parseInput(PepInput, { path: {}, query: { name: 'Mike Rogers', birth_date: '1963' } });
     const out = await ep.handler(input, ctx);
     assert.deepEqual(PepScreenResponse.parse(out), out);
-    assert.deepEqual(ep.audit!(input, out, ctx), [{ screened_value: 'Mike Rogers', matched_value: 'Mike Rogers', list: 'peps', list_type: 'risk', match: 'fuzzy', list_version: '', as_of: null }]);
-    const matches = (out as { matches: { caption: string; score: number; match: boolean; birth_dates: string[] }[] }).matches;
+    assert.deepEqual(ep.audit!(input, out, ctx), [
+      {
+        screened_value: 'Mike Rogers',
+        matched_value: 'Mike Rogers',
+        list: 'peps',
+        list_type: 'risk',
+        match: 'fuzzy',
+        list_version: '',
+        as_of: null,
+      },
+    ]);
+    const matches = (out as { matches: { caption: string; score: number; match: boolean; birth_dates: string[] }[] })
+      .matches;
     assert.deepEqual(
       matches.map((m) => [m.caption, m.score, m.match, m.birth_dates]),
       [

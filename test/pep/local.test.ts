@@ -163,7 +163,12 @@ describe('local PEP provider on OpenSanctions US Congress (Senzing JSON lines)',
   test('limit caps the candidates; nothing similar gives an empty list', async () => {
     const r = await pep.screen({ name: 'Smith', limit: 2 });
     assert.equal(r.matches.length, 2);
-    assert.deepEqual(await pep.screen({ name: 'Zxqv Wplk', limit: 5 }), { value: 'Zxqv Wplk', pep: false, dataset: 'peps', matches: [] });
+    assert.deepEqual(await pep.screen({ name: 'Zxqv Wplk', limit: 5 }), {
+      value: 'Zxqv Wplk',
+      pep: false,
+      dataset: 'peps',
+      matches: [],
+    });
   });
 });
 
@@ -203,16 +208,23 @@ describe('local PEP provider on FollowTheMoney JSON lines', () => {
 
   test('a relative or close associate, matched through nationality', () => {
     const [m] = index.search({ name: 'Lukas Perez Gomez', country: 'DE', limit: 1 });
-    assert.deepEqual([m.id, m.score, m.match, m.topics, m.countries], ['fx-rca-lukas-perez', 1, true, ['role.rca'], ['co', 'de']]);
+    assert.deepEqual(
+      [m.id, m.score, m.match, m.topics, m.countries],
+      ['fx-rca-lukas-perez', 1, true, ['role.rca'], ['co', 'de']],
+    );
   });
 
   test('missing data is not held against a person', () => {
     const [m] = index.search({ name: 'Keren Abergil', birth_date: '1980', country: 'IL', limit: 1 });
-    assert.deepEqual([m.score, m.match, m.birth_dates, m.countries, m.positions], [1, true, [], [], ['Member of the Knesset']]);
+    assert.deepEqual(
+      [m.score, m.match, m.birth_dates, m.countries, m.positions],
+      [1, true, [], [], ['Member of the Knesset']],
+    );
   });
 
   test('dates agree at the precision both have', () => {
-    const match = (birth_date: string) => index.search({ name: 'Ana María Pérez Gómez', birth_date, limit: 1 })[0].match;
+    const match = (birth_date: string) =>
+      index.search({ name: 'Ana María Pérez Gómez', birth_date, limit: 1 })[0].match;
     assert.equal(match('1961'), true);
     assert.equal(match('1961-04'), true);
     assert.equal(match('1961-05'), false);
@@ -223,10 +235,13 @@ describe('local PEP provider on FollowTheMoney JSON lines', () => {
 describe('local provider without data', () => {
   test('starts, and answers 503 that the pipeline does not charge', async () => {
     const pep = await createPepProvider({ config: loadConfig({}), log });
-    await assert.rejects(pep.screen({ name: 'Jake Auchincloss', limit: 5 }), (err: Error & { status?: number; detail?: unknown }) => {
-      assert.equal(err.status, 503);
-      assert.equal(err.detail, 'PEP screening is not available: no PEP data loaded');
-      return true;
-    });
+    await assert.rejects(
+      pep.screen({ name: 'Jake Auchincloss', limit: 5 }),
+      (err: Error & { status?: number; detail?: unknown }) => {
+        assert.equal(err.status, 503);
+        assert.equal(err.detail, 'PEP screening is not available: no PEP data loaded');
+        return true;
+      },
+    );
   });
 });

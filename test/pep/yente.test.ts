@@ -58,7 +58,18 @@ describe('yente provider against a local server speaking the /match format', () 
     const q = (body as { queries: { q: unknown } }).queries.q;
     const payload = matchResponse(
       [
-        result('Q101196632', 'Jake Auchincloss', 0.98, { topics: ['role.pep'], country: ['us'], birthDate: ['1988-01-29'], position: ['United States representative'] }, ['us_congress', 'wd_peps']),
+        result(
+          'Q101196632',
+          'Jake Auchincloss',
+          0.98,
+          {
+            topics: ['role.pep'],
+            country: ['us'],
+            birthDate: ['1988-01-29'],
+            position: ['United States representative'],
+          },
+          ['us_congress', 'wd_peps'],
+        ),
         result('NK-fixture-2', 'Jake Auchinclose', 0.61, { topics: ['role.rca'] }, ['wd_peps']),
       ],
       q,
@@ -74,7 +85,13 @@ describe('yente provider against a local server speaking the /match format', () 
       req.on('end', () => {
         const u = new URL(req.url!, 'http://x');
         const body = raw ? JSON.parse(raw) : null;
-        seen.push({ method: req.method!, path: u.pathname, query: Object.fromEntries(u.searchParams), auth: req.headers.authorization, body });
+        seen.push({
+          method: req.method!,
+          path: u.pathname,
+          query: Object.fromEntries(u.searchParams),
+          auth: req.headers.authorization,
+          body,
+        });
         const step = script[Math.min(seen.length - 1, script.length - 1)];
         step(req, res, body);
       });
@@ -110,7 +127,11 @@ describe('yente provider against a local server speaking the /match format', () 
         path: '/match/default',
         query: { threshold: '0.7', limit: '3' },
         auth: 'ApiKey k-123',
-        body: { queries: { q: { schema: 'Person', properties: { name: ['Jake Auchincloss'], birthDate: ['1988'], country: ['us'] } } } },
+        body: {
+          queries: {
+            q: { schema: 'Person', properties: { name: ['Jake Auchincloss'], birthDate: ['1988'], country: ['us'] } },
+          },
+        },
       },
     ]);
   });
@@ -120,7 +141,9 @@ describe('yente provider against a local server speaking the /match format', () 
     await pep.screen({ name: 'Jake Auchincloss', limit: 5 });
     assert.equal(seen[0].auth, undefined);
     assert.equal(seen[0].path, '/match/peps');
-    assert.deepEqual(seen[0].body, { queries: { q: { schema: 'Person', properties: { name: ['Jake Auchincloss'] } } } });
+    assert.deepEqual(seen[0].body, {
+      queries: { q: { schema: 'Person', properties: { name: ['Jake Auchincloss'] } } },
+    });
   });
 
   test('response: match and score as upstream, properties mapped, entity pages', async () => {
@@ -160,21 +183,41 @@ describe('yente provider against a local server speaking the /match format', () 
   });
 
   test('pep is false when no candidate is a match', async () => {
-    script = [(_req, res, body) => res.end(JSON.stringify(matchResponse([result('NK-x', 'Someone Else', 0.55, {}, ['peps'])], (body as { queries: { q: unknown } }).queries.q)))];
+    script = [
+      (_req, res, body) =>
+        res.end(
+          JSON.stringify(
+            matchResponse(
+              [result('NK-x', 'Someone Else', 0.55, {}, ['peps'])],
+              (body as { queries: { q: unknown } }).queries.q,
+            ),
+          ),
+        ),
+    ];
     const r = await (await provider()).screen({ name: 'Someone', limit: 5 });
     assert.deepEqual([r.pep, r.matches.map((m) => m.match)], [false, [false]]);
   });
 
   test('a 5xx is retried, then the answer is used', async () => {
     script = [(_q, res) => res.writeHead(502).end('bad gateway'), (_q, res) => res.writeHead(500).end(), answerMatch];
-    const r = await yentePepProvider({ url, dataset: 'peps', timeoutMs: 5000, log, backoffMs: 10 }).screen({ name: 'Jake Auchincloss', limit: 5 });
+    const r = await yentePepProvider({ url, dataset: 'peps', timeoutMs: 5000, log, backoffMs: 10 }).screen({
+      name: 'Jake Auchincloss',
+      limit: 5,
+    });
     assert.equal(r.pep, true);
     assert.equal(seen.length, 3);
   });
 
   test('persistent 5xx → 503 after the bounded attempts', async () => {
     script = [(_q, res) => res.writeHead(503).end()];
-    await rejectsWith(yentePepProvider({ url, dataset: 'peps', timeoutMs: 5000, log, backoffMs: 10 }).screen({ name: 'Jake', limit: 5 }), 503, /PEP provider unavailable: HTTP 503/);
+    await rejectsWith(
+      yentePepProvider({ url, dataset: 'peps', timeoutMs: 5000, log, backoffMs: 10 }).screen({
+        name: 'Jake',
+        limit: 5,
+      }),
+      503,
+      /PEP provider unavailable: HTTP 503/,
+    );
     assert.equal(seen.length, 3);
   });
 
@@ -190,13 +233,23 @@ describe('yente provider against a local server speaking the /match format', () 
     await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
     const port = (closed.address() as AddressInfo).port;
     await new Promise<void>((r) => closed.close(() => r()));
-    const pep = yentePepProvider({ url: `http://127.0.0.1:${port}`, dataset: 'peps', timeoutMs: 2000, log, backoffMs: 10 });
+    const pep = yentePepProvider({
+      url: `http://127.0.0.1:${port}`,
+      dataset: 'peps',
+      timeoutMs: 2000,
+      log,
+      backoffMs: 10,
+    });
     await rejectsWith(pep.screen({ name: 'Jake', limit: 5 }), 503, /PEP provider unavailable: unreachable/);
   });
 
   test('a refused request (401) → 502 without retry', async () => {
     script = [(_q, res) => res.writeHead(401, { 'content-type': 'application/json' }).end('{"detail":"bad key"}')];
-    await rejectsWith((await provider({ PEP_YENTE_API_KEY: 'wrong' })).screen({ name: 'Jake', limit: 5 }), 502, /rejected the request \(HTTP 401\)/);
+    await rejectsWith(
+      (await provider({ PEP_YENTE_API_KEY: 'wrong' })).screen({ name: 'Jake', limit: 5 }),
+      502,
+      /rejected the request \(HTTP 401\)/,
+    );
     assert.equal(seen.length, 1);
   });
 

@@ -38,7 +38,9 @@ test('a body that ended while its socket was paused keeps its connection until t
       res.cork(() => res.end(`got ${bytes}`));
     })();
   });
-  const listening = await new Promise<uWS.us_listen_socket>((resolve, reject) => app.listen('127.0.0.1', 0, (token) => (token ? resolve(token) : reject(new Error('listen failed')))));
+  const listening = await new Promise<uWS.us_listen_socket>((resolve, reject) =>
+    app.listen('127.0.0.1', 0, (token) => (token ? resolve(token) : reject(new Error('listen failed')))),
+  );
   const port = uWS.us_socket_local_port(listening);
   const socket = net.connect(port, '127.0.0.1');
   try {
@@ -69,7 +71,13 @@ test('a body that ended while its socket was paused keeps its connection until t
       });
     await new Promise((r) => socket.once('connect', r));
     const size = 1_100_000;
-    socket.write(Buffer.concat([Buffer.from(`POST /up HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n${size.toString(16)}\r\n`), Buffer.alloc(size, 120), Buffer.from('\r\n0\r\n\r\n')]));
+    socket.write(
+      Buffer.concat([
+        Buffer.from(`POST /up HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n${size.toString(16)}\r\n`),
+        Buffer.alloc(size, 120),
+        Buffer.from('\r\n0\r\n\r\n'),
+      ]),
+    );
     await answered(1);
     assert.deepEqual(answers, [`HTTP/1.1 200 OK got ${size}`]);
     socket.write('POST /up HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello');

@@ -11,21 +11,28 @@ import { REPO_ROOT } from '../../harness/paths.js';
  * modules (SQL migrations, bundled list data) and its shard workers, and answer like the tsx run.
  */
 test('the compiled service (dist/) starts, migrates, loads the lists, screens and serves the dashboard', async () => {
-  for (const script of ['build.mjs', 'build-dashboard.mjs']) execFileSync(process.execPath, [join(REPO_ROOT, 'scripts', script)], { cwd: REPO_ROOT, stdio: 'pipe' });
+  for (const script of ['build.mjs', 'build-dashboard.mjs'])
+    execFileSync(process.execPath, [join(REPO_ROOT, 'scripts', script)], { cwd: REPO_ROOT, stdio: 'pipe' });
   const dataDir = await prepareDataDir();
-  const { child, port } = await spawnService(testEnv(dataDir, { ENGINE_SHARDS: '2', LOG_LEVEL: 'info' }), { compiled: true });
+  const { child, port } = await spawnService(testEnv(dataDir, { ENGINE_SHARDS: '2', LOG_LEVEL: 'info' }), {
+    compiled: true,
+  });
   try {
     const url = `http://127.0.0.1:${port}`;
     while ((await fetch(`${url}/readyz`)).status !== 200) await new Promise((r) => setTimeout(r, 100));
     const { token } = await createCustomerToken(url, 10);
     const auth = { authorization: `Bearer ${token}` };
-    const crypto = (await (await fetch(`${url}/api/v1/screen/crypto/12QtD5BFwRsdNsAZY76UVE1xyCGNTojH9h`, { headers: auth })).json()) as { sanctioned: boolean; matches: { list: string }[] };
+    const crypto = (await (
+      await fetch(`${url}/api/v1/screen/crypto/12QtD5BFwRsdNsAZY76UVE1xyCGNTojH9h`, { headers: auth })
+    ).json()) as { sanctioned: boolean; matches: { list: string }[] };
     assert.equal(crypto.sanctioned, true);
     assert.deepEqual(
       crypto.matches.map((m) => m.list),
       ['ofac_sdn', 'ofac_crypto'],
     );
-    const country = (await (await fetch(`${url}/api/v1/screen/country/Ukraine`, { headers: auth })).json()) as { matches: { match: string }[] };
+    const country = (await (await fetch(`${url}/api/v1/screen/country/Ukraine`, { headers: auth })).json()) as {
+      matches: { match: string }[];
+    };
     assert.ok(
       country.matches.some((m) => m.match === 'region'),
       'the bundled OFAC country programs are read',

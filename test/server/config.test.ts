@@ -50,6 +50,10 @@ test('a config file is read and the environment wins', () => {
 });
 
 test('x402 network names: CAIP-2 and v1 plain names', () => {
-  assert.deepEqual(x402Networks(loadConfig({ X402_NETWORK: 'eip155:84532' })), { caip2: 'eip155:84532', chainId: 84532, v1Name: 'base-sepolia' });
+  assert.deepEqual(x402Networks(loadConfig({ X402_NETWORK: 'eip155:84532' })), {
+    caip2: 'eip155:84532',
+    chainId: 84532,
+    v1Name: 'base-sepolia',
+  });
   assert.equal(x402Networks(loadConfig({})).v1Name, 'base');
 });

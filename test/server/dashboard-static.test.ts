@@ -23,7 +23,8 @@ after(async () => {
   await svc?.close();
 });
 
-const get = (path: string, headers: Record<string, string> = {}, method = 'GET') => fetch(`${svc.url}${path}`, { method, headers, redirect: 'manual' });
+const get = (path: string, headers: Record<string, string> = {}, method = 'GET') =>
+  fetch(`${svc.url}${path}`, { method, headers, redirect: 'manual' });
 
 test('/ redirects to /dashboard; every page path answers index.html, revalidated, with the security headers', async () => {
   for (const method of ['GET', 'HEAD']) {
@@ -32,7 +33,13 @@ test('/ redirects to /dashboard; every page path answers index.html, revalidated
     assert.equal(root.headers.get('location'), '/dashboard', method);
   }
   const index = readFileSync(join(DIST, 'index.html'), 'utf8');
-  for (const path of ['/dashboard', '/dashboard/', '/dashboard/overview', '/dashboard/admin/customers/12', '/dashboard/billing']) {
+  for (const path of [
+    '/dashboard',
+    '/dashboard/',
+    '/dashboard/overview',
+    '/dashboard/admin/customers/12',
+    '/dashboard/billing',
+  ]) {
     const res = await get(path, { 'accept-encoding': 'identity' });
     assert.equal(res.status, 200, path);
     assert.equal(await res.text(), index, path);
@@ -90,7 +97,12 @@ test('hashed assets: immutable for a year, brotli or gzip as the client accepts,
 });
 
 test('a missing asset is a 404, never the page; build bookkeeping is not served', async () => {
-  for (const path of ['/dashboard/assets/index-00000000.js', '/dashboard/missing.css', '/dashboard/.digest', '/dashboard/.vite/manifest.json']) {
+  for (const path of [
+    '/dashboard/assets/index-00000000.js',
+    '/dashboard/missing.css',
+    '/dashboard/.digest',
+    '/dashboard/.vite/manifest.json',
+  ]) {
     const res = await get(path);
     assert.equal(res.status, 404, path);
     assert.equal(res.headers.get('content-type'), 'text/plain; charset=utf-8');
@@ -100,7 +112,10 @@ test('a missing asset is a 404, never the page; build bookkeeping is not served'
 test('the JavaScript of sign-in and the overview with its charts stays within its budget', () => {
   const size = firstViewSize(DIST);
   assert.ok(size.gzipped <= BUDGET_BYTES, `${size.gzipped} bytes gzipped`);
-  assert.ok(size.files.some((f: string) => f.includes('overview')) && size.files.some((f: string) => f.includes('chart')), size.files.join(', '));
+  assert.ok(
+    size.files.some((f: string) => f.includes('overview')) && size.files.some((f: string) => f.includes('chart')),
+    size.files.join(', '),
+  );
 });
 
 test('Accept-Encoding negotiation', () => {

@@ -34,7 +34,8 @@ test('request metrics: counts by status, cumulative latency buckets, sum and cou
   for (let i = 0; i < 3; i++) assert.equal((await get('/api/v1/screen/lists')).status, 200);
   for (let i = 0; i < 2; i++) assert.equal((await get('/api/v1/screen/lists/no_such_list/entities')).status, 404);
   const text = await (await get('/metrics')).text();
-  const value = (line: string) => Number(new RegExp(`^${line.replace(/[{}()[\].+*?^$|\\]/g, '\\$&')} (\\S+)$`, 'm').exec(text)?.[1]);
+  const value = (line: string) =>
+    Number(new RegExp(`^${line.replace(/[{}()[\].+*?^$|\\]/g, '\\$&')} (\\S+)$`, 'm').exec(text)?.[1]);
   const lists = 'route="GET /api/v1/screen/lists",method="GET"';
   const entities = 'route="GET /api/v1/screen/lists/{slug}/entities",method="GET"';
   assert.equal(value(`http_requests_total{${lists},status="200"}`), 3);
@@ -42,7 +43,9 @@ test('request metrics: counts by status, cumulative latency buckets, sum and cou
   assert.ok(!text.includes(`http_requests_total{${entities},status="200"}`));
   assert.equal(value(`http_request_duration_seconds_count{${lists}}`), 3);
   assert.equal(value(`http_request_duration_seconds_bucket{le="+Inf",${lists}}`), 3);
-  const buckets = [...text.matchAll(new RegExp(`^http_request_duration_seconds_bucket\\{le="([^"]+)",${lists}\\} (\\S+)$`, 'gm'))].map((m) => Number(m[2]));
+  const buckets = [
+    ...text.matchAll(new RegExp(`^http_request_duration_seconds_bucket\\{le="([^"]+)",${lists}\\} (\\S+)$`, 'gm')),
+  ].map((m) => Number(m[2]));
   assert.equal(buckets.length, 17);
   for (let i = 1; i < buckets.length; i++) assert.ok(buckets[i] >= buckets[i - 1], 'cumulative');
   const sum = value(`http_request_duration_seconds_sum{${lists}}`);
@@ -81,9 +84,27 @@ test('a validation failure over HTTP is exactly the FastAPI body', async () => {
   assert.equal(res.status, 422);
   assert.deepEqual(await res.json(), {
     detail: [
-      { type: 'string_too_short', loc: ['query', 'q'], msg: 'String should have at least 3 characters', input: 'ab', ctx: { min_length: 3 } },
-      { type: 'less_than_equal', loc: ['query', 'limit'], msg: 'Input should be less than or equal to 25', input: '26', ctx: { le: 25 } },
-      { type: 'literal_error', loc: ['query', 'mode'], msg: "Input should be 'fuzzy' or 'regex'", input: 'x', ctx: { expected: "'fuzzy' or 'regex'" } },
+      {
+        type: 'string_too_short',
+        loc: ['query', 'q'],
+        msg: 'String should have at least 3 characters',
+        input: 'ab',
+        ctx: { min_length: 3 },
+      },
+      {
+        type: 'less_than_equal',
+        loc: ['query', 'limit'],
+        msg: 'Input should be less than or equal to 25',
+        input: '26',
+        ctx: { le: 25 },
+      },
+      {
+        type: 'literal_error',
+        loc: ['query', 'mode'],
+        msg: "Input should be 'fuzzy' or 'regex'",
+        input: 'x',
+        ctx: { expected: "'fuzzy' or 'regex'" },
+      },
     ],
   });
 });
@@ -92,7 +113,11 @@ test('malformed input is never a 500: bad percent-encoding, bad JSON body', asyn
   const bad = await get('/api/v1/screen/lists/%E0%A4%A/entities');
   assert.equal(bad.status, 422);
   assert.deepEqual(((await bad.json()) as { detail: { loc: unknown }[] }).detail[0].loc, ['path', 'slug']);
-  const body = await get('/api/v1/screen/batch', { method: 'POST', body: '{"items": [', headers: { 'content-type': 'application/json' } });
+  const body = await get('/api/v1/screen/batch', {
+    method: 'POST',
+    body: '{"items": [',
+    headers: { 'content-type': 'application/json' },
+  });
   assert.equal(body.status, 422);
   assert.equal(((await body.json()) as { detail: { type: string }[] }).detail[0].type, 'json_invalid');
 });
@@ -116,13 +141,19 @@ test('CORS: preflight from any origin, and answers readable by browsers (payment
   for (const path of ['/api/v1/screen/crypto/0x000000000000000000000000000000000000dEaD', '/api/v1/stats', '/mcp']) {
     const pre = await get(path, {
       method: 'OPTIONS',
-      headers: { origin: 'https://app.example', 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization, payment-signature' },
+      headers: {
+        origin: 'https://app.example',
+        'access-control-request-method': 'GET',
+        'access-control-request-headers': 'authorization, payment-signature',
+      },
     });
     assert.equal(pre.status, 204, path);
     assert.equal(pre.headers.get('access-control-allow-origin'), '*');
     assert.match(pre.headers.get('access-control-allow-headers') ?? '', /Authorization.*PAYMENT-SIGNATURE/);
   }
-  const res = await get('/api/v1/screen/crypto/0x000000000000000000000000000000000000dEaD', { headers: { origin: 'https://app.example' } });
+  const res = await get('/api/v1/screen/crypto/0x000000000000000000000000000000000000dEaD', {
+    headers: { origin: 'https://app.example' },
+  });
   assert.equal(res.status, 402);
   assert.equal(res.headers.get('access-control-allow-origin'), '*');
   assert.match(res.headers.get('access-control-expose-headers') ?? '', /PAYMENT-REQUIRED/);
@@ -146,7 +177,11 @@ test('answers on the wire: one well-formed line per header, the fixed ones writt
   const cases: [string, string, string][] = [
     ['/api/v1/screen/lists', 'HTTP/1.1 200 OK', 'application/json'],
     ['/api/v1/screen/lists/no_such_list/entities', 'HTTP/1.1 404 Not Found', 'application/json'],
-    ['/api/v1/screen/crypto/0x000000000000000000000000000000000000dEaD', 'HTTP/1.1 402 Payment Required', 'application/json'],
+    [
+      '/api/v1/screen/crypto/0x000000000000000000000000000000000000dEaD',
+      'HTTP/1.1 402 Payment Required',
+      'application/json',
+    ],
     ['/api/v1/screen/lists/ofac_sdn/entities?format=csv&limit=1', 'HTTP/1.1 200 OK', 'text/csv; charset=utf-8'],
   ];
   for (const [path, status, type] of cases) {
@@ -155,6 +190,7 @@ test('answers on the wire: one well-formed line per header, the fixed ones writt
     for (const line of lines) assert.match(line, /^[A-Za-z0-9-]+: [^\r\n]*$/, `${path}: ${JSON.stringify(line)}`);
     const names = lines.map((l) => l.slice(0, l.indexOf(':')).toLowerCase());
     assert.equal(new Set(names).size, names.length, `${path}: a header twice in ${names.join(', ')}`);
-    for (const line of [...cors, `Content-Type: ${type}`, 'X-Request-Id: wire-1']) assert.ok(lines.includes(line), `${path}: no ${line}`);
+    for (const line of [...cors, `Content-Type: ${type}`, 'X-Request-Id: wire-1'])
+      assert.ok(lines.includes(line), `${path}: no ${line}`);
   }
 });

@@ -28,7 +28,11 @@ test('lists import into a running service: no failed request, /readyz 200 throug
   try {
     while ((await fetch(`${base}/readyz`)).status !== 200) await new Promise((r) => setTimeout(r, 100));
     const { token } = await createCustomerToken(base, 10_000_000, 'Load');
-    const advert = JSON.parse(readFileSync(join(dataDir, 'service.json'), 'utf8')) as { pid: number; url: string; operator_key: string };
+    const advert = JSON.parse(readFileSync(join(dataDir, 'service.json'), 'utf8')) as {
+      pid: number;
+      url: string;
+      operator_key: string;
+    };
     assert.deepEqual([advert.pid, advert.url], [child.pid, base]);
     assert.match(advert.operator_key, /^op_[A-Za-z0-9_-]{32}$/);
     assert.equal(statSync(join(dataDir, 'service.json')).mode & 0o777, 0o600);
@@ -45,7 +49,9 @@ test('lists import into a running service: no failed request, /readyz 200 throug
     const worker = async () => {
       while (!stop) {
         try {
-          const r = await fetch(`${base}/api/v1/screen/crypto/${LISTED_ADDRESS}`, { headers: { authorization: `Bearer ${token}` } });
+          const r = await fetch(`${base}/api/v1/screen/crypto/${LISTED_ADDRESS}`, {
+            headers: { authorization: `Bearer ${token}` },
+          });
           const body = (await r.json()) as { flagged?: boolean };
           if (r.status !== 200 || body.flagged !== true) failures.push(`screen ${r.status} ${JSON.stringify(body)}`);
         } catch (err) {
@@ -67,14 +73,21 @@ test('lists import into a running service: no failed request, /readyz 200 throug
     };
     const load = [...Array.from({ length: 8 }, worker), ready()];
 
-    const imported = await cli(['lists', 'import', '--source-dir', source, 'ofac_sdn_web', '--json'], { DATA_DIR: dataDir });
+    const imported = await cli(['lists', 'import', '--source-dir', source, 'ofac_sdn_web', '--json'], {
+      DATA_DIR: dataDir,
+    });
     const ended = performance.now();
     assert.equal(imported.code, 0, imported.stderr);
     const [outcome] = JSON.parse(imported.stdout) as { slug: string; result: string; listed: number; total: number }[];
-    assert.deepEqual([outcome.slug, outcome.result, outcome.listed, outcome.total], ['ofac_sdn_web', 'new_version', 1, 1548]);
+    assert.deepEqual(
+      [outcome.slug, outcome.result, outcome.listed, outcome.total],
+      ['ofac_sdn_web', 'new_version', 1, 1548],
+    );
     let served = false;
     while (performance.now() - ended < 5_000) {
-      const r = await fetch(`${base}/api/v1/screen/website?address=${NEW_SITE}`, { headers: { authorization: `Bearer ${token}` } });
+      const r = await fetch(`${base}/api/v1/screen/website?address=${NEW_SITE}`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
       if (((await r.json()) as { flagged: boolean }).flagged) {
         served = true;
         break;
@@ -86,11 +99,17 @@ test('lists import into a running service: no failed request, /readyz 200 throug
     assert.ok(served, 'the imported version is served within 5 s');
     assert.deepEqual(failures, []);
     assert.ok(requests > 50, `${requests} requests ran during the import`);
-    assert.ok(readiness.length > 10 && readiness.every((s) => s === 200), `readyz: ${[...new Set(readiness)].join(', ')}`);
+    assert.ok(
+      readiness.length > 10 && readiness.every((s) => s === 200),
+      `readyz: ${[...new Set(readiness)].join(', ')}`,
+    );
 
     // The other list commands go through the service too.
     const env = { DATA_DIR: dataDir };
-    const created = await cli(['lists', 'create', 'cli_watch', '--name', 'CLI watch', '--type', 'risk', '--entity-types', 'email', '--json'], env);
+    const created = await cli(
+      ['lists', 'create', 'cli_watch', '--name', 'CLI watch', '--type', 'risk', '--entity-types', 'email', '--json'],
+      env,
+    );
     assert.equal(created.code, 0, created.stderr);
     const file = join(scratch, 'rows.ndjson');
     writeFileSync(file, '{"entity_type":"email","value":"cli@example.org"}\n');
@@ -100,13 +119,18 @@ test('lists import into a running service: no failed request, /readyz 200 throug
       (JSON.parse(uploaded.stdout) as { result: string; listed: number }[]).map((o) => [o.result, o.listed]),
       [['new_version', 1]],
     );
-    const screened = await fetch(`${base}/api/v1/screen/email/cli@example.org`, { headers: { authorization: `Bearer ${token}` } });
+    const screened = await fetch(`${base}/api/v1/screen/email/cli@example.org`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
     assert.equal(((await screened.json()) as { flagged: boolean }).flagged, true);
     writeFileSync(file, '{"entity_type":"email","value":"not an address"}\n');
     const bad = await cli(['lists', 'upload', 'cli_watch', file], env);
     assert.deepEqual(
       [bad.code, bad.stderr.trim().split('\n').at(-1)],
-      [1, 'upload: 422 [{"type":"value_error","loc":["body",1,"value"],"msg":"Value error, line 1: not a valid email","input":"not an address","ctx":{"line":1,"error":"not a valid email"}}]'],
+      [
+        1,
+        'upload: 422 [{"type":"value_error","loc":["body",1,"value"],"msg":"Value error, line 1: not a valid email","input":"not an address","ctx":{"line":1,"error":"not a valid email"}}]',
+      ],
     );
     const deleted = await cli(['lists', 'delete', 'cli_watch', '--json'], env);
     assert.equal(deleted.code, 0, deleted.stderr);
@@ -126,7 +150,13 @@ test('without a running service (or with a stale advertisement) the list command
   const dataDir = mkdtempSync(join(scratch, 'direct-'));
   writeFileSync(
     join(dataDir, 'service.json'),
-    JSON.stringify({ pid: 2 ** 22 + 12345, host: (await import('node:os')).hostname(), url: 'http://127.0.0.1:9', started_at: '2026-01-01T00:00:00Z', operator_key: 'op_x' }),
+    JSON.stringify({
+      pid: 2 ** 22 + 12345,
+      host: (await import('node:os')).hostname(),
+      url: 'http://127.0.0.1:9',
+      started_at: '2026-01-01T00:00:00Z',
+      operator_key: 'op_x',
+    }),
   );
   const env = { DATA_DIR: dataDir, SOURCE_DIR: SHARED_DATA };
   const fetched = await cli(['lists', 'fetch', 'ofac_sdn_web', '--json'], env);
@@ -135,7 +165,15 @@ test('without a running service (or with a stale advertisement) the list command
     (JSON.parse(fetched.stdout) as { slug: string; result: string }[]).map((o) => [o.slug, o.result]),
     [['ofac_sdn_web', 'new_version']],
   );
-  assert.equal((await cli(['lists', 'create', 'direct_list', '--name', 'Direct', '--type', 'crime', '--entity-types', 'website,email'], env)).code, 0);
+  assert.equal(
+    (
+      await cli(
+        ['lists', 'create', 'direct_list', '--name', 'Direct', '--type', 'crime', '--entity-types', 'website,email'],
+        env,
+      )
+    ).code,
+    0,
+  );
   const file = join(dataDir, 'rows.csv');
   writeFileSync(file, 'entity_type,value\nwebsite,direct.example\nemail,x@direct.example\n');
   const up = await cli(['lists', 'upload', 'direct_list', file, '--json'], env);
@@ -146,8 +184,14 @@ test('without a running service (or with a stale advertisement) the list command
   );
   writeFileSync(file, 'entity_type,value\nwebsite,ok.example\nname,Not A Website\n');
   const bad = await cli(['lists', 'upload', 'direct_list', file], env);
-  assert.deepEqual([bad.code, bad.stderr.trim().split('\n').at(-1)], [1, `${file}:3: this list holds website, email, not name`]);
-  const shown = JSON.parse((await cli(['lists', 'show', '--json'], env)).stdout) as Record<string, { total: number; loaded: boolean }>;
+  assert.deepEqual(
+    [bad.code, bad.stderr.trim().split('\n').at(-1)],
+    [1, `${file}:3: this list holds website, email, not name`],
+  );
+  const shown = JSON.parse((await cli(['lists', 'show', '--json'], env)).stdout) as Record<
+    string,
+    { total: number; loaded: boolean }
+  >;
   assert.deepEqual([shown.direct_list.total, shown.ofac_sdn_web.total, shown.ofac_sdn.loaded], [2, 1547, false]);
   const usage = await cli(['lists', 'create', 'x'], env);
   assert.equal(usage.code, 2);

@@ -16,8 +16,16 @@ const XBT = '12QtD5BFwRsdNsAZY76UVE1xyCGNTojH9h';
 
 async function tokenFor(url: string): Promise<{ id: number; token: string }> {
   const admin = { authorization: `Bearer ${TEST_ADMIN_KEY}`, 'content-type': 'application/json' };
-  const c = (await (await fetch(`${url}/api/v1/admin/customers`, { method: 'POST', headers: admin, body: JSON.stringify({ name: 'load', monthly_quota: 1_000_000 }) })).json()) as { id: number };
-  const t = (await (await fetch(`${url}/api/v1/admin/customers/${c.id}/tokens`, { method: 'POST', headers: admin, body: '{}' })).json()) as { token: string };
+  const c = (await (
+    await fetch(`${url}/api/v1/admin/customers`, {
+      method: 'POST',
+      headers: admin,
+      body: JSON.stringify({ name: 'load', monthly_quota: 1_000_000 }),
+    })
+  ).json()) as { id: number };
+  const t = (await (
+    await fetch(`${url}/api/v1/admin/customers/${c.id}/tokens`, { method: 'POST', headers: admin, body: '{}' })
+  ).json()) as { token: string };
   return { id: c.id, token: t.token };
 }
 
@@ -34,17 +42,21 @@ function load(url: string, token: string, concurrency: number) {
   const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
   const one = () =>
     new Promise<void>((resolve) => {
-      const req = request(`${url}/api/v1/screen/crypto/${XBT}?lists=ofac_sdn`, { agent, headers: { authorization: `Bearer ${token}` } }, (res) => {
-        let body = '';
-        res.on('data', (d) => (body += d));
-        res.on('end', () => {
-          if (res.statusCode === 200) ok++;
-          else if (res.statusCode === 503 && res.headers.connection === 'close') refused++;
-          else errors.push(`${res.statusCode} ${res.headers.connection ?? ''} ${body}`);
-          resolve();
-        });
-        res.on('error', () => resolve());
-      });
+      const req = request(
+        `${url}/api/v1/screen/crypto/${XBT}?lists=ofac_sdn`,
+        { agent, headers: { authorization: `Bearer ${token}` } },
+        (res) => {
+          let body = '';
+          res.on('data', (d) => (body += d));
+          res.on('end', () => {
+            if (res.statusCode === 200) ok++;
+            else if (res.statusCode === 503 && res.headers.connection === 'close') refused++;
+            else errors.push(`${res.statusCode} ${res.headers.connection ?? ''} ${body}`);
+            resolve();
+          });
+          res.on('error', () => resolve());
+        },
+      );
       req.on('error', () => setTimeout(resolve, 5));
       req.end();
     });
@@ -66,9 +78,13 @@ function load(url: string, token: string, concurrency: number) {
 }
 
 /** A customer's usage rows, credits charged and audit rows, read from the stopped process's embedded ClickHouse. */
-async function countRows(dataDir: string, customerId: number): Promise<{ usage: number; credits: number; audit: number }> {
+async function countRows(
+  dataDir: string,
+  customerId: number,
+): Promise<{ usage: number; credits: number; audit: number }> {
   const client = openClickHouse(loadConfig(testEnv(dataDir)));
-  const q = async (sql: string) => Number(((await (await client.query({ query: sql, format: 'JSONEachRow' })).json()) as { n: number }[])[0].n);
+  const q = async (sql: string) =>
+    Number(((await (await client.query({ query: sql, format: 'JSONEachRow' })).json()) as { n: number }[])[0].n);
   const result = {
     usage: await q(`SELECT count() AS n FROM screening.usage WHERE customer_id = ${customerId}`),
     credits: await q(`SELECT sum(credits) AS n FROM screening.usage WHERE customer_id = ${customerId}`),
@@ -128,10 +144,17 @@ test('SIGTERM while a batch streams to a client that stopped reading: cut off at
     const url = `http://127.0.0.1:${port}`;
     const { id, token } = await tokenFor(url);
     // 10,000 listed values: about 5 MB of lines, more than the socket buffers take while the client reads nothing.
-    const body = JSON.stringify({ items: Array.from({ length: 10_000 }, () => ({ type: 'crypto', value: XBT })), lists: 'ofac_sdn' });
+    const body = JSON.stringify({
+      items: Array.from({ length: 10_000 }, () => ({ type: 'crypto', value: XBT })),
+      lists: 'ofac_sdn',
+    });
     let received = '';
     const response = await new Promise<import('node:http').IncomingMessage>((resolve, reject) => {
-      const req = request(`${url}/api/v1/screen/batch`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' } }, resolve);
+      const req = request(
+        `${url}/api/v1/screen/batch`,
+        { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' } },
+        resolve,
+      );
       req.on('error', reject);
       req.end(body);
     });
@@ -157,7 +180,10 @@ test('SIGTERM while a batch streams to a client that stopped reading: cut off at
     // next chunk went through). The client may have more: the last chunk counted, and the one
     // the socket took in part when the connection closed (64 KiB each).
     const perChunk = Math.ceil((64 * 1024) / Buffer.byteLength(`${lines[0]}\n`));
-    assert.ok(charged.credits <= lines.length && charged.credits >= lines.length - 2 * perChunk, `credits ${charged.credits} for ${lines.length} lines delivered`);
+    assert.ok(
+      charged.credits <= lines.length && charged.credits >= lines.length - 2 * perChunk,
+      `credits ${charged.credits} for ${lines.length} lines delivered`,
+    );
     assert.ok(charged.credits > 0);
     assert.equal(charged.audit, charged.credits, 'one audit row per charged line (one match each)');
   } finally {
@@ -184,7 +210,9 @@ test('SIGKILL under load in the default mode: the rows lost are measured; none i
     const rate = before / ((atKill - started) / 1000);
     // The loss depends on when the last insert finished, which a busy machine delays: measured and
     // reported (docs/audit.md quotes it), not bounded by a timing assertion.
-    t.diagnostic(`answered ${ok}, usage rows ${rows.usage}, lost ${ok - rows.usage} (${((ok - rows.usage) / rate).toFixed(2)} s of traffic at ${rate.toFixed(0)} requests/s)`);
+    t.diagnostic(
+      `answered ${ok}, usage rows ${rows.usage}, lost ${ok - rows.usage} (${((ok - rows.usage) / rate).toFixed(2)} s of traffic at ${rate.toFixed(0)} requests/s)`,
+    );
     assert.ok(rows.usage <= ok, 'no usage row for a request that was not answered');
     assert.ok(rows.audit <= ok, 'no audit row for a request that was not answered (the two tables flush apart)');
   } finally {

@@ -23,7 +23,9 @@ test('once stopping, every kind of route answers 503 and closes its connection; 
     res.cork(() => res.end());
   };
   app.get('/x', ok).post('/x', ok).put('/x', ok).patch('/x', ok).del('/x', ok).head('/x', ok).options('/x', ok);
-  const socket = await new Promise<uWS.us_listen_socket>((resolve, reject) => app.listen('127.0.0.1', 0, (s) => (s ? resolve(s) : reject(new Error('listen failed')))));
+  const socket = await new Promise<uWS.us_listen_socket>((resolve, reject) =>
+    app.listen('127.0.0.1', 0, (s) => (s ? resolve(s) : reject(new Error('listen failed')))),
+  );
   const port = uWS.us_socket_local_port(socket);
   const methods = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'];
   try {

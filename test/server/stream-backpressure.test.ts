@@ -23,7 +23,11 @@ after(async () => {
 });
 
 /** Listed in the OFAC crypto data: long answer lines. */
-const LISTED = ['12QtD5BFwRsdNsAZY76UVE1xyCGNTojH9h', '0x8589427373d6d84e98730d7795d8f6f8731fda16', '0x098b716b8aaf21512996dc57eb0615e2383e2f96'];
+const LISTED = [
+  '12QtD5BFwRsdNsAZY76UVE1xyCGNTojH9h',
+  '0x8589427373d6d84e98730d7795d8f6f8731fda16',
+  '0x098b716b8aaf21512996dc57eb0615e2383e2f96',
+];
 const ITEMS = 10_000;
 
 /** The body of a chunked answer, or why its framing is broken. */
@@ -38,7 +42,8 @@ function dechunk(raw: Buffer): { body: Buffer } | { error: string } {
     if (Number.isNaN(size)) return { error: `no chunk size at byte ${at} of ${raw.length}` };
     if (size === 0) return { body: Buffer.concat(parts) };
     const end = eol + 2 + size;
-    if (raw.subarray(end, end + 2).toString('latin1') !== '\r\n') return { error: `chunk of ${size} bytes at byte ${eol + 2} not followed by CRLF (${raw.length} bytes read)` };
+    if (raw.subarray(end, end + 2).toString('latin1') !== '\r\n')
+      return { error: `chunk of ${size} bytes at byte ${eol + 2} not followed by CRLF (${raw.length} bytes read)` };
     parts.push(raw.subarray(eol + 2, end));
     at = end + 2;
   }
@@ -48,7 +53,9 @@ function dechunk(raw: Buffer): { body: Buffer } | { error: string } {
 function readBatch(body: string, slow: boolean): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const socket = net.connect(Number(new URL(svc.url).port), '127.0.0.1', () => {
-      socket.write(`POST /api/v1/screen/batch HTTP/1.1\r\nHost: test\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+      socket.write(
+        `POST /api/v1/screen/batch HTTP/1.1\r\nHost: test\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+      );
     });
     const parts: Buffer[] = [];
     let turn = 0;

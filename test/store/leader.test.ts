@@ -53,7 +53,10 @@ test('a leader whose connection is killed loses leadership; the follower takes i
   a.onChange((leader) => aRoles.push(leader));
   const admin = new pg.Client({ connectionString: url });
   await admin.connect();
-  await admin.query("SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND granted AND ((classid::bigint << 32) | objid::bigint) = $1::bigint", [INGESTION_LOCK_KEY]);
+  await admin.query(
+    "SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND granted AND ((classid::bigint << 32) | objid::bigint) = $1::bigint",
+    [INGESTION_LOCK_KEY],
+  );
   await admin.end();
   // The killed leader notices; the lock is then free until a node's next attempt (every 100 ms
   // here), so asserting at that very moment raced with it: wait until one of them holds it.

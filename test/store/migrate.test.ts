@@ -10,7 +10,9 @@ for (const backend of BACKENDS) {
     test('applies every migration once, in order, and records it', async () => {
       const t = await backend.database();
       const expected = listMigrations().map((m) => m.version);
-      const { rows } = await t.db.query<{ version: number; name: string }>('SELECT version, name FROM schema_migrations ORDER BY version');
+      const { rows } = await t.db.query<{ version: number; name: string }>(
+        'SELECT version, name FROM schema_migrations ORDER BY version',
+      );
       assert.deepEqual(
         rows.map((r) => r.version),
         expected,
@@ -21,7 +23,9 @@ for (const backend of BACKENDS) {
       );
       const again = await t.restart();
       assert.deepEqual(await migrate(again), []);
-      const tables = await again.query<{ table_name: string }>(`SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name`);
+      const tables = await again.query<{ table_name: string }>(
+        `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name`,
+      );
       for (const name of ['api_tokens', 'customers', 'plans', 'quota_usage', 'schema_migrations']) {
         assert.ok(
           tables.rows.some((r) => r.table_name === name),

@@ -28,7 +28,15 @@ after(closeBackends);
 async function* parse(files: FetchedFiles): AsyncIterable<EntityRecord> {
   for (const line of (await readFile(files.main, 'utf8')).split('\n').filter(Boolean)) {
     const [type, value] = line.split(',');
-    yield { list: 'shared', entity_type: type as EntityType, value, metadata: {}, source_url: null, listed_at: null, removed_at: null };
+    yield {
+      list: 'shared',
+      entity_type: type as EntityType,
+      value,
+      metadata: {},
+      source_url: null,
+      listed_at: null,
+      removed_at: null,
+    };
   }
 }
 const list: ListDefinition = {
@@ -53,7 +61,13 @@ test('a follower serves the leader’s commit as soon as it is announced', async
   const leaderSignals = pgNotifier(url, log);
   const followerSignals = pgNotifier(url, log);
   const engine = await Engine.create({ shards: 1 });
-  const leader = new ListManager({ config, engine: null, log, lists: [list], committed: (slug) => void leaderSignals.notify(COMMITS_CHANNEL, slug) });
+  const leader = new ListManager({
+    config,
+    engine: null,
+    log,
+    lists: [list],
+    committed: (slug) => void leaderSignals.notify(COMMITS_CHANNEL, slug),
+  });
   const follower = new ListManager({ config, engine, log, lists: [list], follower: true, followerPollMs: 600_000 });
   let announced = 0;
   followerSignals.listen(COMMITS_CHANNEL, () => {
@@ -71,7 +85,8 @@ test('a follower serves the leader’s commit as soon as it is announced', async
     }
     await writeFile(join(sourceDir, 's.csv'), 'email,first@example.org\nemail,second@example.org\n');
     await leader.refresh();
-    while (engine.screenExact({ kind: 'email', value: 'second@example.org', lists: ['shared'] })!.length === 0) await new Promise((r) => setTimeout(r, 20));
+    while (engine.screenExact({ kind: 'email', value: 'second@example.org', lists: ['shared'] })!.length === 0)
+      await new Promise((r) => setTimeout(r, 20));
     assert.equal(follower.ready(), true);
   } finally {
     await follower.stop();
@@ -95,8 +110,21 @@ test('a refresh asked of a follower node runs on the leader: waited for, or hand
   const leaderSignals = pgNotifier(url, log);
   const followerSignals = pgNotifier(url, log);
   const engine = await Engine.create({ shards: 1 });
-  const leaderManager = new ListManager({ config, engine: null, log, lists: [list], committed: (slug) => void leaderSignals.notify(COMMITS_CHANNEL, slug) });
-  const followerManager = new ListManager({ config, engine, log, lists: [list], follower: true, followerPollMs: 600_000 });
+  const leaderManager = new ListManager({
+    config,
+    engine: null,
+    log,
+    lists: [list],
+    committed: (slug) => void leaderSignals.notify(COMMITS_CHANNEL, slug),
+  });
+  const followerManager = new ListManager({
+    config,
+    engine,
+    log,
+    lists: [list],
+    follower: true,
+    followerPollMs: 600_000,
+  });
   followerSignals.listen(COMMITS_CHANNEL, () => void followerManager.reload());
   const limits = { listsPerCustomer: 1, rowsPerCustomer: 1 };
   const leaderOps = new ListOperations({
@@ -110,15 +138,27 @@ test('a refresh asked of a follower node runs on the leader: waited for, or hand
     pollMs: 500,
   });
   const followerJobs = new ListJobs(followerDb, { node: 'follower', log, pollMs: 50 });
-  const followerOps = new ListOperations({ jobs: followerJobs, manager: () => followerManager, isLeader: () => false, notifier: followerSignals, dataDir, log, limits });
+  const followerOps = new ListOperations({
+    jobs: followerJobs,
+    manager: () => followerManager,
+    isLeader: () => false,
+    notifier: followerSignals,
+    dataDir,
+    log,
+    limits,
+  });
   try {
     await leaderManager.refresh();
     await followerManager.start();
     await leaderOps.start();
     await writeFile(join(sourceDir, 's.csv'), 'email,first@example.org\nemail,second@example.org\n');
     const waited = await followerOps.submit('refresh', 'shared', undefined, {}, 60_000);
-    assert.deepEqual([waited.status, waited.results.map((r) => [r.slug, r.result, r.listed])], ['done', [['shared', 'new_version', 1]]]);
-    while (engine.screenExact({ kind: 'email', value: 'second@example.org', lists: ['shared'] })!.length === 0) await new Promise((r) => setTimeout(r, 20));
+    assert.deepEqual(
+      [waited.status, waited.results.map((r) => [r.slug, r.result, r.listed])],
+      ['done', [['shared', 'new_version', 1]]],
+    );
+    while (engine.screenExact({ kind: 'email', value: 'second@example.org', lists: ['shared'] })!.length === 0)
+      await new Promise((r) => setTimeout(r, 20));
 
     // wait=0: the follower answers with the queued job (the 202), and a poll finds it done.
     await leaderOps.stop();
@@ -127,12 +167,17 @@ test('a refresh asked of a follower node runs on the leader: waited for, or hand
     assert.equal(queued.status, 'queued');
     await assert.rejects(
       followerOps.submit('refresh', 'shared', undefined, {}, 0),
-      (err: Error & { status?: number }) => err.status === 409 && /already running \(job \d+, refresh\)/.test(err.message),
+      (err: Error & { status?: number }) =>
+        err.status === 409 && /already running \(job \d+, refresh\)/.test(err.message),
     );
     await leaderOps.start();
     const polled = await followerJobs.wait(queued.id, 60_000);
-    assert.deepEqual([polled.status, polled.results.map((r) => [r.result, r.delisted])], ['done', [['new_version', 1]]]);
-    while (engine.screenExact({ kind: 'email', value: 'first@example.org', lists: ['shared'] })!.length !== 0) await new Promise((r) => setTimeout(r, 20));
+    assert.deepEqual(
+      [polled.status, polled.results.map((r) => [r.result, r.delisted])],
+      ['done', [['new_version', 1]]],
+    );
+    while (engine.screenExact({ kind: 'email', value: 'first@example.org', lists: ['shared'] })!.length !== 0)
+      await new Promise((r) => setTimeout(r, 20));
   } finally {
     await leaderOps.stop();
     await followerManager.stop();

@@ -16,13 +16,24 @@ const SCREENSHOTS = join(REPO_ROOT, '.tmp', 'screenshots');
 
 // Flags that work on this kind of machine: no sandbox as root, no GPU, and none of Chromium's
 // background connections (the network is closed: they fail, many at a time).
-const FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const FLAGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 const require = createRequire(import.meta.url);
 const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 
 export function dashboardBuilt(): void {
-  assert.ok(existsSync(join(REPO_ROOT, 'dist', 'dashboard', 'index.html')), 'the dashboard is not built: run `make dashboard` (make test does)');
+  assert.ok(
+    existsSync(join(REPO_ROOT, 'dist', 'dashboard', 'index.html')),
+    'the dashboard is not built: run `make dashboard` (make test does)',
+  );
   assert.ok(existsSync(CHROMIUM), `${CHROMIUM} is missing: run \`make chromium\` (make test does)`);
 }
 
@@ -41,7 +52,11 @@ export interface DashboardPage {
 
 /** A fresh context (its own sessionStorage), recording CSP violations, page errors and dialogs. */
 export async function openPage(browser: Browser, baseUrl: string): Promise<DashboardPage> {
-  const context = await browser.newContext({ baseURL: baseUrl, acceptDownloads: true, viewport: { width: 1280, height: 900 } });
+  const context = await browser.newContext({
+    baseURL: baseUrl,
+    acceptDownloads: true,
+    viewport: { width: 1280, height: 900 },
+  });
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: baseUrl });
   const page = await context.newPage();
   const problems: string[] = [];
@@ -49,8 +64,13 @@ export async function openPage(browser: Browser, baseUrl: string): Promise<Dashb
   await page.addInitScript(() => {
     // Runs in the page (the test program has no DOM types).
     type Violation = { violatedDirective: string; blockedURI: string; sourceFile: string; lineNumber: number };
-    const g = globalThis as unknown as { document: { addEventListener(type: string, f: (e: Violation) => void): void }; __reportCsp(text: string): void };
-    g.document.addEventListener('securitypolicyviolation', (e) => g.__reportCsp(`${e.violatedDirective} blocked ${e.blockedURI || 'inline'} (${e.sourceFile}:${e.lineNumber})`));
+    const g = globalThis as unknown as {
+      document: { addEventListener(type: string, f: (e: Violation) => void): void };
+      __reportCsp(text: string): void;
+    };
+    g.document.addEventListener('securitypolicyviolation', (e) =>
+      g.__reportCsp(`${e.violatedDirective} blocked ${e.blockedURI || 'inline'} (${e.sourceFile}:${e.lineNumber})`),
+    );
   });
   page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
   page.on('dialog', (d) => {
@@ -66,9 +86,17 @@ async function assertAccessible(page: Page, name: string): Promise<void> {
   if (!loaded) await page.evaluate(AXE_SOURCE);
   const violations = await page.evaluate(async () => {
     type Result = { violations: { id: string; impact: string; help: string; nodes: { target: string[] }[] }[] };
-    const g = globalThis as unknown as { document: unknown; axe: { run: (ctx: unknown, opts: unknown) => Promise<Result> } };
+    const g = globalThis as unknown as {
+      document: unknown;
+      axe: { run: (ctx: unknown, opts: unknown) => Promise<Result> };
+    };
     const result = await g.axe.run(g.document, { resultTypes: ['violations'] });
-    return result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.map((n) => n.target.join(' ')) }));
+    return result.violations.map((v) => ({
+      id: v.id,
+      impact: v.impact,
+      help: v.help,
+      targets: v.nodes.map((n) => n.target.join(' ')),
+    }));
   });
   const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
   assert.deepEqual(serious, [], `accessibility violations on ${name}`);
@@ -81,7 +109,12 @@ async function screenshot(page: Page, name: string): Promise<void> {
 
 /** Checks a page the way every test visits it: accessible, screenshot taken. */
 export async function visited(page: Page, name: string): Promise<void> {
-  await page.waitForFunction(() => !(globalThis as unknown as { document: { querySelector(s: string): unknown } }).document.querySelector('[role="status"].muted'));
+  await page.waitForFunction(
+    () =>
+      !(globalThis as unknown as { document: { querySelector(s: string): unknown } }).document.querySelector(
+        '[role="status"].muted',
+      ),
+  );
   await assertAccessible(page, name);
   await screenshot(page, name);
 }

@@ -68,7 +68,10 @@ function compileSolidity(source: string, contractName: string): CompiledContract
   const input = {
     language: 'Solidity',
     sources: { 'Contract.sol': { content: source } },
-    settings: { optimizer: { enabled: true, runs: 200 }, outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object'] } } },
+    settings: {
+      optimizer: { enabled: true, runs: 200 },
+      outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object'] } },
+    },
   };
   const output = JSON.parse(solc.compile(JSON.stringify(input))) as {
     errors?: { severity: string; formattedMessage: string }[];
@@ -117,7 +120,10 @@ export async function startChain(opts: { chainId?: number; startTimeoutMs?: numb
   // project links the repository's node_modules.
   const dir = await mkdtemp(join(tmpdir(), 'hardhat-'));
   await symlink(join(REPO_ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
-  await writeFile(join(dir, 'hardhat.config.cjs'), `module.exports = { networks: { hardhat: { chainId: ${chainId} } } };\n`);
+  await writeFile(
+    join(dir, 'hardhat.config.cjs'),
+    `module.exports = { networks: { hardhat: { chainId: ${chainId} } } };\n`,
+  );
   const port = await freePort();
   const cli = join(REPO_ROOT, 'node_modules', 'hardhat', 'internal', 'cli', 'cli.js');
   const child = spawn(process.execPath, [cli, 'node', '--hostname', '127.0.0.1', '--port', String(port)], {

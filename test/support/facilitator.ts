@@ -27,7 +27,8 @@ export async function startFacilitator(chain: LocalChain, account: Account): Pro
     address: account.address,
     readContract: (args) => client.readContract(args as Parameters<typeof client.readContract>[0]),
     verifyTypedData: (args) => client.verifyTypedData(args as Parameters<typeof client.verifyTypedData>[0]),
-    writeContract: (args) => client.writeContract({ ...(args as Parameters<typeof client.writeContract>[0]), account, chain: chain.chain }),
+    writeContract: (args) =>
+      client.writeContract({ ...(args as Parameters<typeof client.writeContract>[0]), account, chain: chain.chain }),
     sendTransaction: (args) => client.sendTransaction({ ...args, account, chain: chain.chain }),
     waitForTransactionReceipt: (args) => client.waitForTransactionReceipt(args),
     getCode: (args) => client.getCode(args),
@@ -46,7 +47,10 @@ export async function startFacilitator(chain: LocalChain, account: Account): Pro
       return send(res, 200, facilitator.getSupported());
     }
     if (req.method === 'POST' && (req.url === '/verify' || req.url === '/settle')) {
-      const body = JSON.parse(await readBody(req)) as { paymentPayload: PaymentPayload; paymentRequirements: PaymentRequirements };
+      const body = JSON.parse(await readBody(req)) as {
+        paymentPayload: PaymentPayload;
+        paymentRequirements: PaymentRequirements;
+      };
       if (req.url === '/verify') {
         calls.verify++;
         return send(res, 200, await facilitator.verify(body.paymentPayload, body.paymentRequirements));

@@ -7,9 +7,17 @@ import type { ValidateFunction } from 'ajv';
  * method and path template, takes the response schema of the status, and checks the JSON body
  * with ajv (JSON Schema 2020-12, as OpenAPI 3.1 uses).
  */
-type Doc = { paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: unknown }> }> }>>; components: { schemas: Record<string, unknown> } };
+type Doc = {
+  paths: Record<
+    string,
+    Record<string, { responses: Record<string, { content?: Record<string, { schema: unknown }> }> }>
+  >;
+  components: { schemas: Record<string, unknown> };
+};
 
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv2020) => void;
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (
+  ajv: Ajv2020,
+) => void;
 
 export class OpenApiChecker {
   private readonly ajv;
@@ -35,7 +43,9 @@ export class OpenApiChecker {
   check(method: string, url: string, status: number, body: unknown): void {
     const path = new URL(url).pathname;
     const m = method.toLowerCase();
-    const op = this.templates.find((t) => t.method === m && t.re.test(path) && !/\{/.test(t.template)) ?? this.templates.find((t) => t.method === m && t.re.test(path));
+    const op =
+      this.templates.find((t) => t.method === m && t.re.test(path) && !/\{/.test(t.template)) ??
+      this.templates.find((t) => t.method === m && t.re.test(path));
     if (!op) throw new Error(`no documented operation for ${method} ${path}`);
     const responses = this.doc.paths[op.template][op.method].responses;
     const response = responses[String(status)];
@@ -48,7 +58,8 @@ export class OpenApiChecker {
       validate = this.ajv.compile(rewriteRefs(schema) as object);
       this.cache.set(key, validate);
     }
-    if (!validate(body)) throw new Error(`${key}: response does not match the document: ${this.ajv.errorsText(validate.errors)}`);
+    if (!validate(body))
+      throw new Error(`${key}: response does not match the document: ${this.ajv.errorsText(validate.errors)}`);
     this.checked++;
   }
 

@@ -44,7 +44,13 @@ export async function startPaymentChain(): Promise<PaymentChain> {
     X402_RPC_URL: chain.rpcUrl,
     X402_SETTLER_PRIVATE_KEY: toHex(settler.getHdKey().privateKey!) as Hex,
   };
-  const balance = async (a: Address) => (await chain.publicClient.readContract({ address: token.address, abi: token.abi, functionName: 'balanceOf', args: [a] })) as bigint;
+  const balance = async (a: Address) =>
+    (await chain.publicClient.readContract({
+      address: token.address,
+      abi: token.abi,
+      functionName: 'balanceOf',
+      args: [a],
+    })) as bigint;
   return { chain, token, merchant, payer, env, balance };
 }
 

@@ -24,7 +24,10 @@ let receiver: Receiver;
 let store: WebhookStore;
 
 async function customer(name: string): Promise<number> {
-  const { rows } = await db.query<{ id: number }>('INSERT INTO customers (name, monthly_quota) VALUES ($1, 1000) RETURNING id', [name]);
+  const { rows } = await db.query<{ id: number }>(
+    'INSERT INTO customers (name, monthly_quota) VALUES ($1, 1000) RETURNING id',
+    [name],
+  );
   return rows[0].id;
 }
 
@@ -38,7 +41,16 @@ let skew = 0;
 const RETRY_MS = 10_000;
 const afterBackoff = () => (skew += RETRY_MS + 1);
 const worker = (extra: Partial<WebhookDeliveryOptions> = {}) =>
-  createWebhookDelivery({ db, log, policy, timeoutMs: 10_000, retryDelaysMs: [RETRY_MS, RETRY_MS, RETRY_MS], jitter: 0, now: () => Date.now() + skew, ...extra });
+  createWebhookDelivery({
+    db,
+    log,
+    policy,
+    timeoutMs: 10_000,
+    retryDelaysMs: [RETRY_MS, RETRY_MS, RETRY_MS],
+    jitter: 0,
+    now: () => Date.now() + skew,
+    ...extra,
+  });
 
 async function endpointFor(path: string, customerId: number) {
   const ep = await store.createEndpoint(customerId, { url: receiver.url(path) });
@@ -86,7 +98,14 @@ for (const backend of BACKENDS)
       // The project's helper agrees with the receiver's own check, on the raw bytes only.
       const header = got[0].headers['x-service-signature'] as string;
       assert.equal(verifyWebhookSignature(got[0].raw, header, receiver.secrets.get(P('/test'))!), true);
-      assert.equal(verifyWebhookSignature(Buffer.concat([got[0].raw, Buffer.from(' ')]), header, receiver.secrets.get(P('/test'))!), false);
+      assert.equal(
+        verifyWebhookSignature(
+          Buffer.concat([got[0].raw, Buffer.from(' ')]),
+          header,
+          receiver.secrets.get(P('/test'))!,
+        ),
+        false,
+      );
       const [d] = await log_(c, ep.id);
       assert.equal(d.status, 'delivered');
       assert.equal(d.attempts, 1);
@@ -176,7 +195,10 @@ for (const backend of BACKENDS)
       assert.equal(await worker().runOnce(), 1);
       const [rejected] = receiver.received.filter((r) => r.path === P('/rotate'));
       assert.deepEqual([rejected.verified, rejected.answered], [false, 401]);
-      assert.equal(verifyLikeACustomer(rejected.raw, rejected.headers['x-service-signature'] as string, rotated.secret), true);
+      assert.equal(
+        verifyLikeACustomer(rejected.raw, rejected.headers['x-service-signature'] as string, rotated.secret),
+        true,
+      );
       // With the new secret configured, the retry is accepted.
       receiver.secrets.set(P('/rotate'), rotated.secret);
       afterBackoff();
@@ -261,13 +283,23 @@ for (const backend of BACKENDS)
         ['ftp://example.com/', /https/],
       ];
       for (const [url, why] of refused) {
-        await assert.rejects(strict.createEndpoint(c, { url }), (e: unknown) => e instanceof WebhookUrlError && why.test(e.message), url);
+        await assert.rejects(
+          strict.createEndpoint(c, { url }),
+          (e: unknown) => e instanceof WebhookUrlError && why.test(e.message),
+          url,
+        );
       }
       const privateOk = new WebhookStore(db, { policy: { allowLoopback: false, allowPrivate: true } });
       await assert.rejects(privateOk.createEndpoint(c, { url: 'https://169.254.169.254/' }), /metadata/);
       await assert.rejects(privateOk.createEndpoint(c, { url: 'https://127.0.0.1/' }), /loopback/);
-      assert.equal((await privateOk.createEndpoint(c, { url: 'https://10.1.2.3/hook', enabled: false })).enabled, false);
-      const { rows } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM webhook_endpoints WHERE customer_id = $1', [c]);
+      assert.equal(
+        (await privateOk.createEndpoint(c, { url: 'https://10.1.2.3/hook', enabled: false })).enabled,
+        false,
+      );
+      const { rows } = await db.query<{ n: number }>(
+        'SELECT count(*)::int AS n FROM webhook_endpoints WHERE customer_id = $1',
+        [c],
+      );
       assert.equal(rows[0].n, 1);
 
       // Configured while loopback was allowed; the worker's policy refuses it: a failed attempt, no request.
@@ -276,7 +308,10 @@ for (const backend of BACKENDS)
       assert.equal(await worker({ policy: { allowLoopback: false, allowPrivate: false } }).runOnce(), 1);
       assert.equal(receiver.received.filter((r) => r.path === P('/ssrf')).length, 0);
       const [d] = await log_(c, ep.id);
-      assert.deepEqual([d.status, d.last_status_code, d.last_error], ['pending', null, 'refused: the URL must use https']);
+      assert.deepEqual(
+        [d.status, d.last_status_code, d.last_error],
+        ['pending', null, 'refused: the URL must use https'],
+      );
       await store.deleteEndpoint(c, ep.id);
     });
 

@@ -32,7 +32,15 @@ async function* parseCsv(files: FetchedFiles): AsyncIterable<EntityRecord> {
   for (const line of (await readFile(files.main, 'utf8')).split('\n')) {
     if (line === '') continue;
     const [type, value, program] = line.split(',');
-    yield { list: 'ens-watch', entity_type: type as EntityType, value, metadata: { programs: [program] }, source_url: null, listed_at: null, removed_at: null };
+    yield {
+      list: 'ens-watch',
+      entity_type: type as EntityType,
+      value,
+      metadata: { programs: [program] },
+      source_url: null,
+      listed_at: null,
+      removed_at: null,
+    };
   }
 }
 
@@ -45,7 +53,11 @@ const list: ListDefinition = {
   enabled: true,
   in_default_set: true,
   primary: true,
-  source: { type: 'files', files: [{ key: 'main', url: 'https://example.org/ens.csv', sourceDirPath: 'ens/list.csv' }], parse: parseCsv },
+  source: {
+    type: 'files',
+    files: [{ key: 'main', url: 'https://example.org/ens.csv', sourceDirPath: 'ens/list.csv' }],
+    parse: parseCsv,
+  },
 };
 
 const CLEAN: Address = '0x1111111111111111111111111111111111111111';
@@ -75,7 +87,12 @@ async function setAddr(name: string, a: Address): Promise<void> {
 before(async () => {
   dir = await mkdtemp(join(tmpdir(), 'webhooks-ens-'));
   await mkdir(join(dir, 'src', 'ens'), { recursive: true });
-  [chain, db, engine, receiver] = await Promise.all([startChain(), openPglite(join(dir, 'pglite')), Engine.create({ shards: 1 }), startReceiver()]);
+  [chain, db, engine, receiver] = await Promise.all([
+    startChain(),
+    openPglite(join(dir, 'pglite')),
+    Engine.create({ shards: 1 }),
+    startReceiver(),
+  ]);
   await migrate(db);
   const source = await readFile(join(FIXTURES, 'contracts', 'TestUniversalResolver.sol'), 'utf8');
   resolver = await chain.deploy(source, 'TestUniversalResolver');
@@ -91,7 +108,9 @@ describe('monitored ENS names', () => {
     const names = ensNameResolver(ens);
     const policy = { allowLoopback: true, allowPrivate: false };
     const store = new WebhookStore(db, { policy, names, now: () => clock.getTime() });
-    const { rows } = await db.query<{ id: number }>(`INSERT INTO customers (name, monthly_quota) VALUES ('ens', 10) RETURNING id`);
+    const { rows } = await db.query<{ id: number }>(
+      `INSERT INTO customers (name, monthly_quota) VALUES ('ens', 10) RETURNING id`,
+    );
     const c = rows[0].id;
     const ep = await store.createEndpoint(c, { url: receiver.url('/ens') });
     receiver.secrets.set('/ens', ep.secret);
@@ -109,7 +128,11 @@ describe('monitored ENS names', () => {
     await manager.refresh();
 
     await setAddr('watch.eth', CLEAN);
-    const monitor = await store.createMonitor(c, { entity_type: 'onchain_address', value: 'watch.eth', label: 'Partner' });
+    const monitor = await store.createMonitor(c, {
+      entity_type: 'onchain_address',
+      value: 'watch.eth',
+      label: 'Partner',
+    });
     assert.deepEqual([monitor.value, monitor.resolved_address], ['watch.eth', CLEAN.toLowerCase()]);
 
     const monitorEns = createEnsMonitor({
@@ -119,7 +142,8 @@ describe('monitored ENS names', () => {
       lists: [list],
       intervalSeconds: 0,
       now: () => clock.getTime(),
-      listings: (address) => engine.screenExact({ kind: 'crypto', value: address, lists: ['ens-watch'] })!.map((h) => h.entity),
+      listings: (address) =>
+        engine.screenExact({ kind: 'crypto', value: address, lists: ['ens-watch'] })!.map((h) => h.entity),
     });
     assert.equal(await monitorEns.runOnce(), 0, 'unchanged resolution: nothing');
 
@@ -138,13 +162,34 @@ describe('monitored ENS names', () => {
     const got = receiver.received.filter((r) => r.path === '/ens');
     assert.ok(got.every((r) => r.verified));
     const entity = { id: monitor.id, entity_type: 'onchain_address', value: 'watch.eth', label: 'Partner' };
-    const listing = { list: 'ens-watch', list_name: 'ENS watch list', list_type: 'crime', value: LISTED, source_url: null, metadata: { programs: ['RANSOMWARE'] } };
+    const listing = {
+      list: 'ens-watch',
+      list_name: 'ENS watch list',
+      list_type: 'crime',
+      value: LISTED,
+      source_url: null,
+      metadata: { programs: ['RANSOMWARE'] },
+    };
     const bodies = got.map((r) => r.body).sort((a, b) => String(a.created_at).localeCompare(String(b.created_at)));
     assert.match(bodies[0].id, /^evt_[0-9a-f]{32}$/);
     // A new resolution is no list change (change_id null); the delisting is one.
-    assert.deepEqual(bodies[0], { id: bodies[0].id, type: 'entity.listed', created_at: '2026-05-01T01:00:00.000Z', change_id: null, monitored_entity: entity, listing });
+    assert.deepEqual(bodies[0], {
+      id: bodies[0].id,
+      type: 'entity.listed',
+      created_at: '2026-05-01T01:00:00.000Z',
+      change_id: null,
+      monitored_entity: entity,
+      listing,
+    });
     assert.match(String(bodies[1].change_id), /^chg_[0-9a-f]{32}$/);
-    assert.deepEqual(bodies[1], { id: bodies[1].id, type: 'entity.delisted', created_at: '2026-05-02T00:00:00.000Z', change_id: bodies[1].change_id, monitored_entity: entity, listing });
+    assert.deepEqual(bodies[1], {
+      id: bodies[1].id,
+      type: 'entity.delisted',
+      created_at: '2026-05-02T00:00:00.000Z',
+      change_id: bodies[1].change_id,
+      monitored_entity: entity,
+      listing,
+    });
     await manager.stop();
   });
 });

@@ -49,12 +49,22 @@ const watchList: ListDefinition = {
   enabled: true,
   in_default_set: true,
   primary: true,
-  source: { type: 'files', files: [{ key: 'main', url: 'https://example.org/watch.csv', sourceDirPath: 'watch/watch.csv' }], parse: parseCsv },
+  source: {
+    type: 'files',
+    files: [{ key: 'main', url: 'https://example.org/watch.csv', sourceDirPath: 'watch/watch.csv' }],
+    parse: parseCsv,
+  },
 };
 
 const ADDRESS = '0x7F367cC41522cE07553e823bf3be79A889DEbe1B';
 const BASELINE = ['name,Somebody Else,SDGT', 'website,unrelated.example.org,CYBER2'];
-const LISTED = [`crypto_address,${ADDRESS},CYBER2`, 'website,phish.example.com,CYBER2', 'country,Crimea,UKRAINE-EO13685', 'email_domain,tempbox.example,DISPOSABLE', 'government_id,AB 1234568,SDGT'];
+const LISTED = [
+  `crypto_address,${ADDRESS},CYBER2`,
+  'website,phish.example.com,CYBER2',
+  'country,Crimea,UKRAINE-EO13685',
+  'email_domain,tempbox.example,DISPOSABLE',
+  'government_id,AB 1234568,SDGT',
+];
 const T1 = '2026-04-01T10:00:00.000Z';
 const T2 = '2026-04-02T10:00:00.000Z';
 const T3 = '2026-04-03T10:00:00.000Z';
@@ -75,7 +85,10 @@ const recorder: ChangeSink = {
 const policy = { allowLoopback: true, allowPrivate: false };
 
 async function customer(name: string): Promise<number> {
-  const { rows } = await db.query<{ id: number }>('INSERT INTO customers (name, monthly_quota) VALUES ($1, 1000) RETURNING id', [name]);
+  const { rows } = await db.query<{ id: number }>(
+    'INSERT INTO customers (name, monthly_quota) VALUES ($1, 1000) RETURNING id',
+    [name],
+  );
   return rows[0].id;
 }
 
@@ -98,7 +111,13 @@ describe('listing events from real loader diffs', () => {
   let customerA = 0;
   let customerB = 0;
   const monitors: Record<string, number> = {};
-  const sink = () => createWebhookSink({ db, log, list: (slug) => [watchList].find((d) => d.slug === slug), now: () => clock.getTime() });
+  const sink = () =>
+    createWebhookSink({
+      db,
+      log,
+      list: (slug) => [watchList].find((d) => d.slug === slug),
+      now: () => clock.getTime(),
+    });
   /** Runs the worker until nothing is due (each run takes at most 4 deliveries per endpoint). */
   const deliverAll = async () => {
     const worker = createWebhookDelivery({ db, log, policy, timeoutMs: 2000 });
@@ -124,10 +143,25 @@ describe('listing events from real loader diffs', () => {
     assert.match(ep.secret, /^whsec_[A-Za-z0-9_-]{43}$/);
     receiver.secrets.set('/a', ep.secret);
     // Entered as customers type them: other case, a URL with a path, a country name, spacing.
-    monitors.crypto = (await store.createMonitor(customerA, { entity_type: 'onchain_address', value: ADDRESS.toLowerCase(), label: 'Treasury wallet' })).id;
-    monitors.website = (await store.createMonitor(customerA, { entity_type: 'website', value: 'https://Login.Phish.Example.com/account?x=1' })).id;
-    monitors.country = (await store.createMonitor(customerA, { entity_type: 'country', value: 'Ukraine', label: 'UA ops' })).id;
-    monitors.email = (await store.createMonitor(customerA, { entity_type: 'email', value: 'Someone@mail.TempBox.example' })).id;
+    monitors.crypto = (
+      await store.createMonitor(customerA, {
+        entity_type: 'onchain_address',
+        value: ADDRESS.toLowerCase(),
+        label: 'Treasury wallet',
+      })
+    ).id;
+    monitors.website = (
+      await store.createMonitor(customerA, {
+        entity_type: 'website',
+        value: 'https://Login.Phish.Example.com/account?x=1',
+      })
+    ).id;
+    monitors.country = (
+      await store.createMonitor(customerA, { entity_type: 'country', value: 'Ukraine', label: 'UA ops' })
+    ).id;
+    monitors.email = (
+      await store.createMonitor(customerA, { entity_type: 'email', value: 'Someone@mail.TempBox.example' })
+    ).id;
     monitors.id = (await store.createMonitor(customerA, { entity_type: 'government_id', value: 'ab-1234567' })).id;
     monitors.unrelated = (await store.createMonitor(customerA, { entity_type: 'website', value: 'example.com' })).id;
     monitors.cryptoB = (await store.createMonitor(customerB, { entity_type: 'onchain_address', value: ADDRESS })).id;
@@ -151,7 +185,12 @@ describe('listing events from real loader diffs', () => {
     const outcome = await refresh(T2, [...BASELINE, ...LISTED]);
     assert.equal(outcome.changes, 5);
     const v2 = version();
-    const { rows } = await db.query<{ customer_id: number; type: string; monitored_entity_id: number; listing: string }>(
+    const { rows } = await db.query<{
+      customer_id: number;
+      type: string;
+      monitored_entity_id: number;
+      listing: string;
+    }>(
       'SELECT customer_id, type, monitored_entity_id, listing FROM webhook_events ORDER BY customer_id, monitored_entity_id',
     );
     assert.deepEqual(
@@ -170,7 +209,9 @@ describe('listing events from real loader diffs', () => {
 
     // The loaders deliver at least once: the same changes again create nothing.
     await sink().write(recorded.at(-1)!);
-    const again = await db.query<{ n: number }>('SELECT (SELECT count(*) FROM webhook_events)::int + (SELECT count(*) FROM webhook_deliveries)::int AS n');
+    const again = await db.query<{ n: number }>(
+      'SELECT (SELECT count(*) FROM webhook_events)::int + (SELECT count(*) FROM webhook_deliveries)::int AS n',
+    );
     assert.equal(again.rows[0].n, 11);
 
     assert.equal(await deliverAll(), 5);
@@ -192,14 +233,31 @@ describe('listing events from real loader diffs', () => {
       type: 'entity.listed',
       created_at: T2,
       change_id: changeId('watch', v2, T2, 'listed', entityKey({ entity_type: 'crypto_address', value: ADDRESS })),
-      monitored_entity: { id: monitors.crypto, entity_type: 'onchain_address', value: ADDRESS.toLowerCase(), label: 'Treasury wallet' },
-      listing: { list: 'watch', list_name: 'Test watch list', list_type: 'sanctions', value: ADDRESS, source_url: 'https://example.org/watch.csv', metadata: { programs: ['CYBER2'] } },
+      monitored_entity: {
+        id: monitors.crypto,
+        entity_type: 'onchain_address',
+        value: ADDRESS.toLowerCase(),
+        label: 'Treasury wallet',
+      },
+      listing: {
+        list: 'watch',
+        list_name: 'Test watch list',
+        list_type: 'sanctions',
+        value: ADDRESS,
+        source_url: 'https://example.org/watch.csv',
+        metadata: { programs: ['CYBER2'] },
+      },
     });
     assert.equal(crypto.headers['content-type'], 'application/json');
     assert.equal(crypto.headers['user-agent'], 'Service-Webhooks/1.0');
     assert.match(crypto.headers['x-service-signature'] as string, /^t=\d+,v1=[0-9a-f]{64}$/);
     const byMonitor = (id: number) => got.find((r) => (r.body.monitored_entity as { id: number }).id === id)!.body;
-    assert.deepEqual(byMonitor(monitors.website).monitored_entity, { id: monitors.website, entity_type: 'website', value: 'https://Login.Phish.Example.com/account?x=1', label: null });
+    assert.deepEqual(byMonitor(monitors.website).monitored_entity, {
+      id: monitors.website,
+      entity_type: 'website',
+      value: 'https://Login.Phish.Example.com/account?x=1',
+      label: null,
+    });
     assert.deepEqual(byMonitor(monitors.country).listing, {
       list: 'watch',
       list_name: 'Test watch list',
@@ -229,13 +287,49 @@ describe('listing events from real loader diffs', () => {
         ['entity.relisted', T4],
       ],
     );
-    const listing = { list: 'watch', list_name: 'Test watch list', list_type: 'sanctions', value: ADDRESS, source_url: 'https://example.org/watch.csv', metadata: { programs: ['CYBER2'] } };
-    const entity = { id: monitors.crypto, entity_type: 'onchain_address', value: ADDRESS.toLowerCase(), label: 'Treasury wallet' };
+    const listing = {
+      list: 'watch',
+      list_name: 'Test watch list',
+      list_type: 'sanctions',
+      value: ADDRESS,
+      source_url: 'https://example.org/watch.csv',
+      metadata: { programs: ['CYBER2'] },
+    };
+    const entity = {
+      id: monitors.crypto,
+      entity_type: 'onchain_address',
+      value: ADDRESS.toLowerCase(),
+      label: 'Treasury wallet',
+    };
     const id = (kind: string, version: string, at: string) =>
-      eventId({ customerId: customerA, monitoredEntityId: monitors.crypto, list: 'watch', entityType: 'crypto_address', canonicalValue: ADDRESS.toLowerCase(), kind, version, at });
-    const change = (kind: 'delisted' | 'relisted', version: string, at: string) => changeId('watch', version, at, kind, entityKey({ entity_type: 'crypto_address', value: ADDRESS }));
-    assert.deepEqual(crypto[1].body, { id: id('delisted', v3, T3), type: 'entity.delisted', created_at: T3, change_id: change('delisted', v3, T3), monitored_entity: entity, listing });
-    assert.deepEqual(crypto[2].body, { id: id('relisted', v4, T4), type: 'entity.relisted', created_at: T4, change_id: change('relisted', v4, T4), monitored_entity: entity, listing });
+      eventId({
+        customerId: customerA,
+        monitoredEntityId: monitors.crypto,
+        list: 'watch',
+        entityType: 'crypto_address',
+        canonicalValue: ADDRESS.toLowerCase(),
+        kind,
+        version,
+        at,
+      });
+    const change = (kind: 'delisted' | 'relisted', version: string, at: string) =>
+      changeId('watch', version, at, kind, entityKey({ entity_type: 'crypto_address', value: ADDRESS }));
+    assert.deepEqual(crypto[1].body, {
+      id: id('delisted', v3, T3),
+      type: 'entity.delisted',
+      created_at: T3,
+      change_id: change('delisted', v3, T3),
+      monitored_entity: entity,
+      listing,
+    });
+    assert.deepEqual(crypto[2].body, {
+      id: id('relisted', v4, T4),
+      type: 'entity.relisted',
+      created_at: T4,
+      change_id: change('relisted', v4, T4),
+      monitored_entity: entity,
+      listing,
+    });
     assert.equal(new Set(crypto.map((r) => r.body.id)).size, 3);
     assert.ok(crypto.every((r) => r.verified));
   });
@@ -250,7 +344,12 @@ describe('listing events from real loader diffs', () => {
     assert.equal(await deliverAll(), 1);
     const last = eventsFor('/a').slice(before);
     assert.equal(last.length, 1);
-    assert.deepEqual(last[0].body.monitored_entity, { id: null, entity_type: 'onchain_address', value: ADDRESS.toLowerCase(), label: 'Treasury wallet' });
+    assert.deepEqual(last[0].body.monitored_entity, {
+      id: null,
+      entity_type: 'onchain_address',
+      value: ADDRESS.toLowerCase(),
+      label: 'Treasury wallet',
+    });
     assert.equal(last[0].body.type, 'entity.delisted');
   });
 });

@@ -70,7 +70,10 @@ const SCREENS: [ScreenKind, string][] = [
 let engine: Engine;
 before(async () => {
   engine = await Engine.create({ shards: 1 });
-  await engine.load({ lists: [{ slug: 'l', list_type: 'sanctions', version: '1', last_updated: null }], records: RECORDS });
+  await engine.load({
+    lists: [{ slug: 'l', list_type: 'sanctions', version: '1', last_updated: null }],
+    records: RECORDS,
+  });
 });
 after(() => engine.close());
 
@@ -79,7 +82,10 @@ const pairs = (hits: { value: string; match: string }[]) => hits.map((h) => `${h
 describe('matchOne agrees with the engine', () => {
   for (const [kind, value] of SCREENS) {
     test(`${kind} ${value}`, async () => {
-      const engineHits = (await engine.screen({ kind, value, lists: ['l'] })).map((h) => ({ value: h.entity.value, match: h.match }));
+      const engineHits = (await engine.screen({ kind, value, lists: ['l'] })).map((h) => ({
+        value: h.entity.value,
+        match: h.match,
+      }));
       const ours = RECORDS.flatMap((r) => {
         const m = matchOne(kind, value, r);
         return m ? [{ value: r.value, match: m.match }] : [];
@@ -89,7 +95,8 @@ describe('matchOne agrees with the engine', () => {
   }
 
   test('the screenings above match what they should (the comparison is not vacuous)', () => {
-    const count = (kind: ScreenKind, value: string) => RECORDS.filter((r) => matchOne(kind, value, r)).map((r) => matchOne(kind, value, r)!.match);
+    const count = (kind: ScreenKind, value: string) =>
+      RECORDS.filter((r) => matchOne(kind, value, r)).map((r) => matchOne(kind, value, r)!.match);
     assert.deepEqual(count('website', 'a.b.phish.example.com/x?y'), ['subdomain']);
     assert.deepEqual(count('email', 'anyone@mx.tempbox.example'), ['domain']);
     assert.deepEqual(count('id', 'AB1234567'), ['fuzzy']);
@@ -103,8 +110,21 @@ describe('matchOne agrees with the engine', () => {
   });
 
   test('the monitor index finds the same pairs from the records’ side', () => {
-    const types: Record<ScreenKind, Monitor['entity_type']> = { crypto: 'onchain_address', email: 'email', website: 'website', id: 'government_id', country: 'country' };
-    const monitors: Monitor[] = SCREENS.map(([kind, value], i) => ({ id: i + 1, customer_id: 1, entity_type: types[kind], value, label: null, screened: value }));
+    const types: Record<ScreenKind, Monitor['entity_type']> = {
+      crypto: 'onchain_address',
+      email: 'email',
+      website: 'website',
+      id: 'government_id',
+      country: 'country',
+    };
+    const monitors: Monitor[] = SCREENS.map(([kind, value], i) => ({
+      id: i + 1,
+      customer_id: 1,
+      entity_type: types[kind],
+      value,
+      label: null,
+      screened: value,
+    }));
     const index = new MonitorIndex(monitors);
     for (const r of RECORDS) {
       const expected = monitors.filter((m, i) => matchOne(SCREENS[i][0], m.screened, r) !== null).map((m) => m.id);

@@ -46,7 +46,9 @@ export async function startReceiver(): Promise<Receiver> {
       const raw = Buffer.concat(chunks);
       const path = req.url ?? '/';
       const secret = secrets.get(path);
-      const verified = secret !== undefined && verifyLikeACustomer(raw, req.headers['x-service-signature'] as string | undefined, secret);
+      const verified =
+        secret !== undefined &&
+        verifyLikeACustomer(raw, req.headers['x-service-signature'] as string | undefined, secret);
       const next = script.get(path)?.shift() ?? 200;
       const answered = !verified ? 401 : next;
       received.push({ path, headers: req.headers, raw, body: JSON.parse(raw.toString('utf8')), verified, answered });

@@ -22,9 +22,22 @@ describe('webhook signatures', () => {
     assert.equal(verifyWebhookSignature('{"type":"test","id":"evt_1"}', header, secret, { now }), false);
     assert.equal(verifyWebhookSignature(body, header, 'whsec_other', { now }), false);
     assert.equal(verifyWebhookSignature(body, header, secret, { now: () => (t + 301) * 1000 }), false);
-    assert.equal(verifyWebhookSignature(body, header, secret, { now: () => (t + 301) * 1000, toleranceSeconds: 600 }), true);
-    assert.equal(verifyWebhookSignature(body, `t=${t},v1=${'0'.repeat(64)},${header.split(',')[1]}`, secret, { now }), true);
-    for (const bad of [undefined, '', `v1=${'a'.repeat(64)}`, `t=${t}`, `t=${t},v1=xyz`, `t=abc,${header.split(',')[1]}`]) {
+    assert.equal(
+      verifyWebhookSignature(body, header, secret, { now: () => (t + 301) * 1000, toleranceSeconds: 600 }),
+      true,
+    );
+    assert.equal(
+      verifyWebhookSignature(body, `t=${t},v1=${'0'.repeat(64)},${header.split(',')[1]}`, secret, { now }),
+      true,
+    );
+    for (const bad of [
+      undefined,
+      '',
+      `v1=${'a'.repeat(64)}`,
+      `t=${t}`,
+      `t=${t},v1=xyz`,
+      `t=abc,${header.split(',')[1]}`,
+    ]) {
       assert.equal(verifyWebhookSignature(body, bad, secret, { now }), false, String(bad));
     }
   });

@@ -15,7 +15,14 @@ import { batchEndpoint } from '../../src/api/endpoints/batch.js';
 import { nameEndpoints } from '../../src/api/endpoints/names.js';
 import { pepEndpoints } from '../../src/api/endpoints/pep.js';
 import { ipIntelEndpoints } from '../../src/api/endpoints/ipintel.js';
-import { createPayments, mcpPaymentResponse, MemoryNonceStore, paymentHeaderFromMcpMeta, SqlNonceStore, type NonceStore } from '../../src/billing/x402/index.js';
+import {
+  createPayments,
+  mcpPaymentResponse,
+  MemoryNonceStore,
+  paymentHeaderFromMcpMeta,
+  SqlNonceStore,
+  type NonceStore,
+} from '../../src/billing/x402/index.js';
 
 // No chain here: challenge shapes, header decoding and the nonce stores. Chain-backed verification
 // and settlement are in settlement.test.ts.
@@ -35,8 +42,20 @@ const screenCrypto = endpoint({
     address: z.string().min(1).describe('Address on any chain, or an ENS name'),
     lists: z.string().optional().describe('Comma-separated list slugs'),
   }),
-  output: z.object({ value: z.string(), flagged: z.boolean(), sanctioned: z.boolean(), lists_checked: z.array(z.string()), matches: z.array(z.unknown()) }),
-  example: { value: '0x00000000000000000000000000000000000000aa', flagged: false, sanctioned: false, lists_checked: ['ofac-sdn'], matches: [] },
+  output: z.object({
+    value: z.string(),
+    flagged: z.boolean(),
+    sanctioned: z.boolean(),
+    lists_checked: z.array(z.string()),
+    matches: z.array(z.unknown()),
+  }),
+  example: {
+    value: '0x00000000000000000000000000000000000000aa',
+    flagged: false,
+    sanctioned: false,
+    lists_checked: ['ofac-sdn'],
+    matches: [],
+  },
   handler: () => ({ value: '', flagged: false, sanctioned: false, lists_checked: [], matches: [] }),
 });
 
@@ -86,7 +105,9 @@ describe('challenge', () => {
               method: 'GET',
               discoverable: true,
               queryParams: { lists: { type: 'string', description: 'Comma-separated list slugs' } },
-              pathParams: { address: { type: 'string', minLength: 1, description: 'Address on any chain, or an ENS name' } },
+              pathParams: {
+                address: { type: 'string', minLength: 1, description: 'Address on any chain, or an ENS name' },
+              },
             },
             output: screenCrypto.example,
           },
@@ -99,7 +120,8 @@ describe('challenge', () => {
       options: [
         {
           type: 'pay_per_request',
-          description: 'Pay this request with an x402 payment: an EIP-3009 transferWithAuthorization of the amount to payTo',
+          description:
+            'Pay this request with an x402 payment: an EIP-3009 transferWithAuthorization of the amount to payTo',
           x402Versions: [1, 2],
           scheme: 'exact',
           network: 'base-sepolia',
@@ -109,7 +131,11 @@ describe('challenge', () => {
           amountUsd: '0.03',
           paymentHeaders: { v1: 'X-PAYMENT', v2: 'PAYMENT-SIGNATURE' },
         },
-        { type: 'upgrade_plan', description: 'Upgrade the plan for a larger monthly quota of API requests', url: 'https://example.com/upgrade' },
+        {
+          type: 'upgrade_plan',
+          description: 'Upgrade the plan for a larger monthly quota of API requests',
+          url: 'https://example.com/upgrade',
+        },
       ],
     });
     assert.equal(err.headers['Cache-Control'], 'no-store');
@@ -160,7 +186,9 @@ describe('challenge', () => {
   });
 
   test('quota exhausted: upgrade_plan comes first', () => {
-    const body = payments.challenge(screenCrypto, meta(), { error: 'monthly quota exhausted', credits: 1, quotaExhausted: true }).toBody() as {
+    const body = payments
+      .challenge(screenCrypto, meta(), { error: 'monthly quota exhausted', credits: 1, quotaExhausted: true })
+      .toBody() as {
       options: { type: string }[];
     };
     assert.deepEqual(
@@ -177,7 +205,13 @@ describe('challenge', () => {
       x402Version: 1,
       error: `payment required; ${reason}`,
       accepts: [],
-      options: [{ type: 'upgrade_plan', description: 'Upgrade the plan for a larger monthly quota of API requests', url: 'https://example.com/upgrade' }],
+      options: [
+        {
+          type: 'upgrade_plan',
+          description: 'Upgrade the plan for a larger monthly quota of API requests',
+          url: 'https://example.com/upgrade',
+        },
+      ],
     });
     const v2 = decodePaymentRequiredHeader(err.headers['PAYMENT-REQUIRED']);
     assert.deepEqual(v2.accepts, []);
@@ -194,9 +228,15 @@ describe('challenge', () => {
 
   test('a pay-to without any settlement route also disables payments', () => {
     const cfg = loadConfig({ X402_PAY_TO: PAY_TO });
-    const err = createPayments({ config: cfg, log }).challenge(screenCrypto, meta(), { error: 'payment required', credits: 1 });
+    const err = createPayments({ config: cfg, log }).challenge(screenCrypto, meta(), {
+      error: 'payment required',
+      credits: 1,
+    });
     const body = err.toBody() as { error: string; accepts: unknown[] };
-    assert.equal(body.error, 'payment required; pay-per-request is not configured on this server (no settler key or facilitator)');
+    assert.equal(
+      body.error,
+      'payment required; pay-per-request is not configured on this server (no settler key or facilitator)',
+    );
     assert.deepEqual(body.accepts, []);
   });
 });
@@ -204,22 +244,41 @@ describe('challenge', () => {
 describe("the service's metered endpoints", () => {
   const deps = {} as never;
   const names = nameEndpoints(deps);
-  const metered = [...screeningEndpoints(deps), ...names.endpoints, batchEndpoint(deps, names.lists), ...pepEndpoints(deps), ...ipIntelEndpoints(deps)].filter((e) => e.access === 'metered');
+  const metered = [
+    ...screeningEndpoints(deps),
+    ...names.endpoints,
+    batchEndpoint(deps, names.lists),
+    ...pepEndpoints(deps),
+    ...ipIntelEndpoints(deps),
+  ].filter((e) => e.access === 'metered');
   const payments = createPayments({ config: config(), log });
 
   test('each yields a valid bazaar block and a v2 payment header that fits in 3.5 KB', () => {
     assert.ok(metered.length >= 12);
     for (const e of metered) {
       const url = `https://screening.example.com/api/v1${e.path.replace(/\{[^}]+\}/g, '0x1234567890abcdef1234567890abcdef12345678')}?lists=ofac-sdn`;
-      const required = decodePaymentRequiredHeader(payments.challenge(e, meta({}, url), { error: 'payment required', credits: 1 }).headers['PAYMENT-REQUIRED']);
-      assert.deepEqual(validateDiscoveryExtension(required.extensions!.bazaar as DiscoveryExtension), { valid: true }, e.id);
+      const required = decodePaymentRequiredHeader(
+        payments.challenge(e, meta({}, url), { error: 'payment required', credits: 1 }).headers['PAYMENT-REQUIRED'],
+      );
+      assert.deepEqual(
+        validateDiscoveryExtension(required.extensions!.bazaar as DiscoveryExtension),
+        { valid: true },
+        e.id,
+      );
       // What x402Client sends back: the accepted requirement, the resource and the echoed extensions.
       const payment = {
         x402Version: 2,
         resource: required.resource,
         accepted: required.accepts[0],
         payload: {
-          authorization: { from: PAY_TO, to: PAY_TO, value: '10000', validAfter: '1700000000', validBefore: '1700000300', nonce: `0x${'b'.repeat(64)}` },
+          authorization: {
+            from: PAY_TO,
+            to: PAY_TO,
+            value: '10000',
+            validAfter: '1700000000',
+            validBefore: '1700000300',
+            nonce: `0x${'b'.repeat(64)}`,
+          },
           signature: `0x${'c'.repeat(130)}`,
         },
         extensions: required.extensions,
@@ -244,11 +303,26 @@ describe('payment header decoding: malformed input is a 402 with the reason, nev
   const cases: [string, Record<string, string>, string][] = [
     ['not base64', { 'x-payment': 'not base64 !!!' }, 'malformed payment header: not base64'],
     ['base64 of text', { 'x-payment': b64('hello there') }, 'malformed payment header: not base64-encoded JSON'],
-    ['unknown version', { 'payment-signature': b64({ x402Version: 3 }) }, 'malformed payment header: x402Version must be 1 or 2'],
-    ['JSON that is not an object', { 'x-payment': b64('[1,2]') }, 'malformed payment header: x402Version must be 1 or 2'],
+    [
+      'unknown version',
+      { 'payment-signature': b64({ x402Version: 3 }) },
+      'malformed payment header: x402Version must be 1 or 2',
+    ],
+    [
+      'JSON that is not an object',
+      { 'x-payment': b64('[1,2]') },
+      'malformed payment header: x402Version must be 1 or 2',
+    ],
     [
       'v1 without signature',
-      { 'x-payment': b64({ x402Version: 1, scheme: 'exact', network: 'base-sepolia', payload: { authorization: auth } }) },
+      {
+        'x-payment': b64({
+          x402Version: 1,
+          scheme: 'exact',
+          network: 'base-sepolia',
+          payload: { authorization: auth },
+        }),
+      },
       'malformed x402 v1 payment: payload.signature Invalid input: expected string, received undefined',
     ],
     [
@@ -265,21 +339,36 @@ describe('payment header decoding: malformed input is a 402 with the reason, nev
     ],
     [
       'v2 without accepted',
-      { 'payment-signature': b64({ x402Version: 2, payload: { authorization: auth, signature: `0x${'00'.repeat(65)}` } }) },
+      {
+        'payment-signature': b64({
+          x402Version: 2,
+          payload: { authorization: auth, signature: `0x${'00'.repeat(65)}` },
+        }),
+      },
       'malformed x402 v2 payment: accepted Invalid input: expected object, received undefined',
     ],
     ['oversized header', { 'x-payment': 'A'.repeat(70_000) }, 'malformed payment header: too large'],
     [
       'v1 on another network',
       {
-        'x-payment': b64({ x402Version: 1, scheme: 'exact', network: 'base', payload: { authorization: auth, signature: `0x${'00'.repeat(65)}` } }),
+        'x-payment': b64({
+          x402Version: 1,
+          scheme: 'exact',
+          network: 'base',
+          payload: { authorization: auth, signature: `0x${'00'.repeat(65)}` },
+        }),
       },
       'payment is for network "base"; this server accepts "base-sepolia"',
     ],
     [
       'v1 with another scheme',
       {
-        'x-payment': b64({ x402Version: 1, scheme: 'upto', network: 'base-sepolia', payload: { authorization: auth, signature: `0x${'00'.repeat(65)}` } }),
+        'x-payment': b64({
+          x402Version: 1,
+          scheme: 'upto',
+          network: 'base-sepolia',
+          payload: { authorization: auth, signature: `0x${'00'.repeat(65)}` },
+        }),
       },
       'unsupported payment scheme "upto"; this server accepts "exact"',
     ],
@@ -314,13 +403,25 @@ describe('model-tool transport helpers', () => {
     assert.equal(header, b64({ x402Version: 3 }));
     await assert.rejects(
       payments.verify(screenCrypto, meta({ 'x-payment': header! }), 1),
-      (e: HttpError) => (e.toBody() as { error: string }).error === 'malformed payment header: x402Version must be 1 or 2',
+      (e: HttpError) =>
+        (e.toBody() as { error: string }).error === 'malformed payment header: x402Version must be 1 or 2',
     );
     assert.equal(paymentHeaderFromMcpMeta(' abc= '), 'abc=');
     assert.equal(paymentHeaderFromMcpMeta(''), undefined);
     assert.equal(paymentHeaderFromMcpMeta(42), undefined);
-    const receipt = { success: true, transaction: `0x${'12'.repeat(32)}`, network: 'eip155:84532' as const, payer: PAY_TO };
-    const settled = { transaction: receipt.transaction, network: receipt.network, payer: PAY_TO, amount: 10000n, headers: { 'PAYMENT-RESPONSE': encodePaymentResponseHeader(receipt) } };
+    const receipt = {
+      success: true,
+      transaction: `0x${'12'.repeat(32)}`,
+      network: 'eip155:84532' as const,
+      payer: PAY_TO,
+    };
+    const settled = {
+      transaction: receipt.transaction,
+      network: receipt.network,
+      payer: PAY_TO,
+      amount: 10000n,
+      headers: { 'PAYMENT-RESPONSE': encodePaymentResponseHeader(receipt) },
+    };
     assert.deepEqual(mcpPaymentResponse(settled), receipt);
   });
 });
@@ -350,12 +451,19 @@ describe('nonce stores', () => {
     assert.equal(await a.reserve('k', far), true);
     assert.equal(await b.reserve('k', far), false);
     await a.release('k');
-    const raced = await Promise.all([a.reserve('k', far), b.reserve('k', far), a.reserve('k', far), b.reserve('k', far)]);
+    const raced = await Promise.all([
+      a.reserve('k', far),
+      b.reserve('k', far),
+      a.reserve('k', far),
+      b.reserve('k', far),
+    ]);
     assert.deepEqual(raced.filter(Boolean).length, 1);
     await a.markSettled('k', '0xabc');
     await b.release('k');
     assert.equal(await b.reserve('k', far), false);
-    const { rows } = await db.query<{ state: string; transaction: string }>('SELECT state, transaction FROM x402_nonces');
+    const { rows } = await db.query<{ state: string; transaction: string }>(
+      'SELECT state, transaction FROM x402_nonces',
+    );
     assert.deepEqual(rows, [{ state: 'settled', transaction: '0xabc' }]);
     await db.close();
   });

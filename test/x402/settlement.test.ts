@@ -9,7 +9,11 @@ import { PGlite } from '@electric-sql/pglite';
 import { toHex, type Address, type Hex } from 'viem';
 import type { HDAccount } from 'viem/accounts';
 import { x402Client } from '@x402/core/client';
-import { decodePaymentRequiredHeader, decodePaymentResponseHeader, encodePaymentSignatureHeader } from '@x402/core/http';
+import {
+  decodePaymentRequiredHeader,
+  decodePaymentResponseHeader,
+  encodePaymentSignatureHeader,
+} from '@x402/core/http';
 import type { Network, PaymentPayload, PaymentRequired, PaymentRequiredV1 } from '@x402/core/types';
 import { ExactEvmScheme, authorizationTypes } from '@x402/evm';
 import { ExactEvmSchemeV1 } from '@x402/evm/exact/v1/client';
@@ -64,7 +68,12 @@ function meta(headers: Record<string, string> = {}, url = URL_): RequestMeta {
 }
 
 async function balance(a: Address): Promise<bigint> {
-  return (await chain.publicClient.readContract({ address: token.address, abi: token.abi, functionName: 'balanceOf', args: [a] })) as bigint;
+  return (await chain.publicClient.readContract({
+    address: token.address,
+    abi: token.abi,
+    functionName: 'balanceOf',
+    args: [a],
+  })) as bigint;
 }
 
 async function tokenCall(from: HDAccount, functionName: 'mint' | 'transfer', args: unknown[]): Promise<void> {
@@ -148,11 +157,20 @@ async function craft(from: HDAccount, c: Crafted = {}): Promise<Record<string, s
     message: authorization,
   });
   const wire = {
-    authorization: Object.fromEntries(Object.entries(authorization).map(([k, v]) => [k, typeof v === 'bigint' ? v.toString() : v])),
+    authorization: Object.fromEntries(
+      Object.entries(authorization).map(([k, v]) => [k, typeof v === 'bigint' ? v.toString() : v]),
+    ),
     signature,
   };
   if (c.version === 1) {
-    return { 'x-payment': encodePaymentSignatureHeader({ x402Version: 1, scheme: 'exact', network: c.network ?? 'base-sepolia', payload: wire } as never) };
+    return {
+      'x-payment': encodePaymentSignatureHeader({
+        x402Version: 1,
+        scheme: 'exact',
+        network: c.network ?? 'base-sepolia',
+        payload: wire,
+      } as never),
+    };
   }
   const required = challengeOf(viaWallet).v2;
   const payload: PaymentPayload = {
@@ -165,7 +183,12 @@ async function craft(from: HDAccount, c: Crafted = {}): Promise<Record<string, s
   return { 'payment-signature': encodePaymentSignatureHeader(payload) };
 }
 
-async function refused(payments: Payments, headers: Record<string, string>, reason: string, credits = 1): Promise<void> {
+async function refused(
+  payments: Payments,
+  headers: Record<string, string>,
+  reason: string,
+  credits = 1,
+): Promise<void> {
   const watched = [payer.address, payer2.address, merchant.address];
   const before = await Promise.all(watched.map(balance));
   await assert.rejects(payments.verify(screenCrypto, meta(headers), credits), (e: HttpError) => {
@@ -274,20 +297,33 @@ describe('settlement by the service wallet', () => {
   });
 
   test('refused: wrong amount', async () => {
-    await refused(viaWallet, await craft(payer, { version: 1, value: PRICE - 1n }), 'authorization amount 9999 is below the price 10000');
-    await refused(viaWallet, await craft(payer, { value: PRICE - 1n, accepted: { amount: '9999' } }), 'payment accepted amount 9999; the price of this request is 10000');
+    await refused(
+      viaWallet,
+      await craft(payer, { version: 1, value: PRICE - 1n }),
+      'authorization amount 9999 is below the price 10000',
+    );
+    await refused(
+      viaWallet,
+      await craft(payer, { value: PRICE - 1n, accepted: { amount: '9999' } }),
+      'payment accepted amount 9999; the price of this request is 10000',
+    );
     // A v2 payment honest about the challenge but signing less than it.
     await refused(viaWallet, await craft(payer, { value: 1n }), 'authorization amount 1 is below the price 10000');
     // One credit's payment for a three-credit request.
     const one = await payV2(viaWallet, payer, 1);
     await assert.rejects(
       viaWallet.verify(screenCrypto, meta(one), 3),
-      (e: HttpError) => (e.toBody() as { error: string }).error === 'payment accepted amount 10000; the price of this request is 30000',
+      (e: HttpError) =>
+        (e.toBody() as { error: string }).error === 'payment accepted amount 10000; the price of this request is 30000',
     );
   });
 
   test('refused: wrong payTo', async () => {
-    await refused(viaWallet, await craft(payer, { version: 1, to: stranger.address }), `authorization pays ${stranger.address}, not this server's payTo ${merchant.address}`);
+    await refused(
+      viaWallet,
+      await craft(payer, { version: 1, to: stranger.address }),
+      `authorization pays ${stranger.address}, not this server's payTo ${merchant.address}`,
+    );
     await refused(
       viaWallet,
       await craft(payer, { to: stranger.address, accepted: { payTo: stranger.address } }),
@@ -296,15 +332,39 @@ describe('settlement by the service wallet', () => {
   });
 
   test('refused: wrong chain id', async () => {
-    await refused(viaWallet, await craft(payer, { version: 1, chainId: 8453 }), `invalid signature: the authorization is not signed by ${payer.address} for Test USD v1 on chain 84532`);
-    await refused(viaWallet, await craft(payer, { version: 1, chainId: 8453, network: 'base' }), 'payment is for network "base"; this server accepts "base-sepolia"');
-    await refused(viaWallet, await craft(payer, { chainId: 1, accepted: { network: 'eip155:1' } }), 'payment is for network "eip155:1"; this server accepts "eip155:84532"');
+    await refused(
+      viaWallet,
+      await craft(payer, { version: 1, chainId: 8453 }),
+      `invalid signature: the authorization is not signed by ${payer.address} for Test USD v1 on chain 84532`,
+    );
+    await refused(
+      viaWallet,
+      await craft(payer, { version: 1, chainId: 8453, network: 'base' }),
+      'payment is for network "base"; this server accepts "base-sepolia"',
+    );
+    await refused(
+      viaWallet,
+      await craft(payer, { chainId: 1, accepted: { network: 'eip155:1' } }),
+      'payment is for network "eip155:1"; this server accepts "eip155:84532"',
+    );
   });
 
   test('refused: expired, not yet valid, and longer than the 300 s timeout', async () => {
-    await refused(viaWallet, await craft(payer, { validBefore: BigInt(nowS() - 1) }), 'authorization has expired (validBefore has passed or is too close to settle)');
-    await refused(viaWallet, await craft(payer, { version: 1, validAfter: BigInt(nowS() + 120), validBefore: BigInt(nowS() + 300) }), 'authorization is not yet valid (validAfter is in the future)');
-    await refused(viaWallet, await craft(payer, { validBefore: BigInt(nowS() + 3600) }), 'authorization is valid for longer than the 300 s payment timeout');
+    await refused(
+      viaWallet,
+      await craft(payer, { validBefore: BigInt(nowS() - 1) }),
+      'authorization has expired (validBefore has passed or is too close to settle)',
+    );
+    await refused(
+      viaWallet,
+      await craft(payer, { version: 1, validAfter: BigInt(nowS() + 120), validBefore: BigInt(nowS() + 300) }),
+      'authorization is not yet valid (validAfter is in the future)',
+    );
+    await refused(
+      viaWallet,
+      await craft(payer, { validBefore: BigInt(nowS() + 3600) }),
+      'authorization is valid for longer than the 300 s payment timeout',
+    );
   });
 
   test('refused: bad signature', async () => {
@@ -318,28 +378,51 @@ describe('settlement by the service wallet', () => {
   test('refused: a v2 payment that does not echo the offered extensions, or names another resource', async () => {
     const payload = JSON.parse(Buffer.from((await payV2(viaWallet, payer))['payment-signature'], 'base64').toString());
     const noEcho = { ...payload, extensions: undefined };
-    await refused(viaWallet, { 'payment-signature': encodePaymentSignatureHeader(noEcho) }, 'payment does not echo the extensions block of the challenge');
+    await refused(
+      viaWallet,
+      { 'payment-signature': encodePaymentSignatureHeader(noEcho) },
+      'payment does not echo the extensions block of the challenge',
+    );
     const altered = structuredClone(payload);
     altered.extensions.bazaar.info.input.method = 'DELETE';
-    await refused(viaWallet, { 'payment-signature': encodePaymentSignatureHeader(altered) }, 'payment does not echo the extensions block of the challenge');
-    const elsewhere = { ...payload, resource: { ...payload.resource, url: 'http://127.0.0.1/api/v1/screen/email/a@b.c' } };
-    await refused(viaWallet, { 'payment-signature': encodePaymentSignatureHeader(elsewhere) }, 'payment was made for another resource; repeat the identical request');
+    await refused(
+      viaWallet,
+      { 'payment-signature': encodePaymentSignatureHeader(altered) },
+      'payment does not echo the extensions block of the challenge',
+    );
+    const elsewhere = {
+      ...payload,
+      resource: { ...payload.resource, url: 'http://127.0.0.1/api/v1/screen/email/a@b.c' },
+    };
+    await refused(
+      viaWallet,
+      { 'payment-signature': encodePaymentSignatureHeader(elsewhere) },
+      'payment was made for another resource; repeat the identical request',
+    );
   });
 
   test('N concurrent copies of one authorization: exactly one proceeds, one transfer', async () => {
     const [p0, m0] = [await balance(payer2.address), await balance(merchant.address)];
     const headers = await payV2(viaWallet, payer2);
-    const results = await Promise.allSettled(Array.from({ length: 6 }, () => viaWallet.verify(screenCrypto, meta(headers), 1)));
+    const results = await Promise.allSettled(
+      Array.from({ length: 6 }, () => viaWallet.verify(screenCrypto, meta(headers), 1)),
+    );
     const won = results.filter((r): r is PromiseFulfilledResult<VerifiedPayment> => r.status === 'fulfilled');
     assert.equal(won.length, 1);
     for (const r of results) {
       if (r.status === 'rejected') {
         assert.equal((r.reason as HttpError).status, 402);
-        assert.equal(((r.reason as HttpError).toBody() as { error: string }).error, 'authorization is already being used by another request, sign a fresh one');
+        assert.equal(
+          ((r.reason as HttpError).toBody() as { error: string }).error,
+          'authorization is already being used by another request, sign a fresh one',
+        );
       }
     }
     // Settling the winner twice still moves the money once.
-    const settles = await Promise.allSettled([viaWallet.settle(screenCrypto, meta(headers), won[0].value), viaWallet.settle(screenCrypto, meta(headers), won[0].value)]);
+    const settles = await Promise.allSettled([
+      viaWallet.settle(screenCrypto, meta(headers), won[0].value),
+      viaWallet.settle(screenCrypto, meta(headers), won[0].value),
+    ]);
     assert.deepEqual(settles.map((s) => s.status).sort(), ['fulfilled', 'rejected']);
     assert.equal(await balance(payer2.address), p0 - PRICE);
     assert.equal(await balance(merchant.address), m0 + PRICE);
@@ -353,12 +436,16 @@ describe('settlement by the service wallet', () => {
       const nodes = [0, 1].map(() => createPayments({ config: cfg, db, log, chainPollingMs: 50 }));
       const [p0, m0] = [await balance(payer2.address), await balance(merchant.address)];
       const headers = await payV1(nodes[0], payer2);
-      const results = await Promise.allSettled([0, 1, 0, 1].map((i) => nodes[i].verify(screenCrypto, meta(headers), 1)));
+      const results = await Promise.allSettled(
+        [0, 1, 0, 1].map((i) => nodes[i].verify(screenCrypto, meta(headers), 1)),
+      );
       assert.equal(results.filter((r) => r.status === 'fulfilled').length, 1);
       const winner = results.findIndex((r) => r.status === 'fulfilled');
       const verified = (results[winner] as PromiseFulfilledResult<VerifiedPayment>).value;
       await nodes[[0, 1, 0, 1][winner]].settle(screenCrypto, meta(headers), verified);
-      const { rows } = await db.query<{ state: string; transaction: string }>('SELECT state, transaction FROM x402_nonces');
+      const { rows } = await db.query<{ state: string; transaction: string }>(
+        'SELECT state, transaction FROM x402_nonces',
+      );
       assert.equal(rows.length, 1);
       assert.equal(rows[0].state, 'settled');
       assert.match(rows[0].transaction, /^0x[0-9a-f]{64}$/);
@@ -424,7 +511,10 @@ describe('settlement through an x402 facilitator over HTTP', () => {
       });
       await refused(viaFacilitator, headers, 'authorization already used, sign a fresh one');
     }
-    assert.deepEqual({ verify: facilitator.calls.verify - calls0.verify, settle: facilitator.calls.settle - calls0.settle }, { verify: 2, settle: 2 });
+    assert.deepEqual(
+      { verify: facilitator.calls.verify - calls0.verify, settle: facilitator.calls.settle - calls0.settle },
+      { verify: 2, settle: 2 },
+    );
     assert.equal(await balance(merchant.address), m0 + 2n * PRICE);
   });
 
@@ -443,7 +533,11 @@ describe('settlement through an x402 facilitator over HTTP', () => {
       return true;
     });
     assert.equal(await balance(merchant.address), m0);
-    await refused(viaFacilitator, headers, 'the payment facilitator refused the payment (invalid_exact_evm_transaction_simulation_failed)');
+    await refused(
+      viaFacilitator,
+      headers,
+      'the payment facilitator refused the payment (invalid_exact_evm_transaction_simulation_failed)',
+    );
     await tokenCall(stranger, 'transfer', [drained.address, PRICE]);
   });
 });
@@ -464,7 +558,9 @@ async function serve(payments: Payments): Promise<{ url: string; server: Server 
       res.writeHead(200, { 'content-type': 'application/json', ...settled.headers }).end(body);
     })().catch((e: unknown) => {
       const err = e instanceof HttpError ? e : new HttpError(500, String(e));
-      res.writeHead(err.status, { 'content-type': 'application/json', ...err.headers }).end(JSON.stringify(err.toBody()));
+      res
+        .writeHead(err.status, { 'content-type': 'application/json', ...err.headers })
+        .end(JSON.stringify(err.toBody()));
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -510,7 +606,10 @@ describe('over HTTP', () => {
       assert.equal(res.status, 200);
       assert.equal(res.headers.get('PAYMENT-RESPONSE'), null);
       const receipt = decodePaymentResponseHeader(res.headers.get('X-PAYMENT-RESPONSE')!);
-      assert.deepEqual({ ...receipt, transaction: undefined }, { success: true, network: 'base-sepolia', payer: payer.address, transaction: undefined });
+      assert.deepEqual(
+        { ...receipt, transaction: undefined },
+        { success: true, network: 'base-sepolia', payer: payer.address, transaction: undefined },
+      );
       assert.equal(await balance(merchant.address), m0 + PRICE);
     } finally {
       server.close();

@@ -70,9 +70,16 @@ function encodeCursor(c: AuditCursor): string {
 
 function decodeCursor(text: string): AuditCursor {
   try {
-    const [time, request_id, list, matched_value] = JSON.parse(Buffer.from(text, 'base64url').toString('utf8')) as unknown[];
+    const [time, request_id, list, matched_value] = JSON.parse(
+      Buffer.from(text, 'base64url').toString('utf8'),
+    ) as unknown[];
     if (Number.isSafeInteger(time) && [request_id, list, matched_value].every((s) => typeof s === 'string')) {
-      return { time: time as number, request_id: request_id as string, list: list as string, matched_value: matched_value as string };
+      return {
+        time: time as number,
+        request_id: request_id as string,
+        list: list as string,
+        matched_value: matched_value as string,
+      };
     }
   } catch {
     // Reported below like any other malformed cursor.
@@ -101,7 +108,11 @@ async function currentListing(s: ScreeningDeps, row: AuditTrailItem) {
   const lists = [row.list];
   for (const kind of kinds) {
     try {
-      const envelope = await screenValue(s, kind, row.screened_value, { lists, basis: s.catalog.basis(lists), asOf: undefined });
+      const envelope = await screenValue(s, kind, row.screened_value, {
+        lists,
+        basis: s.catalog.basis(lists),
+        asOf: undefined,
+      });
       const hit = envelope.matches.find((m) => m.list === row.list && m.value === row.matched_value);
       if (hit) return hit;
     } catch {
@@ -133,7 +144,13 @@ export function accountEndpoints(deps: AccountDeps): AnyEndpoint[] {
         const tokenId = ctx.caller.kind === 'customer' ? ctx.caller.tokenId : 0;
         const [c, q, t] = await Promise.all([customers.getCustomer(id), quota.status(id), tokens.get(tokenId)]);
         if (!c || !q || !t) throw new HttpError(404, 'Customer not found');
-        return { customer_id: c.id, name: c.name, plan: c.plan_name, quota: q, token: { id: t.id, name: t.name, prefix: t.prefix, scopes: t.scopes } };
+        return {
+          customer_id: c.id,
+          name: c.name,
+          plan: c.plan_name,
+          quota: q,
+          token: { id: t.id, name: t.name, prefix: t.prefix, scopes: t.scopes },
+        };
       },
     }),
     endpoint({
@@ -153,7 +170,8 @@ export function accountEndpoints(deps: AccountDeps): AnyEndpoint[] {
       path: '/account/tokens',
       tags: TAGS,
       summary: 'Create an API token (shown once)',
-      description: 'With `scopes` `["screen"]` the token can screen but cannot read the audit trail or manage the account.',
+      description:
+        'With `scopes` `["screen"]` the token can screen but cannot read the audit trail or manage the account.',
       access: 'account',
       input: TokenCreateInput,
       output: CreatedApiToken,
@@ -168,7 +186,8 @@ export function accountEndpoints(deps: AccountDeps): AnyEndpoint[] {
       path: '/account/tokens/{token_id}',
       tags: TAGS,
       summary: 'Revoke one of the customer’s API tokens',
-      description: 'Refused at once by the node that revoked it, and by every other node within TOKEN_CACHE_SECONDS (5 s by default).',
+      description:
+        'Refused at once by the node that revoked it, and by every other node within TOKEN_CACHE_SECONDS (5 s by default).',
       access: 'account',
       errors: [404],
       input: TokenIdInput,
@@ -207,15 +226,32 @@ export function accountEndpoints(deps: AccountDeps): AnyEndpoint[] {
       path: '/account/audit',
       tags: TAGS,
       summary: 'The audit trail: every match of the customer’s requests, newest first',
-      description: 'Page with `cursor` (the previous page’s `next_cursor`): pages stay stable while new matches come in.',
+      description:
+        'Page with `cursor` (the previous page’s `next_cursor`): pages stay stable while new matches come in.',
       access: 'account',
       input: AuditTrailInput,
       output: AuditTrailPage,
       handler: async (input, ctx) => {
         const cursor = input.cursor === undefined ? undefined : decodeCursor(input.cursor);
-        const filter = { ...dayRange(input, ctx.now()), list: input.list, endpoint: input.endpoint, value: input.value, valueContains: input.value_contains };
-        const page = await audit.queries.auditTrail(customerOf(ctx.caller), filter, { limit: input.limit, offset: input.offset, cursor });
-        return { total: page.total, limit: input.limit, offset: input.offset, items: page.items, next_cursor: page.next && encodeCursor(page.next) };
+        const filter = {
+          ...dayRange(input, ctx.now()),
+          list: input.list,
+          endpoint: input.endpoint,
+          value: input.value,
+          valueContains: input.value_contains,
+        };
+        const page = await audit.queries.auditTrail(customerOf(ctx.caller), filter, {
+          limit: input.limit,
+          offset: input.offset,
+          cursor,
+        });
+        return {
+          total: page.total,
+          limit: input.limit,
+          offset: input.offset,
+          items: page.items,
+          next_cursor: page.next && encodeCursor(page.next),
+        };
       },
     }),
     endpoint({
@@ -229,9 +265,17 @@ export function accountEndpoints(deps: AccountDeps): AnyEndpoint[] {
       input: AuditCsvInput,
       output: CsvText,
       handler: async (input, ctx) => {
-        const filter = { ...dayRange(input, ctx.now()), list: input.list, endpoint: input.endpoint, value: input.value, valueContains: input.value_contains };
+        const filter = {
+          ...dayRange(input, ctx.now()),
+          list: input.list,
+          endpoint: input.endpoint,
+          value: input.value,
+          valueContains: input.value_contains,
+        };
         const rows = await audit.queries.auditExport(customerOf(ctx.caller), filter, input.limit);
-        return new RawResponse('text/csv; charset=utf-8', csvChunks(AUDIT_EXPORT_COLUMNS, rows), { 'Content-Disposition': 'attachment; filename="audit.csv"' });
+        return new RawResponse('text/csv; charset=utf-8', csvChunks(AUDIT_EXPORT_COLUMNS, rows), {
+          'Content-Disposition': 'attachment; filename="audit.csv"',
+        });
       },
     }),
     endpoint({
@@ -240,18 +284,23 @@ export function accountEndpoints(deps: AccountDeps): AnyEndpoint[] {
       path: '/account/audit/requests/{request_id}',
       tags: TAGS,
       summary: 'One audited request: each match with the listing’s metadata',
-      description: 'The metadata is the listing’s as the list has it now, or as it was last listed when the value has left the list.',
+      description:
+        'The metadata is the listing’s as the list has it now, or as it was last listed when the value has left the list.',
       access: 'account',
       errors: [404],
       input: AuditRequestInput,
       output: AuditRequestDetail,
       handler: async (input, ctx) => {
         const customer = customerOf(ctx.caller);
-        const range = input.day ? { from: Date.parse(`${input.day}T00:00:00Z`), to: Date.parse(`${input.day}T00:00:00Z`) + DAY } : dayRange({}, ctx.now());
+        const range = input.day
+          ? { from: Date.parse(`${input.day}T00:00:00Z`), to: Date.parse(`${input.day}T00:00:00Z`) + DAY }
+          : dayRange({}, ctx.now());
         const rows = await audit.queries.request(customer, input.request_id, range);
         if (rows.length === 0) throw new HttpError(404, 'No audited request with this id in that period');
         const current = await Promise.all(rows.map((r) => currentListing(deps.screening, r)));
-        const missing = rows.filter((_, i) => current[i] === null).map((r) => ({ list: r.list, value: r.matched_value }));
+        const missing = rows
+          .filter((_, i) => current[i] === null)
+          .map((r) => ({ list: r.list, value: r.matched_value }));
         const past = await audit.queries.lastListings(missing);
         return {
           request_id: input.request_id,
@@ -295,7 +344,8 @@ export function accountEndpoints(deps: AccountDeps): AnyEndpoint[] {
       access: 'account',
       input: z.object({}).strict(),
       output: z.array(OfferedPlan),
-      handler: async () => (await customers.listPlans()).map((p) => ({ id: p.id, name: p.name, monthly_quota: p.monthly_quota })),
+      handler: async () =>
+        (await customers.listPlans()).map((p) => ({ id: p.id, name: p.name, monthly_quota: p.monthly_quota })),
     }),
     endpoint({
       id: 'account.planRequests.list',
@@ -306,7 +356,8 @@ export function accountEndpoints(deps: AccountDeps): AnyEndpoint[] {
       access: 'account',
       input: z.object({}).strict(),
       output: z.array(PlanChangeRequest),
-      handler: async (_input, ctx) => (await planRequests.list({ customerId: customerOf(ctx.caller), limit: 100 })).map(planRequestView),
+      handler: async (_input, ctx) =>
+        (await planRequests.list({ customerId: customerOf(ctx.caller), limit: 100 })).map(planRequestView),
     }),
     endpoint({
       id: 'account.planRequests.create',
@@ -314,12 +365,16 @@ export function accountEndpoints(deps: AccountDeps): AnyEndpoint[] {
       path: '/account/plan-requests',
       tags: TAGS,
       summary: 'Ask the operator for another plan',
-      description: 'The operator approves (the plan applies at once, to the current month) or declines it. One request at a time: 409 while another waits.',
+      description:
+        'The operator approves (the plan applies at once, to the current month) or declines it. One request at a time: 409 while another waits.',
       access: 'account',
       errors: [404, 409],
       input: PlanRequestCreateInput,
       output: PlanChangeRequest,
-      handler: (input, ctx) => mapped(async () => planRequestView(await planRequests.create(customerOf(ctx.caller), input.plan_id, input.note ?? null))),
+      handler: (input, ctx) =>
+        mapped(async () =>
+          planRequestView(await planRequests.create(customerOf(ctx.caller), input.plan_id, input.note ?? null)),
+        ),
     }),
     endpoint({
       id: 'account.planRequests.cancel',
@@ -331,7 +386,8 @@ export function accountEndpoints(deps: AccountDeps): AnyEndpoint[] {
       errors: [404, 409],
       input: PlanRequestIdInput,
       output: PlanChangeRequest,
-      handler: (input, ctx) => mapped(async () => planRequestView(await planRequests.cancel(customerOf(ctx.caller), input.request_id))),
+      handler: (input, ctx) =>
+        mapped(async () => planRequestView(await planRequests.cancel(customerOf(ctx.caller), input.request_id))),
     }),
   ];
 }

@@ -77,7 +77,16 @@ export function adminEndpoints(deps: AdminDeps): AnyEndpoint[] {
       errors: [404],
       input: CustomerCreateInput,
       output: Customer,
-      handler: (input) => mapped(async () => customerView(await customers.createCustomer({ name: input.name, planId: input.plan_id, monthlyQuota: input.monthly_quota }))),
+      handler: (input) =>
+        mapped(async () =>
+          customerView(
+            await customers.createCustomer({
+              name: input.name,
+              planId: input.plan_id,
+              monthlyQuota: input.monthly_quota,
+            }),
+          ),
+        ),
     }),
     endpoint({
       id: 'admin.customers.get',
@@ -104,7 +113,11 @@ export function adminEndpoints(deps: AdminDeps): AnyEndpoint[] {
       output: CustomerDetail,
       handler: (input) =>
         mapped(async () => {
-          await customers.updateCustomer(input.customer_id, { name: input.name, planId: input.plan_id, monthlyQuota: input.monthly_quota });
+          await customers.updateCustomer(input.customer_id, {
+            name: input.name,
+            planId: input.plan_id,
+            monthlyQuota: input.monthly_quota,
+          });
           return detail(input.customer_id);
         }),
     }),
@@ -154,7 +167,8 @@ export function adminEndpoints(deps: AdminDeps): AnyEndpoint[] {
       input: CustomerIdInput,
       output: z.array(ApiToken),
       handler: async (input) => {
-        if (!(await customers.getCustomer(input.customer_id))) throw new HttpError(404, `customer ${input.customer_id} not found`);
+        if (!(await customers.getCustomer(input.customer_id)))
+          throw new HttpError(404, `customer ${input.customer_id} not found`);
         return (await tokens.list(input.customer_id)).map(tokenView);
       },
     }),
@@ -169,7 +183,8 @@ export function adminEndpoints(deps: AdminDeps): AnyEndpoint[] {
       input: CustomerIdInput.extend(TokenCreateInput.shape).strict(),
       output: CreatedApiToken,
       handler: async (input) => {
-        if (!(await customers.getCustomer(input.customer_id))) throw new HttpError(404, `customer ${input.customer_id} not found`);
+        if (!(await customers.getCustomer(input.customer_id)))
+          throw new HttpError(404, `customer ${input.customer_id} not found`);
         const { token, record } = await tokens.create(input.customer_id, input.name ?? null, input.scopes);
         return { ...tokenView(record), token };
       },

@@ -6,7 +6,16 @@ import type { DateRange } from '../../audit/queries.js';
 import type { CustomerService } from '../../billing/customers.js';
 import { dayRange } from '../../billing/views.js';
 import type { ListCatalog } from '../../lists/catalog.js';
-import { AdminAnalyticsInput, AdminTopValuesInput, CustomerActivity, DailyActivity, EndpointActivity, ListActivity, TopCustomersInput, TopValue } from '../schemas/analytics.js';
+import {
+  AdminAnalyticsInput,
+  AdminTopValuesInput,
+  CustomerActivity,
+  DailyActivity,
+  EndpointActivity,
+  ListActivity,
+  TopCustomersInput,
+  TopValue,
+} from '../schemas/analytics.js';
 import { customerOf } from './account.js';
 
 export interface AnalyticsDeps {
@@ -25,7 +34,8 @@ const BOUND = 'A query stopped by its time or row bound is a 503: narrow the ran
 function range(input: { from?: string; to?: string }, now: number): DateRange {
   const r = dayRange(input, now);
   if (r.from >= r.to) throw valueError(['query', 'from'], '`from` must not be after `to`', input.from);
-  if (r.to - r.from > MAX_DAYS * DAY) throw valueError(['query', 'from'], `the range is longer than ${MAX_DAYS} days`, input.from);
+  if (r.to - r.from > MAX_DAYS * DAY)
+    throw valueError(['query', 'from'], `the range is longer than ${MAX_DAYS} days`, input.from);
   return r;
 }
 
@@ -74,14 +84,47 @@ export function analyticsEndpoints(deps: AnalyticsDeps): AnyEndpoint[] {
       // The customer's endpoints take no customer_id: the scope is the caller.
       input: (who === 'account' ? (input as z.ZodObject).omit({ customer_id: true }) : input) as I,
       output,
-      handler: (i, ctx) => run(who === 'account' ? { customerId: customerOf(ctx.caller) } : { customerId: i.customer_id ?? null }, range(i, ctx.now()), i),
+      handler: (i, ctx) =>
+        run(
+          who === 'account' ? { customerId: customerOf(ctx.caller) } : { customerId: i.customer_id ?? null },
+          range(i, ctx.now()),
+          i,
+        ),
     });
   return [
     ...(['account', 'admin'] as const).flatMap((who) => [
-      define(who, 'daily', 'Requests, credits and matches per day', AdminAnalyticsInput, z.array(DailyActivity), (scope, r) => bounded(analytics.daily(scope, r))),
-      define(who, 'endpoints', 'Requests, credits and matches per endpoint, busiest first', AdminAnalyticsInput, z.array(EndpointActivity), (scope, r) => bounded(analytics.endpoints(scope, r))),
-      define(who, 'lists', 'Matches per list, most matched first', AdminAnalyticsInput, z.array(ListActivity), listView),
-      define(who, 'top-values', 'The listed values matched most often', AdminTopValuesInput, z.array(TopValue), (scope, r, i) => bounded(analytics.topValues(scope, r, i.limit))),
+      define(
+        who,
+        'daily',
+        'Requests, credits and matches per day',
+        AdminAnalyticsInput,
+        z.array(DailyActivity),
+        (scope, r) => bounded(analytics.daily(scope, r)),
+      ),
+      define(
+        who,
+        'endpoints',
+        'Requests, credits and matches per endpoint, busiest first',
+        AdminAnalyticsInput,
+        z.array(EndpointActivity),
+        (scope, r) => bounded(analytics.endpoints(scope, r)),
+      ),
+      define(
+        who,
+        'lists',
+        'Matches per list, most matched first',
+        AdminAnalyticsInput,
+        z.array(ListActivity),
+        listView,
+      ),
+      define(
+        who,
+        'top-values',
+        'The listed values matched most often',
+        AdminTopValuesInput,
+        z.array(TopValue),
+        (scope, r, i) => bounded(analytics.topValues(scope, r, i.limit)),
+      ),
     ]),
     endpoint({
       id: 'admin.analytics.customers',

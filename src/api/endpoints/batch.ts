@@ -3,7 +3,15 @@ import { endpoint, type AnyEndpoint, type AuditMatch } from '../../core/endpoint
 import { BatchItem, ScreenResponse, asOfParam, listsParam } from '../schemas/screen.js';
 import { prepareValue, ValueProblem, type PreparedValue, type ValueKind } from '../../../engine/normalize/validate.js';
 import { HTTPValidationError } from '../schemas/errors.js';
-import { auditRows, screenPreparedNow, screenValue, screeningFor, SCREENING_HEADERS, type ScreenEnvelope, type ScreeningDeps } from './screen.js';
+import {
+  auditRows,
+  screenPreparedNow,
+  screenValue,
+  screeningFor,
+  SCREENING_HEADERS,
+  type ScreenEnvelope,
+  type ScreeningDeps,
+} from './screen.js';
 import { checkBodyRules, toPydanticIssue, valueAt } from '../../core/validation.js';
 import { EnsResolver } from '../../ens/resolver.js';
 import { screenName, type NameLists, type NameScreening } from './names.js';
@@ -51,7 +59,15 @@ const ITEM_TYPES = new Set<string>(BatchItem.shape.type.options);
 function plainItem(item: unknown): ValidItem | null {
   if (typeof item !== 'object' || item === null || Array.isArray(item)) return null;
   const { type, value } = item as Record<string, unknown>;
-  if (typeof type !== 'string' || !ITEM_TYPES.has(type) || type === 'name' || typeof value !== 'string' || value.length < 1 || value.length > 512) return null;
+  if (
+    typeof type !== 'string' ||
+    !ITEM_TYPES.has(type) ||
+    type === 'name' ||
+    typeof value !== 'string' ||
+    value.length < 1 ||
+    value.length > 512
+  )
+    return null;
   let keys = 0;
   for (const _ in item) keys++;
   if (keys !== 2) return null;
@@ -69,7 +85,15 @@ function parseItem(item: unknown, index: number): Entry {
     if (!judged.success) return { error: judged.error, sent: item };
     // The schema's validator prepared this value last: found again without normalizing.
     const { type, value } = judged.data;
-    if (type === 'name') return { name: { name: value.trim(), birth_date: judged.data.birth_date, country: judged.data.country, party_type: judged.data.party_type } };
+    if (type === 'name')
+      return {
+        name: {
+          name: value.trim(),
+          birth_date: judged.data.birth_date,
+          country: judged.data.country,
+          party_type: judged.data.party_type,
+        },
+      };
     valid = { type, value, prepared: prepareValue(type, value) as PreparedValue };
   }
   return valid.type === 'crypto' && EnsResolver.isName(valid.value) ? { ens: valid.value } : valid;
@@ -86,7 +110,10 @@ function isValid(entry: Entry): entry is ValidItem | NameItem {
  * closure on the parse's payload, which made V8 promote the batch being parsed at every scavenge
  * (longer pauses, and an old space full of dead batches until a full collection; docs/performance.md).
  */
-const judgedItems = new z.core.$ZodTransform({ type: 'transform', transform: (items) => (items as unknown[]).map(parseItem) }) as z.core.$ZodTransform<Entry[], unknown[]>;
+const judgedItems = new z.core.$ZodTransform({
+  type: 'transform',
+  transform: (items) => (items as unknown[]).map(parseItem),
+}) as z.core.$ZodTransform<Entry[], unknown[]>;
 
 const BatchInput = z.object({
   items: z
@@ -143,12 +170,28 @@ export function batchEndpoint(deps: ScreeningDeps, nameLists: NameLists): AnyEnd
         const entry = items[i];
         if ('ens' in entry) {
           const error = 'ENS names are not resolved in batches';
-          out[i] = { detail: [{ type: 'value_error', loc: ['body', 'items', i, 'value'], msg: `Value error, ${error}`, input: entry.ens, ctx: { error } }] };
+          out[i] = {
+            detail: [
+              {
+                type: 'value_error',
+                loc: ['body', 'items', i, 'value'],
+                msg: `Value error, ${error}`,
+                input: entry.ens,
+                ctx: { error },
+              },
+            ],
+          };
           continue;
         }
         if (!isValid(entry)) {
           out[i] = {
-            detail: entry.error.issues.map((issue) => toPydanticIssue(issue, ['body', 'items', i, ...issue.path.map((p) => (typeof p === 'number' ? p : String(p)))], valueAt(entry.sent, issue.path))),
+            detail: entry.error.issues.map((issue) =>
+              toPydanticIssue(
+                issue,
+                ['body', 'items', i, ...issue.path.map((p) => (typeof p === 'number' ? p : String(p)))],
+                valueAt(entry.sent, issue.path),
+              ),
+            ),
           };
           continue;
         }

@@ -24,7 +24,17 @@ const ChangesInput = z.object({ lists: listsParam, ...changesFilter });
 type ChangesInputT = z.output<typeof ChangesInput>;
 
 /** Columns of the CSV page, in order. */
-const CHANGES_CSV_COLUMNS = ['change_id', 'kind', 'list', 'list_version', 'entity_type', 'value', 'metadata', 'source_url', 'at'] as const;
+const CHANGES_CSV_COLUMNS = [
+  'change_id',
+  'kind',
+  'list',
+  'list_version',
+  'entity_type',
+  'value',
+  'metadata',
+  'source_url',
+  'at',
+] as const;
 
 /** `next_cursor`: the sequence number of the last change read, opaque to clients. */
 function encodeCursor(seq: number): string {
@@ -52,11 +62,17 @@ const words = (s: string | undefined) =>
  * One page of the feed of `owner`'s lists (0: the public ones) restricted to `lists` (undefined:
  * all of them), as JSON or CSV.
  */
-export async function changesPage(deps: ChangesDeps, owner: number, lists: readonly string[] | undefined, input: ChangesInputT): Promise<z.output<typeof ChangesPage> | RawResponse> {
+export async function changesPage(
+  deps: ChangesDeps,
+  owner: number,
+  lists: readonly string[] | undefined,
+  input: ChangesInputT,
+): Promise<z.output<typeof ChangesPage> | RawResponse> {
   let after = 0;
   if (input.cursor !== undefined) {
     const seq = decodeCursor(input.cursor);
-    if (seq === null) throw valueError(['query', 'cursor'], 'not a cursor of this feed (use next_cursor of a page)', input.cursor);
+    if (seq === null)
+      throw valueError(['query', 'cursor'], 'not a cursor of this feed (use next_cursor of a page)', input.cursor);
     after = seq;
   }
   const kinds = words(input.kinds);
@@ -74,8 +90,21 @@ export async function changesPage(deps: ChangesDeps, owner: number, lists: reado
   const page = hasMore ? rows.slice(0, input.limit) : rows;
   const next = encodeCursor(page.length > 0 ? page[page.length - 1].seq : after);
   if (input.format === 'csv') {
-    const rows = page.map((c) => [c.change_id, c.kind, c.list, c.version, c.entity_type, c.value, JSON.stringify(c.metadata), c.source_url ?? '', c.at]);
-    return new RawResponse('text/csv; charset=utf-8', csvChunks(CHANGES_CSV_COLUMNS, rows), { 'X-Next-Cursor': next, 'X-Has-More': String(hasMore) });
+    const rows = page.map((c) => [
+      c.change_id,
+      c.kind,
+      c.list,
+      c.version,
+      c.entity_type,
+      c.value,
+      JSON.stringify(c.metadata),
+      c.source_url ?? '',
+      c.at,
+    ]);
+    return new RawResponse('text/csv; charset=utf-8', csvChunks(CHANGES_CSV_COLUMNS, rows), {
+      'X-Next-Cursor': next,
+      'X-Has-More': String(hasMore),
+    });
   }
   return {
     changes: page.map((c) => {
@@ -122,7 +151,11 @@ export function changesEndpoint(deps: ChangesDeps & { limiter: RateLimiter }): A
       let lists: readonly string[] | undefined;
       if (named && named.length > 0) {
         const unknown = named.filter((s) => !deps.catalog.labels.has(s) || deps.catalog.isPrivate(s));
-        if (unknown.length > 0) throw new HttpError(400, `unknown list${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')} (see /api/v1/screen/lists)`);
+        if (unknown.length > 0)
+          throw new HttpError(
+            400,
+            `unknown list${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')} (see /api/v1/screen/lists)`,
+          );
         lists = named;
       }
       return changesPage(deps, 0, lists, input);

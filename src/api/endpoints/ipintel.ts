@@ -5,10 +5,19 @@ import type { IpIntel } from '../../ipintel/index.js';
 const TAGS = ['ip-intelligence'];
 
 const VPN_EXAMPLE = { ip: '8.8.8.8', vpn: false };
-const GEO_EXAMPLE = { ip: '8.8.8.8', city: 'Mountain View', region: 'California', country: 'US', sanctioned: false, source_url: 'https://db-ip.com' };
+const GEO_EXAMPLE = {
+  ip: '8.8.8.8',
+  city: 'Mountain View',
+  region: 'California',
+  country: 'US',
+  sanctioned: false,
+  source_url: 'https://db-ip.com',
+};
 
-const VPN_DESCRIPTION = 'VPN detection from lists of VPN provider ranges and Tor exit nodes, refreshed daily. `vpn` is `unknown` when no list is loaded for the address family.';
-const GEO_DESCRIPTION = 'City-level geolocation (IP to City Lite by DB-IP, CC-BY-4.0) with a flag for sanctioned countries and regions from the country designations.';
+const VPN_DESCRIPTION =
+  'VPN detection from lists of VPN provider ranges and Tor exit nodes, refreshed daily. `vpn` is `unknown` when no list is loaded for the address family.';
+const GEO_DESCRIPTION =
+  'City-level geolocation (IP to City Lite by DB-IP, CC-BY-4.0) with a flag for sanctioned countries and regions from the country designations.';
 
 /** `/vpn`, `/vpn/{ip_address}`, `/geo`, `/geo/{ip_address}`; without `ip_address` the client's IP. */
 export function ipIntelEndpoints(deps: { ipintel: IpIntel }): AnyEndpoint[] {

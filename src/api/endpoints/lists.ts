@@ -8,7 +8,17 @@ import type { ListCatalog } from '../../lists/catalog.js';
 import { ALL_LISTS, type Job, type ListJobs } from '../../lists/jobs.js';
 import type { ListOperations, NewList } from '../../lists/operations.js';
 import { ListEntitiesResponse } from '../schemas/screen.js';
-import { ChangesPage, ListJob, OperatorListCreateInput, PrivateListCreateInput, RESERVED_SLUGS, UploadedList, UPLOAD_CONTENT_TYPES, changesFilter, waitParam } from '../schemas/lists.js';
+import {
+  ChangesPage,
+  ListJob,
+  OperatorListCreateInput,
+  PrivateListCreateInput,
+  RESERVED_SLUGS,
+  UploadedList,
+  UPLOAD_CONTENT_TYPES,
+  changesFilter,
+  waitParam,
+} from '../schemas/lists.js';
 import { customerOf } from './account.js';
 import { changesPage, type ChangesDeps } from './changes.js';
 import { EntitiesInput, listEntities, type PublicDeps } from './public.js';
@@ -64,7 +74,8 @@ function jobAnswer(job: Job, jobsPath: string): ListJobT | Accepted<ListJobT> {
 }
 
 function listView(def: ListDefinition, deps: ListsDeps): z.output<typeof UploadedList> {
-  const s = deps.status()[def.slug] as { total?: number; version?: string | null; last_updated?: string | null } | undefined;
+  const s = deps.status()[def.slug] as
+    { total?: number; version?: string | null; last_updated?: string | null } | undefined;
   return {
     slug: def.slug,
     display_name: def.display_name,
@@ -89,7 +100,10 @@ const sourceDir = z
   .max(1024)
   .regex(/^\/[^\u0000]*$/, 'must be an absolute path')
   .optional()
-  .meta({ description: 'Read the source files from this directory of the ingesting node (laid out like the SOURCE_DIR tree) instead of the configured source: `lists import`.' });
+  .meta({
+    description:
+      'Read the source files from this directory of the ingesting node (laid out like the SOURCE_DIR tree) instead of the configured source: `lists import`.',
+  });
 
 /** An operator list by slug, or 404. */
 function operatorList(deps: ListsDeps, slug: string): ListDefinition {
@@ -127,9 +141,18 @@ export function uploadHandler(deps: ListsDeps, access: 'admin' | 'account'): Upl
   const jobsPath = access === 'admin' ? '/admin/lists/jobs' : '/account/lists/jobs';
   return async (caller, input, format, body) => {
     const def = access === 'admin' ? operatorList(deps, input.slug) : privateList(deps, caller, input.slug);
-    const job = await deps.operations.upload(def.slug, def.owner, def.entity_types ?? [], format, body, input.wait * 1000);
+    const job = await deps.operations.upload(
+      def.slug,
+      def.owner,
+      def.entity_types ?? [],
+      format,
+      body,
+      input.wait * 1000,
+    );
     const answer = jobAnswer(job, jobsPath);
-    return answer instanceof Accepted ? { status: 202, body: answer.body, headers: answer.headers } : { status: 200, body: answer, headers: {} };
+    return answer instanceof Accepted
+      ? { status: 202, body: answer.body, headers: answer.headers }
+      : { status: 200, body: answer, headers: {} };
   };
 }
 
@@ -189,8 +212,23 @@ export function adminListEndpoints(deps: ListsDeps): AnyEndpoint[] {
       output: ListJob,
       handler: async (input) => {
         if (RESERVED_SLUGS.has(input.slug)) throw new HttpError(409, `the slug ${input.slug} is reserved`);
-        const def: NewList = { slug: input.slug, display_name: input.display_name, list_type: input.list_type, entity_types: input.entity_types, in_default_set: input.in_default_set };
-        return jobAnswer(await deps.operations.submit('create', input.slug, undefined, def as unknown as Record<string, unknown>, waitMs(input)), JOBS);
+        const def: NewList = {
+          slug: input.slug,
+          display_name: input.display_name,
+          list_type: input.list_type,
+          entity_types: input.entity_types,
+          in_default_set: input.in_default_set,
+        };
+        return jobAnswer(
+          await deps.operations.submit(
+            'create',
+            input.slug,
+            undefined,
+            def as unknown as Record<string, unknown>,
+            waitMs(input),
+          ),
+          JOBS,
+        );
       },
     }),
     uploadEndpoint('admin', 'Replace an operator list’s content by upload', UPLOAD_DESCRIPTION),
@@ -201,7 +239,8 @@ export function adminListEndpoints(deps: ListsDeps): AnyEndpoint[] {
       path: '/admin/lists/{slug}',
       tags: TAGS,
       summary: 'Delete an operator list',
-      description: 'Its last version delists every value (monitors learn of it through their webhooks); the history stays in the changes feed and for screening as of a past date.',
+      description:
+        'Its last version delists every value (monitors learn of it through their webhooks); the history stays in the changes feed and for screening as of a past date.',
       access: 'admin',
       errors: [404, 409],
       input: SlugWait,
@@ -228,8 +267,18 @@ export function adminListEndpoints(deps: ListsDeps): AnyEndpoint[] {
       handler: async (input) => {
         const def = deps.catalog.get(input.slug);
         if (!def || !def.enabled) throw new HttpError(404, `List not found: ${input.slug}`);
-        if (def.source.type === 'upload') throw new HttpError(400, `list ${input.slug} is filled by upload: it has no source to check`);
-        return jobAnswer(await deps.operations.submit('refresh', input.slug, undefined, input.source_dir ? { source_dir: input.source_dir } : {}, waitMs(input)), JOBS);
+        if (def.source.type === 'upload')
+          throw new HttpError(400, `list ${input.slug} is filled by upload: it has no source to check`);
+        return jobAnswer(
+          await deps.operations.submit(
+            'refresh',
+            input.slug,
+            undefined,
+            input.source_dir ? { source_dir: input.source_dir } : {},
+            waitMs(input),
+          ),
+          JOBS,
+        );
       },
     }),
     endpoint({
@@ -243,7 +292,17 @@ export function adminListEndpoints(deps: ListsDeps): AnyEndpoint[] {
       errors: [409],
       input: z.object({ wait: waitParam, source_dir: sourceDir }).strict(),
       output: ListJob,
-      handler: async (input) => jobAnswer(await deps.operations.submit('refresh', ALL_LISTS, undefined, input.source_dir ? { source_dir: input.source_dir } : {}, waitMs(input)), JOBS),
+      handler: async (input) =>
+        jobAnswer(
+          await deps.operations.submit(
+            'refresh',
+            ALL_LISTS,
+            undefined,
+            input.source_dir ? { source_dir: input.source_dir } : {},
+            waitMs(input),
+          ),
+          JOBS,
+        ),
     }),
     endpoint({
       id: 'admin.lists.job',
@@ -296,8 +355,18 @@ export function accountListEndpoints(deps: ListsDeps): AnyEndpoint[] {
       handler: async (input, ctx) => {
         const owner = customerOf(ctx.caller);
         const slug = `c${owner}.${input.name}`;
-        const def: NewList = { slug, display_name: input.display_name, list_type: input.list_type, entity_types: input.entity_types, in_default_set: input.in_default_set, owner };
-        return jobAnswer(await deps.operations.submit('create', slug, owner, def as unknown as Record<string, unknown>, waitMs(input)), JOBS);
+        const def: NewList = {
+          slug,
+          display_name: input.display_name,
+          list_type: input.list_type,
+          entity_types: input.entity_types,
+          in_default_set: input.in_default_set,
+          owner,
+        };
+        return jobAnswer(
+          await deps.operations.submit('create', slug, owner, def as unknown as Record<string, unknown>, waitMs(input)),
+          JOBS,
+        );
       },
     }),
     uploadEndpoint(
@@ -312,14 +381,18 @@ export function accountListEndpoints(deps: ListsDeps): AnyEndpoint[] {
       path: '/account/lists/{slug}',
       tags: TAGS,
       summary: 'Delete a private list',
-      description: 'Its last version delists every value (your monitors learn of it). Creating it again with the same name brings it back with its history.',
+      description:
+        'Its last version delists every value (your monitors learn of it). Creating it again with the same name brings it back with its history.',
       access: 'account',
       errors: [404, 409],
       input: SlugWait,
       output: ListJob,
       handler: async (input, ctx) => {
         privateList(deps, ctx.caller, input.slug);
-        return jobAnswer(await deps.operations.submit('delete', input.slug, customerOf(ctx.caller), {}, waitMs(input)), JOBS);
+        return jobAnswer(
+          await deps.operations.submit('delete', input.slug, customerOf(ctx.caller), {}, waitMs(input)),
+          JOBS,
+        );
       },
     }),
     endpoint({
@@ -340,7 +413,8 @@ export function accountListEndpoints(deps: ListsDeps): AnyEndpoint[] {
       path: '/account/lists/{slug}/changes',
       tags: TAGS,
       summary: 'The changes feed of a private list',
-      description: 'As `/changes`, for one of the customer’s private lists; a deleted list’s history stays readable here (its last version delisted every value).',
+      description:
+        'As `/changes`, for one of the customer’s private lists; a deleted list’s history stays readable here (its last version delisted every value).',
       access: 'account',
       errors: [404],
       input: z.object({ slug: z.string().min(1).max(100), ...changesFilter }),

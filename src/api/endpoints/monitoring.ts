@@ -86,7 +86,8 @@ export function monitoringEndpoints(deps: MonitoringDeps): AnyEndpoint[] {
       errors: [404],
       input: MonitoredEntityIdInput,
       output: MonitoredEntity,
-      handler: async (input, ctx) => found(await store.deleteMonitor(customerOf(ctx.caller), input.monitored_entity_id), 'Monitored entity'),
+      handler: async (input, ctx) =>
+        found(await store.deleteMonitor(customerOf(ctx.caller), input.monitored_entity_id), 'Monitored entity'),
     }),
     endpoint({
       id: 'account.webhooks.list',
@@ -122,7 +123,13 @@ export function monitoringEndpoints(deps: MonitoringDeps): AnyEndpoint[] {
       errors: [404],
       input: WebhookEndpointUpdateInput,
       output: WebhookEndpoint,
-      handler: async (input, ctx) => found(await mapped(() => store.updateEndpoint(customerOf(ctx.caller), input.endpoint_id, { url: input.url, enabled: input.enabled })), 'Webhook endpoint'),
+      handler: async (input, ctx) =>
+        found(
+          await mapped(() =>
+            store.updateEndpoint(customerOf(ctx.caller), input.endpoint_id, { url: input.url, enabled: input.enabled }),
+          ),
+          'Webhook endpoint',
+        ),
     }),
     endpoint({
       id: 'account.webhooks.delete',
@@ -134,7 +141,8 @@ export function monitoringEndpoints(deps: MonitoringDeps): AnyEndpoint[] {
       errors: [404],
       input: WebhookEndpointIdInput,
       output: WebhookEndpoint,
-      handler: async (input, ctx) => found(await store.deleteEndpoint(customerOf(ctx.caller), input.endpoint_id), 'Webhook endpoint'),
+      handler: async (input, ctx) =>
+        found(await store.deleteEndpoint(customerOf(ctx.caller), input.endpoint_id), 'Webhook endpoint'),
     }),
     endpoint({
       id: 'account.webhooks.rotateSecret',
@@ -146,7 +154,8 @@ export function monitoringEndpoints(deps: MonitoringDeps): AnyEndpoint[] {
       errors: [404],
       input: WebhookEndpointIdInput,
       output: CreatedWebhookEndpoint,
-      handler: async (input, ctx) => found(await store.rotateSecret(customerOf(ctx.caller), input.endpoint_id), 'Webhook endpoint'),
+      handler: async (input, ctx) =>
+        found(await store.rotateSecret(customerOf(ctx.caller), input.endpoint_id), 'Webhook endpoint'),
     }),
     endpoint({
       id: 'account.webhooks.test',
@@ -154,12 +163,14 @@ export function monitoringEndpoints(deps: MonitoringDeps): AnyEndpoint[] {
       path: '/account/webhooks/{endpoint_id}/test',
       tags: TAGS,
       summary: 'Send a test event (`type` `test`) to the endpoint',
-      description: 'Queued and delivered like any event (signed, retried, logged); follow `delivery_id` in the delivery log.',
+      description:
+        'Queued and delivered like any event (signed, retried, logged); follow `delivery_id` in the delivery log.',
       access: 'account',
       errors: [404, 409],
       input: WebhookEndpointIdInput,
       output: WebhookTestResult,
-      handler: async (input, ctx) => found(await mapped(() => store.sendTest(customerOf(ctx.caller), input.endpoint_id)), 'Webhook endpoint'),
+      handler: async (input, ctx) =>
+        found(await mapped(() => store.sendTest(customerOf(ctx.caller), input.endpoint_id)), 'Webhook endpoint'),
     }),
     endpoint({
       id: 'account.webhooks.deliveries',

@@ -43,7 +43,9 @@ export class NameLists {
       this.carrying = new Set(
         Object.keys(stats).filter((s) => {
           const counts = stats[s]?.by_entity_type ?? {};
-          return catalog.labels.get(s)?.list_type === 'sanctions' && ((counts.name ?? 0) > 0 || (counts.party ?? 0) > 0);
+          return (
+            catalog.labels.get(s)?.list_type === 'sanctions' && ((counts.name ?? 0) > 0 || (counts.party ?? 0) > 0)
+          );
         }),
       );
     }
@@ -52,7 +54,9 @@ export class NameLists {
 
   /** Narrows a screening resolved without a `lists` filter (a batch's) to the lists that carry names. */
   narrow(s: Screening, filter: string | undefined): Screening {
-    return filter !== undefined && filter.trim() !== '' ? s : this.deps.catalog.narrow(s, (slug) => this.carriesNames(slug));
+    return filter !== undefined && filter.trim() !== ''
+      ? s
+      : this.deps.catalog.narrow(s, (slug) => this.carriesNames(slug));
   }
 
   /** The screening of a name request, its basis recorded on the context. */
@@ -112,14 +116,26 @@ export async function screenName(deps: ScreeningDeps, q: NameScreening, s: Scree
     limit: q.limit ?? DEFAULT_LIMIT,
   });
   const matches = hits.map((h) => partyMatch(h, deps));
-  return { value: q.name, flagged: matches.length > 0, sanctioned: matches.some((m) => m.list_type === 'sanctions'), lists_checked: lists, matches };
+  return {
+    value: q.name,
+    flagged: matches.length > 0,
+    sanctioned: matches.some((m) => m.list_type === 'sanctions'),
+    lists_checked: lists,
+    matches,
+  };
 }
 
 /**
  * No match, to keep it short: v2 clients echo the discovery block holding it inside their payment
  * header (the OpenAPI document shows a match's metadata in PartyMatchMetadata).
  */
-const EXAMPLE: NameEnvelope = { value: 'Jane Doe', flagged: false, sanctioned: false, lists_checked: ['ofac_sdn', 'un_sc'], matches: [] };
+const EXAMPLE: NameEnvelope = {
+  value: 'Jane Doe',
+  flagged: false,
+  sanctioned: false,
+  lists_checked: ['ofac_sdn', 'un_sc'],
+  matches: [],
+};
 
 export function nameEndpoints(deps: ScreeningDeps): { endpoints: AnyEndpoint[]; lists: NameLists } {
   const lists = new NameLists(deps);

@@ -48,15 +48,21 @@ export function operatorEndpoints(deps: OperatorDeps): AnyEndpoint[] {
       method: 'POST',
       path: `/admin/plan-requests/{request_id}/${approve ? 'approve' : 'decline'}`,
       tags: TAGS,
-      summary: approve ? 'Approve a plan change request: the customer moves to the plan at once' : 'Decline a plan change request',
-      description: approve ? 'The plan’s quota applies to the current month; an own quota of the customer is cleared.' : 'The customer sees the request as declined, with the note.',
+      summary: approve
+        ? 'Approve a plan change request: the customer moves to the plan at once'
+        : 'Decline a plan change request',
+      description: approve
+        ? 'The plan’s quota applies to the current month; an own quota of the customer is cleared.'
+        : 'The customer sees the request as declined, with the note.',
       access: 'admin',
       errors: [404, 409],
       input: PlanDecisionInput,
       output: AdminPlanChangeRequest,
       handler: async (input) => {
         try {
-          return adminPlanRequestView(await planRequests.decide(input.request_id, approve ? 'approved' : 'declined', input.note ?? null));
+          return adminPlanRequestView(
+            await planRequests.decide(input.request_id, approve ? 'approved' : 'declined', input.note ?? null),
+          );
         } catch (err) {
           if (err instanceof NotFound) throw new HttpError(404, err.message);
           if (err instanceof PlanRequestConflict) throw new HttpError(409, err.message);
@@ -77,7 +83,8 @@ export function operatorEndpoints(deps: OperatorDeps): AnyEndpoint[] {
       input: z.object({}).strict(),
       output: OperatorSession,
       handler: async (_input, ctx) => {
-        if (!viaKey(ctx.caller)) throw new HttpError(403, 'An operator session cannot open another: sign in with ADMIN_KEY');
+        if (!viaKey(ctx.caller))
+          throw new HttpError(403, 'An operator session cannot open another: sign in with ADMIN_KEY');
         const s = await sessions.create();
         return { token: s.token, expires_at: s.expires_at.toISOString(), expires_in: OPERATOR_SESSION_SECONDS };
       },
@@ -95,7 +102,8 @@ export function operatorEndpoints(deps: OperatorDeps): AnyEndpoint[] {
       output: OperatorSignOut,
       handler: async (_input, ctx) => {
         const token = bearerToken(ctx.meta.headers.authorization);
-        if (viaKey(ctx.caller) || !token) throw new HttpError(400, 'Call it with the operator session token to end that session');
+        if (viaKey(ctx.caller) || !token)
+          throw new HttpError(400, 'Call it with the operator session token to end that session');
         await sessions.revoke(token);
         return { revoked: true as const };
       },
@@ -109,7 +117,8 @@ export function operatorEndpoints(deps: OperatorDeps): AnyEndpoint[] {
       access: 'admin',
       input: PlanRequestsInput,
       output: z.array(AdminPlanChangeRequest),
-      handler: async (input) => (await planRequests.list({ status: input.status, limit: input.limit })).map(adminPlanRequestView),
+      handler: async (input) =>
+        (await planRequests.list({ status: input.status, limit: input.limit })).map(adminPlanRequestView),
     }),
     decide(true),
     decide(false),
@@ -155,7 +164,12 @@ export function operatorEndpoints(deps: OperatorDeps): AnyEndpoint[] {
       access: 'admin',
       input: z.object({}).strict(),
       output: ServiceHealth,
-      handler: () => ({ ready: deps.health.ready(), leader: deps.health.leader(), uptime_seconds: Math.round(process.uptime()), ...deps.health.window() }),
+      handler: () => ({
+        ready: deps.health.ready(),
+        leader: deps.health.leader(),
+        uptime_seconds: Math.round(process.uptime()),
+        ...deps.health.window(),
+      }),
     }),
   ];
 }

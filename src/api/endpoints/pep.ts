@@ -44,7 +44,15 @@ export function pepEndpoints(deps: { pep: PepProvider }): AnyEndpoint[] {
       audit: (input, output) =>
         output.matches
           .filter((m) => m.match)
-          .map((m) => ({ screened_value: input.name, matched_value: m.caption, list: output.dataset, list_type: 'risk' as const, match: 'fuzzy', list_version: '', as_of: null })),
+          .map((m) => ({
+            screened_value: input.name,
+            matched_value: m.caption,
+            list: output.dataset,
+            list_type: 'risk' as const,
+            match: 'fuzzy',
+            list_version: '',
+            as_of: null,
+          })),
     }),
   ];
 }

@@ -1,7 +1,14 @@
 import { z } from 'zod';
 import { EngineQueryError, RegexTooCostly, type Engine, type EntityView } from '../../../engine/engine.js';
 import { endpoint, RawResponse, type AnyEndpoint } from '../../core/endpoint.js';
-import { DelistedEntity, ListEntitiesResponse, ListInfo, PublicSearchResult, StatsResponse, listsParam } from '../schemas/screen.js';
+import {
+  DelistedEntity,
+  ListEntitiesResponse,
+  ListInfo,
+  PublicSearchResult,
+  StatsResponse,
+  listsParam,
+} from '../schemas/screen.js';
 import type { ListCatalog } from '../../lists/catalog.js';
 import { HttpError, ValidationFailed, valueError } from '../../core/errors.js';
 import type { RateLimiter } from '../../core/rate-limit.js';
@@ -34,7 +41,8 @@ const CSV_COLUMNS = ['entity_type', 'value', 'listed_at', 'source_url', 'metadat
 
 /** The CSV rows of entities, in CSV_COLUMNS order. */
 function* csvRows(entities: readonly EntityView[]): Iterable<string[]> {
-  for (const e of entities) yield [e.entity_type, e.value, e.listed_at ?? '', e.source_url ?? '', JSON.stringify(e.metadata)];
+  for (const e of entities)
+    yield [e.entity_type, e.value, e.listed_at ?? '', e.source_url ?? '', JSON.stringify(e.metadata)];
 }
 
 export const EntitiesInput = z.object({
@@ -208,10 +216,24 @@ export function publicEndpoints(deps: PublicDeps): AnyEndpoint[] {
         const lists = catalog.resolve(input.lists, 'enabled');
         let hits;
         try {
-          hits = await engine.search({ q: input.q, mode: input.mode, lists: lists as string[], limit: input.limit, budgetMs: deps.regexBudgetMs });
+          hits = await engine.search({
+            q: input.q,
+            mode: input.mode,
+            lists: lists as string[],
+            limit: input.limit,
+            budgetMs: deps.regexBudgetMs,
+          });
         } catch (err) {
           if (err instanceof RegexTooCostly) {
-            throw new ValidationFailed([{ type: 'regex_too_costly', loc: ['query', 'q'], msg: `Value error, ${err.message}`, input: input.q, ctx: { budget_ms: err.budgetMs } }]);
+            throw new ValidationFailed([
+              {
+                type: 'regex_too_costly',
+                loc: ['query', 'q'],
+                msg: `Value error, ${err.message}`,
+                input: input.q,
+                ctx: { budget_ms: err.budgetMs },
+              },
+            ]);
           }
           if (err instanceof EngineQueryError) throw valueError(['query', 'q'], err.message, input.q);
           throw err;

@@ -1,6 +1,13 @@
 import { z } from 'zod';
 import type { Engine, Hit, ScreenKind } from '../../../engine/engine.js';
-import { endpoint, type AnyEndpoint, type AuditMatch, type Caller, type RequestContext, type ScreeningBasis } from '../../core/endpoint.js';
+import {
+  endpoint,
+  type AnyEndpoint,
+  type AuditMatch,
+  type Caller,
+  type RequestContext,
+  type ScreeningBasis,
+} from '../../core/endpoint.js';
 import { ScreenResponse, asOfParam, listsParam, screenedValue } from '../schemas/screen.js';
 import type { ListCatalog, Screening } from '../../lists/catalog.js';
 import { EnsResolver } from '../../ens/resolver.js';
@@ -24,8 +31,14 @@ export type ScreenEnvelope = z.output<typeof ScreenResponse>;
 const NO_MATCHES = Object.freeze([]) as unknown as ScreenEnvelope['matches'];
 
 /** Builds the ScreenResponse for hits of one value. Shared by REST, batch and MCP. */
-export function envelope(value: string, lists: readonly string[], hits: readonly Hit[], catalog: ListCatalog): ScreenEnvelope {
-  if (hits.length === 0) return { value, flagged: false, sanctioned: false, lists_checked: lists as string[], matches: NO_MATCHES };
+export function envelope(
+  value: string,
+  lists: readonly string[],
+  hits: readonly Hit[],
+  catalog: ListCatalog,
+): ScreenEnvelope {
+  if (hits.length === 0)
+    return { value, flagged: false, sanctioned: false, lists_checked: lists as string[], matches: NO_MATCHES };
   const matches = hits.map((h) => {
     const label = catalog.labels.get(h.entity.list);
     return {
@@ -70,19 +83,41 @@ function ownerOf(caller: Caller): number | undefined {
  * Resolves the lists of a screening request for its caller, now or as of `as_of`, and records
  * the basis on the context (the pipeline states it in headers and audit rows).
  */
-export function screeningFor(deps: ScreeningDeps, ctx: RequestContext, lists: string | undefined, asOf: string | undefined, loc: (string | number)[]): Screening {
+export function screeningFor(
+  deps: ScreeningDeps,
+  ctx: RequestContext,
+  lists: string | undefined,
+  asOf: string | undefined,
+  loc: (string | number)[],
+): Screening {
   const s = deps.catalog.screening(lists, ownerOf(ctx.caller), asOf, ctx.now(), loc);
   ctx.basis = s.basis;
   return s;
 }
 
 /** Screens one value of a kind: synchronously on the engine's exact path, else once the shards answered. */
-export function screenValue(deps: ScreeningDeps, kind: ScreenKind, value: string, s: Screening): ScreenEnvelope | Promise<ScreenEnvelope> {
-  return screenValueNow(deps, kind, value, s) ?? deps.engine.screen({ kind, value, lists: s.lists as string[], asOf: s.asOf }).then((hits) => envelope(value, s.lists, hits, deps.catalog));
+export function screenValue(
+  deps: ScreeningDeps,
+  kind: ScreenKind,
+  value: string,
+  s: Screening,
+): ScreenEnvelope | Promise<ScreenEnvelope> {
+  return (
+    screenValueNow(deps, kind, value, s) ??
+    deps.engine
+      .screen({ kind, value, lists: s.lists as string[], asOf: s.asOf })
+      .then((hits) => envelope(value, s.lists, hits, deps.catalog))
+  );
 }
 
 /** `screenValueNow` of a batch item, validated and normalized before (see batch.ts). */
-export function screenPreparedNow(deps: ScreeningDeps, kind: ScreenKind, prepared: PreparedValue, value: string, s: Screening): ScreenEnvelope | null {
+export function screenPreparedNow(
+  deps: ScreeningDeps,
+  kind: ScreenKind,
+  prepared: PreparedValue,
+  value: string,
+  s: Screening,
+): ScreenEnvelope | null {
   const hits = deps.engine.screenPrepared(kind, prepared, s.lists as string[], s.asOf);
   return hits && envelope(value, s.lists, hits, deps.catalog);
 }
@@ -113,7 +148,8 @@ const EXAMPLE: ScreenEnvelope = {
 
 /** Response headers of every screening answer (OpenAPI). */
 export const SCREENING_HEADERS: Record<string, string> = {
-  'X-List-Versions': 'The version of each list screened, `slug=version` separated by commas (the same versions the audit rows record).',
+  'X-List-Versions':
+    'The version of each list screened, `slug=version` separated by commas (the same versions the audit rows record).',
   'X-As-Of': 'With `as_of`: the time the lists were screened as of (ISO 8601, UTC).',
 };
 
@@ -130,7 +166,15 @@ export function screeningEndpoints(deps: ScreeningDeps): AnyEndpoint[] {
     headers: SCREENING_HEADERS,
   };
   /** An endpoint screening its one parameter as given (everything but crypto, which may resolve ENS first). */
-  const direct = (id: string, path: string, kind: ScreenKind, param: string, paramDescription: string, summary: string, description: string) =>
+  const direct = (
+    id: string,
+    path: string,
+    kind: ScreenKind,
+    param: string,
+    paramDescription: string,
+    summary: string,
+    description: string,
+  ) =>
     endpoint({
       ...common,
       id,
@@ -138,7 +182,8 @@ export function screeningEndpoints(deps: ScreeningDeps): AnyEndpoint[] {
       summary,
       description,
       input: z.object({ [param]: screenedValue(kind, paramDescription), lists: listsParam, as_of: asOfParam }),
-      handler: (input: Record<string, string | undefined>, ctx: RequestContext) => screenValue(deps, kind, input[param]!, screeningFor(deps, ctx, input.lists, input.as_of, ['query', 'as_of'])),
+      handler: (input: Record<string, string | undefined>, ctx: RequestContext) =>
+        screenValue(deps, kind, input[param]!, screeningFor(deps, ctx, input.lists, input.as_of, ['query', 'as_of'])),
     });
   return [
     endpoint({
@@ -149,11 +194,17 @@ export function screeningEndpoints(deps: ScreeningDeps): AnyEndpoint[] {
       description:
         'Checksum and case variants of an address are the same address. A dotted name is resolved through ENS and `value` is the resolved address; a name that does not resolve is a 422, an unreachable Ethereum RPC a 503. ' +
         'With `as_of`, an ENS name is resolved as of now (ENS history is not kept) and the address is screened against the lists as they stood then.',
-      input: z.object({ address: screenedValue('crypto', 'An address on any chain, or an ENS name (anything with a dot).'), lists: listsParam, as_of: asOfParam }),
+      input: z.object({
+        address: screenedValue('crypto', 'An address on any chain, or an ENS name (anything with a dot).'),
+        lists: listsParam,
+        as_of: asOfParam,
+      }),
       handler: (input, ctx) => {
         const s = screeningFor(deps, ctx, input.lists, input.as_of, ['query', 'as_of']);
         if (!EnsResolver.isName(input.address)) return screenValue(deps, 'crypto', input.address, s);
-        return deps.ens.resolve(input.address, ['path', 'address']).then((address) => screenValue(deps, 'crypto', address, s));
+        return deps.ens
+          .resolve(input.address, ['path', 'address'])
+          .then((address) => screenValue(deps, 'crypto', address, s));
       },
     }),
     direct(

@@ -10,9 +10,13 @@ export const AdminAnalyticsInput = DateRangeInput.extend({
   customer_id: z.number().int().min(1).optional().meta({ description: 'One customer; default: every customer.' }),
 }).strict();
 
-export const AdminTopValuesInput = AdminAnalyticsInput.extend({ limit: z.number().int().min(1).max(100).default(10) }).strict();
+export const AdminTopValuesInput = AdminAnalyticsInput.extend({
+  limit: z.number().int().min(1).max(100).default(10),
+}).strict();
 
-export const TopCustomersInput = DateRangeInput.extend({ limit: z.number().int().min(1).max(1000).default(20) }).strict();
+export const TopCustomersInput = DateRangeInput.extend({
+  limit: z.number().int().min(1).max(1000).default(20),
+}).strict();
 
 export const DailyActivity = z
   .object({
@@ -26,11 +30,20 @@ export const DailyActivity = z
   .meta({ id: 'DailyActivity' });
 
 export const EndpointActivity = z
-  .object({ endpoint: z.string().meta({ description: 'Procedure id, e.g. `screen.crypto`.' }), requests: count, credits: count, paid_requests: count, matches: count })
+  .object({
+    endpoint: z.string().meta({ description: 'Procedure id, e.g. `screen.crypto`.' }),
+    requests: count,
+    credits: count,
+    paid_requests: count,
+    matches: count,
+  })
   .strict()
   .meta({ id: 'EndpointActivity' });
 
-export const ListActivity = z.object({ list: z.string(), list_name: z.string(), list_type: z.string(), matches: count, last_match_at: dateTime }).strict().meta({ id: 'ListActivity' });
+export const ListActivity = z
+  .object({ list: z.string(), list_name: z.string(), list_type: z.string(), matches: count, last_match_at: dateTime })
+  .strict()
+  .meta({ id: 'ListActivity' });
 
 export const TopValue = z
   .object({

@@ -8,7 +8,8 @@ const id = z.number().int().min(1);
 
 const TokenScope = z.enum(TOKEN_SCOPES).meta({
   id: 'TokenScope',
-  description: '`screen`: the metered endpoints (screening, PEP, IP). `dashboard`: the /account API (usage, audit trail, tokens, webhooks). A token without the scope an endpoint needs gets a 403.',
+  description:
+    '`screen`: the metered endpoints (screening, PEP, IP). `dashboard`: the /account API (usage, audit trail, tokens, webhooks). A token without the scope an endpoint needs gets a 403.',
 });
 
 const scopes = z.array(TokenScope).min(1).max(TOKEN_SCOPES.length);
@@ -28,7 +29,8 @@ export const ApiToken = z
 
 export const CreatedApiToken = ApiToken.extend({
   token: z.string().meta({
-    description: 'The token, shown only in this answer: `sk_` and 32 base62 characters. Send it as `Authorization: Bearer <token>`.',
+    description:
+      'The token, shown only in this answer: `sk_` and 32 base62 characters. Send it as `Authorization: Bearer <token>`.',
     examples: ['sk_4fQ9dJ0cXk2LwP7sV1mN8bR3tY6uZ5aE'],
   }),
 })
@@ -38,7 +40,9 @@ export const CreatedApiToken = ApiToken.extend({
 export const TokenCreateInput = z
   .object({
     name: z.string().min(1).max(100).optional().meta({ description: 'A label for the token.' }),
-    scopes: scopes.optional().meta({ description: 'What the token may do; default both scopes. A token for a server usually needs only `screen`.' }),
+    scopes: scopes.optional().meta({
+      description: 'What the token may do; default both scopes. A token for a server usually needs only `screen`.',
+    }),
   })
   .strict();
 
@@ -59,9 +63,13 @@ export const Plan = z
   .strict()
   .meta({ id: 'Plan' });
 
-export const PlanCreateInput = z.object({ name: z.string().min(1).max(100), monthly_quota: z.number().int().min(0).max(1_000_000_000) }).strict();
+export const PlanCreateInput = z
+  .object({ name: z.string().min(1).max(100), monthly_quota: z.number().int().min(0).max(1_000_000_000) })
+  .strict();
 
-export const PlanUpdateInput = z.object({ plan_id: id, monthly_quota: z.number().int().min(0).max(1_000_000_000) }).strict();
+export const PlanUpdateInput = z
+  .object({ plan_id: id, monthly_quota: z.number().int().min(0).max(1_000_000_000) })
+  .strict();
 
 export const Customer = z
   .object({
@@ -70,7 +78,11 @@ export const Customer = z
     plan_id: id.nullable(),
     plan: z.string().nullable().meta({ description: 'Name of the plan, if any.' }),
     monthly_quota: z.number().int().meta({ description: 'The quota in force: the customer’s own, else the plan’s.' }),
-    quota_override: z.number().int().nullable().meta({ description: 'The customer’s own quota, overriding the plan’s.' }),
+    quota_override: z
+      .number()
+      .int()
+      .nullable()
+      .meta({ description: 'The customer’s own quota, overriding the plan’s.' }),
     created_at: dateTime,
   })
   .strict()
@@ -93,13 +105,22 @@ export const CustomerUpdateInput = z
     customer_id: id,
     name: z.string().min(1).max(200).optional(),
     plan_id: id.nullable().optional(),
-    monthly_quota: z.number().int().min(0).max(1_000_000_000).nullable().optional().meta({ description: 'null returns to the plan’s quota.' }),
+    monthly_quota: z
+      .number()
+      .int()
+      .min(0)
+      .max(1_000_000_000)
+      .nullable()
+      .optional()
+      .meta({ description: 'null returns to the plan’s quota.' }),
   })
   .strict();
 
 export const CustomerIdInput = z.object({ customer_id: id }).strict();
 
-export const PageInput = z.object({ limit: z.number().int().min(1).max(1000).default(100), offset: z.number().int().min(0).default(0) }).strict();
+export const PageInput = z
+  .object({ limit: z.number().int().min(1).max(1000).default(100), offset: z.number().int().min(0).default(0) })
+  .strict();
 
 export const AccountInfo = z
   .object({
@@ -107,18 +128,26 @@ export const AccountInfo = z
     name: z.string(),
     plan: z.string().nullable(),
     quota: QuotaStatus,
-    token: z.object({ id, name: z.string().nullable(), prefix: z.string(), scopes }).strict().meta({ description: 'The token this request was made with.' }),
+    token: z
+      .object({ id, name: z.string().nullable(), prefix: z.string(), scopes })
+      .strict()
+      .meta({ description: 'The token this request was made with.' }),
   })
   .strict()
   .meta({ id: 'AccountInfo' });
 
 export const OfferedPlan = z
-  .object({ id, name: z.string(), monthly_quota: z.number().int().min(0).meta({ description: 'Credits per calendar month (UTC).' }) })
+  .object({
+    id,
+    name: z.string(),
+    monthly_quota: z.number().int().min(0).meta({ description: 'Credits per calendar month (UTC).' }),
+  })
   .strict()
   .meta({ id: 'OfferedPlan' });
 
 const planRequestStatus = z.enum(['pending', 'approved', 'declined', 'cancelled']).meta({
-  description: '`pending` until the operator approves (the customer moves to the plan at once) or declines it; `cancelled` by the customer.',
+  description:
+    '`pending` until the operator approves (the customer moves to the plan at once) or declines it; `cancelled` by the customer.',
 });
 
 export const PlanChangeRequest = z
@@ -148,9 +177,13 @@ export const PlanRequestCreateInput = z.object({ plan_id: id, note: z.string().m
 
 export const PlanRequestIdInput = z.object({ request_id: id }).strict();
 
-export const PlanDecisionInput = PlanRequestIdInput.extend({ note: z.string().min(1).max(500).optional().meta({ description: 'Shown to the customer.' }) }).strict();
+export const PlanDecisionInput = PlanRequestIdInput.extend({
+  note: z.string().min(1).max(500).optional().meta({ description: 'Shown to the customer.' }),
+}).strict();
 
-export const PlanRequestsInput = z.object({ status: planRequestStatus.optional(), limit: z.number().int().min(1).max(500).default(100) }).strict();
+export const PlanRequestsInput = z
+  .object({ status: planRequestStatus.optional(), limit: z.number().int().min(1).max(500).default(100) })
+  .strict();
 
 export const Payment = z
   .object({
@@ -170,7 +203,9 @@ const day = z.iso.date();
 
 export const DateRangeInput = z
   .object({
-    from: day.meta({ description: 'First day (UTC, inclusive), `YYYY-MM-DD`. Default: 30 days before `to`.' }).optional(),
+    from: day
+      .meta({ description: 'First day (UTC, inclusive), `YYYY-MM-DD`. Default: 30 days before `to`.' })
+      .optional(),
     to: day.meta({ description: 'Last day (UTC, inclusive), `YYYY-MM-DD`. Default: today.' }).optional(),
   })
   .strict();
@@ -198,15 +233,38 @@ export const MatchesDay = z
 
 const AuditFilterInput = DateRangeInput.extend({
   list: z.string().min(1).max(100).optional().meta({ description: 'Only matches on this list (slug).' }),
-  endpoint: z.string().min(1).max(100).optional().meta({ description: 'Only matches of requests to this endpoint (procedure id, e.g. `screen.crypto`).' }),
-  value: z.string().min(1).max(1000).optional().meta({ description: 'Only matches whose screened or matched value is exactly this.' }),
-  value_contains: z.string().min(1).max(200).optional().meta({ description: 'Only matches whose screened or matched value contains this text (case-insensitive).' }),
+  endpoint: z
+    .string()
+    .min(1)
+    .max(100)
+    .optional()
+    .meta({ description: 'Only matches of requests to this endpoint (procedure id, e.g. `screen.crypto`).' }),
+  value: z
+    .string()
+    .min(1)
+    .max(1000)
+    .optional()
+    .meta({ description: 'Only matches whose screened or matched value is exactly this.' }),
+  value_contains: z
+    .string()
+    .min(1)
+    .max(200)
+    .optional()
+    .meta({ description: 'Only matches whose screened or matched value contains this text (case-insensitive).' }),
 }).strict();
 
 export const AuditTrailInput = AuditFilterInput.extend({
   limit: z.number().int().min(1).max(1000).default(100),
-  offset: z.number().int().min(0).max(1_000_000).default(0).meta({ description: 'Rows to skip; prefer `cursor` beyond the first pages.' }),
-  cursor: z.string().min(1).max(2000).optional().meta({ description: 'The `next_cursor` of the previous page: the page after it, however many rows came in since.' }),
+  offset: z
+    .number()
+    .int()
+    .min(0)
+    .max(1_000_000)
+    .default(0)
+    .meta({ description: 'Rows to skip; prefer `cursor` beyond the first pages.' }),
+  cursor: z.string().min(1).max(2000).optional().meta({
+    description: 'The `next_cursor` of the previous page: the page after it, however many rows came in since.',
+  }),
 }).strict();
 
 export const AuditCsvInput = AuditFilterInput.extend({
@@ -235,7 +293,10 @@ export const AuditTrailPage = z
     limit: z.number().int(),
     offset: z.number().int(),
     items: z.array(AuditEntry),
-    next_cursor: z.string().nullable().meta({ description: 'Pass it as `cursor` for the next (older) page; null on the last page.' }),
+    next_cursor: z
+      .string()
+      .nullable()
+      .meta({ description: 'Pass it as `cursor` for the next (older) page; null on the last page.' }),
   })
   .strict()
   .meta({ id: 'AuditTrailPage' });
@@ -243,7 +304,9 @@ export const AuditTrailPage = z
 export const AuditRequestInput = z
   .object({
     request_id: z.string().min(1).max(100),
-    day: day.optional().meta({ description: 'The request’s day (UTC), which makes the lookup fast; default: the last 30 days.' }),
+    day: day
+      .optional()
+      .meta({ description: 'The request’s day (UTC), which makes the lookup fast; default: the last 30 days.' }),
   })
   .strict();
 
@@ -255,7 +318,9 @@ const AuditMatchDetail = z
     list_name: z.string(),
     list_type: z.string(),
     match: z.string(),
-    metadata: z.record(z.string(), z.unknown()).nullable().meta({ description: 'The listing’s metadata as the list has it now, or as it was when last listed; null if unknown.' }),
+    metadata: z.record(z.string(), z.unknown()).nullable().meta({
+      description: 'The listing’s metadata as the list has it now, or as it was when last listed; null if unknown.',
+    }),
     source_url: z.string().nullable(),
   })
   .strict()

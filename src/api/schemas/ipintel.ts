@@ -12,7 +12,12 @@ export const IpPathInput = z.object({ ip_address: ipAddress }).strict();
 
 export const IpQueryInput = z
   .object({
-    ip_address: ipAddress.meta({ description: "An IPv4 or IPv6 address; when omitted the calling client's IP is evaluated.", examples: ['8.8.8.8'] }).optional(),
+    ip_address: ipAddress
+      .meta({
+        description: "An IPv4 or IPv6 address; when omitted the calling client's IP is evaluated.",
+        examples: ['8.8.8.8'],
+      })
+      .optional(),
   })
   .strict();
 
@@ -31,10 +36,15 @@ export const GeoResponse = z
   .object({
     ip: z.string(),
     city: z.string().nullable().optional(),
-    region: z.string().nullable().optional().meta({ description: 'First-level subdivision (state, province, oblast).' }),
+    region: z
+      .string()
+      .nullable()
+      .optional()
+      .meta({ description: 'First-level subdivision (state, province, oblast).' }),
     country: z.string().nullable().optional().meta({ description: 'ISO 3166-1 alpha-2 code.' }),
     sanctioned: z.boolean().nullable().optional().meta({
-      description: 'Flags a sanctioned country, or a sanctioned region of a country (e.g. Crimea), per the country designations; null when the country is unknown.',
+      description:
+        'Flags a sanctioned country, or a sanctioned region of a country (e.g. Crimea), per the country designations; null when the country is unknown.',
     }),
     source_url: z.string().nullable().optional().meta({ description: 'The geolocation data provider.' }),
   })

@@ -16,7 +16,9 @@ const CHANGE_KINDS = ['listed', 'delisted', 'relisted'] as const;
 
 const ListChange = z
   .object({
-    change_id: z.string().meta({ description: 'Deterministic id of the change (`chg_` + 32 hex digits); webhook events of the change carry it.' }),
+    change_id: z.string().meta({
+      description: 'Deterministic id of the change (`chg_` + 32 hex digits); webhook events of the change carry it.',
+    }),
     kind: z.enum(CHANGE_KINDS),
     list: z.string(),
     list_name: z.string(),
@@ -34,7 +36,9 @@ const ListChange = z
 export const ChangesPage = z
   .object({
     changes: z.array(ListChange),
-    next_cursor: z.string().meta({ description: 'Pass as `cursor` to read on from here: also when the page is empty, to poll for new changes.' }),
+    next_cursor: z.string().meta({
+      description: 'Pass as `cursor` to read on from here: also when the page is empty, to poll for new changes.',
+    }),
     has_more: z.boolean().meta({ description: 'More changes are already there after this page.' }),
   })
   .strict()
@@ -57,10 +61,18 @@ const csvOf = (allowed: readonly string[], what: string) =>
     .optional();
 
 export const changesFilter = {
-  kinds: csvOf(CHANGE_KINDS, 'change kinds').meta({ description: `Comma-separated change kinds (${CHANGE_KINDS.join(', ')}); default all.` }),
-  entity_types: csvOf(ENTITY_TYPES, 'entity types').meta({ description: `Comma-separated entity types (${ENTITY_TYPES.join(', ')}); default all.` }),
+  kinds: csvOf(CHANGE_KINDS, 'change kinds').meta({
+    description: `Comma-separated change kinds (${CHANGE_KINDS.join(', ')}); default all.`,
+  }),
+  entity_types: csvOf(ENTITY_TYPES, 'entity types').meta({
+    description: `Comma-separated entity types (${ENTITY_TYPES.join(', ')}); default all.`,
+  }),
   since: dateTime.optional().meta({ description: 'Only changes ingested at or after this date-time.' }),
-  cursor: z.string().max(100).optional().meta({ description: '`next_cursor` of a previous page: the changes after it.' }),
+  cursor: z
+    .string()
+    .max(100)
+    .optional()
+    .meta({ description: '`next_cursor` of a previous page: the changes after it.' }),
   limit: z.number().int().min(1).max(1000).default(100),
   format: z
     .string()
@@ -85,16 +97,28 @@ const listFields = {
     .max(ENTITY_TYPES.length)
     .refine((a) => new Set(a).size === a.length, 'must not repeat an entity type')
     .meta({ description: 'Entity types an upload may hold.' }),
-  in_default_set: z.boolean().default(true).meta({ description: 'Screened when a request names no lists (default true).' }),
+  in_default_set: z
+    .boolean()
+    .default(true)
+    .meta({ description: 'Screened when a request names no lists (default true).' }),
 };
 
 export const OperatorListCreateInput = z
-  .object({ slug: z.string().regex(OPERATOR_SLUG).meta({ description: 'Slug: 3-48 lower-case letters, digits or underscores, starting with a letter.' }), ...listFields })
+  .object({
+    slug: z
+      .string()
+      .regex(OPERATOR_SLUG)
+      .meta({ description: 'Slug: 3-48 lower-case letters, digits or underscores, starting with a letter.' }),
+    ...listFields,
+  })
   .strict();
 
 export const PrivateListCreateInput = z
   .object({
-    name: z.string().regex(PRIVATE_NAME).meta({ description: 'Name in your namespace (1-40 lower-case letters, digits or underscores): the slug is `c<customer id>.<name>`.' }),
+    name: z.string().regex(PRIVATE_NAME).meta({
+      description:
+        'Name in your namespace (1-40 lower-case letters, digits or underscores): the slug is `c<customer id>.<name>`.',
+    }),
     ...listFields,
   })
   .strict();
@@ -118,7 +142,11 @@ const RefreshResult = z
     listed: z.number().int(),
     delisted: z.number().int(),
     relisted: z.number().int(),
-    total: z.number().int().nullable().meta({ description: 'Active entities of the version served (null when unknown after a failure).' }),
+    total: z
+      .number()
+      .int()
+      .nullable()
+      .meta({ description: 'Active entities of the version served (null when unknown after a failure).' }),
     error: z.string().nullable(),
   })
   .strict()
@@ -133,7 +161,9 @@ export const ListJob = z
     kind: z.enum(JOB_KINDS),
     list: z.string().nullable().meta({ description: 'The list, or null for a refresh of every list.' }),
     status: z.enum(JOB_STATUSES),
-    results: z.array(RefreshResult).meta({ description: 'One per list once done (a refresh of every list has several).' }),
+    results: z
+      .array(RefreshResult)
+      .meta({ description: 'One per list once done (a refresh of every list has several).' }),
     error: z.string().nullable(),
     created_at: dateTime,
     finished_at: dateTime.nullable(),
@@ -141,7 +171,13 @@ export const ListJob = z
   .strict()
   .meta({ id: 'ListJob' });
 
-export const waitParam = z.number().int().min(0).max(300).default(60).meta({ description: 'Seconds to wait for the outcome (200) before answering 202 with the job to poll.' });
+export const waitParam = z
+  .number()
+  .int()
+  .min(0)
+  .max(300)
+  .default(60)
+  .meta({ description: 'Seconds to wait for the outcome (200) before answering 202 with the job to poll.' });
 
 export const UPLOAD_CONTENT_TYPES: Record<string, string> = {
   'text/csv': 'CSV with a header line `entity_type,value,metadata` (metadata as JSON text; may be empty).',

@@ -8,7 +8,10 @@ const dateTime = z.string().meta({ description: 'ISO 8601 date-time, UTC.' });
 
 export const OperatorSession = z
   .object({
-    token: z.string().meta({ description: 'Send it as `Authorization: Bearer <token>` to /admin endpoints instead of ADMIN_KEY. Shown once.', examples: ['op_4fQ9dJ0cXk2LwP7sV1mN8bR3tY6uZ5aE'] }),
+    token: z.string().meta({
+      description: 'Send it as `Authorization: Bearer <token>` to /admin endpoints instead of ADMIN_KEY. Shown once.',
+      examples: ['op_4fQ9dJ0cXk2LwP7sV1mN8bR3tY6uZ5aE'],
+    }),
     expires_at: dateTime,
     expires_in: z.number().int().meta({ description: 'Seconds until it expires (3600).' }),
   })
@@ -33,7 +36,10 @@ export const ListStatusEntry = z
     version: z.string().nullable().meta({ description: 'Content version of the data in service.' }),
     last_checked: dateTime.nullable().meta({ description: 'Last time the source was checked (successfully or not).' }),
     last_updated: dateTime.nullable().meta({ description: 'Last time the data changed.' }),
-    last_error: z.string().nullable().meta({ description: 'Why the last check failed; the previous version stays in service.' }),
+    last_error: z
+      .string()
+      .nullable()
+      .meta({ description: 'Why the last check failed; the previous version stays in service.' }),
     total: z.number().int().meta({ description: 'Active entities.' }),
   })
   .strict()
@@ -58,10 +64,14 @@ const RouteHealth = z
 
 export const ServiceHealth = z
   .object({
-    ready: z.boolean().meta({ description: 'What /readyz says: every enabled list loaded or failed once, and served.' }),
+    ready: z
+      .boolean()
+      .meta({ description: 'What /readyz says: every enabled list loaded or failed once, and served.' }),
     leader: z.boolean().meta({ description: 'This node ingests the lists.' }),
     uptime_seconds: z.number().int(),
-    window_seconds: z.number().meta({ description: 'The window of the rates and latencies (the last minute, or since start).' }),
+    window_seconds: z
+      .number()
+      .meta({ description: 'The window of the rates and latencies (the last minute, or since start).' }),
     requests_per_second: z.number(),
     errors: z.number().int(),
     latency_ms: latency,

@@ -17,6 +17,9 @@ export const PepInput = z
       .string()
       .optional()
       // Declared (undescribed, to keep the x402 discovery block small) so that it is refused clearly.
-      .refine((v) => v === undefined, 'as_of is not supported here: PEP screening asks a live dataset, which keeps no history'),
+      .refine(
+        (v) => v === undefined,
+        'as_of is not supported here: PEP screening asks a live dataset, which keeps no history',
+      ),
   })
   .strict();

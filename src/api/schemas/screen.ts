@@ -12,7 +12,9 @@ import { birthDateParam, countryParam, NAME_MAX, partyTypeParam } from './person
 const dateTime = z.iso.datetime({ offset: true });
 const metadata = z.record(z.string(), z.unknown()).meta({ description: 'Free-form attributes of the list entry.' });
 const listType = z.enum(LIST_TYPES).meta({ description: '`sanctions`, `crime` or `risk`.' });
-const entityType = z.enum(ENTITY_TYPES).meta({ description: `One of ${ENTITY_TYPES.map((t) => `\`${t}\``).join(', ')}.` });
+const entityType = z
+  .enum(ENTITY_TYPES)
+  .meta({ description: `One of ${ENTITY_TYPES.map((t) => `\`${t}\``).join(', ')}.` });
 const matchKind = z.string().meta({
   description:
     'The kind of match: `exact` (equal canonical values), `subdomain` (a subdomain of a listed domain), `domain` (the e-mail address is on a listed e-mail domain), ' +
@@ -35,9 +37,13 @@ export const ScreenMatch = z
 
 export const ScreenResponse = z
   .object({
-    value: z.string().meta({ description: 'The screened value; for a crypto request with a dotted (ENS) name, the resolved address.' }),
+    value: z.string().meta({
+      description: 'The screened value; for a crypto request with a dotted (ENS) name, the resolved address.',
+    }),
     flagged: z.boolean().meta({ description: 'True for any match, including crime and risk lists.' }),
-    sanctioned: z.boolean().meta({ description: 'True only when a match came from a list whose list_type is sanctions.' }),
+    sanctioned: z
+      .boolean()
+      .meta({ description: 'True only when a match came from a list whose list_type is sanctions.' }),
     lists_checked: z.array(z.string()).meta({ description: 'Slugs of the lists screened.' }),
     matches: z.array(ScreenMatch),
   })
@@ -115,8 +121,14 @@ const SourceStats = z
     total: z.number().int(),
     by_entity_type: z.record(z.string(), z.number().int()),
     last_updated: z.string().nullable(),
-    last_error: z.string().nullable().optional().meta({ description: 'The last refresh failure of this source, if its last attempt failed (the last good version is still served).' }),
-    stale: z.boolean().optional().meta({ description: 'The source has been failing for longer than its cadence allows: the version served is older than it should be (or there is none).' }),
+    last_error: z.string().nullable().optional().meta({
+      description:
+        'The last refresh failure of this source, if its last attempt failed (the last good version is still served).',
+    }),
+    stale: z.boolean().optional().meta({
+      description:
+        'The source has been failing for longer than its cadence allows: the version served is older than it should be (or there is none).',
+    }),
   })
   .strict()
   .meta({ id: 'SourceStats' });
@@ -138,7 +150,11 @@ export const StatsResponse = z
   .meta({ id: 'StatsResponse' });
 
 /** Input pieces shared by several endpoints. */
-export const listsParam = z.string().max(2000).meta({ description: 'Comma-separated list slugs; default: all (screening: the default set); unknown: 400.' }).optional();
+export const listsParam = z
+  .string()
+  .max(2000)
+  .meta({ description: 'Comma-separated list slugs; default: all (screening: the default set); unknown: 400.' })
+  .optional();
 
 /** Longest screened value. */
 const VALUE_MAX = 512;
@@ -173,7 +189,10 @@ const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-
  */
 export const asOfParam = z
   .string()
-  .refine((s) => ISO_DATE_TIME.test(s) && !Number.isNaN(Date.parse(s)), 'Input should be a valid datetime (ISO 8601 with a zone)')
+  .refine(
+    (s) => ISO_DATE_TIME.test(s) && !Number.isNaN(Date.parse(s)),
+    'Input should be a valid datetime (ISO 8601 with a zone)',
+  )
   .optional()
   .meta({ format: 'date-time', description: 'Screen as of this time.' });
 
@@ -192,13 +211,17 @@ export const BatchItem = z
   .superRefine((item, ctx) => {
     if (item.type === 'name') {
       const length = item.value.trim().length;
-      if (length < 2 || length > NAME_MAX) ctx.addIssue({ code: 'custom', path: ['value'], message: `a name has 2 to ${NAME_MAX} characters` });
+      if (length < 2 || length > NAME_MAX)
+        ctx.addIssue({ code: 'custom', path: ['value'], message: `a name has 2 to ${NAME_MAX} characters` });
       return;
     }
-    for (const field of NAME_ONLY) if (item[field] !== undefined) ctx.addIssue({ code: 'custom', path: [field], message: 'only items of type name take it' });
+    for (const field of NAME_ONLY)
+      if (item[field] !== undefined)
+        ctx.addIssue({ code: 'custom', path: [field], message: 'only items of type name take it' });
     checkValue(item.type, item.value, ctx, ['value']);
   })
   .meta({
     id: 'BatchItem',
-    description: 'A value to screen; a `name` item may add `birth_date`, `country` and `party_type` (as `/screen/name` takes them).',
+    description:
+      'A value to screen; a `name` item may add `birth_date`, `country` and `party_type` (as `/screen/name` takes them).',
   });

@@ -10,7 +10,8 @@ const id = z.number().int().min(1);
 
 const MonitoredEntityType = z.enum(MONITORED_ENTITY_TYPES).meta({
   id: 'MonitoredEntityType',
-  description: '`onchain_address` is a crypto address on any chain or an ENS name (a dotted name, re-resolved on a schedule).',
+  description:
+    '`onchain_address` is a crypto address on any chain or an ENS name (a dotted name, re-resolved on a schedule).',
 });
 
 export const MonitoredEntity = z
@@ -19,13 +20,19 @@ export const MonitoredEntity = z
     entity_type: MonitoredEntityType,
     value: z.string().meta({ description: 'As entered (an ENS name stays a name).' }),
     label: z.string().nullable(),
-    resolved_address: z.string().nullable().meta({ description: 'ENS names: the address of the last resolution (null while the name has none). Null for other values.' }),
+    resolved_address: z.string().nullable().meta({
+      description:
+        'ENS names: the address of the last resolution (null while the name has none). Null for other values.',
+    }),
     created_at: dateTime,
     last_event: z
       .object({ type: z.enum(EVENT_TYPES), list: z.string().meta({ description: 'List slug.' }), at: dateTime })
       .strict()
       .nullable()
-      .meta({ description: 'The value’s latest listing change since it was added (the last event sent for it); null while none.' }),
+      .meta({
+        description:
+          'The value’s latest listing change since it was added (the last event sent for it); null while none.',
+      }),
   })
   .strict()
   .meta({ id: 'MonitoredEntity' });
@@ -37,7 +44,10 @@ export const MonitoredEntityCreateInput = z
       .string()
       .min(1)
       .max(512)
-      .meta({ description: 'The value, in any form screening accepts (the same validator as screening its kind).', examples: ['vitalik.eth'] }),
+      .meta({
+        description: 'The value, in any form screening accepts (the same validator as screening its kind).',
+        examples: ['vitalik.eth'],
+      }),
     label: z.string().min(1).max(200).optional().meta({ description: 'Your label, repeated in events.' }),
   })
   .strict()
@@ -75,12 +85,17 @@ export const WebhookEndpointCreateInput = z
       .string()
       .min(1)
       .max(2048)
-      .meta({ description: 'HTTPS URL on the public internet; redirects are not followed.', examples: ['https://example.com/hooks/screening'] }),
+      .meta({
+        description: 'HTTPS URL on the public internet; redirects are not followed.',
+        examples: ['https://example.com/hooks/screening'],
+      }),
     enabled: z.boolean().default(true),
   })
   .strict();
 
-export const WebhookEndpointUpdateInput = z.object({ endpoint_id: id, url: z.string().min(1).max(2048).optional(), enabled: z.boolean().optional() }).strict();
+export const WebhookEndpointUpdateInput = z
+  .object({ endpoint_id: id, url: z.string().min(1).max(2048).optional(), enabled: z.boolean().optional() })
+  .strict();
 
 export const WebhookEndpointIdInput = z.object({ endpoint_id: id }).strict();
 
@@ -88,7 +103,9 @@ const WebhookListing = z
   .object({
     list: z.string().meta({ description: 'Source list slug (as in `/screen/lists`).' }),
     list_name: z.string(),
-    list_type: z.enum(LIST_TYPES).meta({ description: 'Only a change on a `sanctions` list is a sanctions status change.' }),
+    list_type: z
+      .enum(LIST_TYPES)
+      .meta({ description: 'Only a change on a `sanctions` list is a sanctions status change.' }),
     value: z.string().meta({ description: 'As published on the list (for an ENS name, the listed address).' }),
     source_url: z.string().nullable(),
     metadata: z.record(z.string(), z.unknown()),
@@ -98,13 +115,22 @@ const WebhookListing = z
 
 const WebhookEvent = z
   .object({
-    id: z.string().meta({ description: 'Stable across retries; deduplicate on it. Test events: `evt_test_<uuid>`.', examples: ['evt_3f9a0c1b2d4e5f60718293a4b5c6d7e8'] }),
+    id: z.string().meta({
+      description: 'Stable across retries; deduplicate on it. Test events: `evt_test_<uuid>`.',
+      examples: ['evt_3f9a0c1b2d4e5f60718293a4b5c6d7e8'],
+    }),
     type: z.enum(EVENT_TYPES),
     created_at: dateTime.meta({ description: 'When the list change was ingested (ISO 8601, UTC).' }),
-    change_id: z.string().nullable().meta({ description: 'The list change reported, as `change_id` in the changes feed (`/changes`); null for test events.' }),
+    change_id: z.string().nullable().meta({
+      description: 'The list change reported, as `change_id` in the changes feed (`/changes`); null for test events.',
+    }),
     monitored_entity: z
       .object({
-        id: z.number().int().nullable().meta({ description: 'Null on test events and once the monitored entity is deleted.' }),
+        id: z
+          .number()
+          .int()
+          .nullable()
+          .meta({ description: 'Null on test events and once the monitored entity is deleted.' }),
         entity_type: z.string(),
         value: z.string(),
         label: z.string().nullable(),
@@ -126,7 +152,11 @@ const WebhookAttempt = z
   .object({
     attempt: z.number().int().min(1),
     started_at: dateTime,
-    status_code: z.number().int().nullable().meta({ description: 'Null when no response came (timeout, connection error, refused address).' }),
+    status_code: z
+      .number()
+      .int()
+      .nullable()
+      .meta({ description: 'Null when no response came (timeout, connection error, refused address).' }),
     latency_ms: z.number().int(),
     error: z.string().nullable(),
   })
@@ -161,6 +191,11 @@ export const WebhookDeliveriesInput = z
   .strict();
 
 export const WebhookDeliveryPage = z
-  .object({ total: z.number().int(), limit: z.number().int(), offset: z.number().int(), items: z.array(WebhookDelivery) })
+  .object({
+    total: z.number().int(),
+    limit: z.number().int(),
+    offset: z.number().int(),
+    items: z.array(WebhookDelivery),
+  })
   .strict()
   .meta({ id: 'WebhookDeliveryPage' });

@@ -41,11 +41,17 @@ export const PAYMENT_REQUIRED_HEADER = 'PAYMENT-REQUIRED';
 
 /** The price of a request of `credits` credits, in base units. */
 export function priceOf(s: X402Settings, credits: number): bigint {
-  if (!Number.isSafeInteger(credits) || credits < 1) throw new RangeError(`credits must be a positive integer, got ${credits}`);
+  if (!Number.isSafeInteger(credits) || credits < 1)
+    throw new RangeError(`credits must be a positive integer, got ${credits}`);
   return s.price * BigInt(credits);
 }
 
-export function requirementV1(s: X402Settings, endpoint: AnyEndpoint, url: string, amount: bigint): PaymentRequirementsV1 {
+export function requirementV1(
+  s: X402Settings,
+  endpoint: AnyEndpoint,
+  url: string,
+  amount: bigint,
+): PaymentRequirementsV1 {
   return {
     scheme: 'exact',
     network: s.v1Name as PaymentRequirementsV1['network'],
@@ -73,7 +79,14 @@ export function requirementV2(s: X402Settings, amount: bigint): PaymentRequireme
   };
 }
 
-function paymentRequiredV2(s: X402Settings, service: ServiceInfo, endpoint: AnyEndpoint, url: string, error: string, amount: bigint): PaymentRequired {
+function paymentRequiredV2(
+  s: X402Settings,
+  service: ServiceInfo,
+  endpoint: AnyEndpoint,
+  url: string,
+  error: string,
+  amount: bigint,
+): PaymentRequired {
   return {
     x402Version: 2,
     error,
@@ -94,7 +107,13 @@ function paymentRequiredV2(s: X402Settings, service: ServiceInfo, endpoint: AnyE
  * The 402 of both generations at once: v1's JSON body and v2's base64 `PAYMENT-REQUIRED` header,
  * with the same `error`. With payments off the shape stays, `accepts` is empty and `error` says why.
  */
-export function buildChallenge(s: X402Settings, service: ServiceInfo, endpoint: AnyEndpoint, url: string, opts: ChallengeOptions): HttpError {
+export function buildChallenge(
+  s: X402Settings,
+  service: ServiceInfo,
+  endpoint: AnyEndpoint,
+  url: string,
+  opts: ChallengeOptions,
+): HttpError {
   const amount = priceOf(s, opts.credits);
   const error = s.disabledReason && opts.error !== s.disabledReason ? `${opts.error}; ${s.disabledReason}` : opts.error;
   const upgrade: ChallengeOption = {
@@ -106,7 +125,8 @@ export function buildChallenge(s: X402Settings, service: ServiceInfo, endpoint: 
   if (!s.disabledReason) {
     options.push({
       type: 'pay_per_request',
-      description: 'Pay this request with an x402 payment: an EIP-3009 transferWithAuthorization of the amount to payTo',
+      description:
+        'Pay this request with an x402 payment: an EIP-3009 transferWithAuthorization of the amount to payTo',
       x402Versions: [1, 2],
       scheme: 'exact',
       network: s.v1Name,

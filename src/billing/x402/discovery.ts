@@ -29,7 +29,10 @@ export function discoveryOf(endpoint: AnyEndpoint): Discovery {
   return d;
 }
 
-type JsonSchema = Record<string, unknown> & { properties?: Record<string, Record<string, unknown>>; required?: string[] };
+type JsonSchema = Record<string, unknown> & {
+  properties?: Record<string, Record<string, unknown>>;
+  required?: string[];
+};
 
 function buildDiscovery(endpoint: AnyEndpoint): Discovery {
   const input = toSchema(endpoint.input) ?? {};
@@ -88,7 +91,9 @@ function inline(node: unknown, defs: Record<string, unknown>, depth: number): un
   // A recursive schema cannot be inlined; past a few levels it is left open.
   if (name !== undefined && depth >= 8) return {};
   const target = name !== undefined ? { ...(defs[name] as Record<string, unknown>), ...rest } : rest;
-  return Object.fromEntries(Object.entries(target).map(([k, v]) => [k, inline(v, defs, name !== undefined ? depth + 1 : depth)]));
+  return Object.fromEntries(
+    Object.entries(target).map(([k, v]) => [k, inline(v, defs, name !== undefined ? depth + 1 : depth)]),
+  );
 }
 
 function splitParams(input: JsonSchema, pathNames: string[]): { inPath: JsonSchema; rest: JsonSchema } {
@@ -127,7 +132,8 @@ function exampleValues(schema: JsonSchema): Record<string, unknown> {
 function typedExample(name: string, prop: Record<string, unknown>): unknown {
   switch (prop.type) {
     case 'array': {
-      const items = prop.items !== null && typeof prop.items === 'object' ? (prop.items as Record<string, unknown>) : {};
+      const items =
+        prop.items !== null && typeof prop.items === 'object' ? (prop.items as Record<string, unknown>) : {};
       const n = typeof prop.minItems === 'number' ? prop.minItems : 0;
       return Array.from({ length: n }, () => typedExample(name, items));
     }

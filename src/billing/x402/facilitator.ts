@@ -1,5 +1,11 @@
 import { HTTPFacilitatorClient } from '@x402/core/http';
-import { SettleError, VerifyError, type PaymentPayload, type PaymentRequirements, type PaymentRequirementsV1 } from '@x402/core/types';
+import {
+  SettleError,
+  VerifyError,
+  type PaymentPayload,
+  type PaymentRequirements,
+  type PaymentRequirementsV1,
+} from '@x402/core/types';
 import type { Hex } from 'viem';
 import type { AnyEndpoint } from '../../core/endpoint.js';
 import { requirementV1, requirementV2 } from './challenge.js';
@@ -26,10 +32,12 @@ export function remoteFacilitator(s: X402Settings, url: string, timeoutMs: numbe
       try {
         result = await client.verify(payload, requirements);
       } catch (err) {
-        if (err instanceof VerifyError) throw new PaymentRefused(`the payment facilitator refused the payment (${err.invalidReason})`);
+        if (err instanceof VerifyError)
+          throw new PaymentRefused(`the payment facilitator refused the payment (${err.invalidReason})`);
         throw new PaymentRefused(`the payment could not be verified now (facilitator unreachable); retry later`);
       }
-      if (!result.isValid) throw new PaymentRefused(`the payment facilitator refused the payment (${result.invalidReason ?? 'invalid'})`);
+      if (!result.isValid)
+        throw new PaymentRefused(`the payment facilitator refused the payment (${result.invalidReason ?? 'invalid'})`);
     },
     async settle(endpoint, resourceUrl, p) {
       const [payload, requirements] = request(s, endpoint, resourceUrl, p);
@@ -39,12 +47,20 @@ export function remoteFacilitator(s: X402Settings, url: string, timeoutMs: numbe
       } catch (err) {
         // SettleError carries the facilitator's answer; a timeout or transport error leaves it unknown.
         if (err instanceof SettleError) {
-          throw new SettlementFailed(`facilitator settlement failed (${err.errorReason})`, Boolean(err.transaction), err.transaction || undefined);
+          throw new SettlementFailed(
+            `facilitator settlement failed (${err.errorReason})`,
+            Boolean(err.transaction),
+            err.transaction || undefined,
+          );
         }
         throw new SettlementFailed(`facilitator unreachable (${(err as Error).message})`, true);
       }
       if (!result.success || !/^0x[0-9a-fA-F]{64}$/.test(result.transaction)) {
-        throw new SettlementFailed(`facilitator settlement failed (${result.errorReason ?? 'no transaction'})`, Boolean(result.transaction), result.transaction || undefined);
+        throw new SettlementFailed(
+          `facilitator settlement failed (${result.errorReason ?? 'no transaction'})`,
+          Boolean(result.transaction),
+          result.transaction || undefined,
+        );
       }
       return result.transaction as Hex;
     },
@@ -56,7 +72,12 @@ export function remoteFacilitator(s: X402Settings, url: string, timeoutMs: numbe
  * the required amount, while this service accepts any amount at or above the price: the requirement
  * sent along is therefore the authorized value (what the transfer moves anyway).
  */
-function request(s: X402Settings, endpoint: AnyEndpoint, url: string, p: DecodedPayment): [PaymentPayload, PaymentRequirements] {
+function request(
+  s: X402Settings,
+  endpoint: AnyEndpoint,
+  url: string,
+  p: DecodedPayment,
+): [PaymentPayload, PaymentRequirements] {
   const value = p.authorization.value;
   if (p.version === 1) {
     const req: PaymentRequirementsV1 = requirementV1(s, endpoint, url, value);

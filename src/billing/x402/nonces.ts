@@ -72,7 +72,10 @@ export class SqlNonceStore implements NonceStore {
   }
 
   async markSettled(key: string, transaction: string): Promise<void> {
-    await this.db.query(`UPDATE x402_nonces SET state = 'settled', transaction = $2, settled_at = now() WHERE nonce_key = $1`, [key, transaction]);
+    await this.db.query(
+      `UPDATE x402_nonces SET state = 'settled', transaction = $2, settled_at = now() WHERE nonce_key = $1`,
+      [key, transaction],
+    );
   }
 
   async release(key: string): Promise<void> {

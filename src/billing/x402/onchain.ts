@@ -84,12 +84,26 @@ function chainOf(s: X402Settings, rpcUrl: string): Chain {
 }
 
 export function publicClientOf(s: X402Settings, rpcUrl: string, pollingMs: number): PublicClient {
-  return createPublicClient({ chain: chainOf(s, rpcUrl), transport: http(rpcUrl), pollingInterval: pollingMs }) as PublicClient;
+  return createPublicClient({
+    chain: chainOf(s, rpcUrl),
+    transport: http(rpcUrl),
+    pollingInterval: pollingMs,
+  }) as PublicClient;
 }
 
 function args(auth: Authorization, signature: Hex) {
   const { r, s, v, yParity } = parseSignature(signature);
-  return [auth.from, auth.to, auth.value, auth.validAfter, auth.validBefore, auth.nonce, Number(v ?? BigInt(yParity + 27)), r, s] as const;
+  return [
+    auth.from,
+    auth.to,
+    auth.value,
+    auth.validAfter,
+    auth.validBefore,
+    auth.nonce,
+    Number(v ?? BigInt(yParity + 27)),
+    r,
+    s,
+  ] as const;
 }
 
 export function onChain(s: X402Settings, client: PublicClient): OnChain {
@@ -103,14 +117,23 @@ export function onChain(s: X402Settings, client: PublicClient): OnChain {
           args: args(auth, signature),
         });
       } catch (err) {
-        if (!isRevert(err)) throw new PaymentRefused(`the payment could not be verified now (chain RPC: ${shortMessage(err)}); retry later`);
+        if (!isRevert(err))
+          throw new PaymentRefused(
+            `the payment could not be verified now (chain RPC: ${shortMessage(err)}); retry later`,
+          );
         throw new PaymentRefused(revertMeaning(err));
       }
     },
   };
 }
 
-export function walletSettler(s: X402Settings, client: PublicClient, rpcUrl: string, key: Hex, receiptTimeoutMs: number): WalletSettler {
+export function walletSettler(
+  s: X402Settings,
+  client: PublicClient,
+  rpcUrl: string,
+  key: Hex,
+  receiptTimeoutMs: number,
+): WalletSettler {
   // The nonce manager hands out transaction nonces locally, so concurrent settlements do not collide.
   const account = privateKeyToAccount(key, { nonceManager });
   const wallet = createWalletClient({ account, chain: client.chain, transport: http(rpcUrl) });
@@ -140,7 +163,13 @@ export function walletSettler(s: X402Settings, client: PublicClient, rpcUrl: str
       }
       if (receipt.status !== 'success') throw new SettlementFailed(`transaction ${hash} reverted`, false, hash);
       const transfers = parseEventLogs({ abi: eip3009Abi, eventName: 'Transfer', logs: receipt.logs });
-      const paid = transfers.some((l) => isAddressEqual(l.address, s.asset) && isAddressEqual(l.args.from, auth.from) && isAddressEqual(l.args.to, auth.to) && l.args.value === auth.value);
+      const paid = transfers.some(
+        (l) =>
+          isAddressEqual(l.address, s.asset) &&
+          isAddressEqual(l.args.from, auth.from) &&
+          isAddressEqual(l.args.to, auth.to) &&
+          l.args.value === auth.value,
+      );
       if (!paid) throw new SettlementFailed(`transaction ${hash} did not emit the authorized Transfer`, true, hash);
       return hash;
     },
@@ -149,13 +178,21 @@ export function walletSettler(s: X402Settings, client: PublicClient, rpcUrl: str
 
 function isRevert(err: unknown): boolean {
   if (!(err instanceof BaseError)) return false;
-  return Boolean(err.walk((e) => e instanceof ContractFunctionRevertedError || e instanceof EstimateGasExecutionError || e instanceof ExecutionRevertedError));
+  return Boolean(
+    err.walk(
+      (e) =>
+        e instanceof ContractFunctionRevertedError ||
+        e instanceof EstimateGasExecutionError ||
+        e instanceof ExecutionRevertedError,
+    ),
+  );
 }
 
 /** What a FiatTokenV2-style revert means to the payer. */
 function revertMeaning(err: unknown): string {
   const text = err instanceof BaseError ? `${err.shortMessage} ${err.details ?? ''} ${err.message}` : String(err);
-  if (/used or canceled|AuthorizationUsed|already used/i.test(text)) return 'authorization already used, sign a fresh one';
+  if (/used or canceled|AuthorizationUsed|already used/i.test(text))
+    return 'authorization already used, sign a fresh one';
   if (/exceeds balance|insufficient balance|InsufficientBalance/i.test(text)) {
     return "the payer's token balance is insufficient for the authorized transfer";
   }

@@ -10,7 +10,14 @@ import { decodePayment, paymentHeader, PaymentRefused, type DecodedPayment } fro
 import { discoveryOf } from './discovery.js';
 import { remoteFacilitator, type RemoteFacilitator } from './facilitator.js';
 import { MemoryNonceStore, SqlNonceStore, type NonceStore, type SqlDb } from './nonces.js';
-import { onChain, publicClientOf, SettlementFailed, walletSettler, type OnChain, type WalletSettler } from './onchain.js';
+import {
+  onChain,
+  publicClientOf,
+  SettlementFailed,
+  walletSettler,
+  type OnChain,
+  type WalletSettler,
+} from './onchain.js';
 import { x402Settings, type X402Settings } from './settings.js';
 import { verifyLocally } from './verify-local.js';
 
@@ -59,8 +66,13 @@ export function createPayments(deps: PaymentsDeps): Payments {
   const log = deps.log;
   const client = s.rpcUrl ? publicClientOf(s, s.rpcUrl, deps.chainPollingMs ?? 1000) : undefined;
   const chain: OnChain | undefined = client ? onChain(s, client) : undefined;
-  const wallet: WalletSettler | undefined = client && s.settlerKey && s.rpcUrl ? walletSettler(s, client, s.rpcUrl, s.settlerKey, deps.receiptTimeoutMs ?? 60_000) : undefined;
-  const facilitator: RemoteFacilitator | undefined = s.facilitatorUrl ? remoteFacilitator(s, s.facilitatorUrl, deps.facilitatorTimeoutMs ?? 30_000) : undefined;
+  const wallet: WalletSettler | undefined =
+    client && s.settlerKey && s.rpcUrl
+      ? walletSettler(s, client, s.rpcUrl, s.settlerKey, deps.receiptTimeoutMs ?? 60_000)
+      : undefined;
+  const facilitator: RemoteFacilitator | undefined = s.facilitatorUrl
+    ? remoteFacilitator(s, s.facilitatorUrl, deps.facilitatorTimeoutMs ?? 30_000)
+    : undefined;
 
   // This node's view of authorizations it has reserved or settled: answers replays and concurrent
   // copies without a database round trip, and with the precise reason.
@@ -69,7 +81,8 @@ export function createPayments(deps: PaymentsDeps): Payments {
 
   const challenge = (endpoint: AnyEndpoint, meta: RequestMeta, opts: ChallengeOptions): HttpError => {
     // The challenge names the resource in a header, which clients refuse beyond a few KiB.
-    if (meta.url.length > MAX_RESOURCE_URL) throw new HttpError(414, `URI Too Long: a payable request's URL may have at most ${MAX_RESOURCE_URL} characters`);
+    if (meta.url.length > MAX_RESOURCE_URL)
+      throw new HttpError(414, `URI Too Long: a payable request's URL may have at most ${MAX_RESOURCE_URL} characters`);
     return buildChallenge(s, service, endpoint, meta.url, opts);
   };
   const refuse = (endpoint: AnyEndpoint, url: string, credits: number, error: string): HttpError =>
@@ -110,7 +123,17 @@ export function createPayments(deps: PaymentsDeps): Payments {
       try {
         decoded = decodePayment(header);
         const amount = priceOf(s, credits);
-        await verifyLocally(s, decoded, { url: meta.url, amount, requirement: requirementV2(s, amount), extensions: discoveryOf(endpoint).extensions }, nowSeconds());
+        await verifyLocally(
+          s,
+          decoded,
+          {
+            url: meta.url,
+            amount,
+            requirement: requirementV2(s, amount),
+            extensions: discoveryOf(endpoint).extensions,
+          },
+          nowSeconds(),
+        );
         key = nonceKey(s, decoded);
         pruneLocal();
         const seen = local.get(key);
@@ -157,7 +180,10 @@ export function createPayments(deps: PaymentsDeps): Payments {
     async settle(endpoint, meta, payment): Promise<SettledPayment> {
       const flight = flights.get(payment);
       if (!flight || flight.state !== 'reserved') {
-        const reason = flight?.state === 'settled' ? 'authorization already used, sign a fresh one' : 'payment is not verified for settlement';
+        const reason =
+          flight?.state === 'settled'
+            ? 'authorization already used, sign a fresh one'
+            : 'payment is not verified for settlement';
         throw refuse(endpoint, meta.url, flight?.credits ?? 1, reason);
       }
       flight.state = 'settling';
@@ -173,8 +199,18 @@ export function createPayments(deps: PaymentsDeps): Payments {
         // until it expires, so that a transfer landing late cannot be paired with a second one.
         flight.state = 'released';
         if (!failure.mayHaveLanded) await free(flight.key);
-        log.warn({ requestId: meta.requestId, payer: payment.payer, reason: failure.message, transaction: failure.transaction }, 'x402 settlement failed');
-        const outcome = failure.mayHaveLanded ? 'the response was withheld and this authorization cannot be used again, sign a fresh one' : 'the response was withheld and nothing was charged';
+        log.warn(
+          {
+            requestId: meta.requestId,
+            payer: payment.payer,
+            reason: failure.message,
+            transaction: failure.transaction,
+          },
+          'x402 settlement failed',
+        );
+        const outcome = failure.mayHaveLanded
+          ? 'the response was withheld and this authorization cannot be used again, sign a fresh one'
+          : 'the response was withheld and nothing was charged';
         throw refuse(endpoint, meta.url, flight.credits, `payment settlement failed: ${failure.message}; ${outcome}`);
       }
       flight.state = 'settled';
@@ -185,7 +221,10 @@ export function createPayments(deps: PaymentsDeps): Payments {
         // The transfer happened; the chain itself now refuses the nonce, so the response is owed.
         log.error({ err, transaction }, 'x402 nonce store could not record a settlement');
       }
-      log.info({ requestId: meta.requestId, payer: payment.payer, amount: payment.amount.toString(), transaction }, 'x402 payment settled');
+      log.info(
+        { requestId: meta.requestId, payer: payment.payer, amount: payment.amount.toString(), transaction },
+        'x402 payment settled',
+      );
       const receipt = { success: true, transaction, payer: payment.payer };
       const headers: Record<string, string> =
         decoded.version === 1

@@ -23,19 +23,29 @@ export interface Expected {
  * Every check that needs no chain: scheme, network, what v2 echoes, recipient, amount, validity
  * window and the EIP-712 signature over the configured token's domain. Throws PaymentRefused.
  */
-export async function verifyLocally(s: X402Settings, p: DecodedPayment, expected: Expected, nowSeconds: number): Promise<void> {
+export async function verifyLocally(
+  s: X402Settings,
+  p: DecodedPayment,
+  expected: Expected,
+  nowSeconds: number,
+): Promise<void> {
   const payTo = s.payTo;
   if (!payTo) throw new PaymentRefused(s.disabledReason ?? 'pay-per-request is not configured on this server');
-  if (p.scheme !== 'exact') throw new PaymentRefused(`unsupported payment scheme "${p.scheme}"; this server accepts "exact"`);
+  if (p.scheme !== 'exact')
+    throw new PaymentRefused(`unsupported payment scheme "${p.scheme}"; this server accepts "exact"`);
   const network = p.version === 1 ? s.v1Name : s.caip2;
-  if (p.network !== network) throw new PaymentRefused(`payment is for network "${p.network}"; this server accepts "${network}"`);
+  if (p.network !== network)
+    throw new PaymentRefused(`payment is for network "${p.network}"; this server accepts "${network}"`);
 
   if (p.version === 2) {
     const a = p.accepted;
     const r = expected.requirement;
-    if (!sameAddress(a.asset, r.asset)) throw new PaymentRefused(`payment is for asset ${a.asset}; this server accepts ${r.asset}`);
-    if (!sameAddress(a.payTo, r.payTo)) throw new PaymentRefused(`payment accepted payTo ${a.payTo}; this server's payTo is ${r.payTo}`);
-    if (a.amount !== r.amount) throw new PaymentRefused(`payment accepted amount ${a.amount}; the price of this request is ${r.amount}`);
+    if (!sameAddress(a.asset, r.asset))
+      throw new PaymentRefused(`payment is for asset ${a.asset}; this server accepts ${r.asset}`);
+    if (!sameAddress(a.payTo, r.payTo))
+      throw new PaymentRefused(`payment accepted payTo ${a.payTo}; this server's payTo is ${r.payTo}`);
+    if (a.amount !== r.amount)
+      throw new PaymentRefused(`payment accepted amount ${a.amount}; the price of this request is ${r.amount}`);
     if (a.maxTimeoutSeconds !== r.maxTimeoutSeconds || !containsSubset(r.extra, a.extra)) {
       throw new PaymentRefused('payment accepted requirements do not match the challenge');
     }
@@ -48,7 +58,8 @@ export async function verifyLocally(s: X402Settings, p: DecodedPayment, expected
   }
 
   const auth = p.authorization;
-  if (!isAddressEqual(auth.to, payTo)) throw new PaymentRefused(`authorization pays ${auth.to}, not this server's payTo ${payTo}`);
+  if (!isAddressEqual(auth.to, payTo))
+    throw new PaymentRefused(`authorization pays ${auth.to}, not this server's payTo ${payTo}`);
   if (auth.value < expected.amount) {
     throw new PaymentRefused(`authorization amount ${auth.value} is below the price ${expected.amount}`);
   }
@@ -74,7 +85,9 @@ export async function verifyLocally(s: X402Settings, p: DecodedPayment, expected
     signer = undefined;
   }
   if (!signer || !isAddressEqual(signer, auth.from)) {
-    throw new PaymentRefused(`invalid signature: the authorization is not signed by ${auth.from} for ${s.assetName} v${s.assetVersion} on chain ${s.chainId}`);
+    throw new PaymentRefused(
+      `invalid signature: the authorization is not signed by ${auth.from} for ${s.assetName} v${s.assetVersion} on chain ${s.chainId}`,
+    );
   }
 }
 

@@ -36,7 +36,12 @@ export function ListsCard({ state, title }: { state: Loaded<Schemas['ListActivit
               <Empty>No matches in this period.</Empty>
             </>
           ) : (
-            <Chart title={title} axis="categories" labels={rows.map((r) => r.list)} series={[{ label: 'Matches', values: rows.map((r) => r.matches), color: 'danger' }]} />
+            <Chart
+              title={title}
+              axis="categories"
+              labels={rows.map((r) => r.list)}
+              series={[{ label: 'Matches', values: rows.map((r) => r.matches), color: 'danger' }]}
+            />
           )
         }
       </Async>

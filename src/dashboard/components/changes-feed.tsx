@@ -77,7 +77,12 @@ export function ChangesFeed() {
                 ]}
               />
               {last.has_more ? (
-                <button type="button" class="secondary" disabled={action.busy} onClick={() => void readOn(last.next_cursor)}>
+                <button
+                  type="button"
+                  class="secondary"
+                  disabled={action.busy}
+                  onClick={() => void readOn(last.next_cursor)}
+                >
                   More changes
                 </button>
               ) : null}

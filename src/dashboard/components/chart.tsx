@@ -43,16 +43,35 @@ export function Chart({ title, labels, series, axis, height = 220 }: ChartProps)
       legend: { show: false },
       cursor: { drag: { x: false, y: false } },
       scales: {
-        x: { time: axis === 'days', range: (_u, min, max) => [min - 0.6 * (axis === 'days' ? 86_400 : 1), max + 0.6 * (axis === 'days' ? 86_400 : 1)] },
+        x: {
+          time: axis === 'days',
+          range: (_u, min, max) => [
+            min - 0.6 * (axis === 'days' ? 86_400 : 1),
+            max + 0.6 * (axis === 'days' ? 86_400 : 1),
+          ],
+        },
         // Counts start at zero: a bar's height is its count.
         ...Object.fromEntries(series.map((_s, i) => [i === 0 ? 'y' : `y${i}`, { range: fromZero }])),
       },
       axes: [
         axis === 'days'
           ? { stroke: '#475569', grid: { show: false } }
-          : { stroke: '#475569', grid: { show: false }, splits: () => xs, values: (_u, splits) => splits.map((i) => labels[i] ?? ''), rotate: -30, size: 72 },
+          : {
+              stroke: '#475569',
+              grid: { show: false },
+              splits: () => xs,
+              values: (_u, splits) => splits.map((i) => labels[i] ?? ''),
+              rotate: -30,
+              size: 72,
+            },
         { stroke: COLORS[series[0].color], grid: { stroke: '#e2e8f0' }, values: integers },
-        ...series.slice(1).map((s, i) => ({ scale: `y${i + 1}`, side: 1 as const, stroke: COLORS[s.color], grid: { show: false }, values: integers })),
+        ...series.slice(1).map((s, i) => ({
+          scale: `y${i + 1}`,
+          side: 1 as const,
+          stroke: COLORS[s.color],
+          grid: { show: false },
+          values: integers,
+        })),
       ],
       series: [
         {},

@@ -16,7 +16,15 @@ export function LastError({ error }: { error: string | null | undefined }) {
 }
 
 /** The lists as a table, each named first (the customer's Lists page, the operator's List status), then `columns`. */
-export function ListTable<L extends { slug: string; display_name: string; enabled: boolean }>({ state, title, columns }: { state: Loaded<L[]>; title: string; columns: Column<L>[] }) {
+export function ListTable<L extends { slug: string; display_name: string; enabled: boolean }>({
+  state,
+  title,
+  columns,
+}: {
+  state: Loaded<L[]>;
+  title: string;
+  columns: Column<L>[];
+}) {
   return (
     <Async state={state}>
       {(rows) => (
@@ -25,7 +33,10 @@ export function ListTable<L extends { slug: string; display_name: string; enable
           rowKey={(l) => l.slug}
           empty="No lists."
           scroll={title}
-          columns={[{ header: 'List', cell: (l) => <ListName name={l.display_name} slug={l.slug} enabled={l.enabled} /> }, ...columns]}
+          columns={[
+            { header: 'List', cell: (l) => <ListName name={l.display_name} slug={l.slug} enabled={l.enabled} /> },
+            ...columns,
+          ]}
         />
       )}
     </Async>

@@ -9,11 +9,25 @@ export interface Allowance {
 }
 
 /** The API's fields; an empty choice is `empty` (undefined when creating: the defaults; null when editing: clear it). */
-export function allowanceBody<E extends null | undefined>(a: Allowance, empty: E): { plan_id: number | E; monthly_quota: number | E } {
-  return { plan_id: a.planId ? Number(a.planId) : empty, monthly_quota: a.quota.trim() === '' ? empty : Number(a.quota) };
+export function allowanceBody<E extends null | undefined>(
+  a: Allowance,
+  empty: E,
+): { plan_id: number | E; monthly_quota: number | E } {
+  return {
+    plan_id: a.planId ? Number(a.planId) : empty,
+    monthly_quota: a.quota.trim() === '' ? empty : Number(a.quota),
+  };
 }
 
-export function AllowanceFields({ plans, value, onChange }: { plans: Schemas['Plan'][]; value: Allowance; onChange: (a: Allowance) => void }) {
+export function AllowanceFields({
+  plans,
+  value,
+  onChange,
+}: {
+  plans: Schemas['Plan'][];
+  value: Allowance;
+  onChange: (a: Allowance) => void;
+}) {
   return (
     <>
       <Field label="Plan">
@@ -27,7 +41,14 @@ export function AllowanceFields({ plans, value, onChange }: { plans: Schemas['Pl
         </select>
       </Field>
       <Field label="Own monthly quota" hint="Overrides the plan’s quota; empty: the plan’s.">
-        <input type="number" min={0} max={1_000_000_000} step={1} value={value.quota} onInput={(e) => onChange({ ...value, quota: e.currentTarget.value })} />
+        <input
+          type="number"
+          min={0}
+          max={1_000_000_000}
+          step={1}
+          value={value.quota}
+          onInput={(e) => onChange({ ...value, quota: e.currentTarget.value })}
+        />
       </Field>
     </>
   );

@@ -10,7 +10,12 @@ export function QuotaCards({ quota, plan }: { quota: Schemas['QuotaStatus']; pla
         <span class="stat-value" data-testid="quota-used">
           {count(quota.used)}
         </span>
-        <meter min={0} max={Math.max(quota.monthly_quota, 1)} value={quota.used} aria-label="Share of the monthly quota used" />
+        <meter
+          min={0}
+          max={Math.max(quota.monthly_quota, 1)}
+          value={quota.used}
+          aria-label="Share of the monthly quota used"
+        />
       </div>
       <div class="stat">
         <span class="stat-label">Left this month</span>

@@ -22,14 +22,24 @@ export function tokenColumns(opts: { current?: number; onRevoke: (t: Token) => v
     { header: 'Last used', cell: (t) => dateTime(t.last_used_at) },
     {
       header: 'Status',
-      cell: (t) => (t.revoked_at ? <span class="badge badge-danger">revoked {t.revoked_at.slice(0, 10)}</span> : <span class="badge badge-success">active</span>),
+      cell: (t) =>
+        t.revoked_at ? (
+          <span class="badge badge-danger">revoked {t.revoked_at.slice(0, 10)}</span>
+        ) : (
+          <span class="badge badge-success">active</span>
+        ),
     },
     {
       header: 'Actions',
       kind: 'actions',
       cell: (t) =>
         t.revoked_at ? null : (
-          <button type="button" class="danger" onClick={() => opts.onRevoke(t)} aria-label={`Revoke ${t.name ?? t.prefix}`}>
+          <button
+            type="button"
+            class="danger"
+            onClick={() => opts.onRevoke(t)}
+            aria-label={`Revoke ${t.name ?? t.prefix}`}
+          >
             Revoke
           </button>
         ),

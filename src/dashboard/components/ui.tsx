@@ -85,7 +85,15 @@ export function SecretOnce({ title, secret, onDone }: { title: string; secret: s
 }
 
 /** A modal dialog (native <dialog>: focus stays inside, Escape closes). */
-export function Dialog({ title, onClose, children }: { title: string; onClose: () => void; children: ComponentChildren }) {
+export function Dialog({
+  title,
+  onClose,
+  children,
+}: {
+  title: string;
+  onClose: () => void;
+  children: ComponentChildren;
+}) {
   const ref = useRef<HTMLDialogElement>(null);
   useEffect(() => {
     const d = ref.current!;
@@ -106,7 +114,19 @@ export function Dialog({ title, onClose, children }: { title: string; onClose: (
 }
 
 /** A dialog's confirm and cancel buttons; the confirm button is disabled while `busy`. */
-export function DialogActions({ label, danger, busy, onConfirm, onCancel }: { label: string; danger?: boolean; busy: boolean; onConfirm: () => void; onCancel: () => void }) {
+export function DialogActions({
+  label,
+  danger,
+  busy,
+  onConfirm,
+  onCancel,
+}: {
+  label: string;
+  danger?: boolean;
+  busy: boolean;
+  onConfirm: () => void;
+  onCancel: () => void;
+}) {
   return (
     <div class="page-actions">
       <button type="button" class={danger ? 'danger' : undefined} disabled={busy} onClick={onConfirm}>
@@ -148,7 +168,12 @@ export function Empty({ children }: { children: ComponentChildren }) {
 }
 
 /** Runs an action from a button or form, showing its error; `busy` while it runs. */
-export function useAction(): { busy: boolean; error: string | null; run: (fn: () => Promise<void>) => Promise<void>; clear: () => void } {
+export function useAction(): {
+  busy: boolean;
+  error: string | null;
+  run: (fn: () => Promise<void>) => Promise<void>;
+  clear: () => void;
+} {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const run = async (fn: () => Promise<void>) => {
@@ -166,7 +191,15 @@ export function useAction(): { busy: boolean; error: string | null; run: (fn: ()
 }
 
 /** Date range inputs (UTC days, inclusive), as the API's `from`/`to`. */
-export function DateRange({ from, to, onChange }: { from: string; to: string; onChange: (r: { from: string; to: string }) => void }) {
+export function DateRange({
+  from,
+  to,
+  onChange,
+}: {
+  from: string;
+  to: string;
+  onChange: (r: { from: string; to: string }) => void;
+}) {
   return (
     <div class="date-range">
       <Field label="From">

@@ -40,7 +40,8 @@ interface NewList {
 export type ListOwner = 'admin' | 'account';
 
 /** A list job of the owner's, waited for until it ends. */
-export const listJob = (owner: ListOwner) => (job_id: number) => call(client.GET(`/api/v1/${owner}/lists/jobs/{job_id}`, { params: { path: { job_id } } }));
+export const listJob = (owner: ListOwner) => (job_id: number) =>
+  call(client.GET(`/api/v1/${owner}/lists/jobs/{job_id}`, { params: { path: { job_id } } }));
 
 /** The calls behind an uploaded-lists section; every change is a list job waited for. */
 interface UploadedListsApi {
@@ -61,7 +62,14 @@ function listsApi(owner: ListOwner): UploadedListsApi {
       : { idLabel: 'Name', idHint: 'Lower-case letters, digits, underscores; the list’s slug is c<your id>.<name>.' }),
     list: () => call(client.GET(`/api/v1/${owner}/lists`)),
     create: ({ id, ...l }) =>
-      settled(call(owner === 'admin' ? client.POST('/api/v1/admin/lists', { body: { slug: id, ...l } }) : client.POST('/api/v1/account/lists', { body: { name: id, ...l } })), job),
+      settled(
+        call(
+          owner === 'admin'
+            ? client.POST('/api/v1/admin/lists', { body: { slug: id, ...l } })
+            : client.POST('/api/v1/account/lists', { body: { name: id, ...l } }),
+        ),
+        job,
+      ),
     upload: (slug, file, type) =>
       settled(
         call(
@@ -74,15 +82,26 @@ function listsApi(owner: ListOwner): UploadedListsApi {
         ),
         job,
       ),
-    remove: (slug) => settled(call(client.DELETE(`/api/v1/${owner}/lists/{slug}`, { params: { path: { slug } } })), job),
+    remove: (slug) =>
+      settled(call(client.DELETE(`/api/v1/${owner}/lists/{slug}`, { params: { path: { slug } } })), job),
   };
 }
 
 function CreateList({ api, onCreated }: { api: UploadedListsApi; onCreated: (message: string) => void }) {
-  const empty: NewList = { id: '', display_name: '', list_type: 'risk', entity_types: ['crypto_address'], in_default_set: true };
+  const empty: NewList = {
+    id: '',
+    display_name: '',
+    list_type: 'risk',
+    entity_types: ['crypto_address'],
+    in_default_set: true,
+  };
   const [draft, setDraft] = useState<NewList>(empty);
   const action = useAction();
-  const toggle = (t: EntityType) => setDraft((d) => ({ ...d, entity_types: d.entity_types.includes(t) ? d.entity_types.filter((x) => x !== t) : [...d.entity_types, t] }));
+  const toggle = (t: EntityType) =>
+    setDraft((d) => ({
+      ...d,
+      entity_types: d.entity_types.includes(t) ? d.entity_types.filter((x) => x !== t) : [...d.entity_types, t],
+    }));
   const submit = (e: Event) => {
     e.preventDefault();
     void action.run(async () => {
@@ -96,13 +115,27 @@ function CreateList({ api, onCreated }: { api: UploadedListsApi; onCreated: (mes
       <h2 id="create-list-title">Create a list</h2>
       <div class="form-row">
         <Field label={api.idLabel} hint={api.idHint}>
-          <input required value={draft.id} maxLength={48} pattern="[a-z][a-z0-9_]*" onInput={(e) => setDraft({ ...draft, id: e.currentTarget.value })} />
+          <input
+            required
+            value={draft.id}
+            maxLength={48}
+            pattern="[a-z][a-z0-9_]*"
+            onInput={(e) => setDraft({ ...draft, id: e.currentTarget.value })}
+          />
         </Field>
         <Field label="Display name">
-          <input required value={draft.display_name} maxLength={200} onInput={(e) => setDraft({ ...draft, display_name: e.currentTarget.value })} />
+          <input
+            required
+            value={draft.display_name}
+            maxLength={200}
+            onInput={(e) => setDraft({ ...draft, display_name: e.currentTarget.value })}
+          />
         </Field>
         <Field label="List type">
-          <select value={draft.list_type} onChange={(e) => setDraft({ ...draft, list_type: e.currentTarget.value as ListType })}>
+          <select
+            value={draft.list_type}
+            onChange={(e) => setDraft({ ...draft, list_type: e.currentTarget.value as ListType })}
+          >
             {LIST_TYPES.map((t) => (
               <option key={t} value={t}>
                 {t}
@@ -115,14 +148,20 @@ function CreateList({ api, onCreated }: { api: UploadedListsApi; onCreated: (mes
         <legend>Entity types it holds</legend>
         {ENTITY_TYPES.map((t) => (
           <label key={t.type}>
-            <input type="checkbox" checked={draft.entity_types.includes(t.type)} onChange={() => toggle(t.type)} /> {t.label}
+            <input type="checkbox" checked={draft.entity_types.includes(t.type)} onChange={() => toggle(t.type)} />{' '}
+            {t.label}
           </label>
         ))}
       </fieldset>
       <fieldset class="choice stack">
         <legend class="sr-only">Default set</legend>
         <label>
-          <input type="checkbox" checked={draft.in_default_set} onChange={() => setDraft({ ...draft, in_default_set: !draft.in_default_set })} /> Screened when a request names no lists
+          <input
+            type="checkbox"
+            checked={draft.in_default_set}
+            onChange={() => setDraft({ ...draft, in_default_set: !draft.in_default_set })}
+          />{' '}
+          Screened when a request names no lists
         </label>
       </fieldset>
       <button type="submit" disabled={action.busy || draft.entity_types.length === 0}>
@@ -133,7 +172,17 @@ function CreateList({ api, onCreated }: { api: UploadedListsApi; onCreated: (mes
   );
 }
 
-function Upload({ api, list, onDone, onClose }: { api: UploadedListsApi; list: UploadedList; onDone: (message: string) => void; onClose: () => void }) {
+function Upload({
+  api,
+  list,
+  onDone,
+  onClose,
+}: {
+  api: UploadedListsApi;
+  list: UploadedList;
+  onDone: (message: string) => void;
+  onClose: () => void;
+}) {
   const [file, setFile] = useState<File | null>(null);
   const [type, setType] = useState(FORMATS[0].type);
   const action = useAction();
@@ -148,7 +197,10 @@ function Upload({ api, list, onDone, onClose }: { api: UploadedListsApi; list: U
   return (
     <Dialog title={`Upload entries to ${list.display_name}`} onClose={onClose}>
       <form onSubmit={submit}>
-        <p class="muted small">The file replaces the list’s content: values not in it are delisted. Each row is checked; the first bad row rejects the whole file and the list stays as it was.</p>
+        <p class="muted small">
+          The file replaces the list’s content: values not in it are delisted. Each row is checked; the first bad row
+          rejects the whole file and the list stays as it was.
+        </p>
         <div class="form-row">
           <Field label="File">
             <input
@@ -234,10 +286,20 @@ export function UploadedLists({ owner, title }: { owner: ListOwner; title: strin
                   kind: 'actions',
                   cell: (l) => (
                     <>
-                      <button type="button" class="secondary" onClick={() => setUploading(l)} aria-label={`Upload to ${l.slug}`}>
+                      <button
+                        type="button"
+                        class="secondary"
+                        onClick={() => setUploading(l)}
+                        aria-label={`Upload to ${l.slug}`}
+                      >
                         Upload
                       </button>{' '}
-                      <button type="button" class="danger" onClick={() => setDeleting(l)} aria-label={`Delete ${l.slug}`}>
+                      <button
+                        type="button"
+                        class="danger"
+                        onClick={() => setDeleting(l)}
+                        aria-label={`Delete ${l.slug}`}
+                      >
                         Delete
                       </button>
                     </>
@@ -253,9 +315,16 @@ export function UploadedLists({ owner, title }: { owner: ListOwner; title: strin
       {deleting ? (
         <Dialog title="Delete this list?" onClose={() => setDeleting(null)}>
           <p>
-            <span class="value">{deleting.display_name}</span> ({deleting.slug}) and its {count(deleting.total)} entries will no longer be screened.
+            <span class="value">{deleting.display_name}</span> ({deleting.slug}) and its {count(deleting.total)} entries
+            will no longer be screened.
           </p>
-          <DialogActions label="Delete list" danger busy={action.busy} onConfirm={() => void remove(deleting)} onCancel={() => setDeleting(null)} />
+          <DialogActions
+            label="Delete list"
+            danger
+            busy={action.busy}
+            onConfirm={() => void remove(deleting)}
+            onCancel={() => setDeleting(null)}
+          />
         </Dialog>
       ) : null}
     </>

@@ -53,7 +53,9 @@ export const client = createClient<paths>({ baseUrl: location.origin });
 client.use(auth);
 
 /** The data of a call and its response (for its headers), or an ApiError. */
-export async function answer<T>(pending: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<{ data: T; response: Response }> {
+export async function answer<T>(
+  pending: Promise<{ data?: T; error?: unknown; response: Response }>,
+): Promise<{ data: T; response: Response }> {
   let result: { data?: T; error?: unknown; response: Response };
   try {
     result = await pending;

@@ -44,7 +44,12 @@ export function match(routes: Route[], path: string): { route: Route; params: Re
     const want = route.path.split('/').filter(Boolean);
     if (want.length !== parts.length) continue;
     const params: Record<string, string> = {};
-    if (want.every((w, i) => (w.startsWith(':') ? ((params[w.slice(1)] = decodeURIComponent(parts[i])), true) : w === parts[i]))) return { route, params };
+    if (
+      want.every((w, i) =>
+        w.startsWith(':') ? ((params[w.slice(1)] = decodeURIComponent(parts[i])), true) : w === parts[i],
+      )
+    )
+      return { route, params };
   }
   return null;
 }

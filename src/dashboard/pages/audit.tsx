@@ -3,7 +3,18 @@ import { call, client } from '../lib/api';
 import { count, dateTime, lastDays } from '../lib/format';
 import { saveBlob } from '../lib/download';
 import { useApi } from '../lib/use-api';
-import { Alert, Async, DataTable, DateRange, Dialog, Empty, Field, PageHeader, SourceLink, useAction } from '../components/ui';
+import {
+  Alert,
+  Async,
+  DataTable,
+  DateRange,
+  Dialog,
+  Empty,
+  Field,
+  PageHeader,
+  SourceLink,
+  useAction,
+} from '../components/ui';
 
 const PAGE = 50;
 
@@ -27,7 +38,15 @@ function query(f: Filter) {
 
 /** One request's matches with the listing's metadata. */
 function MatchDetail({ requestId, day, onClose }: { requestId: string; day: string; onClose: () => void }) {
-  const detail = useApi(() => call(client.GET('/api/v1/account/audit/requests/{request_id}', { params: { path: { request_id: requestId }, query: { day } } })), [requestId, day]);
+  const detail = useApi(
+    () =>
+      call(
+        client.GET('/api/v1/account/audit/requests/{request_id}', {
+          params: { path: { request_id: requestId }, query: { day } },
+        }),
+      ),
+    [requestId, day],
+  );
   return (
     <Dialog title="Match detail" onClose={onClose}>
       <Async state={detail}>
@@ -65,7 +84,11 @@ function MatchDetail({ requestId, day, onClose }: { requestId: string; day: stri
                   </dd>
                 </dl>
                 <h3 class="small muted">Listing metadata</h3>
-                {m.metadata ? <pre class="json">{JSON.stringify(m.metadata, null, 2)}</pre> : <p class="muted small">The listing’s metadata is no longer in the list history.</p>}
+                {m.metadata ? (
+                  <pre class="json">{JSON.stringify(m.metadata, null, 2)}</pre>
+                ) : (
+                  <p class="muted small">The listing’s metadata is no longer in the list history.</p>
+                )}
               </section>
             ))}
           </>
@@ -83,8 +106,17 @@ export default function Audit() {
   const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
   const cursor = cursors[cursors.length - 1];
   const lists = useApi(() => call(client.GET('/api/v1/screen/lists')), []);
-  const endpoints = useApi(() => call(client.GET('/api/v1/account/analytics/endpoints', { params: { query: { from: filter.from, to: filter.to } } })), [filter.from, filter.to]);
-  const page = useApi(() => call(client.GET('/api/v1/account/audit', { params: { query: { ...query(filter), limit: PAGE, cursor } } })), [filter, cursor]);
+  const endpoints = useApi(
+    () =>
+      call(
+        client.GET('/api/v1/account/analytics/endpoints', { params: { query: { from: filter.from, to: filter.to } } }),
+      ),
+    [filter.from, filter.to],
+  );
+  const page = useApi(
+    () => call(client.GET('/api/v1/account/audit', { params: { query: { ...query(filter), limit: PAGE, cursor } } })),
+    [filter, cursor],
+  );
   const [open, setOpen] = useState<{ requestId: string; day: string } | null>(null);
   const exporting = useAction();
 
@@ -95,7 +127,9 @@ export default function Audit() {
   };
   const exportCsv = () =>
     exporting.run(async () => {
-      const blob = await call(client.GET('/api/v1/account/audit/export', { params: { query: query(filter) }, parseAs: 'blob' }));
+      const blob = await call(
+        client.GET('/api/v1/account/audit/export', { params: { query: query(filter) }, parseAs: 'blob' }),
+      );
       saveBlob(blob as Blob, `audit-${filter.from}-${filter.to}.csv`);
     });
 
@@ -130,7 +164,11 @@ export default function Audit() {
           </select>
         </Field>
         <Field label="Value contains">
-          <input value={draft.value_contains} maxLength={200} onInput={(e) => setDraft({ ...draft, value_contains: e.currentTarget.value })} />
+          <input
+            value={draft.value_contains}
+            maxLength={200}
+            onInput={(e) => setDraft({ ...draft, value_contains: e.currentTarget.value })}
+          />
         </Field>
         <button type="submit">Apply</button>
       </form>
@@ -153,7 +191,11 @@ export default function Audit() {
                     {
                       header: 'Time',
                       cell: (m) => (
-                        <button type="button" class="row-button" onClick={() => setOpen({ requestId: m.request_id, day: m.time.slice(0, 10) })}>
+                        <button
+                          type="button"
+                          class="row-button"
+                          onClick={() => setOpen({ requestId: m.request_id, day: m.time.slice(0, 10) })}
+                        >
                           {dateTime(m.time)}
                         </button>
                       ),
@@ -166,11 +208,21 @@ export default function Audit() {
                   ]}
                 />
                 <nav class="pager" aria-label="Audit trail pages">
-                  <button type="button" class="secondary" disabled={cursors.length === 1} onClick={() => setCursors(cursors.slice(0, -1))}>
+                  <button
+                    type="button"
+                    class="secondary"
+                    disabled={cursors.length === 1}
+                    onClick={() => setCursors(cursors.slice(0, -1))}
+                  >
                     Newer
                   </button>
                   <span class="muted small">Page {cursors.length}</span>
-                  <button type="button" class="secondary" disabled={!p.next_cursor} onClick={() => setCursors([...cursors, p.next_cursor ?? undefined])}>
+                  <button
+                    type="button"
+                    class="secondary"
+                    disabled={!p.next_cursor}
+                    onClick={() => setCursors([...cursors, p.next_cursor ?? undefined])}
+                  >
                     Older
                   </button>
                 </nav>

@@ -22,14 +22,18 @@ export default function Billing() {
 
   const ask = (plan: Schemas['OfferedPlan']) =>
     action.run(async () => {
-      await call(client.POST('/api/v1/account/plan-requests', { body: { plan_id: plan.id, note: note.trim() || undefined } }));
+      await call(
+        client.POST('/api/v1/account/plan-requests', { body: { plan_id: plan.id, note: note.trim() || undefined } }),
+      );
       setAsking(null);
       setNote('');
       requests.reload();
     });
   const cancel = (r: Schemas['PlanChangeRequest']) =>
     action.run(async () => {
-      await call(client.DELETE('/api/v1/account/plan-requests/{request_id}', { params: { path: { request_id: r.id } } }));
+      await call(
+        client.DELETE('/api/v1/account/plan-requests/{request_id}', { params: { path: { request_id: r.id } } }),
+      );
       requests.reload();
     });
 
@@ -40,7 +44,9 @@ export default function Billing() {
       {action.error ? <Alert kind="error">{action.error}</Alert> : null}
       <section class="card" aria-labelledby="plans-title">
         <h2 id="plans-title">Plans</h2>
-        {pending ? <Alert kind="info">Your request for the {pending.plan} plan is waiting for the operator’s decision.</Alert> : null}
+        {pending ? (
+          <Alert kind="info">Your request for the {pending.plan} plan is waiting for the operator’s decision.</Alert>
+        ) : null}
         <Async state={plans}>
           {(list) => (
             <DataTable
@@ -107,11 +113,19 @@ export default function Billing() {
       </section>
       {asking ? (
         <Dialog title={`Request the ${asking.name} plan`} onClose={() => setAsking(null)}>
-          <p>{count(asking.monthly_quota)} credits per month. The operator approves or declines the request; an approved plan applies to the current month at once.</p>
+          <p>
+            {count(asking.monthly_quota)} credits per month. The operator approves or declines the request; an approved
+            plan applies to the current month at once.
+          </p>
           <Field label="Note to the operator (optional)">
             <textarea rows={3} maxLength={500} value={note} onInput={(e) => setNote(e.currentTarget.value)} />
           </Field>
-          <DialogActions label="Send request" busy={action.busy} onConfirm={() => void ask(asking)} onCancel={() => setAsking(null)} />
+          <DialogActions
+            label="Send request"
+            busy={action.busy}
+            onConfirm={() => void ask(asking)}
+            onCancel={() => setAsking(null)}
+          />
         </Dialog>
       ) : null}
     </>

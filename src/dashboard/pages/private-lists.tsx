@@ -7,7 +7,8 @@ export default function PrivateLists() {
     <>
       <PageHeader title="Private lists" />
       <p class="muted">
-        Lists of your own (e.g. customers you have offboarded): your screening requests check them beside the public lists, and only you see them. Screening against them is metered like any screening.
+        Lists of your own (e.g. customers you have offboarded): your screening requests check them beside the public
+        lists, and only you see them. Screening against them is metered like any screening.
       </p>
       <UploadedLists owner="account" title="Your lists" />
     </>

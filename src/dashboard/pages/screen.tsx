@@ -66,31 +66,36 @@ export const KINDS: Kind[] = [
     id: 'crypto',
     label: 'Crypto address or ENS name',
     placeholder: '0x… / bc1… / name.eth',
-    screen: (address, query) => screened(client.GET('/api/v1/screen/crypto/{address}', { params: { path: { address }, query } })),
+    screen: (address, query) =>
+      screened(client.GET('/api/v1/screen/crypto/{address}', { params: { path: { address }, query } })),
   },
   {
     id: 'email',
     label: 'E-mail address',
     placeholder: 'someone@example.com',
-    screen: (email, query) => screened(client.GET('/api/v1/screen/email/{email}', { params: { path: { email }, query } })),
+    screen: (email, query) =>
+      screened(client.GET('/api/v1/screen/email/{email}', { params: { path: { email }, query } })),
   },
   {
     id: 'website',
     label: 'Website or URL',
     placeholder: 'example.com',
-    screen: (address, query) => screened(client.GET('/api/v1/screen/website', { params: { query: { address, ...query } } })),
+    screen: (address, query) =>
+      screened(client.GET('/api/v1/screen/website', { params: { query: { address, ...query } } })),
   },
   {
     id: 'id',
     label: 'Government ID',
     placeholder: 'passport or registration number',
-    screen: (government_id, query) => screened(client.GET('/api/v1/screen/id/{government_id}', { params: { path: { government_id }, query } })),
+    screen: (government_id, query) =>
+      screened(client.GET('/api/v1/screen/id/{government_id}', { params: { path: { government_id }, query } })),
   },
   {
     id: 'country',
     label: 'Country or region',
     placeholder: 'IR, IRN, Iran, UA-43',
-    screen: (country, query) => screened(client.GET('/api/v1/screen/country/{country}', { params: { path: { country }, query } })),
+    screen: (country, query) =>
+      screened(client.GET('/api/v1/screen/country/{country}', { params: { path: { country }, query } })),
   },
   {
     id: 'name',
@@ -124,14 +129,19 @@ export const KINDS: Kind[] = [
 
 /** What a refused screening means for this user. */
 function explain(err: Error): string {
-  if (err instanceof ApiError && err.status === 402) return 'This month’s quota is used up: nothing was charged. Ask for a larger plan on the Billing page.';
-  if (err instanceof ApiError && err.status === 403) return 'The token you signed in with cannot screen (it lacks the "screen" scope). Sign in with a token that has it.';
+  if (err instanceof ApiError && err.status === 402)
+    return 'This month’s quota is used up: nothing was charged. Ask for a larger plan on the Billing page.';
+  if (err instanceof ApiError && err.status === 403)
+    return 'The token you signed in with cannot screen (it lacks the "screen" scope). Sign in with a token that has it.';
   return err.message;
 }
 
 /** A match of either envelope: a name's match names the listed party and its score. */
 type Match = Envelope['matches'][number];
-const party = (m: Match) => ('metadata' in m && m.metadata && typeof m.metadata === 'object' && 'caption' in m.metadata ? (m as Schemas['NameScreenMatch']).metadata : null);
+const party = (m: Match) =>
+  'metadata' in m && m.metadata && typeof m.metadata === 'object' && 'caption' in m.metadata
+    ? (m as Schemas['NameScreenMatch']).metadata
+    : null;
 
 /** A screening's answer, with the lists' time and versions as the service stated them. */
 function Result({ result }: { result: Screened }) {
@@ -141,8 +151,13 @@ function Result({ result }: { result: Screened }) {
     <section class="card" aria-label="Result" data-testid="screen-result">
       <h2>Result</h2>
       <p>
-        <span class="value">{envelope.value}</span> {envelope.sanctioned ? <span class="badge badge-danger">sanctioned</span> : null}{' '}
-        {envelope.flagged ? <span class="badge badge-warning">flagged</span> : <span class="badge badge-success">no match</span>}
+        <span class="value">{envelope.value}</span>{' '}
+        {envelope.sanctioned ? <span class="badge badge-danger">sanctioned</span> : null}{' '}
+        {envelope.flagged ? (
+          <span class="badge badge-warning">flagged</span>
+        ) : (
+          <span class="badge badge-success">no match</span>
+        )}
       </p>
       <dl class="details">
         <dt>Lists as of</dt>
@@ -172,7 +187,11 @@ function Result({ result }: { result: Screened }) {
           ...(parties
             ? [
                 { header: 'Party', cell: (m: Match) => (party(m) ? `${party(m)!.caption} (${party(m)!.id})` : '—') },
-                { header: 'Score', kind: 'num' as const, cell: (m: Match) => (party(m) ? party(m)!.score.toFixed(2) : '—') },
+                {
+                  header: 'Score',
+                  kind: 'num' as const,
+                  cell: (m: Match) => (party(m) ? party(m)!.score.toFixed(2) : '—'),
+                },
               ]
             : []),
         ]}
@@ -203,7 +222,13 @@ export default function Screen() {
     setFailure(null);
     void action.run(async () => {
       try {
-        setResult(await kind.screen(value.trim(), { lists: lists.length ? lists.join(',') : undefined, as_of: asOf.trim() || undefined }, options));
+        setResult(
+          await kind.screen(
+            value.trim(),
+            { lists: lists.length ? lists.join(',') : undefined, as_of: asOf.trim() || undefined },
+            options,
+          ),
+        );
       } catch (err) {
         setResult(null);
         setFailure(explain(err as Error));
@@ -214,7 +239,9 @@ export default function Screen() {
   return (
     <>
       <PageHeader title="Screen a value" />
-      <Alert kind="info">Metered: each screening here costs one credit and is recorded in your audit trail, exactly like an API call.</Alert>
+      <Alert kind="info">
+        Metered: each screening here costs one credit and is recorded in your audit trail, exactly like an API call.
+      </Alert>
       <form class="card" onSubmit={submit} aria-label="Screen a value">
         <div class="form-row">
           <Field label="Kind">
@@ -234,12 +261,22 @@ export default function Screen() {
             </select>
           </Field>
           <Field label="Value">
-            <input required value={value} size={44} maxLength={512} placeholder={kind.placeholder} onInput={(e) => setValue(e.currentTarget.value)} />
+            <input
+              required
+              value={value}
+              size={44}
+              maxLength={512}
+              placeholder={kind.placeholder}
+              onInput={(e) => setValue(e.currentTarget.value)}
+            />
           </Field>
           {(kind.options ?? []).map((o) => (
             <Field key={o.key} label={o.label} hint={o.hint}>
               {o.choices ? (
-                <select value={options[o.key] ?? o.choices[0]} onChange={(e) => setOptions({ ...options, [o.key]: e.currentTarget.value })}>
+                <select
+                  value={options[o.key] ?? o.choices[0]}
+                  onChange={(e) => setOptions({ ...options, [o.key]: e.currentTarget.value })}
+                >
                   {o.choices.map((c) => (
                     <option key={c} value={c}>
                       {c}
@@ -247,12 +284,24 @@ export default function Screen() {
                   ))}
                 </select>
               ) : (
-                <input value={options[o.key] ?? ''} size={o.size} maxLength={64} placeholder={o.placeholder} onInput={(e) => setOptions({ ...options, [o.key]: e.currentTarget.value })} />
+                <input
+                  value={options[o.key] ?? ''}
+                  size={o.size}
+                  maxLength={64}
+                  placeholder={o.placeholder}
+                  onInput={(e) => setOptions({ ...options, [o.key]: e.currentTarget.value })}
+                />
               )}
             </Field>
           ))}
           <Field label="As of (optional)" hint="A past time, ISO 8601 with a zone: the lists as they stood then.">
-            <input value={asOf} size={26} maxLength={40} placeholder="2025-01-31T12:00:00Z" onInput={(e) => setAsOf(e.currentTarget.value)} />
+            <input
+              value={asOf}
+              size={26}
+              maxLength={40}
+              placeholder="2025-01-31T12:00:00Z"
+              onInput={(e) => setAsOf(e.currentTarget.value)}
+            />
           </Field>
           <button type="submit" disabled={action.busy || !value.trim()}>
             {action.busy ? 'Screening…' : 'Screen (1 credit)'}
@@ -266,7 +315,13 @@ export default function Screen() {
               .filter((l) => l.enabled)
               .map((l) => (
                 <label key={l.slug}>
-                  <input type="checkbox" checked={lists.includes(l.slug)} onChange={() => setLists((cur) => (cur.includes(l.slug) ? cur.filter((s) => s !== l.slug) : [...cur, l.slug]))} />{' '}
+                  <input
+                    type="checkbox"
+                    checked={lists.includes(l.slug)}
+                    onChange={() =>
+                      setLists((cur) => (cur.includes(l.slug) ? cur.filter((s) => s !== l.slug) : [...cur, l.slug]))
+                    }
+                  />{' '}
                   {l.display_name}
                 </label>
               ))}

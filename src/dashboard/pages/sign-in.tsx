@@ -10,7 +10,8 @@ function refusal(as: As, status: number, body: unknown): string {
   if (status === 0) return 'The service could not be reached. Check your connection and try again.';
   if (as === 'customer') {
     if (status === 401) return 'This API token is not valid: it is mistyped, revoked, or belongs to another service.';
-    if (status === 403) return 'This token cannot open the dashboard: it was created for screening only (scope "screen"). Use a token with the "dashboard" scope.';
+    if (status === 403)
+      return 'This token cannot open the dashboard: it was created for screening only (scope "screen"). Use a token with the "dashboard" scope.';
   } else {
     if (status === 401) return 'Wrong admin key.';
     if (status === 503) return 'The operator API is disabled on this server (ADMIN_KEY is not set).';
@@ -63,10 +64,24 @@ export function SignIn() {
         <fieldset class="choice">
           <legend>Sign in as</legend>
           <label>
-            <input type="radio" name="as" value="customer" checked={as === 'customer'} onChange={() => (setAs('customer'), setError(null))} /> Customer
+            <input
+              type="radio"
+              name="as"
+              value="customer"
+              checked={as === 'customer'}
+              onChange={() => (setAs('customer'), setError(null))}
+            />{' '}
+            Customer
           </label>
           <label>
-            <input type="radio" name="as" value="operator" checked={as === 'operator'} onChange={() => (setAs('operator'), setError(null))} /> Operator
+            <input
+              type="radio"
+              name="as"
+              value="operator"
+              checked={as === 'operator'}
+              onChange={() => (setAs('operator'), setError(null))}
+            />{' '}
+            Operator
           </label>
         </fieldset>
         <Field
@@ -98,7 +113,8 @@ export function SignIn() {
         ) : null}
       </form>
       <p class="muted small">
-        No token yet? The operator creates your account and a first token (operator pages, or <code>make cli ARGS="customers create …"</code>). The <a href="/docs">API reference</a> documents every
+        No token yet? The operator creates your account and a first token (operator pages, or{' '}
+        <code>make cli ARGS="customers create …"</code>). The <a href="/docs">API reference</a> documents every
         endpoint.
       </p>
     </main>

@@ -1,7 +1,17 @@
 import { useState } from 'preact/hooks';
 import { call, client, type Schemas } from '../lib/api';
 import { useApi } from '../lib/use-api';
-import { Alert, Async, DataTable, Dialog, DialogActions, Field, PageHeader, SecretOnce, useAction } from '../components/ui';
+import {
+  Alert,
+  Async,
+  DataTable,
+  Dialog,
+  DialogActions,
+  Field,
+  PageHeader,
+  SecretOnce,
+  useAction,
+} from '../components/ui';
 import { tokenColumns } from '../components/token-columns';
 
 type Scope = Schemas['ApiToken']['scopes'][number];
@@ -17,7 +27,9 @@ function CreateToken({ onCreated }: { onCreated: (t: Schemas['CreatedApiToken'])
   const submit = (e: Event) => {
     e.preventDefault();
     void action.run(async () => {
-      const created = await call(client.POST('/api/v1/account/tokens', { body: { name: name.trim() || undefined, scopes } }));
+      const created = await call(
+        client.POST('/api/v1/account/tokens', { body: { name: name.trim() || undefined, scopes } }),
+      );
       setName('');
       onCreated(created);
     });
@@ -66,7 +78,13 @@ export default function Tokens() {
   return (
     <>
       <PageHeader title="API tokens" />
-      {created ? <SecretOnce title={`New token “${created.name ?? created.prefix}”`} secret={created.token} onDone={() => setCreated(null)} /> : null}
+      {created ? (
+        <SecretOnce
+          title={`New token “${created.name ?? created.prefix}”`}
+          secret={created.token}
+          onDone={() => setCreated(null)}
+        />
+      ) : null}
       <CreateToken
         onCreated={(t) => {
           setCreated(t);
@@ -76,15 +94,32 @@ export default function Tokens() {
       <section class="card" aria-labelledby="tokens-title">
         <h2 id="tokens-title">Your tokens</h2>
         {action.error ? <Alert kind="error">{action.error}</Alert> : null}
-        <Async state={tokens}>{(list) => <DataTable rows={list} rowKey={(t) => t.id} empty="No tokens." scroll="Your tokens" columns={tokenColumns({ current, onRevoke: setRevoking })} />}</Async>
+        <Async state={tokens}>
+          {(list) => (
+            <DataTable
+              rows={list}
+              rowKey={(t) => t.id}
+              empty="No tokens."
+              scroll="Your tokens"
+              columns={tokenColumns({ current, onRevoke: setRevoking })}
+            />
+          )}
+        </Async>
       </section>
       {revoking ? (
         <Dialog title="Revoke this token?" onClose={() => setRevoking(null)}>
           <p>
-            <code>{revoking.prefix}…</code> {revoking.name ? `(${revoking.name})` : null} will be refused at once by this server and within a few seconds by every other node.
+            <code>{revoking.prefix}…</code> {revoking.name ? `(${revoking.name})` : null} will be refused at once by
+            this server and within a few seconds by every other node.
             {revoking.id === current ? ' You are signed in with it: you will be signed out.' : null}
           </p>
-          <DialogActions label="Revoke token" danger busy={action.busy} onConfirm={() => void revoke(revoking)} onCancel={() => setRevoking(null)} />
+          <DialogActions
+            label="Revoke token"
+            danger
+            busy={action.busy}
+            onConfirm={() => void revoke(revoking)}
+            onCancel={() => setRevoking(null)}
+          />
         </Dialog>
       ) : null}
     </>

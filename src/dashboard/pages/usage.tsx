@@ -8,8 +8,14 @@ import { Chart } from '../components/chart';
 /** Requests and credits per day and per endpoint, and x402 payments. */
 export default function Usage() {
   const [range, setRange] = useState(lastDays(30));
-  const daily = useApi(() => call(client.GET('/api/v1/account/analytics/daily', { params: { query: range } })), [range]);
-  const endpoints = useApi(() => call(client.GET('/api/v1/account/analytics/endpoints', { params: { query: range } })), [range]);
+  const daily = useApi(
+    () => call(client.GET('/api/v1/account/analytics/daily', { params: { query: range } })),
+    [range],
+  );
+  const endpoints = useApi(
+    () => call(client.GET('/api/v1/account/analytics/endpoints', { params: { query: range } })),
+    [range],
+  );
   const perDay = useApi(() => call(client.GET('/api/v1/account/usage', { params: { query: range } })), [range]);
   const payments = useApi(() => call(client.GET('/api/v1/account/payments', { params: { query: range } })), [range]);
   return (

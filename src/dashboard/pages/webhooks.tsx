@@ -2,7 +2,17 @@ import { useState } from 'preact/hooks';
 import { call, client, type Schemas } from '../lib/api';
 import { count, dateTime } from '../lib/format';
 import { useApi } from '../lib/use-api';
-import { Alert, Async, DataTable, Dialog, DialogActions, Field, PageHeader, SecretOnce, useAction } from '../components/ui';
+import {
+  Alert,
+  Async,
+  DataTable,
+  Dialog,
+  DialogActions,
+  Field,
+  PageHeader,
+  SecretOnce,
+  useAction,
+} from '../components/ui';
 
 type Endpoint = Schemas['WebhookEndpoint'];
 type MonitorType = Schemas['MonitoredEntityType'];
@@ -22,7 +32,15 @@ function statusBadge(status: Schemas['WebhookDeliveryStatus']) {
 
 /** The delivery log of one endpoint, newest first. */
 function Deliveries({ endpoint, onClose }: { endpoint: Endpoint; onClose: () => void }) {
-  const log = useApi(() => call(client.GET('/api/v1/account/webhooks/{endpoint_id}/deliveries', { params: { path: { endpoint_id: endpoint.id }, query: { limit: 50 } } })), [endpoint.id]);
+  const log = useApi(
+    () =>
+      call(
+        client.GET('/api/v1/account/webhooks/{endpoint_id}/deliveries', {
+          params: { path: { endpoint_id: endpoint.id }, query: { limit: 50 } },
+        }),
+      ),
+    [endpoint.id],
+  );
   return (
     <Dialog title={`Deliveries to ${endpoint.url}`} onClose={onClose}>
       <div class="page-actions">
@@ -94,7 +112,12 @@ function EndpointsCard() {
     });
   const toggle = (e: Endpoint) =>
     action.run(async () => {
-      await call(client.POST('/api/v1/account/webhooks/{endpoint_id}', { params: { path: { endpoint_id: e.id } }, body: { enabled: !e.enabled } }));
+      await call(
+        client.POST('/api/v1/account/webhooks/{endpoint_id}', {
+          params: { path: { endpoint_id: e.id } },
+          body: { enabled: !e.enabled },
+        }),
+      );
       endpoints.reload();
     });
   const test = (e: Endpoint) =>
@@ -113,14 +136,22 @@ function EndpointsCard() {
     <section class="card" aria-labelledby="endpoints-title">
       <h2 id="endpoints-title">Endpoints</h2>
       <p class="muted small">
-        Events are POSTed as JSON and signed with HMAC-SHA256 of the whole secret in the <code>X-Service-Signature</code> header (<code>t=…,v1=…</code>).
+        Events are POSTed as JSON and signed with HMAC-SHA256 of the whole secret in the{' '}
+        <code>X-Service-Signature</code> header (<code>t=…,v1=…</code>).
       </p>
       {secret ? <SecretOnce title={secret.title} secret={secret.value} onDone={() => setSecret(null)} /> : null}
       {notice ? <Alert kind="success">{notice}</Alert> : null}
       {action.error ? <Alert kind="error">{action.error}</Alert> : null}
       <form class="form-row" onSubmit={create}>
         <Field label="Endpoint URL" hint="HTTPS on the public internet.">
-          <input type="url" required value={url} size={48} onInput={(e) => setUrl(e.currentTarget.value)} placeholder="https://example.com/hooks/screening" />
+          <input
+            type="url"
+            required
+            value={url}
+            size={48}
+            onInput={(e) => setUrl(e.currentTarget.value)}
+            placeholder="https://example.com/hooks/screening"
+          />
         </Field>
         <button type="submit" disabled={action.busy}>
           Add endpoint
@@ -135,7 +166,11 @@ function EndpointsCard() {
             scroll="Endpoints"
             columns={[
               { header: 'URL', kind: 'value', cell: (e) => e.url },
-              { header: 'Status', cell: (e) => (e.enabled ? <span class="badge badge-success">enabled</span> : <span class="badge">disabled</span>) },
+              {
+                header: 'Status',
+                cell: (e) =>
+                  e.enabled ? <span class="badge badge-success">enabled</span> : <span class="badge">disabled</span>,
+              },
               { header: 'Secret', cell: (e) => <code>{e.secret_prefix}…</code> },
               { header: 'Secret rotated', cell: (e) => dateTime(e.secret_rotated_at) },
               {
@@ -171,7 +206,13 @@ function EndpointsCard() {
           <p>
             <span class="value">{deleting.url}</span> and its pending deliveries and log will be deleted.
           </p>
-          <DialogActions label="Delete endpoint" danger busy={action.busy} onConfirm={() => void remove(deleting)} onCancel={() => setDeleting(null)} />
+          <DialogActions
+            label="Delete endpoint"
+            danger
+            busy={action.busy}
+            onConfirm={() => void remove(deleting)}
+            onCancel={() => setDeleting(null)}
+          />
         </Dialog>
       ) : null}
     </section>
@@ -189,7 +230,12 @@ function monitorStatus(m: Schemas['MonitoredEntity']) {
       ) : (
         <span class="badge">no change since added</span>
       )}
-      {ens ? <span class="muted small"> {m.resolved_address ? `resolves to ${m.resolved_address}` : 'does not resolve'}</span> : null}
+      {ens ? (
+        <span class="muted small">
+          {' '}
+          {m.resolved_address ? `resolves to ${m.resolved_address}` : 'does not resolve'}
+        </span>
+      ) : null}
     </>
   );
 }
@@ -204,7 +250,11 @@ function MonitorsCard() {
   const add = (e: Event) => {
     e.preventDefault();
     void action.run(async () => {
-      await call(client.POST('/api/v1/account/monitored-entities', { body: { entity_type: type, value: value.trim(), label: label.trim() || undefined } }));
+      await call(
+        client.POST('/api/v1/account/monitored-entities', {
+          body: { entity_type: type, value: value.trim(), label: label.trim() || undefined },
+        }),
+      );
       setValue('');
       setLabel('');
       monitors.reload();
@@ -212,7 +262,11 @@ function MonitorsCard() {
   };
   const remove = (id: number) =>
     action.run(async () => {
-      await call(client.DELETE('/api/v1/account/monitored-entities/{monitored_entity_id}', { params: { path: { monitored_entity_id: id } } }));
+      await call(
+        client.DELETE('/api/v1/account/monitored-entities/{monitored_entity_id}', {
+          params: { path: { monitored_entity_id: id } },
+        }),
+      );
       monitors.reload();
     });
   return (
@@ -231,7 +285,13 @@ function MonitorsCard() {
           </select>
         </Field>
         <Field label="Value">
-          <input required value={value} maxLength={512} placeholder={kind.placeholder} onInput={(e) => setValue(e.currentTarget.value)} />
+          <input
+            required
+            value={value}
+            maxLength={512}
+            placeholder={kind.placeholder}
+            onInput={(e) => setValue(e.currentTarget.value)}
+          />
         </Field>
         <Field label="Label (optional)">
           <input value={label} maxLength={200} onInput={(e) => setLabel(e.currentTarget.value)} />
@@ -248,7 +308,10 @@ function MonitorsCard() {
             empty="No monitored values."
             scroll="Monitored values"
             columns={[
-              { header: 'Kind', cell: (m) => MONITOR_TYPES.find((k) => k.type === m.entity_type)?.label ?? m.entity_type },
+              {
+                header: 'Kind',
+                cell: (m) => MONITOR_TYPES.find((k) => k.type === m.entity_type)?.label ?? m.entity_type,
+              },
               { header: 'Value', kind: 'value', cell: (m) => m.value },
               { header: 'Label', cell: (m) => m.label ?? '—' },
               { header: 'Status', cell: monitorStatus },
@@ -256,7 +319,12 @@ function MonitorsCard() {
                 header: 'Actions',
                 kind: 'actions',
                 cell: (m) => (
-                  <button type="button" class="danger" onClick={() => void remove(m.id)} aria-label={`Remove ${m.value}`}>
+                  <button
+                    type="button"
+                    class="danger"
+                    onClick={() => void remove(m.id)}
+                    aria-label={`Remove ${m.value}`}
+                  >
                     Remove
                   </button>
                 ),

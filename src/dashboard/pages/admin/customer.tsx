@@ -8,8 +8,19 @@ import { QuotaCards } from '../../components/quota';
 import { DailyCard } from '../../components/activity';
 import { AllowanceFields, allowanceBody, type Allowance } from '../../components/plan-select';
 
-function EditAllowance({ customer, plans, onSaved }: { customer: Schemas['CustomerDetail']; plans: Schemas['Plan'][]; onSaved: () => void }) {
-  const initial = { planId: customer.plan_id ? String(customer.plan_id) : '', quota: customer.quota_override === null ? '' : String(customer.quota_override) };
+function EditAllowance({
+  customer,
+  plans,
+  onSaved,
+}: {
+  customer: Schemas['CustomerDetail'];
+  plans: Schemas['Plan'][];
+  onSaved: () => void;
+}) {
+  const initial = {
+    planId: customer.plan_id ? String(customer.plan_id) : '',
+    quota: customer.quota_override === null ? '' : String(customer.quota_override),
+  };
   const [allowance, setAllowance] = useState<Allowance>(initial);
   const [saved, setSaved] = useState(false);
   const action = useAction();
@@ -18,7 +29,12 @@ function EditAllowance({ customer, plans, onSaved }: { customer: Schemas['Custom
     e.preventDefault();
     setSaved(false);
     void action.run(async () => {
-      await call(client.POST('/api/v1/admin/customers/{customer_id}', { params: { path: { customer_id: customer.id } }, body: allowanceBody(allowance, null) }));
+      await call(
+        client.POST('/api/v1/admin/customers/{customer_id}', {
+          params: { path: { customer_id: customer.id } },
+          body: allowanceBody(allowance, null),
+        }),
+      );
       setSaved(true);
       onSaved();
     });
@@ -32,7 +48,9 @@ function EditAllowance({ customer, plans, onSaved }: { customer: Schemas['Custom
           Save
         </button>
       </div>
-      <p class="muted small">A new quota applies to the current month; nodes see a raised quota within a few seconds.</p>
+      <p class="muted small">
+        A new quota applies to the current month; nodes see a raised quota within a few seconds.
+      </p>
       {action.error ? <Alert kind="error">{action.error}</Alert> : null}
       {saved ? <Alert kind="success">Saved.</Alert> : null}
     </form>
@@ -40,14 +58,27 @@ function EditAllowance({ customer, plans, onSaved }: { customer: Schemas['Custom
 }
 
 function CustomerTokens({ customerId }: { customerId: number }) {
-  const tokens = useApi(() => call(client.GET('/api/v1/admin/customers/{customer_id}/tokens', { params: { path: { customer_id: customerId } } })), [customerId]);
+  const tokens = useApi(
+    () =>
+      call(
+        client.GET('/api/v1/admin/customers/{customer_id}/tokens', { params: { path: { customer_id: customerId } } }),
+      ),
+    [customerId],
+  );
   const [name, setName] = useState('');
   const [created, setCreated] = useState<Schemas['CreatedApiToken'] | null>(null);
   const action = useAction();
   const create = (e: Event) => {
     e.preventDefault();
     void action.run(async () => {
-      setCreated(await call(client.POST('/api/v1/admin/customers/{customer_id}/tokens', { params: { path: { customer_id: customerId } }, body: { name: name.trim() || undefined } })));
+      setCreated(
+        await call(
+          client.POST('/api/v1/admin/customers/{customer_id}/tokens', {
+            params: { path: { customer_id: customerId } },
+            body: { name: name.trim() || undefined },
+          }),
+        ),
+      );
       setName('');
       tokens.reload();
     });
@@ -60,7 +91,9 @@ function CustomerTokens({ customerId }: { customerId: number }) {
   return (
     <section class="card" aria-labelledby="customer-tokens">
       <h2 id="customer-tokens">API tokens</h2>
-      {created ? <SecretOnce title="New token for this customer" secret={created.token} onDone={() => setCreated(null)} /> : null}
+      {created ? (
+        <SecretOnce title="New token for this customer" secret={created.token} onDone={() => setCreated(null)} />
+      ) : null}
       <form class="form-row" onSubmit={create}>
         <Field label="Token name">
           <input value={name} maxLength={100} onInput={(e) => setName(e.currentTarget.value)} />
@@ -88,10 +121,16 @@ function CustomerTokens({ customerId }: { customerId: number }) {
 /** One customer: this month's use, plan and quota, requests per day, tokens. */
 export default function Customer({ params }: { params: Record<string, string> }) {
   const id = Number(params.id);
-  const customer = useApi(() => call(client.GET('/api/v1/admin/customers/{customer_id}', { params: { path: { customer_id: id } } })), [id]);
+  const customer = useApi(
+    () => call(client.GET('/api/v1/admin/customers/{customer_id}', { params: { path: { customer_id: id } } })),
+    [id],
+  );
   const plans = useApi(() => call(client.GET('/api/v1/admin/plans')), []);
   const range = lastDays(30);
-  const daily = useApi(() => call(client.GET('/api/v1/admin/analytics/daily', { params: { query: { ...range, customer_id: id } } })), [id]);
+  const daily = useApi(
+    () => call(client.GET('/api/v1/admin/analytics/daily', { params: { query: { ...range, customer_id: id } } })),
+    [id],
+  );
   return (
     <Async state={customer}>
       {(c) => (

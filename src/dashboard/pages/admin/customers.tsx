@@ -8,7 +8,10 @@ import { AllowanceFields, allowanceBody, type Allowance } from '../../components
 
 /** Every customer with this month's use; create a customer on a plan or with its own quota. */
 export default function Customers() {
-  const customers = useApi(() => call(client.GET('/api/v1/admin/customers', { params: { query: { limit: 1000 } } })), []);
+  const customers = useApi(
+    () => call(client.GET('/api/v1/admin/customers', { params: { query: { limit: 1000 } } })),
+    [],
+  );
   const plans = useApi(() => call(client.GET('/api/v1/admin/plans')), []);
   const [name, setName] = useState('');
   const [allowance, setAllowance] = useState<Allowance>({ planId: '', quota: '' });
@@ -17,7 +20,9 @@ export default function Customers() {
   const create = (e: Event) => {
     e.preventDefault();
     void action.run(async () => {
-      const c = await call(client.POST('/api/v1/admin/customers', { body: { name: name.trim(), ...allowanceBody(allowance, undefined) } }));
+      const c = await call(
+        client.POST('/api/v1/admin/customers', { body: { name: name.trim(), ...allowanceBody(allowance, undefined) } }),
+      );
       navigate(`/admin/customers/${c.id}`);
     });
   };
@@ -36,7 +41,9 @@ export default function Customers() {
             Create customer
           </button>
         </div>
-        <p class="muted small">With neither a plan nor a quota the customer gets the default quota (DEFAULT_MONTHLY_QUOTA).</p>
+        <p class="muted small">
+          With neither a plan nor a quota the customer gets the default quota (DEFAULT_MONTHLY_QUOTA).
+        </p>
         {action.error ? <Alert kind="error">{action.error}</Alert> : null}
       </form>
       <section class="card" aria-labelledby="all-customers">
@@ -53,7 +60,8 @@ export default function Customers() {
                   header: 'Customer',
                   cell: (c) => (
                     <>
-                      <a href={`/dashboard/admin/customers/${c.id}`}>{c.name}</a> <span class="muted small">#{c.id}</span>
+                      <a href={`/dashboard/admin/customers/${c.id}`}>{c.name}</a>{' '}
+                      <span class="muted small">#{c.id}</span>
                     </>
                   ),
                 },

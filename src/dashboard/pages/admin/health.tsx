@@ -36,7 +36,13 @@ export default function Health() {
             <section class="stats" aria-label="This node">
               <div class="stat">
                 <span class="stat-label">Readiness</span>
-                <span class="stat-value">{h.ready ? <span class="badge badge-success">ready</span> : <span class="badge badge-danger">lists loading</span>}</span>
+                <span class="stat-value">
+                  {h.ready ? (
+                    <span class="badge badge-success">ready</span>
+                  ) : (
+                    <span class="badge badge-danger">lists loading</span>
+                  )}
+                </span>
               </div>
               <div class="stat">
                 <span class="stat-label">Requests per second</span>

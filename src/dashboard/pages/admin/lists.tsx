@@ -20,7 +20,10 @@ export default function ListStatus() {
     setOutcome(null);
     void action
       .run(async () => {
-        const done = await settled(call(client.POST('/api/v1/admin/lists/{slug}/refresh', { params: { path: { slug } }, body: {} })), job);
+        const done = await settled(
+          call(client.POST('/api/v1/admin/lists/{slug}/refresh', { params: { path: { slug } }, body: {} })),
+          job,
+        );
         setOutcome({ failed: done.results.some((r) => r.result === 'failed'), text: jobSummary(done) });
         lists.reload();
       })
@@ -51,7 +54,12 @@ export default function ListStatus() {
               kind: 'actions',
               cell: (l) =>
                 l.enabled ? (
-                  <button type="button" class="secondary" disabled={refreshing !== null} onClick={() => refresh(l.slug)}>
+                  <button
+                    type="button"
+                    class="secondary"
+                    disabled={refreshing !== null}
+                    onClick={() => refresh(l.slug)}
+                  >
                     {refreshing === l.slug ? 'Refreshing…' : 'Refresh'}
                   </button>
                 ) : null,

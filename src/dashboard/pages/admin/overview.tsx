@@ -10,10 +10,19 @@ import { TopValues } from '../../components/top-values';
 export default function OperatorOverview() {
   const [range, setRange] = useState(lastDays(30));
   const daily = useApi(() => call(client.GET('/api/v1/admin/analytics/daily', { params: { query: range } })), [range]);
-  const customers = useApi(() => call(client.GET('/api/v1/admin/analytics/customers', { params: { query: { ...range, limit: 10 } } })), [range]);
+  const customers = useApi(
+    () => call(client.GET('/api/v1/admin/analytics/customers', { params: { query: { ...range, limit: 10 } } })),
+    [range],
+  );
   const lists = useApi(() => call(client.GET('/api/v1/admin/analytics/lists', { params: { query: range } })), [range]);
-  const top = useApi(() => call(client.GET('/api/v1/admin/analytics/top-values', { params: { query: range } })), [range]);
-  const pending = useApi(() => call(client.GET('/api/v1/admin/plan-requests', { params: { query: { status: 'pending' } } })), []);
+  const top = useApi(
+    () => call(client.GET('/api/v1/admin/analytics/top-values', { params: { query: range } })),
+    [range],
+  );
+  const pending = useApi(
+    () => call(client.GET('/api/v1/admin/plan-requests', { params: { query: { status: 'pending' } } })),
+    [],
+  );
   return (
     <>
       <PageHeader title="Operator overview">
@@ -21,7 +30,8 @@ export default function OperatorOverview() {
       </PageHeader>
       {pending.data && pending.data.length > 0 ? (
         <Alert kind="info">
-          {pending.data.length} plan change request{pending.data.length === 1 ? '' : 's'} waiting: <a href="/dashboard/admin/plans">review them</a>.
+          {pending.data.length} plan change request{pending.data.length === 1 ? '' : 's'} waiting:{' '}
+          <a href="/dashboard/admin/plans">review them</a>.
         </Alert>
       ) : null}
       <div class="grid-2">
@@ -39,7 +49,12 @@ export default function OperatorOverview() {
               columns={[
                 {
                   header: 'Customer',
-                  cell: (c) => (c.customer_id === 0 ? <span class="muted">anonymous x402 payers</span> : <a href={`/dashboard/admin/customers/${c.customer_id}`}>{c.name ?? `#${c.customer_id}`}</a>),
+                  cell: (c) =>
+                    c.customer_id === 0 ? (
+                      <span class="muted">anonymous x402 payers</span>
+                    ) : (
+                      <a href={`/dashboard/admin/customers/${c.customer_id}`}>{c.name ?? `#${c.customer_id}`}</a>
+                    ),
                 },
                 { header: 'Requests', kind: 'num', cell: (c) => count(c.requests) },
                 { header: 'Credits', kind: 'num', cell: (c) => count(c.credits) },

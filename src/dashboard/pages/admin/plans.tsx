@@ -2,7 +2,17 @@ import { useState } from 'preact/hooks';
 import { call, client, type Schemas } from '../../lib/api';
 import { count, dateTime } from '../../lib/format';
 import { useApi } from '../../lib/use-api';
-import { Alert, Async, DataTable, Dialog, DialogActions, Empty, Field, PageHeader, useAction } from '../../components/ui';
+import {
+  Alert,
+  Async,
+  DataTable,
+  Dialog,
+  DialogActions,
+  Empty,
+  Field,
+  PageHeader,
+  useAction,
+} from '../../components/ui';
 import { RequestStatus } from '../../components/plan-request';
 
 function PlanRow({ plan, onSaved }: { plan: Schemas['Plan']; onSaved: () => void }) {
@@ -11,7 +21,12 @@ function PlanRow({ plan, onSaved }: { plan: Schemas['Plan']; onSaved: () => void
   const save = (e: Event) => {
     e.preventDefault();
     void action.run(async () => {
-      await call(client.POST('/api/v1/admin/plans/{plan_id}', { params: { path: { plan_id: plan.id } }, body: { monthly_quota: Number(quota) } }));
+      await call(
+        client.POST('/api/v1/admin/plans/{plan_id}', {
+          params: { path: { plan_id: plan.id } },
+          body: { monthly_quota: Number(quota) },
+        }),
+      );
       onSaved();
     });
   };
@@ -20,7 +35,15 @@ function PlanRow({ plan, onSaved }: { plan: Schemas['Plan']; onSaved: () => void
       <td>{plan.name}</td>
       <td>
         <form class="form-row" onSubmit={save}>
-          <input type="number" min={0} max={1_000_000_000} required value={quota} aria-label={`Monthly quota of ${plan.name}`} onInput={(e) => setQuota(e.currentTarget.value)} />
+          <input
+            type="number"
+            min={0}
+            max={1_000_000_000}
+            required
+            value={quota}
+            aria-label={`Monthly quota of ${plan.name}`}
+            onInput={(e) => setQuota(e.currentTarget.value)}
+          />
           <button type="submit" class="secondary" disabled={action.busy || quota === String(plan.monthly_quota)}>
             Save
           </button>
@@ -34,15 +57,24 @@ function PlanRow({ plan, onSaved }: { plan: Schemas['Plan']; onSaved: () => void
 
 function Requests() {
   const [status, setStatus] = useState<'pending' | ''>('pending');
-  const requests = useApi(() => call(client.GET('/api/v1/admin/plan-requests', { params: { query: { status: status || undefined } } })), [status]);
-  const [deciding, setDeciding] = useState<{ request: Schemas['AdminPlanChangeRequest']; approve: boolean } | null>(null);
+  const requests = useApi(
+    () => call(client.GET('/api/v1/admin/plan-requests', { params: { query: { status: status || undefined } } })),
+    [status],
+  );
+  const [deciding, setDeciding] = useState<{ request: Schemas['AdminPlanChangeRequest']; approve: boolean } | null>(
+    null,
+  );
   const [note, setNote] = useState('');
   const action = useAction();
   const decide = () =>
     action.run(async () => {
       const { request, approve } = deciding!;
-      const path = approve ? '/api/v1/admin/plan-requests/{request_id}/approve' : '/api/v1/admin/plan-requests/{request_id}/decline';
-      await call(client.POST(path, { params: { path: { request_id: request.id } }, body: { note: note.trim() || undefined } }));
+      const path = approve
+        ? '/api/v1/admin/plan-requests/{request_id}/approve'
+        : '/api/v1/admin/plan-requests/{request_id}/decline';
+      await call(
+        client.POST(path, { params: { path: { request_id: request.id } }, body: { note: note.trim() || undefined } }),
+      );
       setDeciding(null);
       setNote('');
       requests.reload();
@@ -68,7 +100,10 @@ function Requests() {
             testId="admin-plan-requests"
             columns={[
               { header: 'Asked', cell: (r) => dateTime(r.created_at) },
-              { header: 'Customer', cell: (r) => <a href={`/dashboard/admin/customers/${r.customer_id}`}>{r.customer_name}</a> },
+              {
+                header: 'Customer',
+                cell: (r) => <a href={`/dashboard/admin/customers/${r.customer_id}`}>{r.customer_name}</a>,
+              },
               { header: 'Current', cell: (r) => r.current_plan ?? 'own quota' },
               { header: 'Asked for', cell: (r) => `${r.plan} (${count(r.monthly_quota)}/month)` },
               { header: 'Note', cell: (r) => r.note ?? '—' },
@@ -93,7 +128,10 @@ function Requests() {
         )}
       </Async>
       {deciding ? (
-        <Dialog title={`${deciding.approve ? 'Approve' : 'Decline'} ${deciding.request.customer_name}’s request for ${deciding.request.plan}`} onClose={() => setDeciding(null)}>
+        <Dialog
+          title={`${deciding.approve ? 'Approve' : 'Decline'} ${deciding.request.customer_name}’s request for ${deciding.request.plan}`}
+          onClose={() => setDeciding(null)}
+        >
           <p>
             {deciding.approve
               ? 'The customer moves to this plan at once and its quota applies to the current month (an own quota of the customer is cleared).'
@@ -103,7 +141,13 @@ function Requests() {
             <textarea rows={3} maxLength={500} value={note} onInput={(e) => setNote(e.currentTarget.value)} />
           </Field>
           {action.error ? <Alert kind="error">{action.error}</Alert> : null}
-          <DialogActions label={deciding.approve ? 'Approve' : 'Decline'} danger={!deciding.approve} busy={action.busy} onConfirm={() => void decide()} onCancel={() => setDeciding(null)} />
+          <DialogActions
+            label={deciding.approve ? 'Approve' : 'Decline'}
+            danger={!deciding.approve}
+            busy={action.busy}
+            onConfirm={() => void decide()}
+            onCancel={() => setDeciding(null)}
+          />
         </Dialog>
       ) : null}
     </section>
@@ -136,7 +180,14 @@ export default function Plans() {
             <input required maxLength={100} value={name} onInput={(e) => setName(e.currentTarget.value)} />
           </Field>
           <Field label="Credits per month">
-            <input type="number" required min={0} max={1_000_000_000} value={quota} onInput={(e) => setQuota(e.currentTarget.value)} />
+            <input
+              type="number"
+              required
+              min={0}
+              max={1_000_000_000}
+              value={quota}
+              onInput={(e) => setQuota(e.currentTarget.value)}
+            />
           </Field>
           <button type="submit" disabled={action.busy}>
             Create plan
