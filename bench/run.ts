@@ -1,7 +1,10 @@
 /**
- * `make bench`: runs every benchmark as its own process and writes bench/RESULTS.md with the
- * date, the machine, the Node version and the load average beside each result.
+ * `make bench`: runs every benchmark as its own process and writes the whole of bench/RESULTS.md:
+ * a header with the date, the machine and the commit, then one section per suite, each naming
+ * the run it comes from (date, commit, load average before it). Nothing written by hand is kept;
+ * investigations and comparisons between builds live in docs/investigations/.
  *   node dist/bench/run.js [--only engine,loaders,audit,audit-paced,ipintel,names,flexsearch,analytics,lists-feed,lists-upload,http] [--engine-sizes 100000,1000000] [--parent DIR]
+ * With --only, the suites not named keep their section of the run that last wrote them.
  * (`make bench` builds dist/ first; every suite then runs compiled, as `make run` does. Under
  * `node --import tsx bench/run.ts` the suites run through tsx instead.)
  */
@@ -73,9 +76,22 @@ const suites: { name: string; title: string; args: string[]; node?: string[] }[]
 ];
 
 const resultsPath = join(REPO_ROOT, 'bench', 'RESULTS.md');
-/** With --only, the other suites keep their last results; sections no suite writes (notes by hand) always stay. */
+
+/** The commit measured, marked `-dirty` when tracked files differ from it. */
+function commitOf(): string {
+  const head = spawnSync('git', ['rev-parse', '--short=7', 'HEAD'], { cwd: REPO_ROOT, encoding: 'utf8' });
+  if (head.status !== 0) return 'unknown (no git checkout)';
+  const changed = spawnSync('git', ['status', '--porcelain', '--untracked-files=no'], {
+    cwd: REPO_ROOT,
+    encoding: 'utf8',
+  });
+  return head.stdout.trim() + (changed.stdout.trim() ? '-dirty' : '');
+}
+const commit = commitOf();
+
+/** The last generated section of each suite, by title: what --only keeps of the suites it does not run. */
 const previous = new Map<string, string>();
-if (existsSync(resultsPath)) {
+if (only && existsSync(resultsPath)) {
   for (const part of readFileSync(resultsPath, 'utf8')
     .split(/^(?=## )/m)
     .slice(1))
@@ -95,6 +111,7 @@ for (const s of suites) {
   const entry = COMPILED
     ? [join('dist', s.args[0].replace(/\.ts$/, '.js')), ...s.args.slice(1)]
     : ['--import', 'tsx', ...s.args];
+  const started = new Date().toISOString();
   const r = spawnSync(process.execPath, [...(s.node ?? []), ...entry], {
     cwd: REPO_ROOT,
     encoding: 'utf8',
@@ -103,18 +120,17 @@ for (const s of suites) {
   const out = r.stdout.trim();
   const body = /^(#|\|)/m.test(out) ? out : '```\n' + out + '\n```';
   sections.push(
-    `## ${s.title}\n\nLoad average before the run: ${load}. Exit code ${r.status}.\n\n${body}\n${r.status ? '\n```\n' + r.stderr.slice(-2000) + '\n```\n' : ''}`,
+    `## ${s.title}\n\nRun ${started} at commit ${commit}. Load average before the run: ${load}. Exit code ${r.status}.\n\n${body}\n${r.status ? '\n```\n' + r.stderr.slice(-2000) + '\n```\n' : ''}`,
   );
 }
-
-for (const [title, part] of previous) if (!suites.some((s) => s.title === title)) sections.push(part);
 
 const cpu = cpus()[0]?.model ?? 'unknown CPU';
 const header = [
   '# Benchmark results',
   '',
-  `Measured ${new Date().toISOString()} with \`make bench\` on ${cpus().length} × ${cpu}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, ${platform()} ${release()}, Node ${process.version}.`,
-  'Machines are noisy: each table gives medians, and the HTTP table gives ratios to a bare uWS route measured in the same run.',
+  `Written by \`make bench\` (bench/run.ts) on ${new Date().toISOString()} at commit ${commit}: ${cpus().length} × ${cpu}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, ${platform()} ${release()}, Node ${process.version}.`,
+  'Each section names the run it comes from. Machines are noisy: each table gives medians, and the HTTP table gives ratios to a bare uWS route measured in the same run.',
+  'What each optimisation brought: docs/performance.md; investigations and comparisons between builds: docs/investigations/.',
   '',
 ].join('\n');
 writeFileSync(resultsPath, `${header}\n${sections.join('\n')}`);
