@@ -177,7 +177,7 @@ export async function createService(config: Config, overrides: ServiceOverrides 
   const operatorKey = newOperatorKey();
 
   // An embedded database has one process, this one: no other node revokes tokens, and each poll
-  // costs PGlite milliseconds of this thread (bench/RESULTS.md, "Idle CPU: the embedded database's polls").
+  // costs PGlite milliseconds of this thread (docs/investigations/2026-11-26-idle-cpu-embedded-database.md).
   const tokens = new TokenService(db, {
     cacheSeconds: config.TOKEN_CACHE_SECONDS,
     now,

@@ -59,7 +59,8 @@ const CONTENT = '\u0001';
  * of absent terms let through), between 2^FILTER_MIN_LOG2 and 2^FILTER_MAX_LOG2 bits; an index
  * that FlexSearch's own `add` fills gets 2^(FILTER_MIN_LOG2 + 4) bits. With one bit a term in a
  * fixed 2^24, a shard's terms at 10M entities let through about a third of the absent variants,
- * and those lookups were a fifth of `/screen/name`'s time in the shards (bench/RESULTS.md).
+ * and those lookups were a fifth of `/screen/name`'s time in the shards
+ * (docs/investigations/2026-11-27-screen-name-tail-postings-filter.md).
  */
 const FILTER_BITS_PER_TERM = 16;
 const FILTER_MIN_LOG2 = 20;
