@@ -149,7 +149,8 @@ const WARM_UP = 100;
  * name code for thousands of distinct queries: at 1.08M names, the 2000 queries after the first
  * 100 saw 198 optimizations and 33 deoptimizations (the compiler's threads competing with the
  * shards for the two cores), the 2000 after 3000 more 60 and 5; `screenName`'s p50 / p99 went
- * from 1.03-1.22 / 4.95-5.76 ms to 0.86-0.90 / 4.09-4.81 ms (three runs each, bench/RESULTS.md).
+ * from 1.03-1.22 / 4.95-5.76 ms to 0.86-0.90 / 4.09-4.81 ms (three runs each,
+ * docs/investigations/2026-11-27-screen-name-tail-postings-filter.md).
  */
 const STEADY_WARM_UP = 3000;
 

@@ -98,7 +98,7 @@ const EDITED_POSTINGS = 20_000;
  * Name candidates weighing less than this share of the best are not verified: on synthetic typo
  * queries a half kept the listed name among the candidates as often as no floor did (97.4% against
  * 98.0% at 107k names, one shard) and took verification from ~380 to ~230 µs a query
- * (bench/RESULTS.md). Screening keeps more, a third: missing a party costs more than a search row.
+ * (docs/performance.md). Screening keeps more, a third: missing a party costs more than a search row.
  */
 const SEARCH_MIN_SHARE = 0.5;
 /** Prepared names the search keeps per shard (see BoundedCache). */
