@@ -130,7 +130,7 @@ const header = [
   '',
   `Written by \`make bench\` (bench/run.ts) on ${new Date().toISOString()} at commit ${commit}: ${cpus().length} × ${cpu}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, ${platform()} ${release()}, Node ${process.version}.`,
   'Each section names the run it comes from. Machines are noisy: each table gives medians, and the HTTP table gives ratios to a bare uWS route measured in the same run.',
-  'What each optimisation brought: docs/performance.md; investigations and comparisons between builds: docs/investigations/.',
+  'What each optimisation brought: [docs/performance.md](../docs/performance.md); investigations and comparisons between builds: [docs/investigations/](../docs/investigations/README.md).',
   '',
 ].join('\n');
 writeFileSync(resultsPath, `${header}\n${sections.join('\n')}`);
