@@ -62,15 +62,15 @@ test('SIGKILL during an upload: after the restart the job is failed, its files a
     leftovers = tmpFiles(listDir);
     assert.ok(leftovers.length > 0, 'the kill left the commit’s temporary files');
     t.diagnostic(`left by the kill: ${leftovers.join(', ')}`);
-    const nodeFiles = readdirSync(join(dataDir, 'node-id'));
-    assert.equal(nodeFiles.length, 1);
-    const node = readFileSync(join(dataDir, 'node-id', nodeFiles[0]), 'utf8').trim();
 
     const second = await spawnService(env);
     try {
       const again = `http://127.0.0.1:${second.port}/api/v1`;
       const failed = (await (await fetch(`${again}/admin/lists/jobs/${job.id}`, { headers: ADMIN })).json()) as Job;
       assert.equal(failed.status, 'failed');
+      const nodeFiles = readdirSync(join(dataDir, 'node-id'));
+      assert.equal(nodeFiles.length, 1);
+      const node = readFileSync(join(dataDir, 'node-id', nodeFiles[0]), 'utf8').trim();
       assert.equal(failed.error, `interrupted: node ${node} restarted during the upload`);
       assert.deepEqual(tmpFiles(listDir), [], 'the interrupted commit’s files are removed');
       assert.deepEqual(
