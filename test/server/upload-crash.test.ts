@@ -73,6 +73,7 @@ test('SIGKILL during an upload: after the restart the job is failed, its files a
       const node = readFileSync(join(dataDir, 'node-id', nodeFiles[0]), 'utf8').trim();
       assert.equal(failed.error, `interrupted: node ${node} restarted during the upload`);
       assert.deepEqual(tmpFiles(listDir), [], 'the interrupted commit’s files are removed');
+      t.diagnostic(/[^\n]*removed the temporary files[^\n]*/.exec(second.output())?.[0] ?? 'no removal logged');
       assert.deepEqual(
         readdirSync(join(dataDir, 'uploads')).filter((n) => n.startsWith(`job-${job.id}.`)),
         [],
