@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { prepareDataDir, spawnService, testEnv, TEST_ADMIN_KEY } from '../../harness/service.js';
 
@@ -23,6 +23,8 @@ interface Job {
 }
 
 const tmpFiles = (dir: string) => readdirSync(dir).filter((n) => /\.tmp-/.test(n));
+const bytesOf = (dir: string, names: string[]) =>
+  names.reduce((sum, n) => sum + (statSync(join(dir, n), { throwIfNoEntry: false })?.size ?? 0), 0);
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 test('SIGKILL during an upload: after the restart the job is failed, its files are gone and a new upload is taken at once', async (t) => {
@@ -48,11 +50,11 @@ test('SIGKILL during an upload: after the restart the job is failed, its files a
     const job = (await accepted.json()) as Job;
     assert.equal(accepted.status, 202, JSON.stringify(job));
 
-    // The kill lands while the commit writes the version's files: watched, not timed.
+    // The kill lands once the commit has written a MiB of the version's files: watched, not timed.
     let leftovers: string[] = [];
     for (;;) {
       leftovers = tmpFiles(listDir);
-      if (leftovers.length > 0) break;
+      if (bytesOf(listDir, leftovers) >= 1 << 20) break;
       const now = (await (await fetch(`${url}/admin/lists/jobs/${job.id}`, { headers: ADMIN })).json()) as Job;
       assert.ok(now.status !== 'done' && now.status !== 'failed', `the upload ended before the kill: ${now.status}`);
       await pause(5);
@@ -61,7 +63,7 @@ test('SIGKILL during an upload: after the restart the job is failed, its files a
     await once(first.child, 'exit');
     leftovers = tmpFiles(listDir);
     assert.ok(leftovers.length > 0, 'the kill left the commit’s temporary files');
-    t.diagnostic(`left by the kill: ${leftovers.join(', ')}`);
+    t.diagnostic(`left by the kill: ${leftovers.join(', ')} (${bytesOf(listDir, leftovers)} bytes)`);
 
     const second = await spawnService(env);
     try {
