@@ -58,6 +58,11 @@ const schema = z.object({
   PORT: int(0, 65535).default(8080),
   HOST: z.string().min(1).default('0.0.0.0'),
   DATA_DIR: z.string().min(1).default('./data'),
+  /** This node's name among the nodes of one control-plane database; see src/store/node-identity.ts. */
+  NODE_ID: z
+    .string()
+    .regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/, 'must be 1-64 characters of A-Z a-z 0-9 . _ : -')
+    .optional(),
   SOURCE_DIR: z.string().min(1).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   ADMIN_KEY: z.string().min(16, 'must be at least 16 characters').optional(),

@@ -1,5 +1,4 @@
 import { mkdirSync } from 'node:fs';
-import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import { publicBaseUrl, type Config } from './config.js';
 import { createLogger } from './server/log.js';
@@ -53,8 +52,10 @@ import { changesEndpoint } from './api/endpoints/changes.js';
 import { accountListEndpoints, adminListEndpoints, uploadHandler, type ListsDeps } from './api/endpoints/lists.js';
 import { registerUploadRoute } from './server/upload-route.js';
 import { ListJobs } from './lists/jobs.js';
+import { removeCommitLeftovers, removeUploadLeftovers } from './lists/leftovers.js';
 import { COMMITS_CHANNEL, ListOperations } from './lists/operations.js';
 import { localNotifier, pgNotifier } from './store/notify.js';
+import { nodeIdentity } from './store/node-identity.js';
 import { advertise, localUrl, newOperatorKey } from './operator/service-file.js';
 
 /**
@@ -95,6 +96,7 @@ export async function createService(config: Config, overrides: ServiceOverrides 
   const log = overrides.log ?? createLogger(config.LOG_LEVEL);
   const now = overrides.now ?? Date.now;
   mkdirSync(config.DATA_DIR, { recursive: true });
+  const node = nodeIdentity(config.DATA_DIR, config.NODE_ID);
   const metrics = new Metrics();
   const recentTraffic = new MetricsWindow(() => metrics.allRoutes());
   recentTraffic.start();
@@ -152,12 +154,12 @@ export async function createService(config: Config, overrides: ServiceOverrides 
   metrics.listGauges(() =>
     Object.fromEntries(Object.entries(lists.status()).filter(([slug]) => !catalog.isPrivate(slug))),
   );
+  const jobsLog = log.child({ component: 'list-jobs', node });
+  if (leadership.isLeader()) await removeCommitLeftovers(config.DATA_DIR, jobsLog);
   await lists.start();
-  const jobs = new ListJobs(db, {
-    node: `${hostname()}:${process.pid}`,
-    log: log.child({ component: 'list-jobs' }),
-    now,
-  });
+  const jobs = new ListJobs(db, { node, log: jobsLog, now });
+  await jobs.abandonRunning();
+  await removeUploadLeftovers(config.DATA_DIR, jobs, jobsLog);
   jobs.start();
   const operations = new ListOperations({
     jobs,
@@ -165,7 +167,7 @@ export async function createService(config: Config, overrides: ServiceOverrides 
     isLeader: () => leadership.isLeader(),
     notifier,
     dataDir: config.DATA_DIR,
-    log: log.child({ component: 'list-jobs' }),
+    log: jobsLog,
     limits: {
       listsPerCustomer: config.PRIVATE_LISTS_PER_CUSTOMER,
       rowsPerCustomer: config.PRIVATE_LIST_ROWS_PER_CUSTOMER,
@@ -251,6 +253,7 @@ export async function createService(config: Config, overrides: ServiceOverrides 
         await operations.stop();
         await lists.stop();
         lists = listManager(!leader);
+        if (leader) await removeCommitLeftovers(config.DATA_DIR, jobsLog);
         await lists.start();
         if (leader) {
           ensMonitor.start();
@@ -308,6 +311,7 @@ export async function createService(config: Config, overrides: ServiceOverrides 
       health: {
         ready: () => lists.ready(),
         leader: () => leadership.isLeader(),
+        node,
         window: () => recentTraffic.summary(),
       },
     }),

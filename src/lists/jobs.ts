@@ -11,6 +11,8 @@ import type { Db } from '../store/db.js';
  * otherwise — or hands the client the job to poll. A unique index allows one active job per
  * list, across nodes: a second operation on a list while one is active is a 409. A node
  * heartbeats its active jobs; one whose node stopped heartbeating is failed, freeing its list.
+ * The node's name survives a restart (src/store/node-identity.ts), so a restarted node fails the
+ * jobs it was receiving or running at once instead of leaving them to the heartbeat's expiry.
  */
 
 export type JobKind = 'refresh' | 'upload' | 'create' | 'delete';
@@ -63,7 +65,7 @@ const COLUMNS = 'id, kind, list, owner, params, status, results, error, error_st
 const ACTIVE = "('receiving', 'queued', 'running')";
 
 export interface ListJobsOptions {
-  /** This node's name (jobs it took or runs). */
+  /** This node's name (jobs it took or runs): the same across its restarts. */
   node: string;
   log: Logger;
   now?: () => number;
@@ -88,12 +90,17 @@ export class ListJobs {
     this.finished.setMaxListeners(0);
   }
 
-  /** Heartbeats this node's active jobs every `staleMs / 4`. */
+  /**
+   * Heartbeats this node's active jobs every `staleMs / 4`, and fails those of any node that
+   * stopped heartbeating: a node that died for good frees its lists within `staleMs * 1.25`
+   * even if nobody asks for them (a job's readers see it failed, not running forever).
+   */
   start(): void {
     if (this.heartbeat) return;
     this.heartbeat = setInterval(() => {
       this.db
         .query(`UPDATE list_jobs SET updated_at = now() WHERE node = $1 AND status IN ${ACTIVE}`, [this.opts.node])
+        .then(() => this.expireStale())
         .catch((err: unknown) => this.opts.log.warn({ err: (err as Error).message }, 'list job heartbeat failed'));
     }, this.staleMs / 4);
     this.heartbeat.unref();
@@ -115,11 +122,7 @@ export class ListJobs {
     params: Record<string, unknown>,
     status: 'receiving' | 'queued',
   ): Promise<Job> {
-    await this.db.query(
-      `UPDATE list_jobs SET status = 'failed', error = 'interrupted: the node running it stopped', error_status = 503, finished_at = now()
-       WHERE list = $1 AND status IN ${ACTIVE} AND updated_at < now() - make_interval(secs => $2)`,
-      [list, this.staleMs / 1000],
-    );
+    await this.expireStale(list);
     try {
       const { rows } = await this.db.query<JobRow>(
         `INSERT INTO list_jobs (kind, list, owner, params, status, node) VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${COLUMNS}`,
@@ -163,13 +166,36 @@ export class ListJobs {
     });
   }
 
-  /** Jobs this node was running when it stopped (a crash): failed, so their lists are free again. */
-  async abandonRunning(): Promise<void> {
-    await this.db.query(
-      `UPDATE list_jobs SET status = 'failed', error = 'interrupted: the service stopped while it ran', error_status = 503, finished_at = now()
-       WHERE node = $1 AND status IN ${ACTIVE}`,
+  /**
+   * At start, before the first heartbeat: the jobs this node was receiving or running when it
+   * stopped (a crash) are failed, so their lists are free again at once. Its queued jobs were
+   * received in full and staged; the leader still runs them.
+   */
+  async abandonRunning(): Promise<number[]> {
+    const { rows } = await this.db.query<{ id: number }>(
+      `UPDATE list_jobs SET status = 'failed', error = 'interrupted: node ' || node || ' restarted during the ' || kind,
+         error_status = 503, updated_at = now(), finished_at = now()
+       WHERE node = $1 AND status IN ('receiving', 'running') RETURNING id`,
       [this.opts.node],
     );
+    if (rows.length > 0)
+      this.opts.log.warn({ jobs: rows.map((r) => r.id) }, 'list jobs interrupted by a restart of this node failed');
+    return rows.map((r) => r.id);
+  }
+
+  /** Fails the active jobs (of `list`, or of every list) whose node stopped heartbeating. */
+  async expireStale(list?: string): Promise<void> {
+    const { rows } = await this.db.query<{ id: number; node: string }>(
+      `UPDATE list_jobs SET status = 'failed', error = 'interrupted: node ' || node || ' stopped while it ran', error_status = 503,
+         updated_at = now(), finished_at = now()
+       WHERE status IN ${ACTIVE} AND updated_at < now() - make_interval(secs => $1) AND ($2::text IS NULL OR list = $2)
+       RETURNING id, node`,
+      [this.staleMs / 1000, list ?? null],
+    );
+    for (const r of rows) {
+      this.opts.log.warn({ job: r.id, node: r.node }, 'list job failed: its node stopped heartbeating');
+      this.finished.emit(String(r.id));
+    }
   }
 
   async finish(id: number, outcome: { results: RefreshOutcome[] } | { error: string; status: number }): Promise<void> {

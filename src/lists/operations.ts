@@ -1,5 +1,5 @@
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, readdir, rm } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { join } from 'node:path';
@@ -16,6 +16,7 @@ import {
 import { HttpError, ValidationFailed } from '../core/errors.js';
 import type { Notifier } from '../store/notify.js';
 import { ALL_LISTS, type Job, type JobKind, type ListJobs } from './jobs.js';
+import { removeUploadLeftovers } from './leftovers.js';
 
 /**
  * Operations on lists: refresh on demand, and creating, uploading to and deleting the operator's
@@ -70,12 +71,15 @@ export class ListOperations {
     opts.notifier.listen(JOBS_CHANNEL, () => this.kick());
   }
 
-  /** Leader: runs queued jobs, now and whenever one is queued (and every `pollMs`, unless null). */
+  /**
+   * Leader: runs queued jobs, now and whenever one is queued (and every `pollMs`, unless null).
+   * This node's own active jobs are left alone: on a change of role they are live (those a
+   * crash interrupted were failed when the process started, `ListJobs.abandonRunning`).
+   */
   async start(): Promise<void> {
     if (!this.stopped) return;
     this.stopped = false;
-    await this.opts.jobs.abandonRunning();
-    await this.removeOrphanUploads();
+    await removeUploadLeftovers(this.opts.dataDir, this.opts.jobs, this.opts.log);
     this.kick();
   }
 
@@ -269,22 +273,6 @@ export class ListOperations {
 
   private stagedPath(jobId: number): string {
     return join(this.opts.dataDir, 'uploads', `job-${jobId}.ndjson`);
-  }
-
-  /** Staged uploads of jobs that are no longer waiting for the leader (a node stopped mid-upload). */
-  private async removeOrphanUploads(): Promise<void> {
-    let names: string[];
-    try {
-      names = await readdir(join(this.opts.dataDir, 'uploads'));
-    } catch {
-      return;
-    }
-    for (const name of names) {
-      const m = /^job-(\d+)\.ndjson/.exec(name);
-      const job = m ? await this.opts.jobs.get(Number(m[1])) : null;
-      if (!job || (job.status !== 'receiving' && job.status !== 'queued'))
-        await rm(join(this.opts.dataDir, 'uploads', name), { force: true });
-    }
   }
 }
 

@@ -2286,6 +2286,8 @@ export interface components {
             ready: boolean;
             /** @description This node ingests the lists. */
             leader: boolean;
+            /** @description This node’s name, the same across its restarts: `NODE_ID`, or the id generated at its first start and kept in DATA_DIR. */
+            node: string;
             uptime_seconds: number;
             /** @description The window of the rates and latencies (the last minute, or since start). */
             window_seconds: number;

@@ -20,8 +20,10 @@ export interface OperatorDeps {
   health: {
     ready(): boolean;
     leader(): boolean;
+    /** This node's identity (src/store/node-identity.ts). */
+    node: string;
     /** The traffic of the last minute, from the metrics (src/server/metrics.ts). */
-    window(): Omit<z.infer<typeof ServiceHealth>, 'ready' | 'leader' | 'uptime_seconds'>;
+    window(): Omit<z.infer<typeof ServiceHealth>, 'ready' | 'leader' | 'node' | 'uptime_seconds'>;
   };
 }
 
@@ -167,6 +169,7 @@ export function operatorEndpoints(deps: OperatorDeps): AnyEndpoint[] {
       handler: () => ({
         ready: deps.health.ready(),
         leader: deps.health.leader(),
+        node: deps.health.node,
         uptime_seconds: Math.round(process.uptime()),
         ...deps.health.window(),
       }),

@@ -68,6 +68,10 @@ export const ServiceHealth = z
       .boolean()
       .meta({ description: 'What /readyz says: every enabled list loaded or failed once, and served.' }),
     leader: z.boolean().meta({ description: 'This node ingests the lists.' }),
+    node: z.string().meta({
+      description:
+        'This node’s name, the same across its restarts: `NODE_ID`, or the id generated at its first start and kept in DATA_DIR.',
+    }),
     uptime_seconds: z.number().int(),
     window_seconds: z
       .number()

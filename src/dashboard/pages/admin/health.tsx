@@ -61,7 +61,7 @@ export default function Health() {
               <div class="stat">
                 <span class="stat-label">Node</span>
                 <span class="stat-value small">
-                  {h.leader ? 'leader (ingests lists)' : 'follower'}, up {uptime(h.uptime_seconds)}
+                  {h.node}: {h.leader ? 'leader (ingests lists)' : 'follower'}, up {uptime(h.uptime_seconds)}
                 </span>
               </div>
             </section>
