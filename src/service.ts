@@ -193,6 +193,7 @@ export async function createService(config: Config, overrides: ServiceOverrides 
     log,
     node: nodeId(config.DATA_DIR),
     recordedUsage: config.CLICKHOUSE_URL ? undefined : (month, ids) => audit.queries.quotaCredits(month, ids),
+    pollGenerations: db.kind !== 'pglite',
   });
   await quota.recover();
   quota.start();

@@ -58,6 +58,11 @@ export interface QuotaOptions {
    * restart settles what a crash left. Without it, the consumption the node wrote is taken as all.
    */
   recordedUsage?: (month: string, customerIds: number[]) => Promise<Map<number, number>>;
+  /**
+   * Also read, every `flushMs`, the quota generation of the customers this node holds credits of,
+   * in case the NOTIFY of a change was lost (several nodes; one node is told directly).
+   */
+  pollGenerations?: boolean;
 }
 
 interface State {
@@ -158,10 +163,11 @@ export class QuotaManager {
 
   start(): void {
     if (this.timer) return;
-    this.timer = setInterval(
-      () => void this.flush().catch((err) => this.opts.log?.error({ err }, 'quota flush failed')),
-      this.opts.flushMs ?? 1000,
-    );
+    this.timer = setInterval(() => {
+      void this.flush().catch((err) => this.opts.log?.error({ err }, 'quota flush failed'));
+      if (this.opts.pollGenerations)
+        void this.checkGenerations().catch((err) => this.opts.log?.error({ err }, 'quota generation check failed'));
+    }, this.opts.flushMs ?? 1000);
     this.timer.unref();
   }
 
@@ -353,6 +359,17 @@ export class QuotaManager {
         return [r.id, { month, monthly_quota: r.quota, used, remaining: Math.max(0, r.quota - used) }];
       }),
     );
+  }
+
+  /** Revokes the credits held of customers whose quota changed without this node hearing of it. */
+  async checkGenerations(): Promise<void> {
+    const held = [...this.states].filter(([, s]) => s.local > 0 && s.generation >= 0).map(([id]) => id);
+    if (held.length === 0) return;
+    const { rows } = await this.db.query<{ id: number; generation: number }>(
+      'SELECT id, quota_generation AS generation FROM customers WHERE id = ANY($1::integer[])',
+      [held],
+    );
+    this.revoke(rows.map((r) => ({ customerId: r.id, generation: r.generation })));
   }
 
   /** Writes consumed credits and gives back credits of months that are over. */
