@@ -250,7 +250,7 @@ export class QuotaManager {
   private lease(customerId: number, s: State, want: number): Promise<void> {
     s.leasing = (async () => {
       try {
-        if (this.returning) await this.returning.catch(() => undefined);
+        if (this.returning) await this.returning;
         const { rows } = await this.db.query<{ granted: number; generation: number }>(LEASE_SQL, [
           customerId,
           s.month,
