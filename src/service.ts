@@ -186,16 +186,25 @@ export async function createService(config: Config, overrides: ServiceOverrides 
     pollRevocations: db.kind !== 'pglite',
   });
   tokens.start();
-  // The usage rows of an embedded ClickHouse are this node's own: they settle what a crash left.
+  // The usage rows of an embedded ClickHouse are this node's own: they settle what a crash left,
+  // once the rows still on their way (a strict-mode log left by the crash) are inserted.
   const quota = new QuotaManager(db, {
     leaseSize: config.QUOTA_LEASE_SIZE,
     now,
     log,
     node: nodeId(config.DATA_DIR),
-    recordedUsage: config.CLICKHOUSE_URL ? undefined : (month, ids) => audit.queries.quotaCredits(month, ids),
+    recordedUsage: config.CLICKHOUSE_URL
+      ? undefined
+      : async (month, ids) => {
+          await audit.usage.flush();
+          return audit.queries.quotaCredits(month, ids);
+        },
     pollGenerations: db.kind !== 'pglite',
   });
-  await quota.recover();
+  // Unsettled, the crash's share stays counted as leased until a later start settles it.
+  await quota
+    .recover()
+    .catch((err: unknown) => log.error({ err }, 'the quota a crash left could not be settled; the next start retries'));
   quota.start();
   notifier.listen(QUOTA_CHANNEL, (payload) => quota.revoke(parseQuotaChanges(payload)));
   const customers = new CustomerService(db, config.DEFAULT_MONTHLY_QUOTA, (changes) => quota.revoke(changes));
