@@ -26,7 +26,8 @@ import { openAuditStore, type AuditStore } from './audit/store.js';
 import { TokenService } from './billing/tokens.js';
 import { IdempotencyStore } from './billing/idempotency.js';
 import { QuotaManager } from './billing/quota.js';
-import { CustomerService } from './billing/customers.js';
+import { CustomerService, parseQuotaChanges, QUOTA_CHANNEL } from './billing/customers.js';
+import { nodeId } from './billing/node-id.js';
 import { OperatorSessions } from './billing/operator-sessions.js';
 import { PlanRequests } from './billing/plan-requests.js';
 import { createGate } from './billing/gate.js';
@@ -187,9 +188,28 @@ export async function createService(config: Config, overrides: ServiceOverrides 
     pollRevocations: db.kind !== 'pglite',
   });
   tokens.start();
-  const quota = new QuotaManager(db, { leaseSize: config.QUOTA_LEASE_SIZE, now, log });
+  // The usage rows of an embedded ClickHouse are this node's own: they settle what a crash left,
+  // once the rows still on their way (a strict-mode log left by the crash) are inserted.
+  const quota = new QuotaManager(db, {
+    leaseSize: config.QUOTA_LEASE_SIZE,
+    now,
+    log,
+    node: nodeId(config.DATA_DIR),
+    recordedUsage: config.CLICKHOUSE_URL
+      ? undefined
+      : async (month, ids) => {
+          await audit.usage.flush();
+          return audit.queries.quotaCredits(month, ids);
+        },
+    pollGenerations: db.kind !== 'pglite',
+  });
+  // Unsettled, the crash's share stays counted as leased until a later start settles it.
+  await quota
+    .recover()
+    .catch((err: unknown) => log.error({ err }, 'the quota a crash left could not be settled; the next start retries'));
   quota.start();
-  const customers = new CustomerService(db, config.DEFAULT_MONTHLY_QUOTA);
+  notifier.listen(QUOTA_CHANNEL, (payload) => quota.revoke(parseQuotaChanges(payload)));
+  const customers = new CustomerService(db, config.DEFAULT_MONTHLY_QUOTA, (changes) => quota.revoke(changes));
   const planRequests = new PlanRequests(db, customers);
   const operatorSessions = new OperatorSessions(db, now);
   const payments = createPayments({ config, db, log: log.child({ component: 'x402' }), now });

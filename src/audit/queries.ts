@@ -160,6 +160,17 @@ export class AuditQueries {
     return { sql: parts.join(' AND '), params };
   }
 
+  /** Credits charged to the quota of each customer in a month (`YYYY-MM`), from the usage rows. */
+  async quotaCredits(month: string, customerIds: number[]): Promise<Map<number, number>> {
+    const rows = await this.rows<{ customer_id: number; credits: number }>(
+      `SELECT customer_id, toUInt32(sum(credits)) AS credits FROM ${this.t('usage')}
+        WHERE toYYYYMM(time) = {month:UInt32} AND customer_id IN {ids:Array(UInt32)} AND method = 'quota'
+        GROUP BY customer_id`,
+      { month: Number(month.replace('-', '')), ids: customerIds },
+    );
+    return new Map(rows.map((r) => [Number(r.customer_id), Number(r.credits)]));
+  }
+
   async usageByDay(customerId: number, r: DateRange): Promise<UsageDay[]> {
     const w = this.where(customerId, r, true);
     return this.rows<UsageDay>(

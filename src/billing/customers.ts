@@ -1,4 +1,4 @@
-import type { Db } from '../store/db.js';
+import type { Db, Queryable } from '../store/db.js';
 
 export interface Plan {
   id: number;
@@ -21,6 +21,45 @@ export interface Customer {
 
 export class NotFound extends Error {}
 
+/** A customer whose quota changed, and the generation its leases must now carry. */
+export interface QuotaChange {
+  customerId: number;
+  generation: number;
+}
+
+/** NOTIFY channel of quota changes; the payload is `id:generation,...`, or `*` for too many to name. */
+export const QUOTA_CHANNEL = 'quota_changed';
+
+/** Customers one NOTIFY payload names at most (a payload holds under 8000 bytes). */
+const NAMED_MAX = 300;
+
+/**
+ * Runs `update`, an `UPDATE customers SET quota_generation = quota_generation + 1, ... RETURNING id,
+ * quota_generation` of customers whose quota changes, and tells every node: PostgreSQL sends the
+ * NOTIFY when the transaction commits.
+ */
+export async function changeQuotas(q: Queryable, update: string, params: unknown[]): Promise<QuotaChange[]> {
+  const { rows } = await q.query<QuotaChange>(
+    `WITH u AS (${update}),
+          n AS (SELECT pg_notify('${QUOTA_CHANNEL}',
+                  CASE WHEN count(*) > ${NAMED_MAX} THEN '*' ELSE string_agg(id || ':' || quota_generation, ',') END)
+                  FROM u HAVING count(*) > 0)
+     SELECT u.id AS "customerId", u.quota_generation AS generation FROM u, n`,
+    params,
+  );
+  return rows;
+}
+
+/** Parses a QUOTA_CHANNEL payload; null means every customer. */
+export function parseQuotaChanges(payload: string): QuotaChange[] | null {
+  if (payload === '*') return null;
+  return payload
+    .split(',')
+    .map((part) => part.split(':').map(Number))
+    .filter(([id, generation]) => Number.isInteger(id) && Number.isInteger(generation))
+    .map(([customerId, generation]) => ({ customerId, generation }));
+}
+
 const CUSTOMER_SELECT = `
   SELECT c.id, c.name, c.plan_id, p.name AS plan_name, c.monthly_quota AS quota_override,
          COALESCE(c.monthly_quota, p.monthly_quota) AS monthly_quota, c.created_at
@@ -32,6 +71,11 @@ export class CustomerService {
     private readonly db: Db,
     /** Quota of a customer created with neither a plan nor a quota (DEFAULT_MONTHLY_QUOTA). */
     private readonly defaultQuota: number,
+    /**
+     * Told of every quota change this node makes, after its commit (null: every customer), so that
+     * this node's leases are dropped before the change is answered; other nodes hear the NOTIFY.
+     */
+    readonly quotasChanged: (changes: QuotaChange[] | null) => void = () => undefined,
   ) {}
 
   async createPlan(name: string, monthlyQuota: number): Promise<Plan> {
@@ -43,12 +87,22 @@ export class CustomerService {
   }
 
   async updatePlan(id: number, monthlyQuota: number): Promise<Plan> {
-    const { rows } = await this.db.query<Plan>(
-      'UPDATE plans SET monthly_quota = $2 WHERE id = $1 RETURNING id, name, monthly_quota, created_at',
-      [id, monthlyQuota],
-    );
-    if (!rows[0]) throw new NotFound(`plan ${id} not found`);
-    return rows[0];
+    const { plan, changes } = await this.db.transaction(async (tx) => {
+      const { rows } = await tx.query<Plan>(
+        'UPDATE plans SET monthly_quota = $2 WHERE id = $1 RETURNING id, name, monthly_quota, created_at',
+        [id, monthlyQuota],
+      );
+      if (!rows[0]) throw new NotFound(`plan ${id} not found`);
+      const changes = await changeQuotas(
+        tx,
+        `UPDATE customers SET quota_generation = quota_generation + 1
+          WHERE plan_id = $1 AND monthly_quota IS NULL RETURNING id, quota_generation`,
+        [id],
+      );
+      return { plan: rows[0], changes };
+    });
+    this.quotasChanged(changes.length > NAMED_MAX ? null : changes);
+    return plan;
   }
 
   async listPlans(): Promise<Plan[]> {
@@ -91,12 +145,13 @@ export class CustomerService {
       throw new NotFound(`plan ${planId} not found`);
     let quota = change.monthlyQuota === undefined ? current.quota_override : change.monthlyQuota;
     if (planId === null && quota === null) quota = current.monthly_quota;
-    await this.db.query('UPDATE customers SET name = $2, plan_id = $3, monthly_quota = $4 WHERE id = $1', [
-      id,
-      change.name ?? current.name,
-      planId,
-      quota,
-    ]);
+    const changes = await changeQuotas(
+      this.db,
+      `UPDATE customers SET quota_generation = quota_generation + 1, name = $2, plan_id = $3, monthly_quota = $4
+        WHERE id = $1 RETURNING id, quota_generation`,
+      [id, change.name ?? current.name, planId, quota],
+    );
+    this.quotasChanged(changes);
     return (await this.getCustomer(id)) as Customer;
   }
 

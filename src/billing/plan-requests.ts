@@ -1,5 +1,5 @@
 import type { Db } from '../store/db.js';
-import { NotFound, type CustomerService } from './customers.js';
+import { changeQuotas, NotFound, type CustomerService, type QuotaChange } from './customers.js';
 
 export type PlanRequestStatus = 'pending' | 'approved' | 'declined' | 'cancelled';
 
@@ -85,7 +85,7 @@ export class PlanRequests {
     note: string | null,
     customerId?: number,
   ): Promise<PlanRequest> {
-    await this.db.transaction(async (tx) => {
+    const changes = await this.db.transaction(async (tx): Promise<QuotaChange[]> => {
       const { rows } = await tx.query<{ customer_id: number; plan_id: number; status: PlanRequestStatus }>(
         'SELECT customer_id, plan_id, status FROM plan_requests WHERE id = $1 AND ($2::integer IS NULL OR customer_id = $2) FOR UPDATE',
         [id, customerId ?? null],
@@ -98,12 +98,15 @@ export class PlanRequests {
         status,
         note,
       ]);
-      if (status === 'approved')
-        await tx.query('UPDATE customers SET plan_id = $2, monthly_quota = NULL WHERE id = $1', [
-          r.customer_id,
-          r.plan_id,
-        ]);
+      if (status !== 'approved') return [];
+      return changeQuotas(
+        tx,
+        `UPDATE customers SET quota_generation = quota_generation + 1, plan_id = $2, monthly_quota = NULL
+          WHERE id = $1 RETURNING id, quota_generation`,
+        [r.customer_id, r.plan_id],
+      );
     });
+    this.customers.quotasChanged(changes);
     return (await this.get(id))!;
   }
 }

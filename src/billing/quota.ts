@@ -1,5 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Db } from '../store/db.js';
+import type { QuotaChange } from './customers.js';
 
 /** The month `monthOf` answered last and the span of milliseconds it covers. */
 let cachedMonth = { from: 0, to: -1, month: '' };
@@ -46,6 +48,21 @@ export interface QuotaOptions {
   flushMs?: number;
   /** How long an exhausted customer is refused from memory before the database is asked again (ms). */
   recheckMs?: number;
+  /**
+   * This node's name in `quota_leases`, the same across restarts (src/billing/node-id.ts), so that
+   * a restart finds what a crash of the node left. A fresh one when not given.
+   */
+  node?: string;
+  /**
+   * Credits this node's own usage rows record for customers in a month (method `quota`): how a
+   * restart settles what a crash left. Without it, the consumption the node wrote is taken as all.
+   */
+  recordedUsage?: (month: string, customerIds: number[]) => Promise<Map<number, number>>;
+  /**
+   * Also read, every `flushMs`, the quota generation of the customers this node holds credits of,
+   * in case the NOTIFY of a change was lost (several nodes; one node is told directly).
+   */
+  pollGenerations?: boolean;
 }
 
 interface State {
@@ -61,24 +78,55 @@ interface State {
   rate: number;
   /** Refuse from memory until then (quota exhausted or unknown customer). */
   exhaustedUntil: number;
+  /** Quota generation of the credits in `local` (-1 before the first lease). */
+  generation: number;
+  /** Leases of an older generation than this were taken before a quota change: given back, never spent. */
+  minGeneration: number;
 }
 
 // One statement takes up to $3 credits within the quota in force: the row lock of
 // ON CONFLICT DO UPDATE makes concurrent leases from several nodes add up exactly, and
-// `last_grant` returns what this very update granted.
+// `last_grant` returns what this very update granted. The node's own row ($4) records its share,
+// and the customer's quota generation comes back with the credits.
 const LEASE_SQL = `
-INSERT INTO quota_usage AS q (customer_id, month, quota, leased, last_grant)
-SELECT c.id, $2, lim.quota, LEAST($3::integer, lim.quota), LEAST($3::integer, lim.quota)
-  FROM customers c
-  LEFT JOIN plans p ON p.id = c.plan_id
-  CROSS JOIN LATERAL (SELECT COALESCE(c.monthly_quota, p.monthly_quota) AS quota) lim
- WHERE c.id = $1
-ON CONFLICT (customer_id, month) DO UPDATE
-   SET quota = EXCLUDED.quota,
-       last_grant = LEAST($3::integer, GREATEST(0, EXCLUDED.quota - q.leased)),
-       leased = q.leased + LEAST($3::integer, GREATEST(0, EXCLUDED.quota - q.leased)),
-       updated_at = now()
-RETURNING last_grant AS granted`;
+WITH lim AS (
+  SELECT c.id, COALESCE(c.monthly_quota, p.monthly_quota) AS quota, c.quota_generation AS generation
+    FROM customers c LEFT JOIN plans p ON p.id = c.plan_id
+   WHERE c.id = $1
+), granted AS (
+  INSERT INTO quota_usage AS q (customer_id, month, quota, leased, last_grant)
+  SELECT id, $2, quota, LEAST($3::integer, quota), LEAST($3::integer, quota) FROM lim
+  ON CONFLICT (customer_id, month) DO UPDATE
+     SET quota = EXCLUDED.quota,
+         last_grant = LEAST($3::integer, GREATEST(0, EXCLUDED.quota - q.leased)),
+         leased = q.leased + LEAST($3::integer, GREATEST(0, EXCLUDED.quota - q.leased)),
+         updated_at = now()
+  RETURNING q.customer_id, q.last_grant
+), mine AS (
+  INSERT INTO quota_leases AS l (node, customer_id, month, leased)
+  SELECT $4, customer_id, $2, last_grant FROM granted
+  ON CONFLICT (node, customer_id, month) DO UPDATE SET leased = l.leased + EXCLUDED.leased
+)
+SELECT granted.last_grant AS granted, lim.generation FROM granted, lim`;
+
+// Consumption (`used`) and credits given back (`leased`) are written to the customer's month and
+// to this node's share of it in one statement.
+const APPLY_SQL = {
+  used: `
+WITH d AS (SELECT * FROM unnest($1::integer[], $2::text[], $3::integer[]) AS d(customer_id, month, n)),
+     total AS (
+       UPDATE quota_usage q SET used = q.used + d.n, updated_at = now()
+         FROM d WHERE q.customer_id = d.customer_id AND q.month = d.month)
+UPDATE quota_leases l SET used = l.used + d.n
+  FROM d WHERE l.node = $4 AND l.customer_id = d.customer_id AND l.month = d.month`,
+  returned: `
+WITH d AS (SELECT * FROM unnest($1::integer[], $2::text[], $3::integer[]) AS d(customer_id, month, n)),
+     total AS (
+       UPDATE quota_usage q SET leased = GREATEST(0, q.leased - d.n), updated_at = now()
+         FROM d WHERE q.customer_id = d.customer_id AND q.month = d.month)
+UPDATE quota_leases l SET leased = GREATEST(0, l.leased - d.n)
+  FROM d WHERE l.node = $4 AND l.customer_id = d.customer_id AND l.month = d.month`,
+};
 
 /**
  * Monthly quota with in-memory counters. A node takes credits from PostgreSQL in leases of
@@ -88,8 +136,9 @@ RETURNING last_grant AS granted`;
  * the quota left, all nodes together never spend more than the quota; the price is that up to
  * about `leaseSize` credits per node may sit unused in other nodes' memory when a customer
  * reaches the end of the quota (docs/billing.md); leases grow with a customer's traffic (see
- * `leaseSizeFor`). A crash forfeits the crashed node's unused
- * lease credits for that month: they stay counted as leased.
+ * `leaseSizeFor`). Each node's share is kept in `quota_leases`: what a crash left there (unused
+ * credits, consumption not yet written) is settled by the node's restart (`recover`). A quota
+ * change revokes the leases of every node (`revoke`, on the NOTIFY of the change).
  */
 export class QuotaManager {
   private readonly states = new Map<number, State>();
@@ -99,6 +148,9 @@ export class QuotaManager {
   private readonly recheckMs: number;
   private timer: NodeJS.Timeout | null = null;
   private flushing: Promise<void> | null = null;
+  /** The write of credits a revocation gave back: leases wait for it, so they see the pool it refilled. */
+  private returning: Promise<void> | null = null;
+  readonly node: string;
 
   constructor(
     private readonly db: Db,
@@ -106,14 +158,16 @@ export class QuotaManager {
   ) {
     this.now = opts.now ?? Date.now;
     this.recheckMs = opts.recheckMs ?? 5000;
+    this.node = opts.node ?? randomUUID();
   }
 
   start(): void {
     if (this.timer) return;
-    this.timer = setInterval(
-      () => void this.flush().catch((err) => this.opts.log?.error({ err }, 'quota flush failed')),
-      this.opts.flushMs ?? 1000,
-    );
+    this.timer = setInterval(() => {
+      void this.flush().catch((err) => this.opts.log?.error({ err }, 'quota flush failed'));
+      if (this.opts.pollGenerations)
+        void this.checkGenerations().catch((err) => this.opts.log?.error({ err }, 'quota generation check failed'));
+    }, this.opts.flushMs ?? 1000);
     this.timer.unref();
   }
 
@@ -167,10 +221,12 @@ export class QuotaManager {
     let done = false;
     const month = s.month;
     const monthKey = s.key;
+    const generation = s.generation;
+    // Credits of a revoked lease (an older generation) or of a month that is over go back to the pool.
     const giveBack = (n: number) => {
       if (n <= 0) return;
       const current = this.states.get(customerId);
-      if (current && current.month === month) current.local += n;
+      if (current && current.month === month && current.generation === generation) current.local += n;
       else add(this.returnPending, monthKey, n);
     };
     return {
@@ -194,8 +250,26 @@ export class QuotaManager {
   private lease(customerId: number, s: State, want: number): Promise<void> {
     s.leasing = (async () => {
       try {
-        const { rows } = await this.db.query<{ granted: number }>(LEASE_SQL, [customerId, s.month, want]);
+        if (this.returning) await this.returning;
+        const { rows } = await this.db.query<{ granted: number; generation: number }>(LEASE_SQL, [
+          customerId,
+          s.month,
+          want,
+          this.node,
+        ]);
         const granted = rows[0]?.granted ?? 0;
+        const generation = rows[0]?.generation ?? s.generation;
+        if (generation < s.minGeneration) {
+          // Taken before a quota change this node has already heard of: not spent, leased again.
+          if (granted > 0) add(this.returnPending, s.key, granted);
+          return;
+        }
+        if (generation > s.generation) {
+          // A quota change whose NOTIFY did not reach this node: what it held is revoked now.
+          if (s.local > 0) add(this.returnPending, s.key, s.local);
+          s.local = 0;
+          s.generation = generation;
+        }
         s.local += granted;
         if (granted < want) s.exhaustedUntil = this.now() + this.recheckMs;
         else s.exhaustedUntil = 0;
@@ -204,6 +278,42 @@ export class QuotaManager {
       }
     })();
     return s.leasing;
+  }
+
+  /**
+   * A quota change (from this node or the NOTIFY of another): this node's leased credits of those
+   * customers (all when null) go back to the pool, and leases taken before the change are not
+   * spent, so the new quota holds on every node however many credits they held.
+   */
+  revoke(changes: QuotaChange[] | null): void {
+    const revoked: number[] = [];
+    const drop = (customerId: number, s: State, generation: number | null) => {
+      if (generation !== null && s.generation >= generation) return;
+      if (s.local > 0) add(this.returnPending, s.key, s.local);
+      s.local = 0;
+      s.exhaustedUntil = 0;
+      // Reservations of the revoked credits see another generation and give them back to the pool.
+      // Without the new generation (a change of too many customers to name), the next lease's is taken.
+      s.generation = generation ?? -1;
+      s.minGeneration = Math.max(s.minGeneration, generation ?? 0);
+      revoked.push(customerId);
+    };
+    if (changes === null) for (const [id, s] of this.states) drop(id, s, null);
+    else
+      for (const c of changes) {
+        const s = this.states.get(c.customerId);
+        if (s) drop(c.customerId, s, c.generation);
+      }
+    if (revoked.length === 0) return;
+    this.opts.log?.info(
+      { customers: revoked.slice(0, 20), count: revoked.length, node: this.node },
+      'quota leases revoked after a quota change',
+    );
+    const returning = this.flush().catch((err: unknown) => this.opts.log?.error({ err }, 'quota flush failed'));
+    this.returning = returning;
+    void returning.finally(() => {
+      if (this.returning === returning) this.returning = null;
+    });
   }
 
   private state(customerId: number): State {
@@ -217,6 +327,8 @@ export class QuotaManager {
       local: 0,
       leasing: null,
       exhaustedUntil: 0,
+      generation: -1,
+      minGeneration: 0,
       windowStart: this.now(),
       windowCredits: 0,
       rate: 0,
@@ -249,6 +361,17 @@ export class QuotaManager {
     );
   }
 
+  /** Revokes the credits held of customers whose quota changed without this node hearing of it. */
+  async checkGenerations(): Promise<void> {
+    const held = [...this.states].filter(([, s]) => s.local > 0 && s.generation >= 0).map(([id]) => id);
+    if (held.length === 0) return;
+    const { rows } = await this.db.query<{ id: number; generation: number }>(
+      'SELECT id, quota_generation AS generation FROM customers WHERE id = ANY($1::integer[])',
+      [held],
+    );
+    this.revoke(rows.map((r) => ({ customerId: r.id, generation: r.generation })));
+  }
+
   /** Writes consumed credits and gives back credits of months that are over. */
   flush(): Promise<void> {
     if (this.flushing) return this.flushing.then(() => this.flush());
@@ -266,11 +389,11 @@ export class QuotaManager {
         this.states.delete(customerId);
       }
     }
-    await this.apply(this.usedPending, 'used = q.used + d.n');
-    await this.apply(this.returnPending, 'leased = GREATEST(0, q.leased - d.n)');
+    await this.apply(this.usedPending, APPLY_SQL.used);
+    await this.apply(this.returnPending, APPLY_SQL.returned);
   }
 
-  private async apply(pending: Map<string, number>, set: string): Promise<void> {
+  private async apply(pending: Map<string, number>, sql: string): Promise<void> {
     if (pending.size === 0) return;
     const batch = [...pending];
     pending.clear();
@@ -284,16 +407,64 @@ export class QuotaManager {
       ns.push(n);
     }
     try {
-      await this.db.query(
-        `UPDATE quota_usage q SET ${set}, updated_at = now()
-           FROM unnest($1::integer[], $2::text[], $3::integer[]) AS d(customer_id, month, n)
-          WHERE q.customer_id = d.customer_id AND q.month = d.month`,
-        [ids, months, ns],
-      );
+      await this.db.query(sql, [ids, months, ns, this.node]);
     } catch (err) {
       for (const [k, n] of batch) add(pending, k, n);
       throw err;
     }
+  }
+
+  /**
+   * Settles what a crash of this node left (call before serving): for each customer and month, the
+   * node's consumption becomes what its usage rows record (`recordedUsage`; without it, what it had
+   * written), and the rest of what it had leased goes back to the pool. `used` then agrees with the
+   * usage rows, and `quota - used` is again what the nodes can grant.
+   */
+  async recover(): Promise<void> {
+    const { rows } = await this.db.query<{ customer_id: number; month: string; leased: number; used: number }>(
+      'SELECT customer_id, month, leased, used FROM quota_leases WHERE node = $1 AND leased <> used ORDER BY month',
+      [this.node],
+    );
+    if (rows.length === 0) return;
+    const settled: { customer_id: number; month: string; consumed: number }[] = [];
+    for (const month of new Set(rows.map((r) => r.month))) {
+      const ofMonth = rows.filter((r) => r.month === month);
+      const recorded = await this.opts.recordedUsage?.(
+        month,
+        ofMonth.map((r) => r.customer_id),
+      );
+      for (const r of ofMonth) {
+        const consumed = recorded ? Math.min(r.leased, recorded.get(r.customer_id) ?? 0) : r.used;
+        settled.push({ customer_id: r.customer_id, month, consumed });
+      }
+    }
+    await this.db.query(
+      `WITH d AS (SELECT * FROM unnest($1::integer[], $2::text[], $3::integer[]) AS d(customer_id, month, consumed)),
+            old AS (
+              SELECT l.customer_id, l.month, l.leased, l.used, d.consumed
+                FROM quota_leases l JOIN d ON l.customer_id = d.customer_id AND l.month = d.month
+               WHERE l.node = $4),
+            total AS (
+              UPDATE quota_usage q
+                 SET used = GREATEST(0, q.used + old.consumed - old.used),
+                     leased = GREATEST(0, q.leased - (old.leased - old.consumed)),
+                     updated_at = now()
+                FROM old WHERE q.customer_id = old.customer_id AND q.month = old.month)
+       UPDATE quota_leases l SET leased = old.consumed, used = old.consumed
+         FROM old WHERE l.node = $4 AND l.customer_id = old.customer_id AND l.month = old.month`,
+      [settled.map((r) => r.customer_id), settled.map((r) => r.month), settled.map((r) => r.consumed), this.node],
+    );
+    this.opts.log?.info(
+      {
+        node: this.node,
+        customers: settled.length,
+        leased: rows.reduce((n, r) => n + r.leased, 0),
+        written: rows.reduce((n, r) => n + r.used, 0),
+        consumed: settled.reduce((n, r) => n + r.consumed, 0),
+        fromUsageRows: this.opts.recordedUsage !== undefined,
+      },
+      'quota left by a crash settled',
+    );
   }
 
   /** Graceful shutdown: returns every unused leased credit and writes what was consumed. */

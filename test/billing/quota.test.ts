@@ -3,9 +3,12 @@ import { after, describe, test } from 'node:test';
 import { CustomerService } from '../../src/billing/customers.js';
 import { LEASE_GROWTH_MAX, QuotaManager, monthOf, type Reservation } from '../../src/billing/quota.js';
 import type { Db } from '../../src/store/db.js';
+import type { UsageRow } from '../../src/audit/rows.js';
 import { BACKENDS, closeBackends } from '../store/backends.js';
+import { fileAuditStore } from '../support/audit-store.js';
 
 after(closeBackends);
+const audit = fileAuditStore('quota-audit-');
 
 async function take(q: QuotaManager, customerId: number, credits: number): Promise<Reservation | null> {
   return q.reserve(customerId, credits);
@@ -197,6 +200,130 @@ for (const backend of BACKENDS) {
       now += 5001;
       assert.equal(await drain(q, c.id), 2);
       await q.close();
+    });
+
+    test('a quota lowered to what is used stops every node at once: the credits they hold are not spent', async () => {
+      const { db } = await backend.database();
+      const a = new QuotaManager(db, { leaseSize: 50 });
+      const b = new QuotaManager(db, { leaseSize: 50 });
+      // The operator changes the quota on node a; node b hears of it by its check of the generations
+      // (the NOTIFY path is tested with two services in quota-nodes.test.ts).
+      const customers = new CustomerService(db, 1000, (changes) => a.revoke(changes));
+      const c = await customers.createCustomer({ name: 'lowered', monthlyQuota: 1000 });
+      for (let i = 0; i < 10; i++) (await take(a, c.id, 1))!.commit();
+      for (let i = 0; i < 6; i++) (await take(b, c.id, 1))!.commit();
+      await Promise.all([a.flush(), b.flush()]);
+      await customers.updateCustomer(c.id, { monthlyQuota: 16 });
+      assert.equal(await take(a, c.id, 1), null, 'the node that made the change, at once');
+      await b.checkGenerations();
+      assert.equal(await take(b, c.id, 1), null, 'the other node');
+      const month = monthOf(Date.now());
+      assert.deepEqual(await a.status(c.id), { month, monthly_quota: 16, used: 16, remaining: 0 });
+      await Promise.all([a.close(), b.close()]);
+      assert.deepEqual(await usedInDb(db, c.id, month), { used: 16, leased: 16 });
+    });
+
+    test('a raised quota applies at once on the node that changed it', async () => {
+      const { db } = await backend.database();
+      const q = new QuotaManager(db, { leaseSize: 5, recheckMs: 3_600_000 });
+      const customers = new CustomerService(db, 1000, (changes) => q.revoke(changes));
+      const c = await customers.createCustomer({ name: 'raised', monthlyQuota: 1 });
+      assert.equal(await drain(q, c.id), 1);
+      await customers.updateCustomer(c.id, { monthlyQuota: 3 });
+      assert.equal(await drain(q, c.id), 2);
+      await q.close();
+    });
+
+    test("a plan's new quota revokes the leases of its customers", async () => {
+      const { db } = await backend.database();
+      const q = new QuotaManager(db, { leaseSize: 50 });
+      const customers = new CustomerService(db, 1000, (changes) => q.revoke(changes));
+      const plan = await customers.createPlan(`small-${backend.name}`, 100);
+      const c = await customers.createCustomer({ name: 'on a plan', planId: plan.id });
+      const own = await customers.createCustomer({ name: 'own quota', planId: plan.id, monthlyQuota: 100 });
+      for (const id of [c.id, own.id]) for (let i = 0; i < 4; i++) (await take(q, id, 1))!.commit();
+      await customers.updatePlan(plan.id, 4);
+      assert.equal(await take(q, c.id, 1), null);
+      assert.ok(await take(q, own.id, 1), 'a customer with its own quota keeps its leases');
+      await q.close();
+    });
+
+    test('a lease taken while the quota changes is never spent beyond the new quota', async () => {
+      const { db } = await backend.database();
+      const q = new QuotaManager(db, { leaseSize: 50 });
+      const customers = new CustomerService(db, 1000, (changes) => q.revoke(changes));
+      const c = await customers.createCustomer({ name: 'race', monthlyQuota: 100 });
+      const [first] = await Promise.all([take(q, c.id, 1), customers.updateCustomer(c.id, { monthlyQuota: 1 })]);
+      first?.commit();
+      const total = (first ? 1 : 0) + (await drain(q, c.id));
+      assert.equal(total, 1);
+      await q.close();
+      assert.deepEqual(await usedInDb(db, c.id, monthOf(Date.now())), { used: 1, leased: 1 });
+    });
+
+    test("a restart settles a crash: the node's unused and unwritten credits go back, other nodes keep theirs", async () => {
+      const { db } = await backend.database();
+      const c = await new CustomerService(db, 1000).createCustomer({ name: 'crash', monthlyQuota: 100 });
+      const node = `crash-${backend.name}-${c.id}`;
+      const crashed = new QuotaManager(db, { leaseSize: 40, node });
+      const other = new QuotaManager(db, { leaseSize: 40 });
+      for (let i = 0; i < 20; i++) (await take(crashed, c.id, 1))!.commit();
+      for (let i = 0; i < 5; i++) (await take(other, c.id, 1))!.commit();
+      await Promise.all([crashed.flush(), other.flush()]);
+      // Consumed but not written when the node dies; it is never closed.
+      for (let i = 0; i < 3; i++) (await take(crashed, c.id, 1))!.commit();
+      const month = monthOf(Date.now());
+      assert.deepEqual(await usedInDb(db, c.id, month), { used: 25, leased: 80 });
+      // Without usage rows to count (a shared ClickHouse), what the node wrote is its consumption.
+      const restarted = new QuotaManager(db, { leaseSize: 40, node });
+      await restarted.recover();
+      assert.deepEqual(await usedInDb(db, c.id, month), { used: 25, leased: 60 });
+      assert.deepEqual(await restarted.status(c.id), { month, monthly_quota: 100, used: 25, remaining: 75 });
+      const rest = (await drain(restarted, c.id)) + (await drain(other, c.id));
+      assert.equal(rest, 75, 'the remaining credits are what the nodes grant');
+      await Promise.all([restarted.close(), other.close()]);
+      assert.deepEqual(await usedInDb(db, c.id, month), { used: 100, leased: 100 });
+    });
+
+    test('a restart settles a crash from the usage rows the node recorded (method quota, that month)', async () => {
+      const { db } = await backend.database();
+      const c = await new CustomerService(db, 1000).createCustomer({ name: 'rows', monthlyQuota: 100 });
+      const node = `rows-${backend.name}-${c.id}`;
+      // One ClickHouse serves both backends, whose customer ids repeat: each has a month of its own.
+      const now = Date.UTC(2024, backend.name === 'pglite' ? 0 : 1, 10);
+      const month = monthOf(now);
+      const crashed = new QuotaManager(db, { leaseSize: 40, node, now: () => now });
+      for (let i = 0; i < 20; i++) (await take(crashed, c.id, 1))!.commit();
+      await crashed.flush();
+      for (let i = 0; i < 3; i++) (await take(crashed, c.id, 1))!.commit();
+      const row = (time: number, credits: number, method: 'quota' | 'x402'): UsageRow => ({
+        time,
+        customer_id: c.id,
+        payer: '',
+        request_id: `r-${time}-${credits}`,
+        endpoint: 'screen.crypto',
+        status: 200,
+        credits,
+        method,
+        amount: '0',
+        tx_hash: '',
+        network: '',
+      });
+      // 23 credits charged to the quota this month; a paid request and last month's rows are not.
+      await audit().usage.write([
+        row(now, 20, 'quota'),
+        row(now, 3, 'quota'),
+        row(now, 1, 'x402'),
+        row(Date.UTC(2020, 0, 15), 5, 'quota'),
+      ]);
+      const recordedUsage = (m: string, ids: number[]) => audit().queries.quotaCredits(m, ids);
+      const restarted = new QuotaManager(db, { leaseSize: 40, node, now: () => now, recordedUsage });
+      await restarted.recover();
+      assert.deepEqual(await usedInDb(db, c.id, month), { used: 23, leased: 23 });
+      assert.equal(await drain(restarted, c.id), 77);
+      await restarted.close();
+      await new QuotaManager(db, { leaseSize: 40, node, now: () => now, recordedUsage }).recover();
+      assert.deepEqual(await usedInDb(db, c.id, month), { used: 100, leased: 100 }, 'nothing to settle after a close');
     });
   });
 }

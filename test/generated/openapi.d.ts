@@ -1043,7 +1043,7 @@ export interface paths {
         put?: never;
         /**
          * Change a customer’s name, plan or own quota
-         * @description A new quota applies to the current month; nodes see a raised quota within a few seconds.
+         * @description A new quota applies to the current month on every node at once: the credits they hold on lease are revoked.
          */
         post: operations["adminCustomersUpdate"];
         delete?: never;
@@ -1780,8 +1780,9 @@ export interface components {
             /** @description Calendar month in UTC, `YYYY-MM`. */
             month: string;
             monthly_quota: number;
-            /** @description Credits consumed this month (a few seconds behind). */
+            /** @description Credits consumed this month (other nodes write theirs every second; after a crash, what the usage rows record). */
             used: number;
+            /** @description Credits the nodes still grant this month: `monthly_quota - used`, at least 0. */
             remaining: number;
         };
         ApiToken: {

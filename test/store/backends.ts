@@ -27,7 +27,7 @@ export interface Backend {
 
 const SCRIPT = fileURLToPath(new URL('../../scripts/pg-test-server.sh', import.meta.url));
 
-function postgresServer(): string {
+export function postgresServer(): string {
   if (process.env.TEST_DATABASE_URL) return process.env.TEST_DATABASE_URL;
   const dir = join(tmpdir(), `screening-pg-test-${process.pid}`);
   const url = execFileSync(SCRIPT, ['start', dir], { encoding: 'utf8' }).trim();

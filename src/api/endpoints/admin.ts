@@ -106,7 +106,8 @@ export function adminEndpoints(deps: AdminDeps): AnyEndpoint[] {
       path: '/admin/customers/{customer_id}',
       tags: TAGS,
       summary: 'Change a customer’s name, plan or own quota',
-      description: 'A new quota applies to the current month; nodes see a raised quota within a few seconds.',
+      description:
+        'A new quota applies to the current month on every node at once: the credits they hold on lease are revoked.',
       access: 'admin',
       errors: [404],
       input: CustomerUpdateInput,

@@ -52,8 +52,14 @@ const QuotaStatus = z
   .object({
     month: z.string().meta({ description: 'Calendar month in UTC, `YYYY-MM`.' }),
     monthly_quota: z.number().int(),
-    used: z.number().int().meta({ description: 'Credits consumed this month (a few seconds behind).' }),
-    remaining: z.number().int(),
+    used: z.number().int().meta({
+      description:
+        'Credits consumed this month (other nodes write theirs every second; after a crash, what the usage rows record).',
+    }),
+    remaining: z
+      .number()
+      .int()
+      .meta({ description: 'Credits the nodes still grant this month: `monthly_quota - used`, at least 0.' }),
   })
   .strict()
   .meta({ id: 'QuotaStatus' });

@@ -49,7 +49,7 @@ function EditAllowance({
         </button>
       </div>
       <p class="muted small">
-        A new quota applies to the current month; nodes see a raised quota within a few seconds.
+        A new quota applies to the current month on every node at once: credits they hold on lease are revoked.
       </p>
       {action.error ? <Alert kind="error">{action.error}</Alert> : null}
       {saved ? <Alert kind="success">Saved.</Alert> : null}
