@@ -27,7 +27,6 @@ import { TokenService } from './billing/tokens.js';
 import { IdempotencyStore } from './billing/idempotency.js';
 import { QuotaManager } from './billing/quota.js';
 import { CustomerService, parseQuotaChanges, QUOTA_CHANNEL } from './billing/customers.js';
-import { nodeId } from './billing/node-id.js';
 import { OperatorSessions } from './billing/operator-sessions.js';
 import { PlanRequests } from './billing/plan-requests.js';
 import { createGate } from './billing/gate.js';
@@ -194,7 +193,7 @@ export async function createService(config: Config, overrides: ServiceOverrides 
     leaseSize: config.QUOTA_LEASE_SIZE,
     now,
     log,
-    node: nodeId(config.DATA_DIR),
+    node,
     recordedUsage: config.CLICKHOUSE_URL
       ? undefined
       : async (month, ids) => {

@@ -49,7 +49,7 @@ export interface QuotaOptions {
   /** How long an exhausted customer is refused from memory before the database is asked again (ms). */
   recheckMs?: number;
   /**
-   * This node's name in `quota_leases`, the same across restarts (src/billing/node-id.ts), so that
+   * This node's name in `quota_leases`, the same across restarts (src/store/node-identity.ts), so that
    * a restart finds what a crash of the node left. A fresh one when not given.
    */
   node?: string;
