@@ -1,7 +1,7 @@
 /**
  * `make bench`: runs every benchmark as its own process and writes bench/RESULTS.md with the
  * date, the machine, the Node version and the load average beside each result.
- *   node dist/bench/run.js [--only engine,loaders,audit,audit-paced,ipintel,names,flexsearch,analytics,lists-feed,lists-upload,http] [--engine-sizes 100000,1000000] [--parent DIR]
+ *   node dist/bench/run.js [--only engine,loaders,audit,audit-paced,ipintel,names,flexsearch,analytics,lists-feed,lists-upload,fanout,http] [--engine-sizes 100000,1000000] [--parent DIR]
  * (`make bench` builds dist/ first; every suite then runs compiled, as `make run` does. Under
  * `node --import tsx bench/run.ts` the suites run through tsx instead.)
  */
@@ -59,6 +59,11 @@ const suites: { name: string; title: string; args: string[]; node?: string[] }[]
     title: 'Upload of 1M rows into an operator list (streamed, checked, diffed, served)',
     args: ['bench/lists.ts', 'upload'],
     node: ['--expose-gc', ...SERVICE_NODE_FLAGS],
+  },
+  {
+    name: 'fanout',
+    title: 'Fan-out: the widest screening answers and /healthz beside them (issue #36)',
+    args: ['bench/fanout.ts'],
   },
   // The HTTP suite's own process is the batch client. It idles through minutes of wrk rounds,
   // after which V8's memory reducer left its heap so small that it spent a third of its time in

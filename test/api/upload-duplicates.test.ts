@@ -145,6 +145,42 @@ test('an operator list: duplicates with other metadata or another spelling are m
   assert.equal(result(created).duplicates, null);
 });
 
+test('the widest answer uploads can make: each list matches an e-mail once and each of its domains once', async () => {
+  const c = await createCustomerToken(svc.url, 100, 'Wide customer');
+  const auth = { authorization: `Bearer ${c.token}` };
+  const email = 'x@a.b.example.com';
+  const domains = ['a.b.example.com', 'b.example.com', 'example.com'];
+  const rows = [email, email.toUpperCase(), ...domains.flatMap((d) => [d, `@${d}`])];
+  const slugs: string[] = [];
+  for (const name of ['wide1', 'wide2']) {
+    const created = await call('POST', '/account/lists', auth, {
+      name,
+      display_name: name,
+      list_type: 'risk',
+      entity_types: ['email', 'email_domain'],
+    });
+    assert.equal(created.status, 200, JSON.stringify(created.body));
+    slugs.push(`c${c.customerId}.${name}`);
+    const body =
+      'entity_type,value\n' +
+      rows.map((v) => `${v.includes('x@') || v.includes('X@') ? 'email' : 'email_domain'},${v}`).join('\n');
+    assert.deepEqual(counts(result(await upload(`/account/lists/${slugs.at(-1)}/upload`, auth, 'text/csv', body))), [
+      'new_version',
+      4,
+      4,
+      4,
+    ]);
+  }
+  const answer = await api.fetchJson(url(`/screen/email/${email}`), { headers: auth });
+  const matches = (answer.body as { matches: Obj[] }).matches.map((m) => [m.list, m.match, m.value]);
+  const expected = slugs.flatMap((s) => [[s, 'exact', email], ...domains.map((d) => [s, 'domain', d])]);
+  assert.deepEqual(
+    [...matches].sort((a, b) => String(a).localeCompare(String(b))),
+    [...expected].sort((a, b) => String(a).localeCompare(String(b))),
+  );
+  assert.equal((await auditRows(c.customerId)).length, 8);
+});
+
 test('a byte that is not UTF-8 on line 701 of a CSV or an NDJSON upload is refused at line 701', async () => {
   await call('POST', '/admin/lists', ADMIN, {
     slug: 'ops_latin1',
