@@ -157,9 +157,10 @@ export class Generation {
   }
 
   /**
-   * Appends the exact-key hits of the given lists to `out`, skipping entities already there:
-   * active entities, with `includeDelisted` also current delistings (the search), or with `asOf`
-   * (ms) the entities listed at that time, whichever listing period they belong to.
+   * Appends the exact-key hits of the given lists to `out`: active entities, with
+   * `includeDelisted` also current delistings (the search), or with `asOf` (ms) the entities
+   * listed at that time, whichever listing period they belong to. An entity has one key, so
+   * probes of distinct keys never meet the same entity twice (the caller drops repeated probes).
    */
   collect(
     typeIdx: number,
@@ -181,7 +182,6 @@ export class Generation {
         if (!store.listedAt(id, asOf)) continue;
       } else if (store.isDelisted(id) && (!includeDelisted || store.isSuperseded(id))) continue;
       if (!lists.includes(store.listSlugs[store.listOf(id)])) continue;
-      if (out.length > 0 && out.some((h) => h.entity.id === id)) continue;
       // Most keys are their one entity's published value: the key string is then the value, undecoded.
       const value = table.isValue(slot) ? key : undefined;
       out.push({ entity: store.view(id, value), match, similarity: 1 });

@@ -89,6 +89,8 @@ export interface RefreshOutcome {
   relisted?: number;
   /** Active entities of the version now served. */
   total?: number;
+  /** An upload's rows merged into an earlier row of the same value (see loaders/upload.ts). */
+  duplicates?: number;
   error?: string;
 }
 

@@ -9,15 +9,18 @@ import { lineBatches } from '../engine/snapshot.js';
 import { SCREENED_KIND } from './clean.js';
 import { entityKey, keyOf, type RecordBatch } from './diff.js';
 import { createHash } from 'node:crypto';
+import { NotUtf8Error, Utf8Lines } from './utf8-lines.js';
 
 /**
  * Uploads of an operator or private list: rows of `entity_type, value, metadata` as CSV (a header
  * line naming the columns; metadata as JSON text, may be empty), a JSON array of objects, or
  * NDJSON (one object per line). The body streams through a parser and each row is checked as it
  * comes, with the normalizer of its entity type (the one the public lists' values pass), into a
- * staged file of records; the first bad row rejects the upload with its line number. Only a
- * complete, valid upload becomes a version (see ListManager.uploadList), so the previous version
- * stays whatever goes wrong.
+ * staged file of records; the first bad row rejects the upload with its line number. Rows of one
+ * identity (entity type and canonical key) are merged: the first is kept as it came and the later
+ * ones are counted (`duplicates`), so a list holds a value once and screening it yields one match,
+ * however often the upload repeated it. Only a complete, valid upload becomes a version (see
+ * ListManager.uploadList), so the previous version stays whatever goes wrong.
  */
 
 export const UPLOAD_FORMATS = ['csv', 'json', 'ndjson'] as const;
@@ -485,7 +488,10 @@ export interface StagedUpload {
    * value again.
    */
   path: string;
+  /** Rows staged: one per identity. */
   rows: number;
+  /** Rows dropped because an earlier row had the same identity (see the module comment). */
+  duplicates: number;
   /** Content version of the upload (the same checksum a list's versions carry). */
   version: string;
 }
@@ -495,7 +501,7 @@ export interface StageOptions {
   list: string;
   entityTypes: readonly EntityType[];
   path: string;
-  /** Rows the upload may hold at most (UploadLimitError beyond). */
+  /** Rows the upload may hold at most, duplicates not counted (UploadLimitError beyond). */
   maxRows: number;
 }
 
@@ -514,13 +520,21 @@ export async function stageUpload(body: AsyncIterable<Uint8Array>, opts: StageOp
   let failed: Error | null = null;
   out.on('error', (err) => (failed = err));
   let rows = 0;
+  let duplicates = 0;
+  // Every identity staged so far: the keys the diff holds in memory anyway for a new version.
+  const seen = new Set<string>();
   let lines: string[] = [];
   const parser = rowParser(opts.format, (line, row) => {
     const { record, key } = checker.check(line, row);
+    if (seen.has(key)) {
+      duplicates++;
+      return;
+    }
+    seen.add(key);
     if (++rows > opts.maxRows) throw new UploadLimitError(`the upload holds more than ${opts.maxRows} rows`);
     lines.push(JSON.stringify([key, record]));
   });
-  const decoder = new TextDecoder('utf-8', { fatal: true });
+  const decoder = new Utf8Lines();
   const flush = async () => {
     if (lines.length === 0) return;
     const text = lines.join('\n') + '\n';
@@ -532,21 +546,10 @@ export async function stageUpload(body: AsyncIterable<Uint8Array>, opts: StageOp
   };
   try {
     for await (const chunk of body) {
-      let text: string;
-      try {
-        text = decoder.decode(chunk, { stream: true });
-      } catch {
-        throw new UploadRowError(rows + 1, null, 'the upload is not UTF-8 text');
-      }
-      parser.write(text);
+      parser.write(decoder.decode(chunk));
       await flush();
     }
-    try {
-      parser.write(decoder.decode());
-    } catch (err) {
-      if (err instanceof UploadRowError || err instanceof UploadLimitError) throw err;
-      throw new UploadRowError(rows + 1, null, 'the upload is not UTF-8 text');
-    }
+    parser.write(decoder.end());
     parser.end();
     await flush();
     out.end();
@@ -556,9 +559,9 @@ export async function stageUpload(body: AsyncIterable<Uint8Array>, opts: StageOp
     out.destroy();
     await closed;
     await rm(opts.path, { force: true });
-    throw err;
+    throw err instanceof NotUtf8Error ? new UploadRowError(err.line, null, 'the upload is not UTF-8 text') : err;
   }
-  return { path: opts.path, rows, version: hash.digest('hex').slice(0, 16) };
+  return { path: opts.path, rows, duplicates, version: hash.digest('hex').slice(0, 16) };
 }
 
 /**

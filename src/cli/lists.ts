@@ -208,6 +208,7 @@ type JobView = {
     delisted: number;
     relisted: number;
     total: number | null;
+    duplicates: number | null;
     error: string | null;
   }[];
 };
@@ -239,6 +240,7 @@ function serviceTarget(base: string, key: string): Target {
       delisted: r.delisted,
       relisted: r.relisted,
       total: r.total ?? undefined,
+      duplicates: r.duplicates ?? undefined,
       error: r.error ?? undefined,
     }));
   };
@@ -362,7 +364,10 @@ async function upload(
     }).catch((err: unknown) => {
       throw err instanceof UploadRowError ? new Error(`${op.file}:${err.line}: ${err.reason}`) : err;
     });
-    return await manager.uploadList(op.slug, { records: stagedBatches(path), version: staged.version });
+    return {
+      ...(await manager.uploadList(op.slug, { records: stagedBatches(path), version: staged.version })),
+      duplicates: staged.duplicates,
+    };
   } finally {
     await rm(path, { force: true });
   }

@@ -149,10 +149,13 @@ export class ListOperations {
         });
       case 'upload':
         return [
-          await manager.uploadList(job.list, {
-            records: stagedBatches(this.stagedPath(job.id)),
-            version: String(p.version),
-          }),
+          {
+            ...(await manager.uploadList(job.list, {
+              records: stagedBatches(this.stagedPath(job.id)),
+              version: String(p.version),
+            })),
+            duplicates: Number(p.duplicates ?? 0),
+          },
         ];
       case 'create': {
         const def = p as unknown as NewList;
@@ -226,12 +229,17 @@ export class ListOperations {
       const received = performance.now();
       const staged = await stageUpload(createReadStream(spool), { format, list, entityTypes, path, maxRows });
       await rm(spool, { force: true });
-      await this.opts.jobs.queue(job.id, { rows: staged.rows, version: staged.version });
+      await this.opts.jobs.queue(job.id, {
+        rows: staged.rows,
+        duplicates: staged.duplicates,
+        version: staged.version,
+      });
       this.opts.log.info(
         {
           job: job.id,
           list,
           rows: staged.rows,
+          duplicates: staged.duplicates,
           receive_ms: Math.round(received - t0),
           check_ms: Math.round(performance.now() - received),
         },

@@ -2017,6 +2017,8 @@ export interface components {
             relisted: number;
             /** @description Active entities of the version served (null when unknown after a failure). */
             total: number | null;
+            /** @description An upload: its rows that repeated an earlier row of the same entity type and value (as normalized), merged into that row (the first is kept). Null for other operations. */
+            duplicates: number | null;
             error: string | null;
         };
         MonitoredEntity: {

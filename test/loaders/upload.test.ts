@@ -155,6 +155,97 @@ describe('stageUpload', () => {
     assert.equal(keys[1], 'email\u0000bad@example.com');
   });
 
+  test('rows of one identity are merged into the first (its value and metadata kept), the others counted', async () => {
+    const rows = [
+      { entity_type: 'email', value: 'Same@Example.com', metadata: { case: 'first' } },
+      { entity_type: 'name', value: 'Ivan Petrov' },
+      ...Array.from({ length: 5_000 }, (_, i) => ({
+        entity_type: 'email',
+        value: i % 2 ? ' same@EXAMPLE.COM ' : 'same@example.com',
+        metadata: { case: `copy ${i}` },
+      })),
+      { entity_type: 'name', value: 'IVAN  PETROV', metadata: { other: true } },
+      { entity_type: 'email_domain', value: 'same@example.com'.split('@')[1] },
+    ];
+    const csv =
+      'entity_type,value,metadata\n' +
+      rows
+        .map((r) => `${r.entity_type},${r.value},"${JSON.stringify(r.metadata ?? {}).replace(/"/g, '""')}"`)
+        .join('\n');
+    const versions = new Set<string>();
+    for (const [format, text] of [
+      ['ndjson', rows.map((r) => JSON.stringify(r)).join('\n')],
+      ['json', JSON.stringify(rows)],
+      ['csv', csv],
+    ] as const) {
+      const { staged, records } = await stage(format, text, { size: 4096 });
+      assert.deepEqual(
+        records.map((r) => [r.entity_type, r.value, r.metadata]),
+        [
+          ['email', 'Same@Example.com', { case: 'first' }],
+          ['name', 'Ivan Petrov', {}],
+          ['email_domain', 'example.com', {}],
+        ],
+        format,
+      );
+      assert.deepEqual([staged.rows, staged.duplicates], [3, 5_001], format);
+      versions.add(staged.version);
+    }
+    assert.equal(versions.size, 1, 'the same content whatever the format');
+    const unique = await stage('ndjson', [rows[0], rows[1], rows.at(-1)].map((r) => JSON.stringify(r)).join('\n'));
+    assert.deepEqual([unique.staged.duplicates, unique.staged.version], [0, [...versions][0]]);
+    // The row limit counts the rows kept: duplicates beyond it are no rows of the list.
+    assert.equal((await stage('ndjson', rows.map((r) => JSON.stringify(r)).join('\n'), { maxRows: 3 })).staged.rows, 3);
+  });
+
+  test('a byte that is not UTF-8 is refused at its own line, however the body is cut into chunks', async () => {
+    const ndjsonLines = Array.from({ length: 1_000 }, (_, i) =>
+      JSON.stringify({ entity_type: 'name', value: `Jürgen Müller ${i}` }),
+    );
+    const csvLines = ['entity_type,value', ...Array.from({ length: 999 }, (_, i) => `name,Jürgen Müller ${i}`)];
+    for (const [format, lines] of [
+      ['ndjson', ndjsonLines],
+      ['csv', csvLines],
+    ] as const) {
+      const utf8 = Buffer.from(lines.join('\n') + '\n');
+      // Line 701 (from 1) spelled in Latin-1: its ü is the lone byte 0xfc.
+      const start = utf8.indexOf(Buffer.from(lines[700]));
+      const bad = Buffer.concat([
+        utf8.subarray(0, start),
+        Buffer.from(lines[700], 'latin1'),
+        utf8.subarray(start + Buffer.byteLength(lines[700])),
+      ]);
+      for (const size of [1, 2, 3, 5, 4096, 1 << 20]) {
+        const err = await stageUpload(
+          (async function* () {
+            for (let i = 0; i < bad.length; i += size) yield bad.subarray(i, i + size);
+          })(),
+          { format, list: 'l', entityTypes: TYPES, path: join(dir, `utf8-${n++}.ndjson`), maxRows: 10_000 },
+        ).then(
+          () => assert.fail('accepted'),
+          (e: unknown) => e,
+        );
+        assert.ok(err instanceof UploadRowError, String(err));
+        assert.deepEqual(
+          [err.line, err.reason],
+          [701, 'the upload is not UTF-8 text'],
+          `${format} in chunks of ${size}`,
+        );
+      }
+    }
+    // A character cut off by the end of the body: a fault on the last line.
+    const truncated = Buffer.concat([Buffer.from('{"entity_type":"name","value":"A"}\n\n'), Buffer.from([0xe2, 0x82])]);
+    await assert.rejects(
+      stageUpload(
+        (async function* () {
+          yield truncated;
+        })(),
+        { format: 'ndjson', list: 'l', entityTypes: TYPES, path: join(dir, `utf8-${n++}.ndjson`), maxRows: 10 },
+      ),
+      (e: unknown) => e instanceof UploadRowError && e.line === 3,
+    );
+  });
+
   test('CSV: columns in any order, metadata optional, a BOM and a missing final newline are fine', async () => {
     const { records } = await stage('csv', '\uFEFFvalue,entity_type\nx.example,website\n"Ivan ""the"" Petrov",name');
     assert.deepEqual(

@@ -49,6 +49,7 @@ function resultView(o: RefreshOutcome): ListJobT['results'][number] {
     delisted: o.delisted ?? 0,
     relisted: o.relisted ?? 0,
     total: o.total ?? null,
+    duplicates: o.duplicates ?? null,
     error: o.error ?? null,
   };
 }

@@ -147,6 +147,10 @@ const RefreshResult = z
       .int()
       .nullable()
       .meta({ description: 'Active entities of the version served (null when unknown after a failure).' }),
+    duplicates: z.number().int().nullable().meta({
+      description:
+        'An upload: its rows that repeated an earlier row of the same entity type and value (as normalized), merged into that row (the first is kept). Null for other operations.',
+    }),
     error: z.string().nullable(),
   })
   .strict()
