@@ -101,7 +101,7 @@ export function createWebhookDelivery(opts: WebhookDeliveryOptions): WebhookDeli
   const registry = opts.registry ?? new Registry();
   const attemptsTotal = new Counter({
     name: 'webhook_delivery_attempts_total',
-    help: 'Webhook delivery attempts by result (success, http_error, timeout, network_error, refused)',
+    help: 'Webhook delivery attempts by result (success, http_error, timeout, network_error, refused, interrupted)',
     labelNames: ['result'] as const,
     registers: [registry],
   });
@@ -225,8 +225,10 @@ export function createWebhookDelivery(opts: WebhookDeliveryOptions): WebhookDeli
          RETURNING attempt`,
         [deliveryId, INTERRUPTED_ERROR],
       );
-      for (const { attempt: n } of cut.rows)
+      for (const { attempt: n } of cut.rows) {
+        attemptsTotal.labels('interrupted').inc();
         log.info({ delivery: deliveryId, event: eventId, attempt: n, node }, 'webhook attempt was interrupted');
+      }
       const next = await tx.query<{ attempts: number }>(
         `UPDATE webhook_deliveries SET attempts = attempts + 1
          WHERE id = $1 AND status = 'pending' AND attempts <= $2 RETURNING attempts`,

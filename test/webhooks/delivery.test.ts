@@ -241,7 +241,8 @@ for (const backend of BACKENDS)
       const ep = await endpointFor(P('/cut'), c);
       receiver.script.set(P('/cut'), [500]);
       await store.sendTest(c, ep.id);
-      const w = worker({ retryDelaysMs: [RETRY_MS] });
+      const registry = new Registry();
+      const w = worker({ retryDelaysMs: [RETRY_MS], registry });
       assert.equal(await w.runOnce(), 1);
       // What a node killed during attempt 2 leaves (test/webhooks/interrupted.test.ts kills a real
       // one): the attempt recorded without an outcome, and its lease, long expired.
@@ -286,6 +287,10 @@ for (const backend of BACKENDS)
       );
       assert.deepEqual(rows, [{ error: INTERRUPTED_ERROR }], 'stored as interrupted, not only shown so');
       assert.equal(receiver.received.filter((r) => r.path === P('/cut')).length, 1);
+      assert.match(
+        await registry.getSingleMetricAsString('webhook_delivery_attempts_total'),
+        /result="interrupted"} 1/,
+      );
     });
 
     test('a dead endpoint does not delay another one; the per-endpoint limit holds', async () => {
