@@ -27,8 +27,11 @@ const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,64}$/;
 /** Where `keep` stores headers: uWS calls back once per header, and one shared callback spares a closure per request. */
 let collecting: Record<string, string | undefined> = {};
 function keep(name: string, value: string): void {
-  // The first of repeated headers wins, as with getHeader.
-  if (HEADERS_KEPT.has(name) && value !== '' && collecting[name] === undefined) collecting[name] = value;
+  // The first of repeated headers wins, as with getHeader. An empty Idempotency-Key is kept: uWS
+  // trims bytes above 0x7F off both ends of a value, so a key such as `é` arrives empty, and must
+  // be refused (422) rather than read as no key at all (docs/idempotency.md).
+  if (HEADERS_KEPT.has(name) && (value !== '' || name === IDEMPOTENCY_HEADER) && collecting[name] === undefined)
+    collecting[name] = value;
 }
 
 /**

@@ -17,7 +17,8 @@ import { resolveWebhookTarget, WebhookUrlError, type Lookup, type UrlPolicy } fr
  * stored body with the endpoint's current secret, and POSTs it. Any 2xx within `timeoutMs`
  * (10 s) acknowledges; other statuses (3xx included: redirects are not followed), timeouts and
  * connection errors are failed attempts, retried after RETRY_SCHEDULE_MS[n] ± 20 % jitter. After
- * the last attempt (10 in all, the last ~22 h after the first) the delivery is `failed`.
+ * the last attempt (10 in all, the last ~22 h after the first) the delivery is `failed`. An
+ * attempt is logged before its POST leaves: one whose node died during it shows as interrupted.
  *
  * Isolation: at most `perEndpointConcurrency` attempts per endpoint are in flight across the
  * claim (and within this node), and each poll claims at most that many per endpoint, so a slow
@@ -38,6 +39,11 @@ const RETRY_SCHEDULE_MS: readonly number[] = [
   12 * 3600_000,
 ];
 const USER_AGENT = 'Service-Webhooks/1.0';
+/**
+ * The error of an attempt that never got an outcome: the node running it stopped (killed,
+ * crashed) while its POST was out, so the receiver may have got it.
+ */
+export const INTERRUPTED_ERROR = 'interrupted: the service stopped during the attempt';
 
 export interface WebhookDeliveryOptions {
   db: Db;
@@ -95,7 +101,7 @@ export function createWebhookDelivery(opts: WebhookDeliveryOptions): WebhookDeli
   const registry = opts.registry ?? new Registry();
   const attemptsTotal = new Counter({
     name: 'webhook_delivery_attempts_total',
-    help: 'Webhook delivery attempts by result (success, http_error, timeout, network_error, refused)',
+    help: 'Webhook delivery attempts by result (success, http_error, timeout, network_error, refused, interrupted)',
     labelNames: ['result'] as const,
     registers: [registry],
   });
@@ -205,8 +211,55 @@ export function createWebhookDelivery(opts: WebhookDeliveryOptions): WebhookDeli
     }
   }
 
+  /**
+   * Records attempt n as started, with no outcome yet, before its POST leaves: a node killed
+   * during the attempt leaves it in the log, and the receiver's POST is never unaccounted for. An
+   * earlier attempt still without an outcome was interrupted that way (its lease expired, hence
+   * this claim): it is marked so, and counts as a failed attempt. Null when the delivery is no
+   * longer pending, or when the interrupted attempt was its last (the delivery is then failed).
+   */
+  async function recordStart(deliveryId: number, eventId: string, startedAt: string): Promise<number | null> {
+    return db.transaction(async (tx) => {
+      const cut = await tx.query<{ attempt: number }>(
+        `UPDATE webhook_attempts SET error = $2 WHERE delivery_id = $1 AND status_code IS NULL AND error IS NULL
+         RETURNING attempt`,
+        [deliveryId, INTERRUPTED_ERROR],
+      );
+      for (const { attempt: n } of cut.rows) {
+        attemptsTotal.labels('interrupted').inc();
+        log.info({ delivery: deliveryId, event: eventId, attempt: n, node }, 'webhook attempt was interrupted');
+      }
+      const next = await tx.query<{ attempts: number }>(
+        `UPDATE webhook_deliveries SET attempts = attempts + 1
+         WHERE id = $1 AND status = 'pending' AND attempts <= $2 RETURNING attempts`,
+        [deliveryId, delays.length],
+      );
+      const n = next.rows[0]?.attempts;
+      if (n === undefined) {
+        const failed = await tx.query(
+          `UPDATE webhook_deliveries SET status = 'failed', locked_until = NULL, last_status_code = NULL, last_error = $2,
+             last_latency_ms = NULL, completed_at = $3
+           WHERE id = $1 AND status = 'pending' RETURNING 1`,
+          [deliveryId, INTERRUPTED_ERROR, startedAt],
+        );
+        if (failed.rows.length > 0) {
+          outcomes.labels('failed').inc();
+          log.warn(
+            { delivery: deliveryId, event: eventId, node, error: INTERRUPTED_ERROR },
+            'webhook delivery failed for good',
+          );
+        }
+        return null;
+      }
+      await tx.query(
+        'INSERT INTO webhook_attempts (delivery_id, attempt, started_at, status_code, latency_ms, error) VALUES ($1, $2, $3, NULL, 0, NULL)',
+        [deliveryId, n, startedAt],
+      );
+      return n;
+    });
+  }
+
   async function attempt(deliveryId: number): Promise<void> {
-    const startedAt = new Date(now()).toISOString();
     // Read at attempt time: the current URL and secret (a rotation takes effect at once).
     const { rows } = await db.query<EventRow & { url: string; secret: string }>(
       `SELECT ev.id, ev.type, ev.created_at, ev.change_id, ev.monitored_entity_id, ev.entity_type, ev.value, ev.label, ev.listing, e.url, e.secret
@@ -216,24 +269,20 @@ export function createWebhookDelivery(opts: WebhookDeliveryOptions): WebhookDeli
     );
     if (!rows[0]) return;
     const { url, secret, ...event } = rows[0];
+    const n = await recordStart(deliveryId, event.id, new Date(now()).toISOString());
+    if (n === null) return;
     const out = await send(url, secret, event);
     attemptsTotal.labels(out.kind).inc();
     await db.transaction(async (tx) => {
-      const cur = await tx.query<{ attempts: number }>(
-        `UPDATE webhook_deliveries SET attempts = attempts + 1 WHERE id = $1 AND status = 'pending' RETURNING attempts`,
-        [deliveryId],
-      );
-      if (!cur.rows[0]) return;
-      const n = cur.rows[0].attempts;
       await tx.query(
-        'INSERT INTO webhook_attempts (delivery_id, attempt, started_at, status_code, latency_ms, error) VALUES ($1, $2, $3, $4, $5, $6)',
-        [deliveryId, n, startedAt, out.status, out.latencyMs, out.error],
+        'UPDATE webhook_attempts SET status_code = $3, latency_ms = $4, error = $5 WHERE delivery_id = $1 AND attempt = $2',
+        [deliveryId, n, out.status, out.latencyMs, out.error],
       );
       const final = out.ok ? 'delivered' : n > delays.length ? 'failed' : 'pending';
       const wait = out.ok || final === 'failed' ? 0 : delays[n - 1] * (1 + jitter * (2 * random() - 1));
-      await tx.query(
+      const updated = await tx.query(
         `UPDATE webhook_deliveries SET status = $2, next_attempt_at = $3, locked_until = NULL, last_status_code = $4,
-           last_error = $5, last_latency_ms = $6, completed_at = $7 WHERE id = $1`,
+           last_error = $5, last_latency_ms = $6, completed_at = $7 WHERE id = $1 AND status = 'pending' RETURNING 1`,
         [
           deliveryId,
           final,
@@ -244,6 +293,7 @@ export function createWebhookDelivery(opts: WebhookDeliveryOptions): WebhookDeli
           final === 'pending' ? null : new Date(now()).toISOString(),
         ],
       );
+      if (updated.rows.length === 0) return;
       if (final !== 'pending') outcomes.labels(final).inc();
       const fields = { delivery: deliveryId, event: event.id, attempt: n, status: out.status, ms: out.latencyMs, node };
       if (final === 'failed') log.warn({ ...fields, error: out.error }, 'webhook delivery failed for good');

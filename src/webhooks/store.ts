@@ -10,6 +10,7 @@ import {
   type WebhookEvent,
   type WebhookEventType,
 } from './events.js';
+import { INTERRUPTED_ERROR } from './delivery.js';
 import { insertEvent } from './outbox.js';
 import { newSigningSecret } from './signature.js';
 import { resolveWebhookTarget, type Lookup, type UrlPolicy } from './ssrf.js';
@@ -78,6 +79,21 @@ export interface WebhookDeliveryView {
   created_at: string;
   completed_at: string | null;
   attempt_log: WebhookAttemptView[];
+}
+
+/** The error shown for an attempt whose POST is out, without an outcome yet. */
+const IN_FLIGHT = 'in flight';
+
+/**
+ * The error shown for an attempt. One without an outcome (no status, no error) is in flight while
+ * its delivery's lease holds; after that its node stopped during it: it was interrupted (the
+ * worker stores that when it claims the delivery again).
+ */
+function attemptError(attempt: Record<string, unknown>, delivery: Record<string, unknown>, now: number): string | null {
+  if (attempt.status_code !== null || attempt.error !== null) return (attempt.error as string | null) ?? null;
+  const lease = delivery.locked_until;
+  const leased = delivery.status === 'pending' && lease !== null && new Date(lease as string | Date).getTime() > now;
+  return leased ? IN_FLIGHT : INTERRUPTED_ERROR;
 }
 
 /** True for an `onchain_address` value that is an ENS name (it has a dot), as screening decides. */
@@ -333,7 +349,7 @@ export class WebhookStore {
     );
     const { rows } = await this.db.query<Record<string, unknown>>(
       `SELECT d.id, d.event_id, ev.type AS event_type, d.status, d.attempts, d.next_attempt_at, d.last_status_code,
-              d.last_error, d.last_latency_ms, d.created_at, d.completed_at
+              d.last_error, d.last_latency_ms, d.created_at, d.completed_at, d.locked_until
        FROM webhook_deliveries d JOIN webhook_events ev ON ev.id = d.event_id
        WHERE d.endpoint_id = $1 AND ($2::text IS NULL OR d.status = $2::text)
        ORDER BY d.id DESC LIMIT $3 OFFSET $4`,
@@ -349,6 +365,7 @@ export class WebhookStore {
           )
         ).rows
       : [];
+    const at = this.now();
     const items = rows.map((r): WebhookDeliveryView => ({
       id: r.id as number,
       event_id: r.event_id as string,
@@ -368,7 +385,7 @@ export class WebhookStore {
           started_at: iso(a.started_at),
           status_code: (a.status_code as number | null) ?? null,
           latency_ms: a.latency_ms as number,
-          error: (a.error as string | null) ?? null,
+          error: attemptError(a, r, at),
         })),
     }));
     return { total: count.rows[0].n, items };

@@ -1,5 +1,6 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { connect } from 'node:net';
 import { startTestService, createCustomerToken, type TestService } from '../../harness/service.js';
 
 /**
@@ -133,4 +134,59 @@ test('a batch retried with its key gets the same NDJSON, charged once', async ()
   assert.equal(again.headers.get('content-type'), 'application/x-ndjson');
   assert.equal(await again.text(), text);
   assert.deepEqual(await rows(customerId), { usage: 1, credits: 2, audit: 3 });
+});
+
+/** Sends a GET whose Idempotency-Key is exactly `key` on the wire; the status and parsed body of the answer. */
+async function rawKeyed(path: string, token: string, key: Buffer): Promise<{ status: number; body: unknown }> {
+  const { port } = new URL(svc.url);
+  const socket = connect(Number(port), '127.0.0.1');
+  socket.write(
+    Buffer.concat([
+      Buffer.from(`GET ${path} HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${token}\r\nIdempotency-Key: `),
+      key,
+      Buffer.from('\r\nConnection: close\r\n\r\n'),
+    ]),
+  );
+  const chunks: Buffer[] = [];
+  for await (const chunk of socket) chunks.push(chunk as Buffer);
+  const text = Buffer.concat(chunks).toString('utf8');
+  const body = text.slice(text.indexOf('\r\n\r\n') + 4);
+  return { status: Number(text.slice(9, 12)), body: body ? JSON.parse(body) : null };
+}
+
+test('a key with a byte outside visible ASCII is a 422 over the wire, never a key-less request', async () => {
+  const { customerId, token } = await createCustomerToken(svc.url, 100);
+  const malformed = (input: string) => ({
+    detail: [
+      {
+        type: 'value_error',
+        loc: ['header', 'Idempotency-Key'],
+        msg: 'Value error, Idempotency-Key must be 1 to 255 printable ASCII characters',
+        input,
+        ctx: { error: 'Idempotency-Key must be 1 to 255 printable ASCII characters' },
+      },
+    ],
+  });
+  // uWS trims bytes above 0x7F off both ends of a value: `é` alone (UTF-8 or latin1) arrives empty.
+  const cases: [Buffer, string][] = [
+    [Buffer.from('é'), ''],
+    [Buffer.from([0xe9]), ''],
+    [Buffer.from([0xc3, 0xa9, 0x20, 0xc3, 0xa9]), ''],
+    [Buffer.from('qéN'), 'qéN'],
+    [Buffer.from([0x71, 0xe9, 0x4e]), 'q\ufffdN'],
+    [Buffer.from('q\x7fN', 'latin1'), 'q\x7fN'],
+    [Buffer.from('q\tN', 'latin1'), 'q\tN'],
+    [Buffer.from('q N'), 'q N'],
+  ];
+  for (const [key, input] of cases) {
+    const answer = await rawKeyed(`/api/v1/screen/crypto/${XBT}`, token, key);
+    assert.equal(answer.status, 422, key.toString('hex'));
+    assert.deepEqual(answer.body, malformed(input), key.toString('hex'));
+  }
+  assert.deepEqual((await rows(customerId)).usage, 0);
+  // A byte above 0x7F at either end of a longer key never reaches the service (docs/idempotency.md):
+  // `qNé` is read as `qN`, and replays its answer rather than charging twice.
+  assert.equal((await rawKeyed(`/api/v1/screen/crypto/${XBT}`, token, Buffer.from('qN'))).status, 200);
+  assert.equal((await rawKeyed(`/api/v1/screen/crypto/${XBT}`, token, Buffer.from('qNé'))).status, 200);
+  assert.deepEqual((await rows(customerId)).usage, 1);
 });

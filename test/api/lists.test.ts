@@ -640,3 +640,38 @@ test('refresh on demand: a list checked now from a directory, counts of the new 
     ],
   );
 });
+
+test('/stats follows every new list generation: an operator list created, filled, replaced, deleted', async () => {
+  type Stats = { sources: Record<string, { total: number; by_entity_type: Record<string, number> }>; delisted: number };
+  const stats = async () => {
+    const first = (await get('/stats')).body as Stats;
+    // Asked again with nothing changed in between: the same answer.
+    assert.deepEqual((await get('/stats')).body, first);
+    return first;
+  };
+  const before = await stats();
+  assert.equal(before.sources.ops_stats, undefined);
+  only(
+    (
+      await call('POST', '/admin/lists', ADMIN, {
+        slug: 'ops_stats',
+        display_name: 'Stats',
+        list_type: 'risk',
+        entity_types: ['email'],
+      })
+    ).body,
+  );
+  const created = await stats();
+  assert.deepEqual(created.sources.ops_stats, { ...created.sources.ops_stats, total: 0, by_entity_type: {} });
+  const emails = (names: string[]) => `entity_type,value\n${names.map((n) => `email,${n}@example.org\n`).join('')}`;
+  only((await upload('/admin/lists/ops_stats/upload', ADMIN, 'text/csv', emails(['a', 'b', 'c']))).body);
+  const filled = await stats();
+  assert.deepEqual([filled.sources.ops_stats.total, filled.sources.ops_stats.by_entity_type], [3, { email: 3 }]);
+  assert.equal(filled.delisted, before.delisted);
+  only((await upload('/admin/lists/ops_stats/upload', ADMIN, 'text/csv', emails(['a']))).body);
+  const replaced = await stats();
+  assert.deepEqual([replaced.sources.ops_stats.total, replaced.sources.ops_stats.by_entity_type], [1, { email: 1 }]);
+  assert.equal(replaced.delisted, before.delisted + 2);
+  only((await call('DELETE', '/admin/lists/ops_stats', ADMIN)).body);
+  assert.equal((await stats()).sources.ops_stats, undefined);
+});

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import pino from 'pino';
 import { Registry } from 'prom-client';
 import type { Db } from '../../src/store/db.js';
-import { createWebhookDelivery, type WebhookDeliveryOptions } from '../../src/webhooks/delivery.js';
+import { createWebhookDelivery, INTERRUPTED_ERROR, type WebhookDeliveryOptions } from '../../src/webhooks/delivery.js';
 import { verifyWebhookSignature } from '../../src/webhooks/signature.js';
 import { WebhookStore, WebhookUrlError } from '../../src/webhooks/store.js';
 import { BACKENDS, closeBackends, type TestDb } from '../store/backends.js';
@@ -234,6 +234,63 @@ for (const backend of BACKENDS)
         ],
       );
       assert.ok(d.completed_at);
+    });
+
+    test('a last attempt whose node died is interrupted: the delivery fails, with no further POST', async () => {
+      const c = await customer('interrupted');
+      const ep = await endpointFor(P('/cut'), c);
+      receiver.script.set(P('/cut'), [500]);
+      await store.sendTest(c, ep.id);
+      const registry = new Registry();
+      const w = worker({ retryDelaysMs: [RETRY_MS], registry });
+      assert.equal(await w.runOnce(), 1);
+      // What a node killed during attempt 2 leaves (test/webhooks/interrupted.test.ts kills a real
+      // one): the attempt recorded without an outcome, and its lease, long expired.
+      const [pending] = await log_(c, ep.id);
+      await db.query(
+        `UPDATE webhook_deliveries SET attempts = 2, locked_until = '2000-01-01T00:00:00Z' WHERE id = $1`,
+        [pending.id],
+      );
+      await db.query(
+        'INSERT INTO webhook_attempts (delivery_id, attempt, started_at, status_code, latency_ms, error) VALUES ($1, 2, now(), NULL, 0, NULL)',
+        [pending.id],
+      );
+      const shown = (await log_(c, ep.id))[0];
+      assert.deepEqual(
+        [shown.status, shown.attempts, shown.attempt_log.map((a) => [a.status_code, a.error])],
+        [
+          'pending',
+          2,
+          [
+            [500, 'HTTP 500'],
+            [null, INTERRUPTED_ERROR],
+          ],
+        ],
+      );
+      afterBackoff();
+      assert.equal(await w.runOnce(), 1);
+      const [d] = await log_(c, ep.id);
+      assert.deepEqual(
+        [d.status, d.attempts, d.last_status_code, d.last_error, d.next_attempt_at],
+        ['failed', 2, null, INTERRUPTED_ERROR, null],
+      );
+      assert.deepEqual(
+        d.attempt_log.map((a) => [a.attempt, a.status_code, a.error]),
+        [
+          [1, 500, 'HTTP 500'],
+          [2, null, INTERRUPTED_ERROR],
+        ],
+      );
+      const { rows } = await db.query<{ error: string }>(
+        'SELECT error FROM webhook_attempts WHERE delivery_id = $1 AND attempt = 2',
+        [d.id],
+      );
+      assert.deepEqual(rows, [{ error: INTERRUPTED_ERROR }], 'stored as interrupted, not only shown so');
+      assert.equal(receiver.received.filter((r) => r.path === P('/cut')).length, 1);
+      assert.match(
+        await registry.getSingleMetricAsString('webhook_delivery_attempts_total'),
+        /result="interrupted"} 1/,
+      );
     });
 
     test('a dead endpoint does not delay another one; the per-endpoint limit holds', async () => {

@@ -89,8 +89,111 @@ function latest(values: Iterable<string | null>): string | null {
   return best;
 }
 
+type Stats = z.output<typeof StatsResponse>;
+
+/**
+ * The /stats body, built and serialized once for as long as what it shows stays the same: the
+ * list generation (counts), the enabled lists, each list's status and the primary refresh
+ * schedule. Counting a generation's entities and writing the JSON cost ~55 µs of the front-end
+ * thread per request; checking that nothing changed reads the statuses and the schedule and
+ * compares a few fields per list.
+ */
+class StatsBody {
+  private body: Stats | null = null;
+  private bytes: Buffer | null = null;
+  private generation = -1;
+  private enabled: readonly string[] = [];
+  private statuses: Record<string, ListStatusView> = {};
+
+  constructor(private readonly deps: PublicDeps) {}
+
+  current(): Stats {
+    const { engine, catalog } = this.deps;
+    const generation = engine.generation();
+    const enabled = catalog.enabledSlugs;
+    const status = this.deps.status();
+    const refresh = this.deps.primaryRefresh();
+    if (
+      this.body === null ||
+      generation !== this.generation ||
+      enabled !== this.enabled ||
+      !sameStatuses(enabled, status, this.statuses) ||
+      !sameRefresh(refresh, this.body.primary_refresh)
+    ) {
+      this.body = this.build(enabled, status, refresh);
+      this.bytes = Buffer.from(JSON.stringify(this.body));
+      this.generation = generation;
+      this.enabled = enabled;
+      this.statuses = status;
+    }
+    return this.body;
+  }
+
+  /** The JSON of `out`: the stored bytes when it is the current body. */
+  json(out: Stats): string | Buffer {
+    return out === this.body && this.bytes ? this.bytes : JSON.stringify(out);
+  }
+
+  private build(
+    enabled: readonly string[],
+    status: Record<string, ListStatusView>,
+    refresh: Stats['primary_refresh'],
+  ): Stats {
+    const stats = this.deps.engine.stats();
+    const sources: Stats['sources'] = {};
+    let countries = 0;
+    let delisted = 0;
+    for (const slug of enabled) {
+      const def = this.deps.catalog.get(slug)!;
+      const s = status[slug];
+      const counts = stats.lists[slug];
+      countries += counts?.by_entity_type.country ?? 0;
+      delisted += counts?.delisted ?? 0;
+      sources[slug] = {
+        list_type: def.list_type,
+        total: counts?.total ?? 0,
+        by_entity_type: counts?.by_entity_type ?? {},
+        last_updated: s?.last_updated ?? null,
+        last_error: s?.last_error ?? null,
+        stale: s?.stale ?? false,
+      };
+    }
+    return {
+      sources,
+      countries,
+      delisted,
+      last_updated: latest(enabled.map((s) => status[s]?.last_updated ?? null)),
+      primary_refresh: refresh,
+    };
+  }
+}
+
+function sameStatuses(
+  slugs: readonly string[],
+  a: Record<string, ListStatusView>,
+  b: Record<string, ListStatusView>,
+): boolean {
+  for (const slug of slugs) {
+    const x = a[slug];
+    const y = b[slug];
+    if (x === y) continue;
+    if (!x || !y || x.last_updated !== y.last_updated || x.last_error !== y.last_error || x.stale !== y.stale)
+      return false;
+  }
+  return true;
+}
+
+function sameRefresh(a: Stats['primary_refresh'], b: Stats['primary_refresh']): boolean {
+  return (
+    a.next_check_at === b.next_check_at &&
+    a.check_minutes_utc.length === b.check_minutes_utc.length &&
+    a.check_minutes_utc.every((m, i) => m === b.check_minutes_utc[i])
+  );
+}
+
 export function publicEndpoints(deps: PublicDeps): AnyEndpoint[] {
   const { engine, catalog } = deps;
+  const statsBody = new StatsBody(deps);
   return [
     endpoint({
       id: 'lists.all',
@@ -139,35 +242,8 @@ export function publicEndpoints(deps: PublicDeps): AnyEndpoint[] {
       access: 'public',
       input: z.object({}),
       output: StatsResponse,
-      handler: () => {
-        const stats = engine.stats();
-        const status = deps.status();
-        const sources: z.output<typeof StatsResponse>['sources'] = {};
-        let countries = 0;
-        let delisted = 0;
-        for (const slug of catalog.enabledSlugs) {
-          const def = catalog.get(slug)!;
-          const s = status[slug];
-          const counts = stats.lists[slug];
-          countries += counts?.by_entity_type.country ?? 0;
-          delisted += counts?.delisted ?? 0;
-          sources[slug] = {
-            list_type: def.list_type,
-            total: counts?.total ?? 0,
-            by_entity_type: counts?.by_entity_type ?? {},
-            last_updated: s?.last_updated ?? null,
-            last_error: s?.last_error ?? null,
-            stale: s?.stale ?? false,
-          };
-        }
-        return {
-          sources,
-          countries,
-          delisted,
-          last_updated: latest(catalog.enabledSlugs.map((s) => status[s]?.last_updated ?? null)),
-          primary_refresh: deps.primaryRefresh(),
-        };
-      },
+      handler: () => statsBody.current(),
+      serialize: (out) => statsBody.json(out),
     }),
     endpoint({
       id: 'delisted',
