@@ -120,6 +120,8 @@ export async function startTestService(env: Env = {}, overrides: ServiceOverride
  * Starts the service as a separate process (for signal and crash tests); resolves once it listens.
  * `compiled`: run the build in dist/ (`make build`) as `make run` does, instead of src/ through tsx.
  * `root`: the checkout to run (another commit's build, for side-by-side benchmarks), compiled.
+ * The start timeout only detects a service that never starts: on a shared 2-core machine at load
+ * 30, loading the real lists took over 120 s, so it is 300 s.
  */
 export async function spawnService(
   env: Env,
@@ -142,7 +144,7 @@ export async function spawnService(
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       reject(new Error(`service did not start (it logs "listening" at LOG_LEVEL info):\n${out}`));
-    }, 120_000);
+    }, 300_000);
     const check = () => {
       const m = /"port":(\d+)[^\n]*"msg":"listening"/.exec(out);
       if (m) {

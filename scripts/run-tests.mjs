@@ -29,7 +29,7 @@ const r = spawnSync(
     'tsx',
     '--test',
     `--test-concurrency=${concurrency}`,
-    '--test-timeout=600000',
+    '--test-timeout=900000',
     '--test-reporter=spec',
     ...files,
   ],
