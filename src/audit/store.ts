@@ -80,6 +80,10 @@ export async function openAuditStore(cfg: AuditConfig, opts: AuditStoreOptions =
         log: opts.log,
       })
     : null;
+  // A strict answer's rows are durable in the log before ClickHouse has them: the customer's reads
+  // insert what the log holds first, so they see every answered request, as they did when strict
+  // answers waited for the insert.
+  const reader = log ? readingAfter(client, () => log.flush()) : client;
   const writer = <T extends object>(name: string, format: LineFormat<T>): RowWriter<T> =>
     log ? new LoggedWriter(log, table(name), format) : new BatchWriter(insertLines, table(name), format, w);
   const matches = writer('audit_matches', auditMatchLines);
@@ -93,8 +97,8 @@ export async function openAuditStore(cfg: AuditConfig, opts: AuditStoreOptions =
     settlements,
     listChanges,
     changes: changeSink(listChanges),
-    queries: new AuditQueries(client, cfg.CLICKHOUSE_DATABASE),
-    analytics: new AnalyticsQueries(client, cfg.CLICKHOUSE_DATABASE, DEFAULT_BOUNDS, () => filled),
+    queries: new AuditQueries(reader, cfg.CLICKHOUSE_DATABASE),
+    analytics: new AnalyticsQueries(reader, cfg.CLICKHOUSE_DATABASE, DEFAULT_BOUNDS, () => filled),
     fillRollups() {
       filling ??= (async () => {
         if (filled) return;
@@ -144,4 +148,19 @@ export function storedKeys(client: ClickHouseClient): StoredKeys {
     const rows = await rs.json<{ request_id: string; ms: number }>();
     return new Set(rows.map((r) => storedKey(text(r.request_id), Number(r.ms))));
   };
+}
+
+/** `client`, whose queries first await `settle`. */
+function readingAfter(client: ClickHouseClient, settle: () => Promise<void>): ClickHouseClient {
+  return new Proxy(client, {
+    get(target, key, receiver) {
+      if (key === 'query')
+        return async (params: Parameters<ClickHouseClient['query']>[0]) => {
+          await settle();
+          return target.query(params);
+        };
+      const value: unknown = Reflect.get(target, key, receiver);
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
 }

@@ -131,6 +131,9 @@ export class AuditLog {
   private readonly sealed: Sealed[] = [];
   private inserting: Promise<void> | null = null;
   private retryTimer: NodeJS.Timeout | null = null;
+  /** Segments sealed (or found at start) and inserted since start: what a flush waits for. */
+  private sealedCount = 0;
+  private insertedCount = 0;
   private closed = false;
   /** Rows inserted into ClickHouse since start, and rows of replayed segments found already stored. */
   inserted = 0;
@@ -149,6 +152,7 @@ export class AuditLog {
       .map((m) => Number(m[1]))
       .sort((a, b) => a - b);
     for (const n of found) this.sealed.push({ file: join(opts.dir, segmentName(n)), checked: true, done: new Set() });
+    this.sealedCount = found.length;
     if (found.length > 0) {
       this.nextSegment = found[found.length - 1] + 1;
       opts.log?.warn({ segments: found.length }, 'audit log segments left by a crash: inserting their rows');
@@ -246,6 +250,7 @@ export class AuditLog {
     this.ageTimer = null;
     await segment.handle.close();
     this.sealed.push({ file: join(this.opts.dir, segmentName(segment.n)), checked: false, done: new Set() });
+    this.sealedCount++;
     this.insertSealed();
   }
 
@@ -265,7 +270,6 @@ export class AuditLog {
         // Whether a failed insert stored its rows is unknown: the retry checks them first.
         s.checked = true;
         this.opts.log?.error({ err, file: s.file }, 'audit log segment not inserted; retrying');
-        if (this.closed) throw err;
         this.retryTimer = setTimeout(() => {
           this.retryTimer = null;
           this.insertSealed();
@@ -274,7 +278,11 @@ export class AuditLog {
         return;
       }
       this.sealed.shift();
-      await unlink(s.file);
+      this.insertedCount++;
+      // A file left behind is checked again at the next start, so a failed removal loses nothing.
+      await unlink(s.file).catch((err: unknown) =>
+        this.opts.log?.error({ err, file: s.file }, 'inserted audit log segment not removed'),
+      );
     }
   }
 
@@ -321,22 +329,21 @@ export class AuditLog {
     return keep.length === 0 ? [] : [Buffer.from(`${keep.map((r) => r.line).join('\n')}\n`)];
   }
 
-  /** Syncs what was appended, seals the segment and inserts every sealed one (a test's or a shutdown's flush). */
+  /**
+   * Makes every row appended before the call durable and inserted: syncs, seals the current
+   * segment and waits until it and the ones before it are inserted. Rows appended meanwhile are
+   * not waited for, so a flush ends under constant traffic. Rejects when an insert fails (the
+   * segments stay for the retry, or the next start).
+   */
   async flush(): Promise<void> {
-    if (this.scheduled) {
-      clearImmediate(this.scheduled);
-      this.scheduled = null;
-    }
-    while (this.syncing || this.hasPending) {
-      if (!this.syncing) this.runSync();
-      await this.syncing?.catch(() => undefined);
-    }
-    await this.seal();
+    await this.sync();
+    await this.sealWhenIdle();
+    const target = this.sealedCount;
     if (this.retryTimer) {
       clearTimeout(this.retryTimer);
       this.retryTimer = null;
     }
-    while (this.inserting || this.sealed.length > 0) {
+    while (this.insertedCount < target) {
       this.insertSealed();
       await this.inserting;
       if (this.retryTimer) throw new Error('audit log segments could not be inserted; kept for the next start');
@@ -345,9 +352,12 @@ export class AuditLog {
 
   /** Inserts what is left and refuses further rows; segments that fail to insert stay for the next start. */
   async close(): Promise<void> {
-    await this.flush().finally(() => {
-      this.closed = true;
+    this.closed = true;
+    try {
+      await this.flush();
+    } finally {
       if (this.retryTimer) clearTimeout(this.retryTimer);
-    });
+      this.retryTimer = null;
+    }
   }
 }
