@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import type { ClickHouseClient } from '@clickhouse/client';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
@@ -9,20 +10,25 @@ import {
   streamInsert,
   type ClickHouseConfig,
 } from './clickhouse.js';
-import { auditMatchLines, listChangeLines, settlementLines, usageLines } from './formats.js';
+import { auditMatchLines, listChangeLines, settlementLines, usageLines, type LineFormat } from './formats.js';
 import { AuditQueries } from './queries.js';
+import { ident } from './schema.js';
 import { AnalyticsQueries, DEFAULT_BOUNDS } from './analytics.js';
 import type { AuditMatchRow, ListChangeRow, SettlementRow, UsageRow } from './rows.js';
 import { BatchWriter, type WriterOptions } from './writer.js';
+import { LoggedWriter, type RowWriter } from './logged-writer.js';
+import { text } from './tsv.js';
+import { AuditLog, storedKey, type StoredKeys } from './wal.js';
 
-export type AuditConfig = ClickHouseConfig & Pick<Config, 'AUDIT_BATCH_ROWS' | 'AUDIT_FLUSH_MS'>;
+export type AuditConfig = ClickHouseConfig & Pick<Config, 'AUDIT_BATCH_ROWS' | 'AUDIT_FLUSH_MS' | 'AUDIT_STRICT'>;
 
 /** The ClickHouse side of the service: one batched writer per table and the read queries. */
 export interface AuditStore {
   client: ClickHouseClient;
-  matches: BatchWriter<AuditMatchRow>;
-  usage: BatchWriter<UsageRow>;
-  settlements: BatchWriter<SettlementRow>;
+  /** Through the audit log (DATA_DIR/audit-wal) with AUDIT_STRICT, else batched in memory. */
+  matches: RowWriter<AuditMatchRow>;
+  usage: RowWriter<UsageRow>;
+  settlements: RowWriter<SettlementRow>;
   listChanges: BatchWriter<ListChangeRow>;
   /** For the list loader: `changes.write(ListChange[])`. */
   changes: ChangeSink;
@@ -60,9 +66,29 @@ export async function openAuditStore(cfg: AuditConfig, opts: AuditStoreOptions =
   let closing = false;
   const w: WriterOptions = { batchRows: cfg.AUDIT_BATCH_ROWS, flushMs: cfg.AUDIT_FLUSH_MS, log: opts.log };
   const table = (name: string) => `${cfg.CLICKHOUSE_DATABASE}.${name}`;
-  const matches = new BatchWriter<AuditMatchRow>(insertLines, table('audit_matches'), auditMatchLines, w);
-  const usage = new BatchWriter<UsageRow>(insertLines, table('usage'), usageLines, w);
-  const settlements = new BatchWriter<SettlementRow>(insertLines, table('x402_settlements'), settlementLines, w);
+  const log = cfg.AUDIT_STRICT
+    ? new AuditLog({
+        dir: join(cfg.DATA_DIR, 'audit-wal'),
+        tables: new Map([
+          [table('audit_matches'), auditMatchLines.columns],
+          [table('usage'), usageLines.columns],
+          [table('x402_settlements'), settlementLines.columns],
+        ]),
+        insert: insertLines,
+        stored: storedKeys(client),
+        flushMs: cfg.AUDIT_FLUSH_MS,
+        log: opts.log,
+      })
+    : null;
+  // A strict answer's rows are durable in the log before ClickHouse has them: the customer's reads
+  // insert what the log holds first, so they see every answered request, as they did when strict
+  // answers waited for the insert.
+  const reader = log ? readingAfter(client, () => log.flush()) : client;
+  const writer = <T extends object>(name: string, format: LineFormat<T>): RowWriter<T> =>
+    log ? new LoggedWriter(log, table(name), format) : new BatchWriter(insertLines, table(name), format, w);
+  const matches = writer('audit_matches', auditMatchLines);
+  const usage = writer('usage', usageLines);
+  const settlements = writer('x402_settlements', settlementLines);
   const listChanges = new BatchWriter<ListChangeRow>(insertLines, table('list_changes'), listChangeLines, w);
   return {
     client,
@@ -71,8 +97,8 @@ export async function openAuditStore(cfg: AuditConfig, opts: AuditStoreOptions =
     settlements,
     listChanges,
     changes: changeSink(listChanges),
-    queries: new AuditQueries(client, cfg.CLICKHOUSE_DATABASE),
-    analytics: new AnalyticsQueries(client, cfg.CLICKHOUSE_DATABASE, DEFAULT_BOUNDS, () => filled),
+    queries: new AuditQueries(reader, cfg.CLICKHOUSE_DATABASE),
+    analytics: new AnalyticsQueries(reader, cfg.CLICKHOUSE_DATABASE, DEFAULT_BOUNDS, () => filled),
     fillRollups() {
       filling ??= (async () => {
         if (filled) return;
@@ -103,9 +129,38 @@ export async function openAuditStore(cfg: AuditConfig, opts: AuditStoreOptions =
         settlements.close(),
         listChanges.close(),
       ]);
+      if (log) results.push(...(await Promise.allSettled([log.close()])));
       await client.close();
       const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
       if (failed) throw failed.reason;
     },
   };
+}
+
+/** The (request id, time) pairs of a table's rows between two times (an audit log replay's check). */
+export function storedKeys(client: ClickHouseClient): StoredKeys {
+  return async (table, fromMs, toMs) => {
+    const name = table.split('.').map(ident).join('.');
+    const rs = await client.query({
+      query: `SELECT DISTINCT request_id, toUnixTimestamp64Milli(time) AS ms FROM ${name} WHERE time >= fromUnixTimestamp64Milli(toInt64(${Math.floor(fromMs)})) AND time <= fromUnixTimestamp64Milli(toInt64(${Math.ceil(toMs)}))`,
+      format: 'JSONEachRow',
+    });
+    const rows = await rs.json<{ request_id: string; ms: number }>();
+    return new Set(rows.map((r) => storedKey(text(r.request_id), Number(r.ms))));
+  };
+}
+
+/** `client`, whose queries first await `settle`. */
+function readingAfter(client: ClickHouseClient, settle: () => Promise<void>): ClickHouseClient {
+  return new Proxy(client, {
+    get(target, key, receiver) {
+      if (key === 'query')
+        return async (params: Parameters<ClickHouseClient['query']>[0]) => {
+          await settle();
+          return target.query(params);
+        };
+      const value: unknown = Reflect.get(target, key, receiver);
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
 }

@@ -121,12 +121,20 @@ export function createGate(deps: GateDeps): Gate {
       tx_hash: '',
       network: '',
     });
-    return {
+    /** Credits of the parts recorded so far, and the time of the last (each part's is later). */
+    let recorded = 0;
+    let parts = 0;
+    let lastTime = 0;
+    const charge: Charge = {
       caller: { kind: 'customer', customerId: id.customerId, tokenId: id.tokenId },
       settlesBeforeAnswer: false,
       commit({ status, audit, credits = r.credits }) {
         if (done) return NO_HEADERS;
         done = true;
+        if (parts > 0) {
+          r.commit(recorded);
+          return NO_HEADERS;
+        }
         const time = now();
         if (strict) {
           // The response waits until its rows are stored; if they cannot be, it fails and costs nothing.
@@ -160,9 +168,24 @@ export function createGate(deps: GateDeps): Gate {
       release() {
         if (done) return;
         done = true;
-        r.release();
+        if (parts > 0) r.commit(recorded);
+        else r.release();
       },
     };
+    if (strict)
+      charge.record = async ({ audit, credits }) => {
+        if (done) throw new Error('the charge is already settled');
+        // A part's rows are told apart from the request's other parts by their time (an audit log
+        // replay matches stored rows by request id and time).
+        const time = (lastTime = Math.max(now(), lastTime + 1));
+        parts++;
+        recorded += credits;
+        await Promise.all([
+          deps.usage.write([usageRow(time, 200, credits)]),
+          deps.audit.write(matchRows(endpoint, meta, time, id.customerId, '', audit)),
+        ]);
+      };
+    return charge;
   }
 
   async function x402Charge(

@@ -32,6 +32,13 @@ export interface Charge {
    * `credits`: fewer than reserved when a streamed answer was cut off (quota only).
    */
   commit(result: { status: number; audit: AuditMatch[]; credits?: number }): CommitResult | Promise<CommitResult>;
+  /**
+   * AUDIT_STRICT, quota only: stores the rows of a part of a streamed answer before that part is
+   * sent (one usage row per part, its credits, and its audit rows); rejects when they cannot be
+   * stored, and the part must not be sent. Once a part was recorded, `commit` consumes the credits
+   * recorded and stores no more rows, and `release` does the same.
+   */
+  record?(part: { audit: AuditMatch[]; credits: number }): Promise<void>;
   /** The handler failed: nothing is charged, a payment authorization stays unsettled. */
   release(reason: { status: number }): void;
 }

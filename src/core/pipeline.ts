@@ -282,6 +282,13 @@ export interface Streamed {
    * when it all went out).
    */
   delivered(count: number, text: (elements: readonly unknown[]) => string): Promise<void>;
+  /**
+   * AUDIT_STRICT: true when the transport must `record` each part of the answer before sending it,
+   * so no element leaves before its rows are stored.
+   */
+  readonly recordsParts: boolean;
+  /** Stores the rows of elements `from` to `to` (exclusive); rejects when they cannot be, and they must not be sent. */
+  record(from: number, to: number): Promise<void>;
 }
 
 /**
@@ -300,6 +307,17 @@ class StreamedAnswer implements Streamed {
     private readonly ctx: Context,
     private readonly deps: PipelineDeps,
   ) {}
+
+  get recordsParts(): boolean {
+    return this.charge.record !== undefined && !this.charge.settlesBeforeAnswer;
+  }
+
+  async record(from: number, to: number): Promise<void> {
+    const part = this.all.slice(from, to);
+    const credits = this.endpoint.deliveredCredits!(part);
+    const audit = this.endpoint.audit ? this.endpoint.audit(this.input, part, this.ctx) : [];
+    if (credits > 0 || audit.length > 0) await this.charge.record!({ audit, credits });
+  }
 
   async delivered(count: number, text: (elements: readonly unknown[]) => string): Promise<void> {
     const { all, charge, keyed, endpoint, deps } = this;
@@ -328,6 +346,14 @@ class StreamedAnswer implements Streamed {
 
 const NOTHING_TO_RECORD = () => Promise.resolve();
 
+/** A streamed answer with nothing to charge or record (public, or replayed). */
+const unrecorded = (outcome: Outcome): Streamed => ({
+  outcome,
+  delivered: NOTHING_TO_RECORD,
+  recordsParts: false,
+  record: NOTHING_TO_RECORD,
+});
+
 /**
  * The pipeline for an endpoint whose answer is an array streamed element by element (batch
  * screening): validate → authorize → handler, then the charge waits until the transport knows
@@ -343,8 +369,7 @@ export async function executeStreamed(
   deps: PipelineDeps,
 ): Promise<Streamed> {
   if (endpoint.access === 'public' || !endpoint.deliveredCredits) {
-    const outcome = await execute(endpoint, input, meta, deps);
-    return { outcome, delivered: NOTHING_TO_RECORD };
+    return unrecorded(await execute(endpoint, input, meta, deps));
   }
   let keyed: Keyed | undefined;
   let charge: Charge;
@@ -353,15 +378,12 @@ export async function executeStreamed(
     keyed = claimed.keyed;
     if (keyed.replay) {
       const raw = new RawResponse('application/x-ndjson', keyed.replay.body);
-      return {
-        outcome: {
-          status: 200,
-          raw,
-          headers: { ...keyed.replay.headers, [REPLAYED_HEADER]: 'true' },
-          caller: ANONYMOUS,
-        },
-        delivered: NOTHING_TO_RECORD,
-      };
+      return unrecorded({
+        status: 200,
+        raw,
+        headers: { ...keyed.replay.headers, [REPLAYED_HEADER]: 'true' },
+        caller: ANONYMOUS,
+      });
     }
     charge = claimed.charge!;
   } else {

@@ -80,29 +80,44 @@ export function registerBatchRoute(app: TemplatedApp, helpers: RouteHelpers, ep:
         // A client may then hold at most the two chunks after those counted.
         let sent = 0;
         let handed = 0;
-        const wrote = (upTo: number, through: boolean) => {
+        // AUDIT_STRICT: the rows of a chunk's lines are stored before the chunk is handed to uWS.
+        let recorded = 0;
+        let settling = false;
+        const send = async (bytes: Buffer | string, upTo: number) => {
+          if (streamed.recordsParts && upTo > recorded) {
+            // The chunk is copied first: `out` is shared with the other batches while this one waits.
+            const held = typeof bytes === 'string' ? bytes : Buffer.from(bytes);
+            await streamed.record(recorded, upTo);
+            recorded = upTo;
+            if (state.aborted) return;
+            bytes = held;
+          }
+          const through = await writer.write(bytes);
           if (state.aborted) return;
           if (through) sent = handed;
           handed = upTo;
         };
-        for (let i = 0; i < lines.length && !state.aborted; i++) {
-          const line = lines[i];
-          let end = putLine(line, out, used);
-          if (end < 0 && used > 0) {
-            wrote(i, await writer.write(out.subarray(0, used)));
-            used = 0;
-            end = putLine(line, out, 0);
-          }
-          if (end >= 0) used = end;
-          else wrote(i + 1, await writer.write(lineText(line)));
-        }
-        if (used > 0 && !state.aborted) await writer.write(out.subarray(0, used));
-        if (!state.aborted) sent = lines.length;
         try {
+          for (let i = 0; i < lines.length && !state.aborted; i++) {
+            const line = lines[i];
+            let end = putLine(line, out, used);
+            if (end < 0 && used > 0) {
+              await send(out.subarray(0, used), i);
+              used = 0;
+              end = putLine(line, out, 0);
+            }
+            if (end >= 0) used = end;
+            else await send(lineText(line), i + 1);
+          }
+          if (used > 0 && !state.aborted) await send(out.subarray(0, used), lines.length);
+          if (!state.aborted) sent = lines.length;
+          settling = true;
           await streamed.delivered(sent, answerText);
         } catch (err) {
-          // AUDIT_STRICT and the rows could not be stored: the answer is not completed.
+          // AUDIT_STRICT and the rows could not be stored: the answer is not completed. The parts
+          // recorded before are charged.
           helpers.log.error({ err, reqId: meta.requestId }, 'batch rows not stored; answer left incomplete');
+          if (!settling) await streamed.delivered(0, answerText).catch(() => undefined);
           if (!state.aborted) res.cork(() => res.close());
           status = 503;
         }

@@ -86,6 +86,8 @@ before(async () => {
     match(A, at('2025-03-12', 5), 'r5', 'screen.batch', '0xbbb', 'ofac_sdn'),
     match(b.customerId, at('2025-03-10', 6), 'rb', 'screen.crypto', '0xaaa', 'ofac_sdn'),
   ]);
+  // Strict rows are durable in the audit log first; the assertions read ClickHouse.
+  await svc.service.audit.usage.flush();
 });
 after(async () => {
   await svc?.close();

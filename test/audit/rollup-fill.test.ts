@@ -158,6 +158,8 @@ test('the service serves while the rollups are filled, with the same most matche
     assert.equal(res.status, 200);
     await res.arrayBuffer();
   }
+  // Strict rows are durable in the audit log first; the count below reads ClickHouse.
+  await service.audit.matches.flush();
   const today = new Date().toISOString().slice(0, 10);
   const recent = await one<{ n: number }>(
     `SELECT toUInt64(count()) AS n FROM screening.audit_matches WHERE customer_id = 1 AND toDate(time) = '${today}'`,

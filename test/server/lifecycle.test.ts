@@ -6,6 +6,7 @@ import { Agent, request } from 'node:http';
 import { prepareDataDir, spawnService, testEnv, TEST_ADMIN_KEY } from '../../harness/service.js';
 import { loadConfig } from '../../src/config.js';
 import { openClickHouse } from '../../src/audit/clickhouse.js';
+import { openAuditStore } from '../../src/audit/store.js';
 
 /**
  * The service as a separate process under load: SIGTERM stops accepting, finishes what is in
@@ -77,21 +78,105 @@ function load(url: string, token: string, concurrency: number) {
   };
 }
 
-/** A customer's usage rows, credits charged and audit rows, read from the stopped process's embedded ClickHouse. */
+/**
+ * Batches of `items` listed values from `concurrency` clients until stopped: the lines each
+ * request delivered (by X-Request-Id), counted as they arrive, whole or cut off by the kill.
+ */
+function batchLoad(url: string, token: string, concurrency: number, items: number) {
+  const delivered = new Map<string, number>();
+  const errors: string[] = [];
+  let whole = 0;
+  let running = true;
+  const body = JSON.stringify({
+    items: Array.from({ length: items }, () => ({ type: 'crypto', value: XBT })),
+    lists: 'ofac_sdn',
+  });
+  const one = () =>
+    new Promise<void>((resolve) => {
+      const req = request(
+        `${url}/api/v1/screen/batch`,
+        { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' } },
+        (res) => {
+          const id = String(res.headers['x-request-id']);
+          let lines = 0;
+          res.on('data', (d: Buffer) => {
+            for (let i = d.indexOf(10); i >= 0; i = d.indexOf(10, i + 1)) lines++;
+            delivered.set(id, lines);
+          });
+          res.on('end', () => {
+            if (res.statusCode !== 200) errors.push(`${res.statusCode}`);
+            else if (lines === items) whole++;
+            resolve();
+          });
+          res.on('error', () => resolve());
+          res.on('close', () => resolve());
+        },
+      );
+      req.on('error', () => setTimeout(resolve, 5));
+      req.end(body);
+    });
+  const workers = Array.from({ length: concurrency }, async () => {
+    while (running) await one();
+  });
+  return {
+    stop: async () => {
+      running = false;
+      await Promise.all(workers);
+      return { delivered, errors };
+    },
+    get whole() {
+      return whole;
+    },
+  };
+}
+
+/**
+ * Inserts what the stopped process left in its audit log (AUDIT_STRICT), as its next start would:
+ * the store replays the segments and its close waits for their inserts.
+ */
+async function replayAuditLog(dataDir: string): Promise<void> {
+  const store = await openAuditStore(loadConfig(testEnv(dataDir, { AUDIT_STRICT: 'true' })));
+  await store.close();
+}
+
+async function query<T>(dataDir: string, sql: string): Promise<T[]> {
+  const client = openClickHouse(loadConfig(testEnv(dataDir)));
+  try {
+    return await (await client.query({ query: sql, format: 'JSONEachRow' })).json<T>();
+  } finally {
+    await client.close();
+  }
+}
+
+/**
+ * A customer's usage rows, credits charged, audit rows and usage rows stored more than once (same
+ * request id and time), read from the stopped process's embedded ClickHouse.
+ */
 async function countRows(
   dataDir: string,
   customerId: number,
-): Promise<{ usage: number; credits: number; audit: number }> {
-  const client = openClickHouse(loadConfig(testEnv(dataDir)));
-  const q = async (sql: string) =>
-    Number(((await (await client.query({ query: sql, format: 'JSONEachRow' })).json()) as { n: number }[])[0].n);
-  const result = {
-    usage: await q(`SELECT count() AS n FROM screening.usage WHERE customer_id = ${customerId}`),
-    credits: await q(`SELECT sum(credits) AS n FROM screening.usage WHERE customer_id = ${customerId}`),
-    audit: await q(`SELECT count() AS n FROM screening.audit_matches WHERE customer_id = ${customerId}`),
-  };
-  await client.close();
-  return result;
+): Promise<{ usage: number; credits: number; audit: number; twice: number }> {
+  const [r] = await query<{ usage: number; credits: number; audit: number; twice: number }>(
+    dataDir,
+    `SELECT count() AS usage, sum(credits) AS credits, uniqExact(request_id, time) AS keys, usage - keys AS twice,
+       (SELECT count() FROM screening.audit_matches WHERE customer_id = ${customerId}) AS audit
+     FROM screening.usage WHERE customer_id = ${customerId}`,
+  );
+  return { usage: Number(r.usage), credits: Number(r.credits), audit: Number(r.audit), twice: Number(r.twice) };
+}
+
+/** Credits and audit rows per request of a customer's batches. */
+async function perRequest(
+  dataDir: string,
+  customerId: number,
+): Promise<Map<string, { credits: number; audit: number }>> {
+  const rows = await query<{ request_id: string; credits: number; audit: number }>(
+    dataDir,
+    `SELECT request_id, sum(credits) AS credits,
+       (SELECT count() FROM screening.audit_matches AS a WHERE a.customer_id = ${customerId} AND a.request_id = u.request_id) AS audit
+     FROM screening.usage AS u WHERE customer_id = ${customerId} GROUP BY request_id`,
+  );
+  return new Map(rows.map((r) => [r.request_id, { credits: Number(r.credits), audit: Number(r.audit) }]));
 }
 
 test('SIGTERM under keep-alive load: in-flight requests finish, later ones get 503 + Connection: close, never a 500; every 200 has its rows; exit 0', async (t) => {
@@ -116,10 +201,13 @@ test('SIGTERM under keep-alive load: in-flight requests finish, later ones get 5
   }
 });
 
-test('SIGKILL under load with AUDIT_STRICT: no answered request is missing its rows', async () => {
+test('SIGKILL under load with AUDIT_STRICT: no answered request is missing its rows, none is stored twice', async () => {
   const dataDir = await prepareDataDir();
   try {
-    const { child, port } = await spawnService(testEnv(dataDir, { AUDIT_STRICT: 'true', LOG_LEVEL: 'info' }));
+    // Segments are sealed and inserted every 20 ms: the kill lands among fsyncs, inserts and removals.
+    const { child, port } = await spawnService(
+      testEnv(dataDir, { AUDIT_STRICT: 'true', AUDIT_FLUSH_MS: '20', LOG_LEVEL: 'info' }),
+    );
     const url = `http://127.0.0.1:${port}`;
     const { id, token } = await tokenFor(url);
     const l = load(url, token, 16);
@@ -128,7 +216,9 @@ test('SIGKILL under load with AUDIT_STRICT: no answered request is missing its r
     await once(child, 'exit');
     const { ok, errors } = await l.stop();
     assert.deepEqual(errors, []);
+    await replayAuditLog(dataDir);
     const rows = await countRows(dataDir, id);
+    assert.equal(rows.twice, 0, 'no row stored twice');
     assert.ok(rows.usage >= ok, `usage rows ${rows.usage} < answered ${ok}`);
     assert.ok(rows.audit >= ok, `audit rows ${rows.audit} < answered ${ok}`);
     assert.ok(rows.usage <= ok + 16, 'at most the requests in flight were recorded without being answered');
@@ -215,6 +305,73 @@ test('SIGKILL under load in the default mode: the rows lost are measured; none i
     );
     assert.ok(rows.usage <= ok, 'no usage row for a request that was not answered');
     assert.ok(rows.audit <= ok, 'no audit row for a request that was not answered (the two tables flush apart)');
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+test('SIGKILL during batches with AUDIT_STRICT: every delivered line has its rows, the log replayed once', async (t) => {
+  const dataDir = await prepareDataDir();
+  try {
+    // No segment is inserted before the kill (60 s): every row comes from the log's replay.
+    const { child, port } = await spawnService(
+      testEnv(dataDir, { AUDIT_STRICT: 'true', AUDIT_FLUSH_MS: '60000', LOG_LEVEL: 'info' }),
+    );
+    const url = `http://127.0.0.1:${port}`;
+    const { id, token } = await tokenFor(url);
+    const l = batchLoad(url, token, 8, 100);
+    while (l.whole < 20) await new Promise((r) => setTimeout(r, 20));
+    child.kill('SIGKILL');
+    await once(child, 'exit');
+    const { delivered, errors } = await l.stop();
+    assert.deepEqual(errors, []);
+    await replayAuditLog(dataDir);
+    await replayAuditLog(dataDir);
+    const stored = await perRequest(dataDir, id);
+    let lines = 0;
+    for (const [requestId, n] of delivered) {
+      lines += n;
+      const rows = stored.get(requestId) ?? { credits: 0, audit: 0 };
+      assert.ok(
+        rows.credits >= n && rows.audit >= n,
+        `${requestId}: ${n} lines delivered, ${JSON.stringify(rows)} stored`,
+      );
+    }
+    for (const [requestId, rows] of stored) {
+      assert.ok(rows.credits <= 100 && rows.audit === rows.credits, `${requestId}: ${JSON.stringify(rows)}`);
+    }
+    const rows = await countRows(dataDir, id);
+    assert.equal(rows.twice, 0, 'no row stored twice');
+    t.diagnostic(`${delivered.size} batches, ${lines} lines delivered, ${rows.credits} credits stored`);
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+test('SIGKILL during batches in the default mode: rows lost are measured; none beyond the lines delivered', async (t) => {
+  const dataDir = await prepareDataDir();
+  try {
+    const { child, port } = await spawnService(testEnv(dataDir, { AUDIT_FLUSH_MS: '1000', LOG_LEVEL: 'info' }));
+    const url = `http://127.0.0.1:${port}`;
+    const { id, token } = await tokenFor(url);
+    const l = batchLoad(url, token, 8, 100);
+    while (l.whole < 20) await new Promise((r) => setTimeout(r, 20));
+    child.kill('SIGKILL');
+    await once(child, 'exit');
+    const { delivered, errors } = await l.stop();
+    assert.deepEqual(errors, []);
+    const stored = await perRequest(dataDir, id);
+    let lines = 0;
+    for (const [requestId, rows] of stored) {
+      const n = delivered.get(requestId) ?? 0;
+      assert.ok(
+        rows.credits <= n && rows.audit === rows.credits,
+        `${requestId}: ${n} delivered, ${JSON.stringify(rows)}`,
+      );
+    }
+    for (const n of delivered.values()) lines += n;
+    const rows = await countRows(dataDir, id);
+    t.diagnostic(`${lines} lines delivered, ${rows.credits} credits stored, ${lines - rows.credits} lost`);
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
   }
