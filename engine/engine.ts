@@ -15,7 +15,7 @@ import type { QueryResult } from './shards/protocol.js';
 
 export type { EntityView } from './store.js';
 export type { EngineStats, Hit } from './generation.js';
-export type { KindRule, ScreenKind } from './kinds.js';
+export type { ScreenKind } from './kinds.js';
 
 export interface EngineGeneration {
   lists: ListSnapshotInfo[];
