@@ -71,7 +71,7 @@ function plainItem(kinds: ScreeningKinds, item: unknown): ValidItem | null {
 /** Each item judged once, as the input is parsed: the credit count (gate) and the handler both read the result. */
 function parseItem(
   kinds: ScreeningKinds,
-  BatchItem: ReturnType<typeof batchItem>,
+  itemSchema: ReturnType<typeof batchItem>,
   item: unknown,
   index: number,
 ): Entry {
@@ -79,7 +79,7 @@ function parseItem(
   if (!valid) {
     // The body's depth bound, for the items the body's own check leaves to the endpoint (a plain item is flat).
     checkBodyRules(item, false, ['items', index]);
-    const judged = BatchItem.safeParse(item);
+    const judged = itemSchema.safeParse(item);
     if (!judged.success) return { error: judged.error, sent: item };
     // The schema's validator prepared this value last: found again without normalizing.
     const { type, value } = judged.data;
@@ -111,10 +111,10 @@ function isValid(entry: Entry): entry is ValidItem | NameItem {
  * collection; docs/performance.md).
  */
 function batchInput(kinds: ScreeningKinds) {
-  const BatchItem = batchItem(kinds);
+  const itemSchema = batchItem(kinds);
   const judgedItems = new z.core.$ZodTransform({
     type: 'transform',
-    transform: (items) => (items as unknown[]).map((item, i) => parseItem(kinds, BatchItem, item, i)),
+    transform: (items) => (items as unknown[]).map((item, i) => parseItem(kinds, itemSchema, item, i)),
   }) as z.core.$ZodTransform<Entry[], unknown[]>;
   return z.object({
     items: z
