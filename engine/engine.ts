@@ -3,7 +3,8 @@ import { RE2JS } from 're2js';
 import { TYPE_INDEX as T, type EntityRecord, type EntityType, type ListSnapshotInfo, type PartyType } from './model.js';
 import type { MatchExplanation } from './names/index.js';
 import { normalizeGovernmentId } from './normalize/index.js';
-import { ProbeList, type ScreenKind } from './probes.js';
+import { kindRule, type ScreenKind } from './kinds.js';
+import { ProbeList } from './probes.js';
 import { FUZZY_ID_THRESHOLD } from './similarity.js';
 import type { PreparedValue } from './normalize/validate.js';
 import { Generation, type EngineStats, type Hit } from './generation.js';
@@ -14,7 +15,7 @@ import type { QueryResult } from './shards/protocol.js';
 
 export type { EntityView } from './store.js';
 export type { EngineStats, Hit } from './generation.js';
-export type { ScreenKind } from './probes.js';
+export type { ScreenKind } from './kinds.js';
 
 export interface EngineGeneration {
   lists: ListSnapshotInfo[];
@@ -222,18 +223,18 @@ export class Engine {
   }
 
   /**
-   * Synchronous answer for the exact-only kinds; null for `id`, which needs the shards. A value
+   * Synchronous answer for the exact-only kinds; null for one of fuzzy IDs (`id`), which needs the shards. A value
    * that is not of its kind (see normalize/validate.ts) matches nothing.
    */
   screenExact(q: ScreenQuery): Hit[] | null {
-    if (q.kind === 'id') return null;
+    if (kindRule(q.kind).fuzzyIds) return null;
     const g = this.current;
     return collect(g, this.probes.screening(q.kind, q.value, g.caselessCrypto), q.lists, false, [], q.asOf);
   }
 
   /** `screenExact` of a value of `kind` already validated and normalized (`prepareValue`), as of `asOf` when given. */
   screenPrepared(kind: ScreenKind, p: PreparedValue, lists: string[], asOf?: number): Hit[] | null {
-    if (kind === 'id') return null;
+    if (kindRule(kind).fuzzyIds) return null;
     const g = this.current;
     return collect(g, this.probes.prepared(kind, p, g.caselessCrypto), lists, false, [], asOf);
   }
@@ -253,7 +254,7 @@ export class Engine {
     if (!key) return [];
     const g = this.current;
     const asOf = q.asOf;
-    const out = collect(g, this.probes.screening('id', q.value), q.lists, false, [], asOf);
+    const out = collect(g, this.probes.screening(q.kind, q.value), q.lists, false, [], asOf);
     const lists = g.listIndices(q.lists);
     if (lists.length === 0) return out;
     const history = asOf !== undefined;

@@ -10,7 +10,8 @@
  */
 import { ENTITY_TYPES, type EntityRecord, type EntityType, type MatchKind } from './model.js';
 import { canonicalKey, normalizeGovernmentId } from './normalize/index.js';
-import { ProbeList, type ScreenKind } from './probes.js';
+import { kindRule, type ScreenKind } from './kinds.js';
+import { ProbeList } from './probes.js';
 import { FUZZY_ID_THRESHOLD, idSimilarity } from './similarity.js';
 
 export interface Probe {
@@ -50,7 +51,7 @@ export function matchOne(
   for (const p of screenProbes(kind, value)) {
     if (p.entity_type === record.entity_type && p.key === key) return { match: p.match, similarity: 1 };
   }
-  if (kind === 'id' && record.entity_type === 'government_id') {
+  if (kindRule(kind).fuzzyIds && record.entity_type === 'government_id') {
     const sim = idSimilarity(normalizeGovernmentId(value), key);
     if (sim >= FUZZY_ID_THRESHOLD) return { match: 'fuzzy', similarity: sim };
   }

@@ -1,5 +1,6 @@
+import { SCREEN_KINDS, type KindRule } from '../engine/kinds.js';
 import type { EntityRecord, EntityType } from '../engine/model.js';
-import { valueProblem, type ValueKind } from '../engine/normalize/validate.js';
+import { valueProblem } from '../engine/normalize/validate.js';
 
 /**
  * Published values brought to the shapes screening accepts, once, at load: every value the
@@ -11,14 +12,9 @@ import { valueProblem, type ValueKind } from '../engine/normalize/validate.js';
  */
 
 /** The kind of screened value each entity type is validated as (names are not screened by kind). */
-export const SCREENED_KIND: Partial<Record<EntityType, ValueKind>> = {
-  crypto_address: 'crypto',
-  email: 'email',
-  email_domain: 'website',
-  website: 'website',
-  government_id: 'id',
-  country: 'country',
-};
+export const SCREENED_KIND: Partial<Record<EntityType, KindRule>> = Object.fromEntries(
+  Object.values(SCREEN_KINDS).flatMap((kind) => kind.listed.map((type) => [type, kind])),
+);
 
 export interface Cleaned {
   records: EntityRecord[];

@@ -57,6 +57,7 @@ import { COMMITS_CHANNEL, ListOperations } from './lists/operations.js';
 import { localNotifier, pgNotifier } from './store/notify.js';
 import { nodeIdentity } from './store/node-identity.js';
 import { advertise, localUrl, newOperatorKey } from './operator/service-file.js';
+import { KINDS, type ScreeningKinds } from './core/kinds.js';
 
 /**
  * Wires the service: engine and list manager, control-plane and audit stores, gate and payments,
@@ -75,6 +76,8 @@ export interface Service {
   tokens: TokenService;
   customers: CustomerService;
   endpoints: readonly AnyEndpoint[];
+  /** The kinds screened, batched and monitored. */
+  kinds: ScreeningKinds;
   /** The request pipeline every transport runs (gate, handler, audit, settlement). */
   pipeline: PipelineDeps;
   /** Starts listening, then fills the audit rollups in the background; resolves with the bound port (PORT=0 picks a free one). */
@@ -90,11 +93,14 @@ export interface ServiceOverrides {
   validateResponses?: boolean;
   /** Awaited before the audit rollups' background fill begins (tests hold the fill with it). */
   beforeRollupFill?: () => Promise<void>;
+  /** The kinds screened, batched and monitored (default: src/core/kinds.ts's table). */
+  kinds?: ScreeningKinds;
 }
 
 export async function createService(config: Config, overrides: ServiceOverrides = {}): Promise<Service> {
   const log = overrides.log ?? createLogger(config.LOG_LEVEL);
   const now = overrides.now ?? Date.now;
+  const kinds = overrides.kinds ?? KINDS;
   mkdirSync(config.DATA_DIR, { recursive: true });
   const node = nodeIdentity(config.DATA_DIR, config.NODE_ID);
   const metrics = new Metrics();
@@ -115,7 +121,7 @@ export async function createService(config: Config, overrides: ServiceOverrides 
   const webhookLog = log.child({ component: 'webhooks' });
   const webhookPolicy = { allowLoopback: config.WEBHOOK_ALLOW_LOOPBACK, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE };
   const ensNames = ensNameResolver(ens);
-  const webhookStore = new WebhookStore(db, { policy: webhookPolicy, names: ensNames, now });
+  const webhookStore = new WebhookStore(db, { policy: webhookPolicy, names: ensNames, now, kinds });
   const leadership = config.DATABASE_URL
     ? await acquireLeadership(config.DATABASE_URL, log.child({ component: 'leadership' }))
     : soleLeader();
@@ -135,7 +141,13 @@ export async function createService(config: Config, overrides: ServiceOverrides 
     definitions: () => lists.definitions(),
     history: (slug) => lists.history(slug),
   });
-  const webhookSink = createWebhookSink({ db, log: webhookLog, now, list: (slug) => catalog.definition(slug) });
+  const webhookSink = createWebhookSink({
+    db,
+    log: webhookLog,
+    now,
+    list: (slug) => catalog.definition(slug),
+    kinds,
+  });
   const listManager = (follower: boolean) =>
     new ListManager({
       config,
@@ -226,7 +238,7 @@ export async function createService(config: Config, overrides: ServiceOverrides 
     log,
   });
 
-  const screening: ScreeningDeps = { engine, catalog, ens };
+  const screening: ScreeningDeps = { engine, catalog, ens, kinds };
   const pep = await createPepProvider({ config, log: log.child({ component: 'pep' }) });
   const ipintel: IpIntel = await createIpIntel({
     config,
@@ -319,7 +331,7 @@ export async function createService(config: Config, overrides: ServiceOverrides 
     ...accountEndpoints({ tokens, quota, customers, planRequests, audit, screening }),
     ...analyticsEndpoints({ analytics: audit.analytics, catalog, customers }),
     ...accountLists,
-    ...monitoringEndpoints({ store: webhookStore }),
+    ...monitoringEndpoints({ store: webhookStore, kinds }),
     ...adminEndpoints({ tokens, quota, customers }),
     ...adminLists,
     ...operatorEndpoints({
@@ -340,7 +352,7 @@ export async function createService(config: Config, overrides: ServiceOverrides 
   idempotency.start();
   const pipeline: PipelineDeps = { gate, log, now, validateOutput: overrides.validateResponses ?? false, idempotency };
   const trpcRouter = buildTrpcRouter(endpoints, pipeline);
-  const mcp = createMcpServer({ endpoints, pipeline, log: log.child({ component: 'mcp' }) });
+  const mcp = createMcpServer({ endpoints, kinds, pipeline, log: log.child({ component: 'mcp' }) });
   let document: unknown = null;
   const http: HttpServer = createHttpApp({
     endpoints,
@@ -376,6 +388,7 @@ export async function createService(config: Config, overrides: ServiceOverrides 
     tokens,
     customers,
     endpoints,
+    kinds,
     pipeline,
     async listen() {
       port = await http.listen(config.HOST, config.PORT);

@@ -1,9 +1,9 @@
 /**
- * One validator per kind of screened value, shared by every way a value arrives (REST, batch
- * items, MCP, tRPC, monitored values): a value that cannot be of its kind is refused, never
- * screened as "not listed". Each accepts at least what its normalizer keys, and every value on
- * the loaded lists (test/engine/validate.test.ts). The accepted shapes are listed in the README
- * ("Accepted values").
+ * The validators of the kinds of screened values (engine/kinds.ts gives each kind its own),
+ * shared by every way a value arrives (REST, batch items, MCP, tRPC, monitored values): a value
+ * that cannot be of its kind is refused, never screened as "not listed". Each accepts at least
+ * what its normalizer keys, and every value on the loaded lists (test/engine/validate.test.ts).
+ * The accepted shapes are listed in the README ("Accepted values").
  *
  * Validating a value normalizes it (`prepareValue`), and screening uses that result: the engine
  * probes with the prepared keys (`Engine.screenPrepared`), so a value is normalized once whether
@@ -16,9 +16,6 @@ import { normalizeEmail } from './email.js';
 import { normalizeGovernmentId } from './government-id.js';
 import { normalizeWebsite } from './website.js';
 
-export const VALUE_KINDS = ['crypto', 'email', 'website', 'id', 'country'] as const;
-export type ValueKind = (typeof VALUE_KINDS)[number];
-
 /**
  * A valid value's canonical form, as the engine's exact tables key it (what it is depends on the
  * kind, known to the caller): crypto, website and government ID a key string, e-mail its key and
@@ -30,6 +27,11 @@ export type PreparedValue = string | { key: string; domain: string } | CountryRe
 /** Why a value cannot be of its kind: the message of its 422. */
 export class ValueProblem {
   constructor(readonly message: string) {}
+}
+
+/** A kind's validator and normalizer (the table of kinds, engine/kinds.ts, holds one per kind). */
+export interface ValueValidator {
+  prepare(value: string): PreparedValue | ValueProblem;
 }
 
 /** Longest government identifier (letters and digits once punctuation is dropped). */
@@ -62,7 +64,7 @@ const CONTROL_CHARACTERS = problem('control characters are not allowed');
  * of other chains), or an ENS name (anything with a dot, ENSIP-15 normalizable). The shapes
  * admit no control character.
  */
-function prepareCrypto(raw: string): PreparedValue | ValueProblem {
+export function prepareCrypto(raw: string): PreparedValue | ValueProblem {
   const key = addressKey(raw);
   if (key !== null) return key;
   const v = raw.trim();
@@ -78,48 +80,40 @@ function prepareCrypto(raw: string): PreparedValue | ValueProblem {
   return cryptoKey(v);
 }
 
-function prepareEmail(v: string): PreparedValue | ValueProblem {
+export function prepareEmail(v: string): PreparedValue | ValueProblem {
   // The local part's pattern admits no control character, the domain's labels neither.
   return normalizeEmail(v) ?? NOT_EMAIL;
 }
 
-function prepareWebsite(v: string): PreparedValue | ValueProblem {
+export function prepareWebsite(v: string): PreparedValue | ValueProblem {
   if (CONTROL.test(v)) return CONTROL_CHARACTERS;
   return normalizeWebsite(v) ?? NOT_WEBSITE;
 }
 
-function prepareId(v: string): PreparedValue | ValueProblem {
+export function prepareId(v: string): PreparedValue | ValueProblem {
   if (CONTROL.test(v)) return CONTROL_CHARACTERS;
   const key = normalizeGovernmentId(v);
   if (key === '') return NO_ID_CHARACTERS;
   return key.length > ID_MAX ? ID_TOO_LONG : key;
 }
 
-function prepareCountry(v: string): PreparedValue | ValueProblem {
+export function prepareCountry(v: string): PreparedValue | ValueProblem {
   if (CONTROL.test(v)) return CONTROL_CHARACTERS;
   return normalizeCountry(v) ?? NOT_COUNTRY;
 }
-
-const PREPARE: Record<ValueKind, (value: string) => PreparedValue | ValueProblem> = {
-  crypto: prepareCrypto,
-  email: prepareEmail,
-  website: prepareWebsite,
-  id: prepareId,
-  country: prepareCountry,
-};
 
 /**
  * The last value prepared: a request's value is validated (its schema) and then screened within
  * the same turn, so the engine finds it here instead of normalizing it again.
  */
-let lastKind: ValueKind | null = null;
+let lastKind: ValueValidator | null = null;
 let lastValue = '';
 let lastPrepared: PreparedValue | ValueProblem = NOT_CRYPTO;
 
 /** The canonical form of a value of `kind`, or why it cannot be one. */
-export function prepareValue(kind: ValueKind, value: string): PreparedValue | ValueProblem {
+export function prepareValue(kind: ValueValidator, value: string): PreparedValue | ValueProblem {
   if (kind === lastKind && value === lastValue) return lastPrepared;
-  const prepared = PREPARE[kind](value);
+  const prepared = kind.prepare(value);
   lastKind = kind;
   lastValue = value;
   lastPrepared = prepared;
@@ -127,7 +121,7 @@ export function prepareValue(kind: ValueKind, value: string): PreparedValue | Va
 }
 
 /** Why `value` cannot be a value of `kind` (the 422's message); null when it can. */
-export function valueProblem(kind: ValueKind, value: string): string | null {
+export function valueProblem(kind: ValueValidator, value: string): string | null {
   const prepared = prepareValue(kind, value);
   return prepared instanceof ValueProblem ? prepared.message : null;
 }

@@ -11,7 +11,7 @@ import { createService } from '../service.js';
 import { createLogger } from '../server/log.js';
 import { createMcpServer } from '../mcp/server.js';
 import { bearerHeader } from '../mcp/call.js';
-import { TOOL_SPECS } from '../mcp/tools.js';
+import { toolSpecs } from '../mcp/tools.js';
 
 export const summary = 'serve the model-tool (MCP) endpoint over stdio for a local agent';
 
@@ -49,7 +49,12 @@ export async function run(args: string[]): Promise<number> {
   // stdout is the protocol channel: every log line goes to stderr.
   const log = createLogger(config.LOG_LEVEL, pino.destination(2)).child({ transport: 'mcp-stdio' });
   const service = await createService(config, { log });
-  const factory = createMcpServer({ endpoints: service.endpoints, pipeline: service.pipeline, log });
+  const factory = createMcpServer({
+    endpoints: service.endpoints,
+    kinds: service.kinds,
+    pipeline: service.pipeline,
+    log,
+  });
   const server = factory({
     baseUrl: publicBaseUrl(config),
     clientIp: null,
@@ -60,7 +65,7 @@ export async function run(args: string[]): Promise<number> {
   await server.connect(new StdioServerTransport());
   log.info(
     {
-      tools: TOOL_SPECS.length,
+      tools: toolSpecs(service.kinds).length,
       data_dir: resolvePath(config.DATA_DIR),
       database: config.DATABASE_URL ? 'DATABASE_URL' : 'embedded',
     },

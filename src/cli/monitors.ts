@@ -1,11 +1,11 @@
 import { intArg, parse, table, UsageError } from './support.js';
-import { MONITORED_ENTITY_TYPES, type MonitoredEntityType } from '../webhooks/events.js';
+import { KINDS } from '../core/kinds.js';
 import { withStore } from './webhook-store.js';
 
 export const summary = 'monitored values of customers (webhook events): add, list, rm';
 
 const USAGE = `usage: cli monitors <add|list|rm> --customer ID [options]
-  add --type TYPE --value VALUE [--label LABEL]   TYPE: ${MONITORED_ENTITY_TYPES.join(', ')}
+  add --type TYPE --value VALUE [--label LABEL]   TYPE: ${KINDS.monitorTypes.join(', ')}
                                                   (an onchain_address with a dot is an ENS name)
   list
   rm MONITORED_ENTITY_ID                          queued events are still delivered (id null)`;
@@ -21,12 +21,12 @@ export function run(args: string[]): Promise<number> {
   return withStore(parsed, USAGE, async (store, customer) => {
     switch (parsed.sub) {
       case 'add': {
-        if (typeof v.type !== 'string' || !(MONITORED_ENTITY_TYPES as readonly string[]).includes(v.type)) {
-          throw new UsageError(`--type must be one of ${MONITORED_ENTITY_TYPES.join(', ')}`);
+        if (typeof v.type !== 'string' || !KINDS.monitored(v.type)) {
+          throw new UsageError(`--type must be one of ${KINDS.monitorTypes.join(', ')}`);
         }
         if (typeof v.value !== 'string' || v.value === '') throw new UsageError('--value is required');
         const m = await store.createMonitor(customer(), {
-          entity_type: v.type as MonitoredEntityType,
+          entity_type: v.type,
           value: v.value,
           label: typeof v.label === 'string' ? v.label : null,
         });

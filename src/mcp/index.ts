@@ -1,4 +1,4 @@
 export { createMcpServer } from './server.js';
 export { registerMcpRoute, prefersEventStream } from './http.js';
 export { restUrl, pipelineHeaders, type McpConnection } from './call.js';
-export { buildTools, TOOL_SPECS } from './tools.js';
+export { buildTools, toolSpecs } from './tools.js';

@@ -3,12 +3,15 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { AnyEndpoint } from '../core/endpoint.js';
+import type { ScreeningKinds } from '../core/kinds.js';
 import type { PipelineDeps } from '../core/pipeline.js';
 import { callTool, type McpConnection } from './call.js';
 import { buildTools } from './tools.js';
 
 export interface McpServerOptions {
   endpoints: readonly AnyEndpoint[];
+  /** The kinds the endpoints screen: one tool each. */
+  kinds: ScreeningKinds;
   pipeline: PipelineDeps;
   log: Logger;
 }
@@ -33,7 +36,7 @@ const INSTRUCTIONS =
  * the same code as REST (FastAPI-shaped 422 details), not by the SDK.
  */
 export function createMcpServer(opts: McpServerOptions): McpServerFactory {
-  const tools = buildTools(opts.endpoints);
+  const tools = buildTools(opts.endpoints, opts.kinds);
   const byName = new Map(tools.map((t) => [t.name, t]));
   const listed = { tools: tools.map((t) => t.definition) };
   const log = opts.log.child({ component: 'mcp' });

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { AnyEndpoint } from '../core/endpoint.js';
+import { endpointIdOf, type ScreeningKinds } from '../core/kinds.js';
 import { ErrorDetail, HTTPValidationError, PaymentRequired } from '../api/schemas/errors.js';
 
 /**
@@ -17,12 +18,8 @@ export interface ToolSpec {
   clientIpField?: string;
 }
 
-export const TOOL_SPECS: readonly ToolSpec[] = [
-  { name: 'screen_crypto', endpoint: 'screen.crypto' },
-  { name: 'screen_email', endpoint: 'screen.email' },
-  { name: 'screen_website', endpoint: 'screen.website' },
-  { name: 'screen_government_id', endpoint: 'screen.id' },
-  { name: 'screen_country', endpoint: 'screen.country' },
+/** The tools beyond one per kind of the table. */
+const OTHER_TOOLS: readonly ToolSpec[] = [
   { name: 'screen_name', endpoint: 'screen.name' },
   { name: 'screen_pep', endpoint: 'screen.pep' },
   { name: 'vpn_check', endpoint: 'ip.vpnClient', clientIpField: 'ip_address' },
@@ -33,6 +30,11 @@ export const TOOL_SPECS: readonly ToolSpec[] = [
   { name: 'stats', endpoint: 'stats' },
   { name: 'delisted', endpoint: 'delisted' },
 ];
+
+/** The catalog: a screening tool per kind of the table (its `tool` name), then the others. */
+export function toolSpecs(kinds: ScreeningKinds): ToolSpec[] {
+  return [...kinds.all.map((kind) => ({ name: kind.tool, endpoint: endpointIdOf(kind) })), ...OTHER_TOOLS];
+}
 
 /** Key under which an answer that is not a JSON object (a list) sits in `structuredContent`, which MCP requires to be an object. */
 export const WRAP_KEY = 'result';
@@ -94,9 +96,9 @@ function describe(endpoint: AnyEndpoint): string {
   return parts.join('\n\n');
 }
 
-export function buildTools(endpoints: readonly AnyEndpoint[]): McpTool[] {
+export function buildTools(endpoints: readonly AnyEndpoint[], kinds: ScreeningKinds): McpTool[] {
   const byId = new Map(endpoints.map((e) => [e.id, e]));
-  return TOOL_SPECS.map((spec) => {
+  return toolSpecs(kinds).map((spec) => {
     const endpoint = byId.get(spec.endpoint);
     if (!endpoint) throw new Error(`MCP tool ${spec.name}: no endpoint ${spec.endpoint}`);
     const omitted = new Set(spec.omit ?? []);

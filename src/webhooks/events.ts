@@ -1,20 +1,10 @@
 import { createHash } from 'node:crypto';
-import type { ScreenKind } from '../../engine/engine.js';
 import type { EntityType, ListType, Metadata } from '../../engine/model.js';
 
 /** Webhook event payloads (SPEC.md "Events") and their deterministic ids. */
 
-export const MONITORED_ENTITY_TYPES = ['onchain_address', 'email', 'website', 'government_id', 'country'] as const;
-export type MonitoredEntityType = (typeof MONITORED_ENTITY_TYPES)[number];
-
-/** The screening a monitored value stands for. */
-export const SCREEN_KIND: Record<MonitoredEntityType, ScreenKind> = {
-  onchain_address: 'crypto',
-  email: 'email',
-  website: 'website',
-  government_id: 'id',
-  country: 'country',
-};
+/** A monitored value's `entity_type`: the `monitor` name of a kind of the table (src/core/kinds.ts). */
+export type MonitoredEntityType = string;
 
 export const EVENT_TYPES = ['entity.listed', 'entity.delisted', 'entity.relisted', 'test'] as const;
 export type WebhookEventType = (typeof EVENT_TYPES)[number];

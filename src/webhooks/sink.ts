@@ -5,7 +5,9 @@ import { canonicalKey, normalizeGovernmentId } from '../../engine/normalize/inde
 import type { ChangeSink, ListChange } from '../../loaders/diff.js';
 import type { ListDefinition } from '../../loaders/types.js';
 import type { Db, Queryable } from '../store/db.js';
-import { eventId, SCREEN_KIND, type EventRow, type MonitoredEntityType } from './events.js';
+import { KINDS, type ScreeningKinds } from '../core/kinds.js';
+import type { KindRule } from '../../engine/kinds.js';
+import { eventId, type EventRow, type MonitoredEntityType } from './events.js';
 import { insertEvent } from './outbox.js';
 import { isEnsName } from './store.js';
 
@@ -45,6 +47,8 @@ export interface WebhookSinkOptions {
   now?: () => number;
   /** Called with the number of events created by each write (metrics). */
   onEvents?: (created: number) => void;
+  /** The kinds values are monitored as (default: the service's own). */
+  kinds?: ScreeningKinds;
 }
 
 /**
@@ -73,11 +77,16 @@ export class MonitorIndex {
   private readonly longIds: Monitor[] = [];
   private readonly allIds: Monitor[] = [];
 
-  constructor(monitors: Monitor[]) {
+  private readonly kindOf = new Map<Monitor, KindRule>();
+
+  /** Monitors of a type no kind of `kinds` has (stored by a service with more kinds) are left out. */
+  constructor(monitors: Monitor[], kinds: ScreeningKinds = KINDS) {
     for (const m of monitors) {
-      const kind = SCREEN_KIND[m.entity_type];
+      const kind = kinds.monitored(m.entity_type)?.rule;
+      if (!kind) continue;
+      this.kindOf.set(m, kind);
       for (const p of screenProbes(kind, m.screened)) push(this.byKey, `${p.entity_type}\u0000${p.key}`, m);
-      if (kind !== 'id') continue;
+      if (!kind.fuzzyIds) continue;
       const key = normalizeGovernmentId(m.screened);
       if (!key) continue;
       this.allIds.push(m);
@@ -98,7 +107,7 @@ export class MonitorIndex {
         for (const m of this.longIds) candidates.add(m);
       }
     }
-    return [...candidates].filter((m) => matchOne(SCREEN_KIND[m.entity_type], m.screened, record) !== null);
+    return [...candidates].filter((m) => matchOne(this.kindOf.get(m)!, m.screened, record) !== null);
   }
 }
 
@@ -146,7 +155,7 @@ export function createWebhookSink(opts: WebhookSinkOptions): ChangeSink {
   return {
     async write(changes: ListChange[]): Promise<void> {
       if (changes.length === 0) return;
-      const index = new MonitorIndex(await loadMonitors(db));
+      const index = new MonitorIndex(await loadMonitors(db), opts.kinds);
       // (list, version, customer) → events, in change order.
       const groups = new Map<string, { customerId: number; events: EventRow[] }>();
       for (const change of changes) {

@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { valueProblem } from '../../engine/normalize/validate.js';
 import { getList, PRIMARY_LIST } from '../../loaders/registry.js';
 import type { Db } from '../store/db.js';
+import { KINDS, type ScreeningKinds } from '../core/kinds.js';
 import {
   eventFromRow,
-  SCREEN_KIND,
   type EventRow,
   type MonitoredEntityType,
   type WebhookEvent,
@@ -148,9 +148,11 @@ function endpointView(r: EndpointRow): WebhookEndpointView {
   };
 }
 
-/** Throws MonitorValueError unless the value passes the validator screening applies to its kind. */
-function checkValue(type: MonitoredEntityType, value: string): void {
-  const problem = valueProblem(SCREEN_KIND[type], value);
+/** Throws MonitorValueError unless the type is a kind's and the value passes the validator screening applies to it. */
+function checkValue(kinds: ScreeningKinds, type: MonitoredEntityType, value: string): void {
+  const kind = kinds.monitored(type);
+  if (!kind) throw new MonitorValueError(`not a monitored entity type: use one of ${kinds.monitorTypes.join(', ')}`);
+  const problem = valueProblem(kind.rule, value);
   if (problem !== null) throw new MonitorValueError(problem);
 }
 
@@ -160,6 +162,8 @@ export interface WebhookStoreOptions {
   names?: NameResolver;
   lookup?: Lookup;
   now?: () => number;
+  /** The kinds a value may be monitored as (default: the service's own). */
+  kinds?: ScreeningKinds;
 }
 
 const TEST_ADDRESS = '0x0000000000000000000000000000000000000000';
@@ -179,7 +183,7 @@ export class WebhookStore {
     input: { entity_type: MonitoredEntityType; value: string; label?: string | null },
   ): Promise<MonitoredEntityView> {
     const value = input.value.trim();
-    checkValue(input.entity_type, value);
+    checkValue(this.opts.kinds ?? KINDS, input.entity_type, value);
     let ens: string | null = null;
     let checked: string | null = null;
     if (isEnsName(input.entity_type, value) && this.opts.names) {

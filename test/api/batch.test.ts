@@ -1,7 +1,10 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestService, createCustomerToken, type TestService } from '../../harness/service.js';
-import { BatchItem } from '../../src/api/schemas/screen.js';
+import { batchItem } from '../../src/api/schemas/screen.js';
+import { KINDS } from '../../src/core/kinds.js';
+
+const BatchItem = batchItem(KINDS);
 
 /**
  * Batch screening over HTTP: the hand-written item check agrees with the BatchItem schema on every

@@ -19,6 +19,7 @@ import { TokenService } from '../../src/billing/tokens.js';
 import { loadConfig } from '../../src/config.js';
 import { HttpError } from '../../src/core/errors.js';
 import { BACKENDS, closeBackends } from '../store/backends.js';
+import { KINDS } from '../../src/core/kinds.js';
 
 // The handlers of the management API on PostgreSQL and chDB; input goes through each endpoint's
 // own schema as the transports do.
@@ -44,6 +45,7 @@ before(async () => {
     engine,
     catalog: new ListCatalog(LISTS),
     ens: new EnsResolver({ rpcUrl: undefined, ttlSeconds: 60 }),
+    kinds: KINDS,
   };
   const planRequests = new PlanRequests(db, customers);
   endpoints = new Map(

@@ -1,6 +1,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { valueProblem, type ValueKind } from '../../engine/normalize/validate.js';
+import { SCREEN_KINDS, type KindName } from '../../engine/kinds.js';
+import { valueProblem } from '../../engine/normalize/validate.js';
 import { cleanRecords } from '../../loaders/clean.js';
 import type { EntityRecord, EntityType } from '../../engine/model.js';
 import { startTestService, type TestService } from '../../harness/service.js';
@@ -18,11 +19,11 @@ after(async () => {
   await svc?.close();
 });
 
-const valid = (kind: ValueKind, values: string[]) => {
-  for (const v of values) assert.equal(valueProblem(kind, v), null, `${kind} ${v}`);
+const valid = (kind: KindName, values: string[]) => {
+  for (const v of values) assert.equal(valueProblem(SCREEN_KINDS[kind], v), null, `${kind} ${v}`);
 };
-const invalid = (kind: ValueKind, values: string[]) => {
-  for (const v of values) assert.notEqual(valueProblem(kind, v), null, `${kind} ${v}`);
+const invalid = (kind: KindName, values: string[]) => {
+  for (const v of values) assert.notEqual(valueProblem(SCREEN_KINDS[kind], v), null, `${kind} ${v}`);
 };
 
 test('crypto: EVM, the chains the lists carry, a generic shape for other chains, ENS names', () => {
@@ -128,7 +129,7 @@ test('load-time repairs: a tagged address, a mailto website, an identifier in a 
 });
 
 test("every value on every list loaded from ../shared/data passes its own kind's validator", () => {
-  const KIND: Partial<Record<EntityType, ValueKind>> = {
+  const KIND: Partial<Record<EntityType, KindName>> = {
     crypto_address: 'crypto',
     email: 'email',
     email_domain: 'website',
@@ -145,7 +146,7 @@ test("every value on every list loaded from ../shared/data passes its own kind's
       const kind = KIND[e.entity_type];
       if (!kind) continue;
       checked++;
-      const problem = valueProblem(kind, e.value);
+      const problem = valueProblem(SCREEN_KINDS[kind], e.value);
       if (problem) failures.push(`${slug} ${e.entity_type} ${JSON.stringify(e.value)}: ${problem}`);
     }
   }

@@ -8,7 +8,8 @@ import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402
 import { startTestService, type TestService } from '../../harness/service.js';
 import { httpClient } from './support.js';
 import { pay, startPaymentChain, PRICE, type PaymentChain } from '../support/payments.js';
-import { TOOL_SPECS } from '../../src/mcp/index.js';
+import { toolSpecs } from '../../src/mcp/index.js';
+import { KINDS } from '../../src/core/kinds.js';
 
 // The real service (real lists, PGlite, chDB) with /mcp beside the REST routes, a Hardhat chain at
 // 84532 with an EIP-3009 token, the SDK's own client over Streamable HTTP, x402's own client signing.
@@ -93,7 +94,7 @@ describe('catalog', () => {
       ],
     );
     const byId = new Map(svc.service.endpoints.map((e) => [e.id, e]));
-    for (const spec of TOOL_SPECS) {
+    for (const spec of toolSpecs(KINDS)) {
       const tool = tools.find((t) => t.name === spec.name)!;
       const ep = byId.get(spec.endpoint)!;
       const omit = Object.fromEntries((spec.omit ?? []).map((k) => [k, true] as const));

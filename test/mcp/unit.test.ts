@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { z } from 'zod';
 import { endpoint } from '../../src/core/endpoint.js';
 import { buildTools, pipelineHeaders, prefersEventStream, restUrl, type McpConnection } from '../../src/mcp/index.js';
+import { KINDS } from '../../src/core/kinds.js';
 
 // The pure parts of the MCP module: REST URLs of tool calls, credential and payment mapping,
 // the Accept negotiation, and how answers that are not objects are wrapped.
@@ -65,6 +66,7 @@ const toolsById = new Map(
         input: id === 'lists.entities' ? defs[0].input.extend({ format: z.string() }) : defs[0].input,
       }))
       .concat(defs),
+    KINDS,
   ).map((t) => [t.endpoint.id, t]),
 );
 

@@ -14,6 +14,7 @@ import type { Db } from '../../src/store/db.js';
 import { migrate } from '../../src/store/migrate.js';
 import { openPglite } from '../../src/store/pglite.js';
 import { WebhookStore } from '../../src/webhooks/store.js';
+import { KINDS } from '../../src/core/kinds.js';
 
 /**
  * The monitoring endpoints as the pipeline runs them: input parsed from path, query and body with
@@ -45,6 +46,7 @@ before(async () => {
   await migrate(db);
   endpoints = monitoringEndpoints({
     store: new WebhookStore(db, { policy: { allowLoopback: true, allowPrivate: false } }),
+    kinds: KINDS,
   });
   const ins = async (name: string) =>
     (await db.query<{ id: number }>('INSERT INTO customers (name, monthly_quota) VALUES ($1, 5) RETURNING id', [name]))

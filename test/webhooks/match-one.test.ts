@@ -1,6 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Engine, type ScreenKind } from '../../engine/engine.js';
+import { Engine } from '../../engine/engine.js';
+import type { KindName } from '../../engine/kinds.js';
 import { matchOne } from '../../engine/match-one.js';
 import type { EntityRecord, EntityType } from '../../engine/model.js';
 import { MonitorIndex, type Monitor } from '../../src/webhooks/sink.js';
@@ -37,7 +38,7 @@ const RECORDS: EntityRecord[] = [
   rec('country', 'UA'),
 ];
 
-const SCREENS: [ScreenKind, string][] = [
+const SCREENS: [KindName, string][] = [
   ['crypto', '0x7f367cc41522ce07553e823bf3be79a889debe1b'],
   ['crypto', 'BC1QA5WKGAEW2DKV56KFVJ49J0AV5NML45X9EK9HZ6'],
   ['crypto', '1BvBMSEYstWetqTFn5Au4m4GFg7xJaNVN2'],
@@ -95,7 +96,7 @@ describe('matchOne agrees with the engine', () => {
   }
 
   test('the screenings above match what they should (the comparison is not vacuous)', () => {
-    const count = (kind: ScreenKind, value: string) =>
+    const count = (kind: KindName, value: string) =>
       RECORDS.filter((r) => matchOne(kind, value, r)).map((r) => matchOne(kind, value, r)!.match);
     assert.deepEqual(count('website', 'a.b.phish.example.com/x?y'), ['subdomain']);
     assert.deepEqual(count('email', 'anyone@mx.tempbox.example'), ['domain']);
@@ -110,7 +111,7 @@ describe('matchOne agrees with the engine', () => {
   });
 
   test('the monitor index finds the same pairs from the records’ side', () => {
-    const types: Record<ScreenKind, Monitor['entity_type']> = {
+    const types: Record<KindName, Monitor['entity_type']> = {
       crypto: 'onchain_address',
       email: 'email',
       website: 'website',

@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import type { ScreenKind } from '../../../engine/engine.js';
 import { endpoint, RawResponse, type AnyEndpoint, type Caller } from '../../core/endpoint.js';
 import { HttpError, valueError } from '../../core/errors.js';
 import type { AuditStore } from '../../audit/store.js';
@@ -87,28 +86,20 @@ function decodeCursor(text: string): AuditCursor {
   throw valueError(['query', 'cursor'], 'not a cursor of this API (pass next_cursor as given)', text);
 }
 
-const KIND_OF_ENDPOINT: Record<string, ScreenKind> = {
-  'screen.crypto': 'crypto',
-  'screen.email': 'email',
-  'screen.website': 'website',
-  'screen.id': 'id',
-  'screen.country': 'country',
-};
-
 /**
  * The listing behind an audited match as the list has it now: the screened value is screened
  * again on that one list (not metered: the customer paid for it when it was audited) and the hit
  * on the matched value is kept. A batch row is tried as every kind.
  */
 async function currentListing(s: ScreeningDeps, row: AuditTrailItem) {
-  const one = KIND_OF_ENDPOINT[row.endpoint];
-  const kinds = one ? [one] : row.endpoint === 'screen.batch' ? Object.values(KIND_OF_ENDPOINT) : [];
+  const one = s.kinds.ofEndpoint(row.endpoint);
+  const kinds = one ? [one] : row.endpoint === 'screen.batch' ? s.kinds.all : [];
   const def = s.catalog.definition(row.list);
   if (!def?.enabled || def.deleted_at) return null;
   const lists = [row.list];
   for (const kind of kinds) {
     try {
-      const envelope = await screenValue(s, kind, row.screened_value, {
+      const envelope = await screenValue(s, kind.rule, row.screened_value, {
         lists,
         basis: s.catalog.basis(lists),
         asOf: undefined,

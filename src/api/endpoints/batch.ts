@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { endpoint, type AnyEndpoint, type AuditMatch } from '../../core/endpoint.js';
-import { BatchItem, ScreenResponse, asOfParam, listsParam } from '../schemas/screen.js';
-import { prepareValue, ValueProblem, type PreparedValue, type ValueKind } from '../../../engine/normalize/validate.js';
+import { batchItem, ScreenResponse, asOfParam, listsParam } from '../schemas/screen.js';
+import { prepareValue, ValueProblem, type PreparedValue } from '../../../engine/normalize/validate.js';
+import type { PublishedKind, ScreeningKinds } from '../../core/kinds.js';
 import { HTTPValidationError } from '../schemas/errors.js';
 import {
   auditRows,
@@ -29,7 +30,7 @@ export type BatchLineT = z.output<typeof BatchLine>;
 
 /** A valid item, its value normalized once for both its validation and its screening. */
 interface ValidItem {
-  type: ValueKind;
+  kind: PublishedKind;
   value: string;
   prepared: PreparedValue;
 }
@@ -47,7 +48,6 @@ interface NameItem {
   name: NameScreening;
 }
 type Entry = ValidItem | NameItem | ItemError | EnsName;
-const ITEM_TYPES = new Set<string>(BatchItem.shape.type.options);
 
 /**
  * An item as BatchItem would accept it, checked without zod's result objects (10,000 items a
@@ -56,32 +56,30 @@ const ITEM_TYPES = new Set<string>(BatchItem.shape.type.options);
  * a string's length in code points, so a value of more than 512 UTF-16 units may still be valid,
  * and zod decides.
  */
-function plainItem(item: unknown): ValidItem | null {
+function plainItem(kinds: ScreeningKinds, item: unknown): ValidItem | null {
   if (typeof item !== 'object' || item === null || Array.isArray(item)) return null;
   const { type, value } = item as Record<string, unknown>;
-  if (
-    typeof type !== 'string' ||
-    !ITEM_TYPES.has(type) ||
-    type === 'name' ||
-    typeof value !== 'string' ||
-    value.length < 1 ||
-    value.length > 512
-  )
-    return null;
+  const kind = typeof type === 'string' ? kinds.named(type) : undefined;
+  if (kind === undefined || typeof value !== 'string' || value.length < 1 || value.length > 512) return null;
   let keys = 0;
   for (const _ in item) keys++;
   if (keys !== 2) return null;
-  const prepared = prepareValue(type as ValueKind, value);
-  return prepared instanceof ValueProblem ? null : { type: type as ValueKind, value, prepared };
+  const prepared = prepareValue(kind.rule, value);
+  return prepared instanceof ValueProblem ? null : { kind, value, prepared };
 }
 
 /** Each item judged once, as the input is parsed: the credit count (gate) and the handler both read the result. */
-function parseItem(item: unknown, index: number): Entry {
-  let valid = plainItem(item);
+function parseItem(
+  kinds: ScreeningKinds,
+  itemSchema: ReturnType<typeof batchItem>,
+  item: unknown,
+  index: number,
+): Entry {
+  let valid = plainItem(kinds, item);
   if (!valid) {
     // The body's depth bound, for the items the body's own check leaves to the endpoint (a plain item is flat).
     checkBodyRules(item, false, ['items', index]);
-    const judged = BatchItem.safeParse(item);
+    const judged = itemSchema.safeParse(item);
     if (!judged.success) return { error: judged.error, sent: item };
     // The schema's validator prepared this value last: found again without normalizing.
     const { type, value } = judged.data;
@@ -94,9 +92,10 @@ function parseItem(item: unknown, index: number): Entry {
           party_type: judged.data.party_type,
         },
       };
-    valid = { type, value, prepared: prepareValue(type, value) as PreparedValue };
+    const kind = kinds.named(type)!;
+    valid = { kind, value, prepared: prepareValue(kind.rule, value) as PreparedValue };
   }
-  return valid.type === 'crypto' && EnsResolver.isName(valid.value) ? { ens: valid.value } : valid;
+  return valid.kind.ens && EnsResolver.isName(valid.value) ? { ens: valid.value } : valid;
 }
 
 /** An item that is screened (and costs a credit). */
@@ -105,28 +104,31 @@ function isValid(entry: Entry): entry is ValidItem | NameItem {
 }
 
 /**
- * The items array mapped to its entries, once the array passed its own checks (a pipe stops at the
- * first issue). zod's core transform, not `.transform()`: the classic one stores a fresh `addIssue`
- * closure on the parse's payload, which made V8 promote the batch being parsed at every scavenge
- * (longer pauses, and an old space full of dead batches until a full collection; docs/performance.md).
+ * The batch's input: the items array mapped to its entries, once the array passed its own checks
+ * (a pipe stops at the first issue). zod's core transform, not `.transform()`: the classic one
+ * stores a fresh `addIssue` closure on the parse's payload, which made V8 promote the batch being
+ * parsed at every scavenge (longer pauses, and an old space full of dead batches until a full
+ * collection; docs/performance.md).
  */
-const judgedItems = new z.core.$ZodTransform({
-  type: 'transform',
-  transform: (items) => (items as unknown[]).map(parseItem),
-}) as z.core.$ZodTransform<Entry[], unknown[]>;
-
-const BatchInput = z.object({
-  items: z
-    .array(z.unknown())
-    .min(1)
-    .max(BATCH_MAX_ITEMS)
-    .meta({
-      description: `1 to ${BATCH_MAX_ITEMS} items {type, value}; type is crypto, email, website, id, country or name (a name item may add birth_date, country and party_type, as /screen/name takes them).`,
-    })
-    .pipe(judgedItems),
-  lists: listsParam,
-  as_of: asOfParam,
-});
+function batchInput(kinds: ScreeningKinds) {
+  const itemSchema = batchItem(kinds);
+  const judgedItems = new z.core.$ZodTransform({
+    type: 'transform',
+    transform: (items) => (items as unknown[]).map((item, i) => parseItem(kinds, itemSchema, item, i)),
+  }) as z.core.$ZodTransform<Entry[], unknown[]>;
+  return z.object({
+    items: z
+      .array(z.unknown())
+      .min(1)
+      .max(BATCH_MAX_ITEMS)
+      .meta({
+        description: `1 to ${BATCH_MAX_ITEMS} items {type, value}; type is ${kinds.names.join(', ')} or name (a name item may add birth_date, country and party_type, as /screen/name takes them).`,
+      })
+      .pipe(judgedItems),
+    lists: listsParam,
+    as_of: asOfParam,
+  });
+}
 
 export function batchEndpoint(deps: ScreeningDeps, nameLists: NameLists): AnyEndpoint {
   return endpoint({
@@ -143,7 +145,7 @@ export function batchEndpoint(deps: ScreeningDeps, nameLists: NameLists): AnyEnd
     access: 'metered',
     errors: [400],
     nativeRoute: true,
-    input: BatchInput,
+    input: batchInput(deps.kinds),
     output: z.array(BatchLine),
     credits: (input) => {
       let valid = 0;
@@ -200,8 +202,10 @@ export function batchEndpoint(deps: ScreeningDeps, nameLists: NameLists): AnyEnd
           continue;
         }
         // Exact kinds answer synchronously: no promise per item.
-        const { type, value, prepared } = entry;
-        out[i] = screenPreparedNow(deps, type, prepared, value, lists) ?? (await screenValue(deps, type, value, lists));
+        const { kind, value, prepared } = entry;
+        out[i] =
+          screenPreparedNow(deps, kind.rule, prepared, value, lists) ??
+          (await screenValue(deps, kind.rule, value, lists));
       }
       return out;
     },

@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import { endpoint, type AnyEndpoint, type Caller } from '../../core/endpoint.js';
 import { HttpError, valueError } from '../../core/errors.js';
+import type { ScreeningKinds } from '../../core/kinds.js';
 import { MonitorValueError, WebhookStateError, WebhookStore, WebhookUrlError } from '../../webhooks/store.js';
 import {
   CreatedWebhookEndpoint,
-  MonitoredEntity,
-  MonitoredEntityCreateInput,
   MonitoredEntityIdInput,
+  monitoredEntitySchemas,
   WebhookDeliveriesInput,
   WebhookDeliveryPage,
   WebhookEndpoint,
@@ -18,6 +18,7 @@ import {
 
 export interface MonitoringDeps {
   store: WebhookStore;
+  kinds: ScreeningKinds;
 }
 
 const TAGS = ['monitoring'];
@@ -50,6 +51,7 @@ async function mapped<T>(fn: () => Promise<T>): Promise<T> {
  */
 export function monitoringEndpoints(deps: MonitoringDeps): AnyEndpoint[] {
   const { store } = deps;
+  const { MonitoredEntity, MonitoredEntityCreateInput } = monitoredEntitySchemas(deps.kinds);
   return [
     endpoint({
       id: 'account.monitors.list',

@@ -13,13 +13,15 @@ import type { ListCatalog, Screening } from '../../lists/catalog.js';
 import { EnsResolver } from '../../ens/resolver.js';
 import { screenResponseBody } from '../screen-json.js';
 import type { PreparedValue } from '../../../engine/normalize/validate.js';
+import { endpointIdOf, type PublishedKind, type ScreeningKinds } from '../../core/kinds.js';
 
-/** The five screening endpoints: one envelope, one optional `lists` filter, metered. */
+/** A screening endpoint per kind (the table of kinds): one envelope, one optional `lists` filter, metered. */
 
 export interface ScreeningDeps {
   engine: Engine;
   catalog: ListCatalog;
   ens: EnsResolver;
+  kinds: ScreeningKinds;
 }
 
 export type ScreenEnvelope = z.output<typeof ScreenResponse>;
@@ -165,83 +167,28 @@ export function screeningEndpoints(deps: ScreeningDeps): AnyEndpoint[] {
     serialize: screenResponseBody,
     headers: SCREENING_HEADERS,
   };
-  /** An endpoint screening its one parameter as given (everything but crypto, which may resolve ENS first). */
-  const direct = (
-    id: string,
-    path: string,
-    kind: ScreenKind,
-    param: string,
-    paramDescription: string,
-    summary: string,
-    description: string,
-  ) =>
-    endpoint({
+  const screening = (kind: PublishedKind) => {
+    const param = kind.param.name;
+    return endpoint({
       ...common,
-      id,
-      path,
-      summary,
-      description,
-      input: z.object({ [param]: screenedValue(kind, paramDescription), lists: listsParam, as_of: asOfParam }),
-      handler: (input: Record<string, string | undefined>, ctx: RequestContext) =>
-        screenValue(deps, kind, input[param]!, screeningFor(deps, ctx, input.lists, input.as_of, ['query', 'as_of'])),
-    });
-  return [
-    endpoint({
-      ...common,
-      id: 'screen.crypto',
-      path: '/screen/crypto/{address}',
-      summary: 'Screen a crypto address (any chain) or an ENS name',
-      description:
-        'Checksum and case variants of an address are the same address. A dotted name is resolved through ENS and `value` is the resolved address; a name that does not resolve is a 422, an unreachable Ethereum RPC a 503. ' +
-        'With `as_of`, an ENS name is resolved as of now (ENS history is not kept) and the address is screened against the lists as they stood then.',
+      id: endpointIdOf(kind),
+      path: kind.param.in === 'path' ? `/screen/${kind.rule.name}/{${param}}` : `/screen/${kind.rule.name}`,
+      summary: kind.summary,
+      description: kind.description,
       input: z.object({
-        address: screenedValue('crypto', 'An address on any chain, or an ENS name (anything with a dot).'),
+        [param]: screenedValue(kind.rule, kind.param.description),
         lists: listsParam,
         as_of: asOfParam,
       }),
-      handler: (input, ctx) => {
+      handler: (input: Record<string, string | undefined>, ctx: RequestContext) => {
+        const value = input[param]!;
         const s = screeningFor(deps, ctx, input.lists, input.as_of, ['query', 'as_of']);
-        if (!EnsResolver.isName(input.address)) return screenValue(deps, 'crypto', input.address, s);
+        if (!kind.ens || !EnsResolver.isName(value)) return screenValue(deps, kind.rule, value, s);
         return deps.ens
-          .resolve(input.address, ['path', 'address'])
-          .then((address) => screenValue(deps, 'crypto', address, s));
+          .resolve(value, [kind.param.in, param])
+          .then((address) => screenValue(deps, kind.rule, address, s));
       },
-    }),
-    direct(
-      'screen.email',
-      '/screen/email/{email}',
-      'email',
-      'email',
-      'An e-mail address.',
-      'Screen an e-mail address',
-      'Matches listed addresses (case-insensitive, IDNA domains) and listed e-mail domains such as disposable providers (`domain`).',
-    ),
-    direct(
-      'screen.website',
-      '/screen/website',
-      'website',
-      'address',
-      'Website address (URL) or web domain.',
-      'Screen a website address or web domain',
-      'A full URL or a bare domain. A listed domain also matches its subdomains (`subdomain`).',
-    ),
-    direct(
-      'screen.id',
-      '/screen/id/{government_id}',
-      'id',
-      'government_id',
-      'The identifier as written on the document.',
-      'Screen a government-issued identifier (fuzzy)',
-      'Passport, national ID, tax or registration numbers. Punctuation and spaces are ignored (`exact`); near misses such as one wrong character match as `fuzzy`.',
-    ),
-    direct(
-      'screen.country',
-      '/screen/country/{country}',
-      'country',
-      'country',
-      'Country or region.',
-      "Screen a country or region's sanctions designations",
-      'ISO 3166 alpha-2, alpha-3 or numeric code, English name or common alias, or a region (e.g. Crimea, UA-43). A country containing a designated region matches it as `region`.',
-    ),
-  ];
+    });
+  };
+  return deps.kinds.all.map(screening);
 }

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { LIST_TYPES, ENTITY_TYPES, MATCH_KINDS } from '../../../engine/model.js';
 import { CADENCES, LIST_KINDS } from '../../../loaders/types.js';
-import { VALUE_KINDS, valueProblem, type ValueKind } from '../../../engine/normalize/validate.js';
+import { valueProblem, type ValueValidator } from '../../../engine/normalize/validate.js';
+import type { ScreeningKinds } from '../../core/kinds.js';
 import { birthDateParam, countryParam, NAME_MAX, partyTypeParam } from './person.js';
 
 /**
@@ -160,7 +161,7 @@ export const listsParam = z
 const VALUE_MAX = 512;
 
 /** Adds the kind's validator's verdict (engine/normalize/validate.ts) as a zod issue; lengths are the string schema's business. */
-function checkValue(kind: ValueKind, value: string, ctx: z.RefinementCtx, path?: string[]): void {
+function checkValue(kind: ValueValidator, value: string, ctx: z.RefinementCtx, path?: string[]): void {
   // Lengths count code points, as the string schema does (a UTF-16 length over the maximum may not be).
   if (value.length === 0 || (value.length > VALUE_MAX && [...value].length > VALUE_MAX)) return;
   const problem = valueProblem(kind, value);
@@ -168,7 +169,7 @@ function checkValue(kind: ValueKind, value: string, ctx: z.RefinementCtx, path?:
 }
 
 /** A screened value of one kind: refused (422, nothing charged) when it cannot be of that kind. */
-export function screenedValue(kind: ValueKind, description: string) {
+export function screenedValue(kind: ValueValidator, description: string) {
   return z
     .string()
     .trim()
@@ -199,29 +200,32 @@ export const asOfParam = z
 /** Fields of a batch item that only a name may have. */
 const NAME_ONLY = ['birth_date', 'country', 'party_type'] as const;
 
-export const BatchItem = z
-  .object({
-    type: z.enum([...VALUE_KINDS, 'name']),
-    value: z.string().min(1).max(VALUE_MAX),
-    birth_date: birthDateParam.optional(),
-    country: countryParam.optional(),
-    party_type: partyTypeParam.optional(),
-  })
-  .strict()
-  .superRefine((item, ctx) => {
-    if (item.type === 'name') {
-      const length = item.value.trim().length;
-      if (length < 2 || length > NAME_MAX)
-        ctx.addIssue({ code: 'custom', path: ['value'], message: `a name has 2 to ${NAME_MAX} characters` });
-      return;
-    }
-    for (const field of NAME_ONLY)
-      if (item[field] !== undefined)
-        ctx.addIssue({ code: 'custom', path: [field], message: 'only items of type name take it' });
-    checkValue(item.type, item.value, ctx, ['value']);
-  })
-  .meta({
-    id: 'BatchItem',
-    description:
-      'A value to screen; a `name` item may add `birth_date`, `country` and `party_type` (as `/screen/name` takes them).',
-  });
+/** A batch item: a value of a kind of the table, or a name. */
+export function batchItem(kinds: ScreeningKinds) {
+  return z
+    .object({
+      type: z.enum([...kinds.names, 'name']),
+      value: z.string().min(1).max(VALUE_MAX),
+      birth_date: birthDateParam.optional(),
+      country: countryParam.optional(),
+      party_type: partyTypeParam.optional(),
+    })
+    .strict()
+    .superRefine((item, ctx) => {
+      if (item.type === 'name') {
+        const length = item.value.trim().length;
+        if (length < 2 || length > NAME_MAX)
+          ctx.addIssue({ code: 'custom', path: ['value'], message: `a name has 2 to ${NAME_MAX} characters` });
+        return;
+      }
+      for (const field of NAME_ONLY)
+        if (item[field] !== undefined)
+          ctx.addIssue({ code: 'custom', path: [field], message: 'only items of type name take it' });
+      checkValue(kinds.named(item.type)!.rule, item.value, ctx, ['value']);
+    })
+    .meta({
+      id: 'BatchItem',
+      description:
+        'A value to screen; a `name` item may add `birth_date`, `country` and `party_type` (as `/screen/name` takes them).',
+    });
+}

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { LIST_TYPES } from '../../../engine/model.js';
-import { EVENT_TYPES, MONITORED_ENTITY_TYPES, SCREEN_KIND } from '../../webhooks/events.js';
+import { EVENT_TYPES } from '../../webhooks/events.js';
+import type { ScreeningKinds } from '../../core/kinds.js';
 import { valueProblem } from '../../../engine/normalize/validate.js';
 
 /** Schemas of the monitoring API (`/account/monitored-entities`, `/account/webhooks`) and of the webhook event. */
@@ -8,53 +9,58 @@ import { valueProblem } from '../../../engine/normalize/validate.js';
 const dateTime = z.string().meta({ description: 'ISO 8601 date-time, UTC.', examples: ['2025-06-01T08:00:00.000Z'] });
 const id = z.number().int().min(1);
 
-const MonitoredEntityType = z.enum(MONITORED_ENTITY_TYPES).meta({
-  id: 'MonitoredEntityType',
-  description:
-    '`onchain_address` is a crypto address on any chain or an ENS name (a dotted name, re-resolved on a schedule).',
-});
-
-export const MonitoredEntity = z
-  .object({
-    id,
-    entity_type: MonitoredEntityType,
-    value: z.string().meta({ description: 'As entered (an ENS name stays a name).' }),
-    label: z.string().nullable(),
-    resolved_address: z.string().nullable().meta({
-      description:
-        'ENS names: the address of the last resolution (null while the name has none). Null for other values.',
-    }),
-    created_at: dateTime,
-    last_event: z
-      .object({ type: z.enum(EVENT_TYPES), list: z.string().meta({ description: 'List slug.' }), at: dateTime })
-      .strict()
-      .nullable()
-      .meta({
-        description:
-          'The value’s latest listing change since it was added (the last event sent for it); null while none.',
-      }),
-  })
-  .strict()
-  .meta({ id: 'MonitoredEntity' });
-
-export const MonitoredEntityCreateInput = z
-  .object({
-    entity_type: MonitoredEntityType,
-    value: z
-      .string()
-      .min(1)
-      .max(512)
-      .meta({
-        description: 'The value, in any form screening accepts (the same validator as screening its kind).',
-        examples: ['vitalik.eth'],
-      }),
-    label: z.string().min(1).max(200).optional().meta({ description: 'Your label, repeated in events.' }),
-  })
-  .strict()
-  .superRefine((input, ctx) => {
-    const problem = valueProblem(SCREEN_KIND[input.entity_type], input.value);
-    if (problem !== null) ctx.addIssue({ code: 'custom', path: ['value'], message: problem, input: input.value });
+/** The monitoring schemas of a table of kinds: a monitored value is of one of its `monitor` types. */
+export function monitoredEntitySchemas(kinds: ScreeningKinds) {
+  const MonitoredEntityType = z.enum(kinds.monitorTypes).meta({
+    id: 'MonitoredEntityType',
+    description:
+      '`onchain_address` is a crypto address on any chain or an ENS name (a dotted name, re-resolved on a schedule).',
   });
+
+  const MonitoredEntity = z
+    .object({
+      id,
+      entity_type: MonitoredEntityType,
+      value: z.string().meta({ description: 'As entered (an ENS name stays a name).' }),
+      label: z.string().nullable(),
+      resolved_address: z.string().nullable().meta({
+        description:
+          'ENS names: the address of the last resolution (null while the name has none). Null for other values.',
+      }),
+      created_at: dateTime,
+      last_event: z
+        .object({ type: z.enum(EVENT_TYPES), list: z.string().meta({ description: 'List slug.' }), at: dateTime })
+        .strict()
+        .nullable()
+        .meta({
+          description:
+            'The value’s latest listing change since it was added (the last event sent for it); null while none.',
+        }),
+    })
+    .strict()
+    .meta({ id: 'MonitoredEntity' });
+
+  const MonitoredEntityCreateInput = z
+    .object({
+      entity_type: MonitoredEntityType,
+      value: z
+        .string()
+        .min(1)
+        .max(512)
+        .meta({
+          description: 'The value, in any form screening accepts (the same validator as screening its kind).',
+          examples: ['vitalik.eth'],
+        }),
+      label: z.string().min(1).max(200).optional().meta({ description: 'Your label, repeated in events.' }),
+    })
+    .strict()
+    .superRefine((input, ctx) => {
+      const problem = valueProblem(kinds.monitored(input.entity_type)!.rule, input.value);
+      if (problem !== null) ctx.addIssue({ code: 'custom', path: ['value'], message: problem, input: input.value });
+    });
+
+  return { MonitoredEntity, MonitoredEntityCreateInput };
+}
 
 export const MonitoredEntityIdInput = z.object({ monitored_entity_id: id }).strict();
 

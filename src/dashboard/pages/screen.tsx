@@ -47,12 +47,15 @@ interface Option {
 
 /**
  * One row per kind of value the API screens: how the form labels it, the fields it takes beside
- * the value, and which endpoint it calls. A new kind is one more row.
+ * the value, which endpoint it calls, and its monitored entity type (the webhooks page offers
+ * those). A new kind is one more row: the dashboard knows the service's table of kinds
+ * (src/core/kinds.ts) only through the generated contract types.
  */
 interface Kind {
   id: string;
   label: string;
   placeholder: string;
+  monitor?: Schemas['MonitoredEntityType'];
   options?: Option[];
   screen: (value: string, query: Query, options: Record<string, string>) => Promise<Screened>;
 }
@@ -66,6 +69,7 @@ export const KINDS: Kind[] = [
     id: 'crypto',
     label: 'Crypto address or ENS name',
     placeholder: '0x… / bc1… / name.eth',
+    monitor: 'onchain_address',
     screen: (address, query) =>
       screened(client.GET('/api/v1/screen/crypto/{address}', { params: { path: { address }, query } })),
   },
@@ -73,6 +77,7 @@ export const KINDS: Kind[] = [
     id: 'email',
     label: 'E-mail address',
     placeholder: 'someone@example.com',
+    monitor: 'email',
     screen: (email, query) =>
       screened(client.GET('/api/v1/screen/email/{email}', { params: { path: { email }, query } })),
   },
@@ -80,6 +85,7 @@ export const KINDS: Kind[] = [
     id: 'website',
     label: 'Website or URL',
     placeholder: 'example.com',
+    monitor: 'website',
     screen: (address, query) =>
       screened(client.GET('/api/v1/screen/website', { params: { query: { address, ...query } } })),
   },
@@ -87,6 +93,7 @@ export const KINDS: Kind[] = [
     id: 'id',
     label: 'Government ID',
     placeholder: 'passport or registration number',
+    monitor: 'government_id',
     screen: (government_id, query) =>
       screened(client.GET('/api/v1/screen/id/{government_id}', { params: { path: { government_id }, query } })),
   },
@@ -94,6 +101,7 @@ export const KINDS: Kind[] = [
     id: 'country',
     label: 'Country or region',
     placeholder: 'IR, IRN, Iran, UA-43',
+    monitor: 'country',
     screen: (country, query) =>
       screened(client.GET('/api/v1/screen/country/{country}', { params: { path: { country }, query } })),
   },

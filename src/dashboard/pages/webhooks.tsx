@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { call, client, type Schemas } from '../lib/api';
 import { count, dateTime } from '../lib/format';
 import { useApi } from '../lib/use-api';
+import { KINDS } from './screen';
 import {
   Alert,
   Async,
@@ -17,13 +18,10 @@ import {
 type Endpoint = Schemas['WebhookEndpoint'];
 type MonitorType = Schemas['MonitoredEntityType'];
 
-const MONITOR_TYPES: { type: MonitorType; label: string; placeholder: string }[] = [
-  { type: 'onchain_address', label: 'Crypto address or ENS name', placeholder: '0x… or name.eth' },
-  { type: 'email', label: 'E-mail address', placeholder: 'someone@example.com' },
-  { type: 'website', label: 'Website', placeholder: 'example.com' },
-  { type: 'government_id', label: 'Government ID', placeholder: 'AB850901' },
-  { type: 'country', label: 'Country', placeholder: 'IR or Iran' },
-];
+/** The kinds a value can be monitored as: the screening page's rows that have a monitored type. */
+const MONITOR_TYPES = KINDS.flatMap((k) =>
+  k.monitor ? [{ type: k.monitor, label: k.label, placeholder: k.placeholder }] : [],
+);
 
 function statusBadge(status: Schemas['WebhookDeliveryStatus']) {
   const kind = status === 'delivered' ? 'badge-success' : status === 'failed' ? 'badge-danger' : 'badge-warning';
