@@ -24,7 +24,8 @@ import { rmSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { canonicalKey, domainAncestors } from '../engine/normalize/index.js';
 import { ENTITY_TYPES, TYPE_INDEX, type EntityType } from '../engine/model.js';
-import { ProbeList, type ScreenKind } from '../engine/probes.js';
+import { ProbeList } from '../engine/probes.js';
+import type { KindName } from '../engine/kinds.js';
 import { Engine } from '../engine/engine.js';
 import type { EntityRecord } from '../engine/model.js';
 import { auditRows, envelope } from '../src/api/endpoints/screen.js';
@@ -44,7 +45,7 @@ const percentile = (values: number[], p: number) => {
 };
 
 /** The screening endpoint of each entity type's values (types not screened by value are left out). */
-const SCREENED: Partial<Record<EntityType, ScreenKind>> = {
+const SCREENED: Partial<Record<EntityType, KindName>> = {
   crypto_address: 'crypto',
   email: 'email',
   email_domain: 'email',
@@ -52,7 +53,7 @@ const SCREENED: Partial<Record<EntityType, ScreenKind>> = {
   government_id: 'id',
   country: 'country',
 };
-const PATH: Record<ScreenKind, (v: string) => string> = {
+const PATH: Record<KindName, (v: string) => string> = {
   crypto: (v) => `/screen/crypto/${encodeURIComponent(v)}`,
   email: (v) => `/screen/email/${encodeURIComponent(v)}`,
   website: (v) => `/screen/website?address=${encodeURIComponent(v)}`,
@@ -79,7 +80,7 @@ async function publicEntities(base: string): Promise<Map<string, Entity[]>> {
 }
 
 interface Widest {
-  kind: ScreenKind;
+  kind: KindName;
   value: string;
   /** Matches the probes find across all lists (an entity counted once per probe that finds it). */
   matches: number;
@@ -97,7 +98,7 @@ function widest(byList: Map<string, Entity[]>): Widest[] {
       keyCount.set(k, (keyCount.get(k) ?? 0) + 1);
     }
   }
-  const best = new Map<ScreenKind, Widest>();
+  const best = new Map<KindName, Widest>();
   const probes = new ProbeList();
   const seen = new Set<string>();
   for (const entities of byList.values()) {
@@ -115,7 +116,7 @@ function widest(byList: Map<string, Entity[]>): Widest[] {
     }
   }
   return ENTITY_TYPES.map((t) => SCREENED[t])
-    .filter((k, i, a): k is ScreenKind => k !== undefined && a.indexOf(k) === i)
+    .filter((k, i, a): k is KindName => k !== undefined && a.indexOf(k) === i)
     .flatMap((k) => (best.has(k) ? [best.get(k)!] : []));
 }
 
