@@ -2,7 +2,7 @@ import { initTRPC, TRPCError, type AnyRouter } from '@trpc/server';
 import { generateOpenApiDocument, type OpenApiMeta } from 'trpc-to-openapi';
 import { z } from 'zod';
 import { RawResponse, type AnyEndpoint, type RequestMeta } from '../core/endpoint.js';
-import { HttpError } from '../core/errors.js';
+import { HttpError, badRequest } from '../core/errors.js';
 import { execute, type PipelineDeps } from '../core/pipeline.js';
 import { checkBodyRules, toPydanticIssue } from '../core/validation.js';
 import { ErrorDetail, HTTPValidationError, PaymentRequired, ValidationError } from './schemas/errors.js';
@@ -131,7 +131,7 @@ export function buildTrpcRouter(endpoints: readonly AnyEndpoint[], deps: Pipelin
         checkBodyRules(input);
         const outcome = await execute(ep, input, ctx.meta, deps);
         if (outcome.raw instanceof RawResponse) {
-          throw new HttpError(400, 'this format is only available over REST');
+          throw badRequest('this format is only available over REST');
         }
         for (const [k, v] of Object.entries(outcome.headers)) ctx.resHeaders.set(k, v);
         return outcome.body;

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Db } from '../store/db.js';
-import { HttpError } from '../core/errors.js';
+import { conflict } from '../core/errors.js';
 import { idempotencyKeyError, type Claim, type Idempotency, type StoredOutcome } from '../core/idempotency.js';
 
 /**
@@ -77,7 +77,7 @@ export class IdempotencyStore implements Idempotency {
       throw idempotencyKeyError(key, 'this Idempotency-Key was used for a different request');
     }
     if (existing.state === 'running')
-      throw new HttpError(409, 'a request with this Idempotency-Key is still running; retry later', {
+      throw conflict('a request with this Idempotency-Key is still running; retry later', {
         'Retry-After': '1',
       });
     return { kind: 'replay', outcome: { headers: existing.headers ?? {}, body: existing.body ?? '' } };
@@ -101,7 +101,7 @@ export class IdempotencyStore implements Idempotency {
     if (!row) return null;
     if (row.fingerprint !== print) return null;
     if (row.state === 'running')
-      throw new HttpError(409, 'a request with this Idempotency-Key is still running; retry later', {
+      throw conflict('a request with this Idempotency-Key is still running; retry later', {
         'Retry-After': '1',
       });
     return { headers: row.headers ?? {}, body: row.body ?? '' };

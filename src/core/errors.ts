@@ -68,9 +68,47 @@ export function boundedEcho(value: unknown, depth = 0): unknown {
   return out;
 }
 
+/**
+ * The one place the FastAPI `value_error` item is shaped: `msg` is "Value error, " + the message,
+ * `ctx` names the error (the message unless given), `input` is left out when undefined.
+ */
+export function valueIssue(
+  loc: (string | number)[],
+  message: string,
+  input?: unknown,
+  ctx: Record<string, unknown> = { error: message },
+): ValidationIssue {
+  return input === undefined
+    ? { type: 'value_error', loc, msg: `Value error, ${message}`, ctx }
+    : { type: 'value_error', loc, msg: `Value error, ${message}`, input, ctx };
+}
+
 /** A value-level failure found after schema validation (e.g. an ENS name that does not resolve). */
 export function valueError(loc: (string | number)[], message: string, input: unknown): ValidationFailed {
-  return new ValidationFailed([
-    { type: 'value_error', loc, msg: `Value error, ${message}`, input, ctx: { error: message } },
-  ]);
+  return new ValidationFailed([valueIssue(loc, message, input)]);
+}
+
+type Headers = Record<string, string>;
+/** A constructor of one status, so a throw site names what went wrong rather than a number. */
+const withStatus =
+  (status: number) =>
+  (detail: unknown, headers?: Headers, body?: unknown): HttpError =>
+    new HttpError(status, detail, headers, body);
+
+export const badRequest = withStatus(400);
+export const unauthorized = withStatus(401);
+export const paymentRequired = withStatus(402);
+export const forbidden = withStatus(403);
+export const notFound = withStatus(404);
+export const conflict = withStatus(409);
+export const payloadTooLarge = withStatus(413);
+export const uriTooLong = withStatus(414);
+export const unsupportedMediaType = withStatus(415);
+export const tooManyRequests = withStatus(429);
+export const badGateway = withStatus(502);
+export const serviceUnavailable = withStatus(503);
+
+/** The status an error answers with: its own for an HttpError, 500 for anything unexpected. */
+export function statusOf(err: unknown): number {
+  return err instanceof HttpError ? err.status : 500;
 }

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { ValidationFailed } from './errors.js';
+import { valueError, type ValidationFailed } from './errors.js';
 
 /**
  * Idempotency-Key as the pipeline sees it: the header, what makes two requests the same, and the
@@ -41,15 +41,7 @@ export function idempotencyKey(headers: Record<string, string | undefined>): str
 
 /** The 422 of a key that cannot be used (malformed, or sent before with a different request). */
 export function idempotencyKeyError(key: string, error: string): ValidationFailed {
-  return new ValidationFailed([
-    {
-      type: 'value_error',
-      loc: ['header', 'Idempotency-Key'],
-      msg: `Value error, ${error}`,
-      input: key,
-      ctx: { error },
-    },
-  ]);
+  return valueError(['header', 'Idempotency-Key'], error, key);
 }
 
 /** What makes two requests "the same request": the endpoint and its validated input. */

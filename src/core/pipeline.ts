@@ -9,7 +9,7 @@ import {
   type RequestMeta,
   type ScreeningBasis,
 } from './endpoint.js';
-import { HttpError } from './errors.js';
+import { HttpError, statusOf } from './errors.js';
 import type { Charge, Gate } from './gate.js';
 import {
   fingerprint,
@@ -112,7 +112,7 @@ function charged(
   charge: Charge,
 ): Outcome | Promise<Outcome> {
   const fail = (err: unknown): never => {
-    charge.release({ status: err instanceof HttpError ? err.status : 500 });
+    charge.release({ status: statusOf(err) });
     throw err;
   };
   let result: unknown;
@@ -220,7 +220,7 @@ async function claimKey(
       return { keyed: { ...keyed, replay: claim.outcome } };
     }
   } catch (err) {
-    c.release({ status: err instanceof HttpError ? err.status : 500 });
+    c.release({ status: statusOf(err) });
     throw err;
   }
   return { keyed: { ...keyed, scope }, charge: c };
@@ -399,7 +399,7 @@ export async function executeStreamed(
       ? await commit(endpoint, input, deps, charge, result, ctx)
       : answer(result, withBasis(NO_HEADERS, ctx.basis), charge.caller);
   } catch (err) {
-    charge.release({ status: err instanceof HttpError ? err.status : 500 });
+    charge.release({ status: statusOf(err) });
     if (keyed) await releaseKey(keyed, deps);
     throw err;
   }

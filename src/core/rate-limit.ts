@@ -1,4 +1,4 @@
-import { HttpError } from './errors.js';
+import { tooManyRequests } from './errors.js';
 
 /**
  * Token bucket per key (client IP): `burst` requests at once, refilled at `ratePerSecond`. Buckets
@@ -24,7 +24,7 @@ export class RateLimiter {
     if (b.tokens < 1) {
       this.buckets.set(key, b);
       const retryAfter = Math.max(1, Math.ceil((1 - b.tokens) / this.ratePerSecond));
-      throw new HttpError(429, 'Too many requests: the search is burst-limited per client IP', {
+      throw tooManyRequests('Too many requests: the search is burst-limited per client IP', {
         'Retry-After': String(retryAfter),
       });
     }

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { boundedEcho, ValidationFailed, type ValidationIssue } from './errors.js';
+import { boundedEcho, ValidationFailed, valueIssue, type ValidationIssue } from './errors.js';
 
 /**
  * Input parsing shared by every transport, reporting failures exactly as FastAPI/Pydantic v2 do:
@@ -238,7 +238,7 @@ export function toPydanticIssue(
           ctx: { pattern },
         };
       }
-      return { type: 'value_error', loc, msg: `Value error, ${issue.message}`, input, ctx: { error: issue.message } };
+      return valueIssue(loc, issue.message, input);
     }
     case 'invalid_value': {
       const values = (i.values as unknown[]) ?? [];
@@ -255,7 +255,7 @@ export function toPydanticIssue(
         input,
       };
     default:
-      return { type: 'value_error', loc, msg: `Value error, ${issue.message}`, input, ctx: { error: issue.message } };
+      return valueIssue(loc, issue.message, input);
   }
 }
 
@@ -318,7 +318,7 @@ const MAX_JSON_DEPTH = 64;
 const NUL_MESSAGE = 'NUL characters (U+0000) are not allowed';
 
 function nulIssue(loc: (string | number)[], input: string): ValidationIssue {
-  return { type: 'value_error', loc, msg: `Value error, ${NUL_MESSAGE}`, input, ctx: { error: NUL_MESSAGE } };
+  return valueIssue(loc, NUL_MESSAGE, input);
 }
 
 /** Query and path strings with a NUL character: no store takes it (PostgreSQL text cannot hold one). */

@@ -1,7 +1,7 @@
 import { createPublicClient, http, type PublicClient, type Address } from 'viem';
 import { mainnet } from 'viem/chains';
 import { normalize } from 'viem/ens';
-import { HttpError, valueError } from '../core/errors.js';
+import { serviceUnavailable, valueError } from '../core/errors.js';
 
 /**
  * ENS names → addresses through viem's Universal Resolver call, with a TTL cache. Failures are the
@@ -46,7 +46,7 @@ export class EnsResolver {
     }
     const hit = this.cache.get(normalized);
     if (hit && hit.expires > this.now()) return this.answer(hit.address, name, loc);
-    if (!this.client) throw new HttpError(503, 'ENS resolution is not configured (ETH_RPC_URL)');
+    if (!this.client) throw serviceUnavailable('ENS resolution is not configured (ETH_RPC_URL)');
     let address: string | null;
     try {
       address = await this.client.getEnsAddress({
@@ -55,7 +55,7 @@ export class EnsResolver {
       });
     } catch (err) {
       if (isResolutionFailure(err)) address = null;
-      else throw new HttpError(503, 'ENS resolution is unavailable: the Ethereum RPC did not answer');
+      else throw serviceUnavailable('ENS resolution is unavailable: the Ethereum RPC did not answer');
     }
     if (this.opts.ttlSeconds > 0) {
       this.cache.set(normalized, { address: address ?? null, expires: this.now() + this.opts.ttlSeconds * 1000 });

@@ -2,7 +2,7 @@ import type { ListSnapshotInfo, ListType } from '../../engine/model.js';
 import type { ListHistory } from '../../loaders/manager.js';
 import type { ListDefinition } from '../../loaders/types.js';
 import type { ScreeningBasis } from '../core/endpoint.js';
-import { HttpError, valueError } from '../core/errors.js';
+import { HttpError, badRequest, notFound, serviceUnavailable, valueError } from '../core/errors.js';
 
 /**
  * The lists as the API sees them: which exist, which are served, which are screened by default,
@@ -181,7 +181,7 @@ export class ListCatalog {
         unknown.length ? `unknown list${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}` : '',
         disabled.length ? `disabled list${disabled.length > 1 ? 's' : ''}: ${disabled.join(', ')}` : '',
       ].filter(Boolean);
-      throw new HttpError(400, `${parts.join('; ')} (see /api/v1/screen/lists)`);
+      throw badRequest(`${parts.join('; ')} (see /api/v1/screen/lists)`);
     }
     const missing = wanted.filter((s) => !this.loaded.has(s));
     if (missing.length > 0) throw notLoaded(missing);
@@ -195,7 +195,7 @@ export class ListCatalog {
    */
   requireLoaded(slug: string): ListDefinition {
     const def = this.get(slug);
-    if (!def || !def.enabled) throw new HttpError(404, `List not found: ${slug}`);
+    if (!def || !def.enabled) throw notFound(`List not found: ${slug}`);
     if (!this.loaded.has(slug)) throw notLoaded([slug]);
     return def;
   }
@@ -274,8 +274,7 @@ export class ListCatalog {
         return !d || !d.enabled || (d.owner !== undefined && d.owner !== owner);
       });
       if (unknown.length > 0)
-        throw new HttpError(
-          400,
+        throw badRequest(
           `unknown list${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')} (see /api/v1/screen/lists)`,
         );
       candidates = named.map((s) => this.all.get(s)!);
@@ -349,8 +348,7 @@ function staticSource(registry: readonly ListDefinition[]): CatalogSource {
 
 /** The one answer for lists that have no data yet, whichever endpoint names them. */
 function notLoaded(slugs: string[]): HttpError {
-  return new HttpError(
-    503,
+  return serviceUnavailable(
     `list${slugs.length > 1 ? 's' : ''} not loaded yet: ${slugs.join(', ')} (see /api/v1/stats)`,
     { 'Retry-After': '60' },
   );

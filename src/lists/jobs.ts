@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
 import type { RefreshOutcome } from '../../loaders/manager.js';
-import { HttpError } from '../core/errors.js';
+import { conflict } from '../core/errors.js';
 import type { Db } from '../store/db.js';
 
 /**
@@ -136,8 +136,7 @@ export class ListJobs {
         [list],
       );
       const what = list === ALL_LISTS ? 'a refresh of every list' : `an operation on list ${list}`;
-      throw new HttpError(
-        409,
+      throw conflict(
         `${what} is already running${rows[0] ? ` (job ${rows[0].id}, ${rows[0].kind})` : ''}: wait for it to finish`,
       );
     }

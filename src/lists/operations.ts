@@ -13,7 +13,7 @@ import {
   UploadRowError,
   type UploadFormat,
 } from '../../loaders/upload.js';
-import { HttpError, ValidationFailed } from '../core/errors.js';
+import { HttpError, ValidationFailed, forbidden, payloadTooLarge, statusOf, valueIssue } from '../core/errors.js';
 import type { Notifier } from '../store/notify.js';
 import { ALL_LISTS, type Job, type JobKind, type ListJobs } from './jobs.js';
 import { removeUploadLeftovers } from './leftovers.js';
@@ -129,8 +129,7 @@ export class ListOperations {
       await this.opts.jobs.finish(job.id, { results });
       log.info({ results: results.map((r) => r.result) }, 'list job done');
     } catch (err) {
-      const status =
-        err instanceof ListOperationError ? ERROR_STATUS[err.code] : err instanceof HttpError ? err.status : 500;
+      const status = err instanceof ListOperationError ? ERROR_STATUS[err.code] : statusOf(err);
       if (status >= 500) log.error({ err }, 'list job failed');
       else log.info({ error: (err as Error).message }, 'list job refused');
       await this.opts.jobs.finish(job.id, { error: (err as Error).message, status });
@@ -164,7 +163,7 @@ export class ListOperations {
             .definitions()
             .filter((d) => d.owner === def.owner && !d.deleted_at && d.slug !== def.slug).length;
           if (owned >= this.opts.limits.listsPerCustomer)
-            throw new HttpError(403, `a customer may have at most ${this.opts.limits.listsPerCustomer} private lists`);
+            throw forbidden(`a customer may have at most ${this.opts.limits.listsPerCustomer} private lists`);
         }
         return [
           await manager.createList({
@@ -288,18 +287,16 @@ export class ListOperations {
 function uploadRefusal(err: unknown, rowLimit: number | null): HttpError | null {
   if (err instanceof UploadRowError) {
     return new ValidationFailed([
-      {
-        type: 'value_error',
-        loc: ['body', err.line, ...(err.field ? [err.field] : [])],
-        msg: `Value error, line ${err.line}: ${err.reason}`,
-        ...(typeof err.input === 'string' && err.input.length <= 512 ? { input: err.input } : {}),
-        ctx: { line: err.line, error: err.reason },
-      },
+      valueIssue(
+        ['body', err.line, ...(err.field ? [err.field] : [])],
+        `line ${err.line}: ${err.reason}`,
+        typeof err.input === 'string' && err.input.length <= 512 ? err.input : undefined,
+        { line: err.line, error: err.reason },
+      ),
     ]);
   }
   if (err instanceof UploadLimitError)
-    return new HttpError(
-      413,
+    return payloadTooLarge(
       rowLimit === null
         ? err.message
         : `${err.message}: a customer's private lists hold at most ${rowLimit} rows in all`,

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
-import { HttpError } from '../core/errors.js';
+import { serviceUnavailable } from '../core/errors.js';
 import { LocalPepIndex, localPepProvider } from './local.js';
 import type { PepProvider } from './types.js';
 import { yentePepProvider } from './yente.js';
@@ -44,7 +44,7 @@ export async function createPepProvider(deps: { config: Config; log: Logger }): 
     return {
       kind: 'local',
       screen: async () => {
-        throw new HttpError(503, 'PEP screening is not available: no PEP data loaded');
+        throw serviceUnavailable('PEP screening is not available: no PEP data loaded');
       },
     };
   }

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import { z } from 'zod';
 import { normalizeCountry } from '../../engine/normalize/index.js';
 import type { PepScreenResponseT } from './schema.js';
-import { HttpError } from '../core/errors.js';
+import { badGateway, serviceUnavailable } from '../core/errors.js';
 import { PEP_THRESHOLD, entityUrl, type PepProvider, type PepQuery } from './types.js';
 
 /**
@@ -71,11 +71,11 @@ export function yentePepProvider(opts: YenteOptions): PepProvider {
       throw new Retryable(`response interrupted (${(err as Error).message})`);
     }
     if (res.status >= 500 || res.status === 429 || res.status === 408) throw new Retryable(`HTTP ${res.status}`);
-    if (!res.ok) throw new HttpError(502, `PEP provider rejected the request (HTTP ${res.status})`);
+    if (!res.ok) throw badGateway(`PEP provider rejected the request (HTTP ${res.status})`);
     try {
       return JSON.parse(text);
     } catch {
-      throw new HttpError(502, 'PEP provider returned an invalid response');
+      throw badGateway('PEP provider returned an invalid response');
     }
   }
 
@@ -99,7 +99,7 @@ export function yentePepProvider(opts: YenteOptions): PepProvider {
           const wait = backoffMs * 2 ** (attempt - 1);
           if (attempt >= attempts || Date.now() + wait >= deadline) {
             opts.log.warn({ provider: 'yente', attempts: attempt, reason: err.message }, 'PEP provider unavailable');
-            throw new HttpError(503, `PEP provider unavailable: ${err.message}`);
+            throw serviceUnavailable(`PEP provider unavailable: ${err.message}`);
           }
           await new Promise((r) => setTimeout(r, wait));
         }
@@ -108,7 +108,7 @@ export function yentePepProvider(opts: YenteOptions): PepProvider {
       const parsed = YenteMatchResponse.safeParse(raw);
       const response = parsed.success ? parsed.data.responses.q : undefined;
       if (!response || (response.status !== undefined && response.status !== 200)) {
-        throw new HttpError(502, 'PEP provider returned an invalid response');
+        throw badGateway('PEP provider returned an invalid response');
       }
       const matches = response.results.slice(0, q.limit).map((r) => ({
         id: r.id,

@@ -1,5 +1,5 @@
 import type { HttpResponse } from 'uWebSockets.js';
-import { HttpError } from '../core/errors.js';
+import { payloadTooLarge } from '../core/errors.js';
 import type { ResponseState } from './uws-io.js';
 
 /** Bytes buffered before the socket is paused (and resumed below half of it). */
@@ -30,7 +30,7 @@ export class BodyStream implements AsyncIterable<Uint8Array> {
       this.received += ab.byteLength;
       if (this.received > limit) {
         this.fail(
-          new HttpError(413, `Request body too large: an upload holds at most ${limit} bytes (LIST_UPLOAD_MAX_BYTES)`),
+          payloadTooLarge(`Request body too large: an upload holds at most ${limit} bytes (LIST_UPLOAD_MAX_BYTES)`),
         );
         return;
       }

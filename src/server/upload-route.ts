@@ -1,7 +1,7 @@
 import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js';
 import type { AnyEndpoint } from '../core/endpoint.js';
 import type { UploadHandler } from '../api/endpoints/lists.js';
-import { HttpError } from '../core/errors.js';
+import { notFound, payloadTooLarge, unsupportedMediaType } from '../core/errors.js';
 import { errorOutcome } from '../core/pipeline.js';
 import { parseInput } from '../core/validation.js';
 import type { UploadFormat } from '../../loaders/upload.js';
@@ -53,17 +53,16 @@ export function registerUploadRoute(
         try {
           decoded = decodeURIComponent(slug);
         } catch {
-          throw new HttpError(404, `List not found: ${slug}`);
+          throw notFound(`List not found: ${slug}`);
         }
         const input = parseInput(ep.input, { path: { slug: decoded }, query }) as { slug: string; wait: number };
         const charge = await helpers.pipeline.gate.authorize(ep, input, meta);
         if (declared > maxBytes)
-          throw new HttpError(
-            413,
+          throw payloadTooLarge(
             `Request body too large: an upload holds at most ${maxBytes} bytes (LIST_UPLOAD_MAX_BYTES)`,
           );
         const format = formatOf(meta.headers['content-type']);
-        if (!format) throw new HttpError(415, `Content-Type must be one of ${Object.keys(FORMATS).join(', ')}`);
+        if (!format) throw unsupportedMediaType(`Content-Type must be one of ${Object.keys(FORMATS).join(', ')}`);
         outcome = await upload(charge.caller, input, format, body);
       } catch (err) {
         outcome = errorOutcome(err, helpers.log, meta);

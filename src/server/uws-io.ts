@@ -1,6 +1,6 @@
 import type { HttpRequest, HttpResponse } from 'uWebSockets.js';
 import { StringDecoder } from 'node:string_decoder';
-import { HttpError } from '../core/errors.js';
+import { payloadTooLarge } from '../core/errors.js';
 
 /** Small helpers over uWS responses: status lines, JSON answers, bodies, streaming with backpressure. */
 
@@ -197,7 +197,7 @@ export function readText(res: HttpResponse, state: ResponseState, limit: number)
       if (state.aborted) return;
       size += ab.byteLength;
       if (size > limit) {
-        reject(new HttpError(413, 'Request body too large'));
+        reject(payloadTooLarge('Request body too large'));
         return;
       }
       text += decoder.write(Buffer.from(ab));

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { endpoint, RawResponse, type AnyEndpoint, type Caller } from '../../core/endpoint.js';
-import { HttpError, valueError } from '../../core/errors.js';
+import { conflict, notFound, unauthorized, valueError } from '../../core/errors.js';
 import type { AuditStore } from '../../audit/store.js';
 import { AUDIT_EXPORT_COLUMNS, type AuditCursor, type AuditTrailItem } from '../../audit/queries.js';
 import { csvChunks } from '../csv.js';
@@ -47,7 +47,7 @@ const DAY = 86_400_000;
 
 export function customerOf(caller: Caller): number {
   // The gate lets only a customer's token through to `account` endpoints.
-  if (caller.kind !== 'customer') throw new HttpError(401, 'Not authenticated', { 'WWW-Authenticate': 'Bearer' });
+  if (caller.kind !== 'customer') throw unauthorized('Not authenticated', { 'WWW-Authenticate': 'Bearer' });
   return caller.customerId;
 }
 
@@ -56,8 +56,8 @@ async function mapped<T>(fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (err) {
-    if (err instanceof NotFound) throw new HttpError(404, err.message);
-    if (err instanceof PlanRequestConflict) throw new HttpError(409, err.message);
+    if (err instanceof NotFound) throw notFound(err.message);
+    if (err instanceof PlanRequestConflict) throw conflict(err.message);
     throw err;
   }
 }
@@ -134,7 +134,7 @@ export function accountEndpoints(deps: AccountDeps): AnyEndpoint[] {
         const id = customerOf(ctx.caller);
         const tokenId = ctx.caller.kind === 'customer' ? ctx.caller.tokenId : 0;
         const [c, q, t] = await Promise.all([customers.getCustomer(id), quota.status(id), tokens.get(tokenId)]);
-        if (!c || !q || !t) throw new HttpError(404, 'Customer not found');
+        if (!c || !q || !t) throw notFound('Customer not found');
         return {
           customer_id: c.id,
           name: c.name,
@@ -185,7 +185,7 @@ export function accountEndpoints(deps: AccountDeps): AnyEndpoint[] {
       output: ApiToken,
       handler: async (input, ctx) => {
         const record = await tokens.revoke(input.token_id, customerOf(ctx.caller));
-        if (!record) throw new HttpError(404, 'Token not found');
+        if (!record) throw notFound('Token not found');
         return tokenView(record);
       },
     }),
@@ -287,7 +287,7 @@ export function accountEndpoints(deps: AccountDeps): AnyEndpoint[] {
           ? { from: Date.parse(`${input.day}T00:00:00Z`), to: Date.parse(`${input.day}T00:00:00Z`) + DAY }
           : dayRange({}, ctx.now());
         const rows = await audit.queries.request(customer, input.request_id, range);
-        if (rows.length === 0) throw new HttpError(404, 'No audited request with this id in that period');
+        if (rows.length === 0) throw notFound('No audited request with this id in that period');
         const current = await Promise.all(rows.map((r) => currentListing(deps.screening, r)));
         const missing = rows
           .filter((_, i) => current[i] === null)

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { endpoint, type AnyEndpoint } from '../../core/endpoint.js';
-import { HttpError } from '../../core/errors.js';
+import { conflict, notFound } from '../../core/errors.js';
 import { NotFound, type CustomerService } from '../../billing/customers.js';
 import type { QuotaManager } from '../../billing/quota.js';
 import type { TokenService } from '../../billing/tokens.js';
@@ -34,8 +34,8 @@ async function mapped<T>(fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (err) {
-    if (err instanceof NotFound) throw new HttpError(404, err.message);
-    if ((err as { code?: string }).code === '23505') throw new HttpError(409, 'Already exists');
+    if (err instanceof NotFound) throw notFound(err.message);
+    if ((err as { code?: string }).code === '23505') throw conflict('Already exists');
     throw err;
   }
 }
@@ -45,7 +45,7 @@ export function adminEndpoints(deps: AdminDeps): AnyEndpoint[] {
   const { tokens, quota, customers } = deps;
   const detail = async (id: number) => {
     const [c, q] = await Promise.all([customers.getCustomer(id), quota.status(id)]);
-    if (!c || !q) throw new HttpError(404, `customer ${id} not found`);
+    if (!c || !q) throw notFound(`customer ${id} not found`);
     return customerDetailView(c, q);
   };
   return [
@@ -169,7 +169,7 @@ export function adminEndpoints(deps: AdminDeps): AnyEndpoint[] {
       output: z.array(ApiToken),
       handler: async (input) => {
         if (!(await customers.getCustomer(input.customer_id)))
-          throw new HttpError(404, `customer ${input.customer_id} not found`);
+          throw notFound(`customer ${input.customer_id} not found`);
         return (await tokens.list(input.customer_id)).map(tokenView);
       },
     }),
@@ -185,7 +185,7 @@ export function adminEndpoints(deps: AdminDeps): AnyEndpoint[] {
       output: CreatedApiToken,
       handler: async (input) => {
         if (!(await customers.getCustomer(input.customer_id)))
-          throw new HttpError(404, `customer ${input.customer_id} not found`);
+          throw notFound(`customer ${input.customer_id} not found`);
         const { token, record } = await tokens.create(input.customer_id, input.name ?? null, input.scopes);
         return { ...tokenView(record), token };
       },
@@ -202,7 +202,7 @@ export function adminEndpoints(deps: AdminDeps): AnyEndpoint[] {
       output: ApiToken,
       handler: async (input) => {
         const record = await tokens.revoke(input.token_id);
-        if (!record) throw new HttpError(404, `token ${input.token_id} not found`);
+        if (!record) throw notFound(`token ${input.token_id} not found`);
         return tokenView(record);
       },
     }),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { endpoint, type AnyEndpoint } from '../../core/endpoint.js';
-import { HttpError, valueError } from '../../core/errors.js';
+import { serviceUnavailable, valueError } from '../../core/errors.js';
 import { AnalyticsBoundExceeded, type AnalyticsQueries, type Scope } from '../../audit/analytics.js';
 import type { DateRange } from '../../audit/queries.js';
 import type { CustomerService } from '../../billing/customers.js';
@@ -43,7 +43,7 @@ async function bounded<T>(query: Promise<T>): Promise<T> {
   try {
     return await query;
   } catch (err) {
-    if (err instanceof AnalyticsBoundExceeded) throw new HttpError(503, err.message);
+    if (err instanceof AnalyticsBoundExceeded) throw serviceUnavailable(err.message);
     throw err;
   }
 }

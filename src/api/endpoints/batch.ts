@@ -4,6 +4,7 @@ import { batchItem, ScreenResponse, asOfParam, listsParam } from '../schemas/scr
 import { prepareValue, ValueProblem, type PreparedValue } from '../../../engine/normalize/validate.js';
 import type { PublishedKind, ScreeningKinds } from '../../core/kinds.js';
 import { HTTPValidationError } from '../schemas/errors.js';
+import { valueIssue } from '../../core/errors.js';
 import {
   auditRows,
   screenPreparedNow,
@@ -172,17 +173,7 @@ export function batchEndpoint(deps: ScreeningDeps, nameLists: NameLists): AnyEnd
         const entry = items[i];
         if ('ens' in entry) {
           const error = 'ENS names are not resolved in batches';
-          out[i] = {
-            detail: [
-              {
-                type: 'value_error',
-                loc: ['body', 'items', i, 'value'],
-                msg: `Value error, ${error}`,
-                input: entry.ens,
-                ctx: { error },
-              },
-            ],
-          };
+          out[i] = { detail: [valueIssue(['body', 'items', i, 'value'], error, entry.ens)] };
           continue;
         }
         if (!isValid(entry)) {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { ChangeRow, ChangesQuery } from '../../audit/queries.js';
 import { endpoint, RawResponse, type AnyEndpoint } from '../../core/endpoint.js';
-import { HttpError, valueError } from '../../core/errors.js';
+import { badRequest, valueError } from '../../core/errors.js';
 import type { RateLimiter } from '../../core/rate-limit.js';
 import type { ListCatalog } from '../../lists/catalog.js';
 import { ChangesPage, changesFilter } from '../schemas/lists.js';
@@ -152,8 +152,7 @@ export function changesEndpoint(deps: ChangesDeps & { limiter: RateLimiter }): A
       if (named && named.length > 0) {
         const unknown = named.filter((s) => !deps.catalog.labels.has(s) || deps.catalog.isPrivate(s));
         if (unknown.length > 0)
-          throw new HttpError(
-            400,
+          throw badRequest(
             `unknown list${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')} (see /api/v1/screen/lists)`,
           );
         lists = named;

@@ -3,7 +3,7 @@ import type { ListManager, RefreshOutcome } from '../../../loaders/manager.js';
 import type { ListDefinition } from '../../../loaders/types.js';
 import type { UploadFormat } from '../../../loaders/upload.js';
 import { Accepted, endpoint, type AnyEndpoint, type Caller } from '../../core/endpoint.js';
-import { HttpError } from '../../core/errors.js';
+import { HttpError, badRequest, conflict, notFound } from '../../core/errors.js';
 import type { ListCatalog } from '../../lists/catalog.js';
 import { ALL_LISTS, type Job, type ListJobs } from '../../lists/jobs.js';
 import type { ListOperations, NewList } from '../../lists/operations.js';
@@ -109,14 +109,14 @@ const sourceDir = z
 /** An operator list by slug, or 404. */
 function operatorList(deps: ListsDeps, slug: string): ListDefinition {
   const def = deps.catalog.get(slug);
-  if (!def || def.source.type !== 'upload') throw new HttpError(404, `Operator list not found: ${slug}`);
+  if (!def || def.source.type !== 'upload') throw notFound(`Operator list not found: ${slug}`);
   return def;
 }
 
 /** A customer's own private list by slug, or 404 (another customer's list is as unknown as a missing one). */
 function privateList(deps: ListsDeps, caller: Caller, slug: string): ListDefinition {
   const def = deps.catalog.ownedBy(customerOf(caller)).find((d) => d.slug === slug);
-  if (!def) throw new HttpError(404, `List not found: ${slug}`);
+  if (!def) throw notFound(`List not found: ${slug}`);
   return def;
 }
 
@@ -174,7 +174,7 @@ function uploadEndpoint(access: 'admin' | 'account', summary: string, descriptio
     input: SlugWait,
     output: ListJob,
     handler: () => {
-      throw new HttpError(400, 'an upload streams its rows as the request body: POST them to the REST route');
+      throw badRequest('an upload streams its rows as the request body: POST them to the REST route');
     },
   });
 }
@@ -212,7 +212,7 @@ export function adminListEndpoints(deps: ListsDeps): AnyEndpoint[] {
       input: OperatorListCreateInput.extend({ wait: waitParam }),
       output: ListJob,
       handler: async (input) => {
-        if (RESERVED_SLUGS.has(input.slug)) throw new HttpError(409, `the slug ${input.slug} is reserved`);
+        if (RESERVED_SLUGS.has(input.slug)) throw conflict(`the slug ${input.slug} is reserved`);
         const def: NewList = {
           slug: input.slug,
           display_name: input.display_name,
@@ -267,9 +267,9 @@ export function adminListEndpoints(deps: ListsDeps): AnyEndpoint[] {
       output: ListJob,
       handler: async (input) => {
         const def = deps.catalog.get(input.slug);
-        if (!def || !def.enabled) throw new HttpError(404, `List not found: ${input.slug}`);
+        if (!def || !def.enabled) throw notFound(`List not found: ${input.slug}`);
         if (def.source.type === 'upload')
-          throw new HttpError(400, `list ${input.slug} is filled by upload: it has no source to check`);
+          throw badRequest(`list ${input.slug} is filled by upload: it has no source to check`);
         return jobAnswer(
           await deps.operations.submit(
             'refresh',
@@ -317,7 +317,7 @@ export function adminListEndpoints(deps: ListsDeps): AnyEndpoint[] {
       output: ListJob,
       handler: async (input) => {
         const job = await deps.jobs.get(input.job_id);
-        if (!job) throw new HttpError(404, `job ${input.job_id} not found`);
+        if (!job) throw notFound(`job ${input.job_id} not found`);
         return jobView(job);
       },
     }),
@@ -423,7 +423,7 @@ export function accountListEndpoints(deps: ListsDeps): AnyEndpoint[] {
       handler: (input, ctx) => {
         const owner = customerOf(ctx.caller);
         const def = deps.catalog.definition(input.slug);
-        if (!def || def.owner !== owner) throw new HttpError(404, `List not found: ${input.slug}`);
+        if (!def || def.owner !== owner) throw notFound(`List not found: ${input.slug}`);
         return changesPage(deps, owner, [def.slug], input);
       },
     }),
@@ -439,7 +439,7 @@ export function accountListEndpoints(deps: ListsDeps): AnyEndpoint[] {
       output: ListJob,
       handler: async (input, ctx) => {
         const job = await deps.jobs.get(input.job_id);
-        if (!job || job.owner !== customerOf(ctx.caller)) throw new HttpError(404, `job ${input.job_id} not found`);
+        if (!job || job.owner !== customerOf(ctx.caller)) throw notFound(`job ${input.job_id} not found`);
         return jobView(job);
       },
     }),

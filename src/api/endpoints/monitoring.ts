@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { endpoint, type AnyEndpoint, type Caller } from '../../core/endpoint.js';
-import { HttpError, valueError } from '../../core/errors.js';
+import { conflict, notFound, unauthorized, valueError } from '../../core/errors.js';
 import type { ScreeningKinds } from '../../core/kinds.js';
 import { MonitorValueError, WebhookStateError, WebhookStore, WebhookUrlError } from '../../webhooks/store.js';
 import {
@@ -24,12 +24,12 @@ export interface MonitoringDeps {
 const TAGS = ['monitoring'];
 
 function customerOf(caller: Caller): number {
-  if (caller.kind !== 'customer') throw new HttpError(401, 'Not authenticated', { 'WWW-Authenticate': 'Bearer' });
+  if (caller.kind !== 'customer') throw unauthorized('Not authenticated', { 'WWW-Authenticate': 'Bearer' });
   return caller.customerId;
 }
 
 function found<T>(v: T | null, what: string): T {
-  if (v === null) throw new HttpError(404, `${what} not found`);
+  if (v === null) throw notFound(`${what} not found`);
   return v;
 }
 
@@ -40,7 +40,7 @@ async function mapped<T>(fn: () => Promise<T>): Promise<T> {
   } catch (err) {
     if (err instanceof MonitorValueError) throw valueError(['body', 'value'], err.message, null);
     if (err instanceof WebhookUrlError) throw valueError(['body', 'url'], err.message, null);
-    if (err instanceof WebhookStateError) throw new HttpError(409, err.message);
+    if (err instanceof WebhookStateError) throw conflict(err.message);
     throw err;
   }
 }

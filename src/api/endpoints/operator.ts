@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { endpoint, type AnyEndpoint, type Caller } from '../../core/endpoint.js';
-import { HttpError } from '../../core/errors.js';
+import { badRequest, conflict, forbidden, notFound } from '../../core/errors.js';
 import { NotFound } from '../../billing/customers.js';
 import { OPERATOR_SESSION_SECONDS, type OperatorSessions } from '../../billing/operator-sessions.js';
 import { PlanRequestConflict, type PlanRequests } from '../../billing/plan-requests.js';
@@ -66,8 +66,8 @@ export function operatorEndpoints(deps: OperatorDeps): AnyEndpoint[] {
             await planRequests.decide(input.request_id, approve ? 'approved' : 'declined', input.note ?? null),
           );
         } catch (err) {
-          if (err instanceof NotFound) throw new HttpError(404, err.message);
-          if (err instanceof PlanRequestConflict) throw new HttpError(409, err.message);
+          if (err instanceof NotFound) throw notFound(err.message);
+          if (err instanceof PlanRequestConflict) throw conflict(err.message);
           throw err;
         }
       },
@@ -85,8 +85,7 @@ export function operatorEndpoints(deps: OperatorDeps): AnyEndpoint[] {
       input: z.object({}).strict(),
       output: OperatorSession,
       handler: async (_input, ctx) => {
-        if (!viaKey(ctx.caller))
-          throw new HttpError(403, 'An operator session cannot open another: sign in with ADMIN_KEY');
+        if (!viaKey(ctx.caller)) throw forbidden('An operator session cannot open another: sign in with ADMIN_KEY');
         const s = await sessions.create();
         return { token: s.token, expires_at: s.expires_at.toISOString(), expires_in: OPERATOR_SESSION_SECONDS };
       },
@@ -105,7 +104,7 @@ export function operatorEndpoints(deps: OperatorDeps): AnyEndpoint[] {
       handler: async (_input, ctx) => {
         const token = bearerToken(ctx.meta.headers.authorization);
         if (viaKey(ctx.caller) || !token)
-          throw new HttpError(400, 'Call it with the operator session token to end that session');
+          throw badRequest('Call it with the operator session token to end that session');
         await sessions.revoke(token);
         return { revoked: true as const };
       },

@@ -10,7 +10,7 @@ import {
   listsParam,
 } from '../schemas/screen.js';
 import type { ListCatalog } from '../../lists/catalog.js';
-import { HttpError, ValidationFailed, valueError } from '../../core/errors.js';
+import { ValidationFailed, badRequest, valueError } from '../../core/errors.js';
 import type { RateLimiter } from '../../core/rate-limit.js';
 import type { ListDefinition } from '../../../loaders/types.js';
 import { csvChunks } from '../csv.js';
@@ -288,7 +288,7 @@ export function publicEndpoints(deps: PublicDeps): AnyEndpoint[] {
       output: z.array(PublicSearchResult),
       handler: async (input, ctx) => {
         deps.searchLimiter.take(ctx.meta.clientIp);
-        if (input.mode === 'regex' && !deps.regexEnabled) throw new HttpError(400, 'regex search is disabled');
+        if (input.mode === 'regex' && !deps.regexEnabled) throw badRequest('regex search is disabled');
         const lists = catalog.resolve(input.lists, 'enabled');
         let hits;
         try {

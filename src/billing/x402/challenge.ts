@@ -2,7 +2,7 @@ import type { PaymentRequired, PaymentRequirements, PaymentRequirementsV1 } from
 import { encodePaymentRequiredHeader } from '@x402/core/http';
 import type { AnyEndpoint } from '../../core/endpoint.js';
 import type { ChallengeOptions } from '../../core/payments.js';
-import { HttpError } from '../../core/errors.js';
+import { HttpError, paymentRequired } from '../../core/errors.js';
 import { discoveryOf } from './discovery.js';
 import { MAX_TIMEOUT_SECONDS, type X402Settings } from './settings.js';
 
@@ -148,7 +148,7 @@ export function buildChallenge(
     options,
   };
   const header = encodePaymentRequiredHeader(paymentRequiredV2(s, service, endpoint, url, error, amount));
-  return new HttpError(402, error, { [PAYMENT_REQUIRED_HEADER]: header, 'Cache-Control': 'no-store' }, body);
+  return paymentRequired(error, { [PAYMENT_REQUIRED_HEADER]: header, 'Cache-Control': 'no-store' }, body);
 }
 
 function iconFor(url: string): string | undefined {
