@@ -136,6 +136,15 @@ test('no page is wider than the window: list status at 1,280 px (its refresh out
   const row = o.getByRole('row', { name: /ofac_crypto/ });
   await row.getByRole('button', { name: 'Refresh' }).waitFor();
   await assertFits(o, 1280, 'list status');
+  const table = o.locator('.table-wrap[aria-label="Lists"]');
+  assert.deepEqual(
+    await table.evaluate((el) => {
+      const box = el as unknown as { scrollWidth: number; clientWidth: number };
+      return box.scrollWidth <= box.clientWidth;
+    }),
+    true,
+    'the list names and their Refresh buttons are seen together, without scrolling the table',
+  );
   await row.getByRole('button', { name: 'Refresh' }).click();
   const outcome = o.getByRole('status').filter({ hasText: 'ofac_crypto: checked, unchanged.' });
   await outcome.waitFor();
@@ -214,7 +223,7 @@ test('Usage with From after To: one sentence, none of the previous range’s cha
   await visited(p, 'walk-usage-bad-range');
 });
 
-test('audit trail: after a filter is applied, it shows that it loads, without the old rows', async () => {
+test('audit trail: after a filter is applied, it shows that it loads, without the old rows; From after To is a sentence', async () => {
   await api(`/screen/crypto/${LISTED_BTC}`, customer.token);
   const p = await page();
   await signIn(p);
@@ -237,6 +246,13 @@ test('audit trail: after a filter is applied, it shows that it loads, without th
   release();
   await p.getByText('No matches for these filters.').waitFor();
   await p.unroute((url) => url.pathname === '/api/v1/account/audit');
+
+  await p.getByLabel('From').fill('2026-01-20');
+  await p.getByLabel('To').fill('2026-01-10');
+  await p.getByRole('button', { name: 'Apply' }).click();
+  assert.deepEqual(await p.getByRole('alert').allTextContents(), [
+    'The From date is after the To date: choose a From on or before the To date.',
+  ]);
 });
 
 test('lists page: a list without data says "not available on this service", never a server path or setting', async () => {

@@ -201,6 +201,9 @@ export function useAction(): {
   return { busy, error, run, clear: () => setError(null) };
 }
 
+/** What a range with From after To is told (the API's own answer is validator text). */
+export const BACKWARDS_RANGE = 'The From date is after the To date: choose a From on or before the To date.';
+
 /** Date range inputs (UTC days, inclusive), as the API's `from`/`to`. */
 export function DateRange({
   from,

@@ -7,6 +7,7 @@ import { listChoices } from '../lib/list-choices';
 import {
   Alert,
   Async,
+  BACKWARDS_RANGE,
   DataTable,
   DateRange,
   Dialog,
@@ -121,8 +122,11 @@ export default function Audit() {
   const [open, setOpen] = useState<{ requestId: string; day: string } | null>(null);
   const exporting = useAction();
 
+  const [backwards, setBackwards] = useState(false);
   const apply = (e: Event) => {
     e.preventDefault();
+    setBackwards(draft.from > draft.to);
+    if (draft.from > draft.to) return;
     setFilter({ ...draft });
     setCursors([undefined]);
   };
@@ -173,6 +177,7 @@ export default function Audit() {
         </Field>
         <button type="submit">Apply</button>
       </form>
+      {backwards ? <Alert kind="error">{BACKWARDS_RANGE}</Alert> : null}
       <section class="card" aria-label="Matches">
         <Async state={page} fresh>
           {(p) =>

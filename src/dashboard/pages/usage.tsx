@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { call, client } from '../lib/api';
 import { count, dateTime, lastDays, usd } from '../lib/format';
 import { useApi } from '../lib/use-api';
-import { Alert, Async, DataTable, DateRange, Empty, PageHeader } from '../components/ui';
+import { Alert, Async, BACKWARDS_RANGE, DataTable, DateRange, Empty, PageHeader } from '../components/ui';
 import { Chart } from '../components/chart';
 
 type Range = { from: string; to: string };
@@ -15,11 +15,7 @@ export default function Usage() {
       <PageHeader title="Usage">
         <DateRange from={range.from} to={range.to} onChange={setRange} />
       </PageHeader>
-      {range.from > range.to ? (
-        <Alert kind="error">The From date is after the To date: choose a From on or before the To date.</Alert>
-      ) : (
-        <UsageIn range={range} />
-      )}
+      {range.from > range.to ? <Alert kind="error">{BACKWARDS_RANGE}</Alert> : <UsageIn range={range} />}
     </>
   );
 }
