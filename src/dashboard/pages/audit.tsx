@@ -7,7 +7,6 @@ import { listChoices } from '../lib/list-choices';
 import {
   Alert,
   Async,
-  BACKWARDS_RANGE,
   DataTable,
   DateRange,
   Dialog,
@@ -122,11 +121,8 @@ export default function Audit() {
   const [open, setOpen] = useState<{ requestId: string; day: string } | null>(null);
   const exporting = useAction();
 
-  const [backwards, setBackwards] = useState(false);
   const apply = (e: Event) => {
     e.preventDefault();
-    setBackwards(draft.from > draft.to);
-    if (draft.from > draft.to) return;
     setFilter({ ...draft });
     setCursors([undefined]);
   };
@@ -177,7 +173,6 @@ export default function Audit() {
         </Field>
         <button type="submit">Apply</button>
       </form>
-      {backwards ? <Alert kind="error">{BACKWARDS_RANGE}</Alert> : null}
       <section class="card" aria-label="Matches">
         <Async state={page} fresh>
           {(p) =>
