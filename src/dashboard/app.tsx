@@ -51,10 +51,11 @@ function LazyPage({ route, params }: { route: Route; params: Record<string, stri
   if (failed) {
     return (
       <Alert kind="error">
-        This page could not be loaded (the dashboard may have been updated).{' '}
+        This page could not be loaded: the service could not be reached. Check your connection, then{' '}
         <button type="button" class="link" onClick={() => location.reload()}>
-          Reload
+          reload
         </button>
+        .
       </Alert>
     );
   }
@@ -65,6 +66,13 @@ function LazyPage({ route, params }: { route: Route; params: Record<string, stri
       </p>
     );
   return <page.C params={params} />;
+}
+
+/** The menu entry of a route: itself, or for a page not in the menu (one customer) the entry it sits below. */
+function navRoute(routes: Route[], current: Route | null): Route | null {
+  if (!current || current.nav) return current;
+  const below = routes.filter((r) => r.nav && current.path.startsWith(`${r.path}/`));
+  return below.sort((a, b) => b.path.length - a.path.length)[0] ?? null;
 }
 
 function Shell({
@@ -83,6 +91,7 @@ function Shell({
     if (s.kind === 'operator') await client.DELETE('/api/v1/admin/session').catch(() => undefined);
     signOut();
   };
+  const highlighted = navRoute(routes, current);
   return (
     <div class="shell">
       <a class="skip" href="#main">
@@ -110,7 +119,7 @@ function Shell({
             .filter((r) => r.nav)
             .map((r) => (
               <li key={r.path}>
-                <a href={`/dashboard${r.path}`} aria-current={current === r ? 'page' : undefined}>
+                <a href={`/dashboard${r.path}`} aria-current={highlighted === r ? 'page' : undefined}>
                   {r.title}
                 </a>
               </li>

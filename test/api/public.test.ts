@@ -3,7 +3,14 @@ import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { once } from 'node:events';
 import type { ChildProcess } from 'node:child_process';
-import { prepareDataDir, spawnService, startTestService, testEnv, type TestService } from '../../harness/service.js';
+import {
+  prepareDataDir,
+  spawnService,
+  startTestService,
+  TEST_ADMIN_KEY,
+  testEnv,
+  type TestService,
+} from '../../harness/service.js';
 import { OpenApiChecker } from '../support/openapi.js';
 
 /** The public endpoints on the real lists: shapes, limits, CSV, search modes and the burst limit. */
@@ -171,6 +178,15 @@ test('CSV download: header row, one row per entity, filename, quoting', async ()
   );
 });
 
+test('/stats names no server path or configuration in a list’s error; the operator’s list status keeps the detail', async () => {
+  const body = JSON.stringify((await get('/stats')).body);
+  assert.doesNotMatch(body, /SOURCE_DIR|MIXER_RPC_URL|\/eu\//);
+  const status = (await (
+    await fetch(`${svc.url}/api/v1/admin/lists/status`, { headers: { authorization: `Bearer ${TEST_ADMIN_KEY}` } })
+  ).json()) as { slug: string; last_error: string | null }[];
+  assert.match(status.find((l) => l.slug === 'eu_fsf')?.last_error ?? '', /\/eu\/.*: not found in SOURCE_DIR$/);
+});
+
 test('/stats: per-list counts that add up, designations, delistings, the primary schedule', async () => {
   const s = (await get('/stats')).body as {
     sources: Record<
@@ -191,7 +207,7 @@ test('/stats: per-list counts that add up, designations, delistings, the primary
   assert.equal(s.countries, 8);
   assert.equal(s.sources.ofac_countries.by_entity_type.country, 8);
   assert.equal(s.delisted, 0);
-  assert.match(s.sources.eu_fsf.last_error ?? '', /not found in SOURCE_DIR/);
+  assert.equal(s.sources.eu_fsf.last_error, 'not available on this service');
   assert.equal(s.sources.ofac_sdn.last_error, null);
   assert.deepEqual(s.primary_refresh.check_minutes_utc, [5, 35]);
   const next = new Date(s.primary_refresh.next_check_at).getTime();

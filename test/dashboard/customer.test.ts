@@ -352,6 +352,10 @@ test('webhooks: an endpoint on a loopback receiver (secret shown once), a test e
   // The secret rotated: the new one is shown once and signs the next event.
   const endpoint = p.getByRole('region', { name: 'Endpoints' }).getByRole('row').filter({ hasText: '/hook' });
   await endpoint.getByRole('button', { name: 'Rotate secret' }).click();
+  await p
+    .getByRole('dialog', { name: 'Rotate the signing secret?' })
+    .getByRole('button', { name: 'Rotate secret' })
+    .click();
   const rotated = (await p.getByTestId('secret').textContent())!;
   assert.match(rotated, /^whsec_/);
   assert.notEqual(rotated, secret);

@@ -26,8 +26,9 @@ const DEFAULT_LIMIT = 5;
 
 /**
  * The lists a name is screened against: those the `lists` filter names, else the default set's
- * sanctions lists that carry names (or parties) in the engine's current generation (worked out
- * once per generation); now or as of `as_of`.
+ * sanctions lists and the caller's private lists (a customer keeps names of its own there, of
+ * whatever list type) that carry names (or parties) in the engine's current generation (worked
+ * out once per generation); now or as of `as_of`.
  */
 export class NameLists {
   private generation = -1;
@@ -44,7 +45,8 @@ export class NameLists {
         Object.keys(stats).filter((s) => {
           const counts = stats[s]?.by_entity_type ?? {};
           return (
-            catalog.labels.get(s)?.list_type === 'sanctions' && ((counts.name ?? 0) > 0 || (counts.party ?? 0) > 0)
+            (catalog.labels.get(s)?.list_type === 'sanctions' || catalog.isPrivate(s)) &&
+            ((counts.name ?? 0) > 0 || (counts.party ?? 0) > 0)
           );
         }),
       );

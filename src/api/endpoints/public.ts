@@ -83,6 +83,16 @@ export function listEntities(
   };
 }
 
+/**
+ * A list's last error as a customer may read it. The loaders' text names server paths and
+ * configuration (`…/eu/fsf.csv: not found in SOURCE_DIR`, "set MIXER_RPC_URL"): that stays with
+ * the operator (/admin/lists/status); the public answer says only what it means for screening.
+ */
+function publicError(s: ListStatusView | undefined): string | null {
+  if (!s?.last_error) return null;
+  return s.last_updated ? 'the last update failed; the previous version is screened' : 'not available on this service';
+}
+
 function latest(values: Iterable<string | null>): string | null {
   let best: string | null = null;
   for (const v of values) if (v && (!best || v > best)) best = v;
@@ -154,7 +164,7 @@ class StatsBody {
         total: counts?.total ?? 0,
         by_entity_type: counts?.by_entity_type ?? {},
         last_updated: s?.last_updated ?? null,
-        last_error: s?.last_error ?? null,
+        last_error: publicError(s),
         stale: s?.stale ?? false,
       };
     }

@@ -12,7 +12,7 @@ function ListName({ name, slug, enabled }: { name: string; slug: string; enabled
 }
 
 export function LastError({ error }: { error: string | null | undefined }) {
-  return error ? <span class="badge badge-danger">{error}</span> : <>—</>;
+  return error ? <span class="badge badge-danger long">{error}</span> : <>—</>;
 }
 
 /** The lists as a table, each named first (the customer's Lists page, the operator's List status), then `columns`. */

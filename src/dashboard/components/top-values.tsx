@@ -16,6 +16,7 @@ export function TopValues({ state, title }: { state: Loaded<Schemas['TopValue'][
             rows={rows}
             rowKey={(v) => `${v.list}/${v.matched_value}`}
             empty="No matches in this period."
+            scroll={title}
             columns={[
               { header: 'Listed value', kind: 'value', cell: (v) => v.matched_value },
               { header: 'List', cell: (v) => v.list },

@@ -21,8 +21,19 @@ export function Alert({ kind, children }: { kind: 'error' | 'info' | 'success'; 
   );
 }
 
-/** Loading, error and content states of a `useApi` result. */
-export function Async<T>({ state, children }: { state: Loaded<T>; children: (data: T) => ComponentChildren }) {
+/**
+ * Loading, error and content states of a `useApi` result. With `fresh`, a reload (new filters)
+ * shows that it loads in place of the previous answer, which no longer matches what was asked.
+ */
+export function Async<T>({
+  state,
+  fresh,
+  children,
+}: {
+  state: Loaded<T>;
+  fresh?: boolean;
+  children: (data: T) => ComponentChildren;
+}) {
   if (state.error && state.data === undefined) {
     return (
       <Alert kind="error">
@@ -33,7 +44,7 @@ export function Async<T>({ state, children }: { state: Loaded<T>; children: (dat
       </Alert>
     );
   }
-  if (state.data === undefined)
+  if (state.data === undefined || (fresh && state.loading))
     return (
       <p class="muted" role="status">
         Loading…
@@ -189,6 +200,9 @@ export function useAction(): {
   };
   return { busy, error, run, clear: () => setError(null) };
 }
+
+/** What a range with From after To is told (the API's own answer is validator text). */
+export const BACKWARDS_RANGE = 'The From date is after the To date: choose a From on or before the To date.';
 
 /** Date range inputs (UTC days, inclusive), as the API's `from`/`to`. */
 export function DateRange({

@@ -5,6 +5,11 @@ export function count(n: number): string {
   return integer.format(n);
 }
 
+/** A count with its noun, singular for one: "1 match", "3 matches". */
+export function counted(n: number, one: string, many: string): string {
+  return `${count(n)} ${n === 1 ? one : many}`;
+}
+
 export function dateTime(iso: string | null | undefined): string {
   if (!iso) return '—';
   return `${iso.slice(0, 10)} ${iso.slice(11, 19)} UTC`;

@@ -1,8 +1,9 @@
 import { useState } from 'preact/hooks';
 import { call, client } from '../lib/api';
-import { count, dateTime, lastDays } from '../lib/format';
+import { counted, dateTime, lastDays } from '../lib/format';
 import { saveBlob } from '../lib/download';
 import { useApi } from '../lib/use-api';
+import { listChoices } from '../lib/list-choices';
 import {
   Alert,
   Async,
@@ -105,7 +106,7 @@ export default function Audit() {
   /** Cursors of the pages before the current one (keyset pagination), and the current page's. */
   const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
   const cursor = cursors[cursors.length - 1];
-  const lists = useApi(() => call(client.GET('/api/v1/screen/lists')), []);
+  const lists = useApi(() => listChoices(), []);
   const endpoints = useApi(
     () =>
       call(
@@ -173,14 +174,14 @@ export default function Audit() {
         <button type="submit">Apply</button>
       </form>
       <section class="card" aria-label="Matches">
-        <Async state={page}>
+        <Async state={page} fresh>
           {(p) =>
             p.items.length === 0 ? (
               <Empty>No matches for these filters.</Empty>
             ) : (
               <>
                 <p class="muted small" data-testid="audit-total">
-                  {count(p.total)} matches
+                  {counted(p.total, 'match', 'matches')}
                 </p>
                 <DataTable
                   rows={p.items}

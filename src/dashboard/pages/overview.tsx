@@ -1,5 +1,5 @@
 import { call, client } from '../lib/api';
-import { count, dateTime, lastDays } from '../lib/format';
+import { counted, dateTime, lastDays } from '../lib/format';
 import { useApi } from '../lib/use-api';
 import { Async, DataTable, PageHeader } from '../components/ui';
 import { DailyCard, ListsCard } from '../components/activity';
@@ -37,6 +37,7 @@ export default function Overview() {
               rows={page.items}
               rowKey={(m) => `${m.request_id}/${m.list}/${m.matched_value}`}
               empty="No matches yet. Screened values that match a list appear here."
+              scroll="Recent matches"
               columns={[
                 { header: 'Time', cell: (m) => dateTime(m.time) },
                 { header: 'Screened value', kind: 'value', cell: (m) => m.screened_value },
@@ -46,7 +47,9 @@ export default function Overview() {
             />
           )}
         </Async>
-        {recent.data ? <p class="muted small">{count(recent.data.total)} matches in the last 30 days.</p> : null}
+        {recent.data ? (
+          <p class="muted small">{counted(recent.data.total, 'match', 'matches')} in the last 30 days.</p>
+        ) : null}
       </section>
       <TopValues state={top} title={`Most matched values (last ${RANGE_DAYS} days)`} />
     </>

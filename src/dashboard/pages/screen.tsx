@@ -1,7 +1,8 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import type { paths } from '#contract';
 import { answer, ApiError, call, client, type Schemas } from '../lib/api';
 import { useApi } from '../lib/use-api';
+import { listChoices, type ListChoice } from '../lib/list-choices';
 import { Alert, DataTable, Field, PageHeader, useAction } from '../components/ui';
 
 type Envelope = Schemas['ScreenResponse'] | Schemas['NameScreenResponse'];
@@ -151,8 +152,26 @@ const party = (m: Match) =>
     ? (m as Schemas['NameScreenMatch']).metadata
     : null;
 
+type Sources = Schemas['StatsResponse']['sources'];
+
+/**
+ * The lists of a screening that were not screened as asked: those asked for (or, for the default
+ * set, every enabled list) that have no data on this service, and those screened with an older
+ * version because their last update failed. A name search leaves out lists without names: those
+ * are not reported.
+ */
+function notScreened(checked: string[], asked: string[], sources: Sources, names: Map<string, string>): string[] {
+  const wanted = asked.length ? asked : Object.keys(sources);
+  const name = (slug: string) => names.get(slug) ?? slug;
+  const missing = wanted
+    .filter((s) => !checked.includes(s) && sources[s] && (sources[s].last_error || !sources[s].last_updated))
+    .map((s) => `${name(s)} (${sources[s].last_error ?? 'not available on this service'})`);
+  const failing = checked.filter((s) => sources[s]?.last_error).map((s) => `${name(s)} (${sources[s].last_error})`);
+  return [...missing, ...failing];
+}
+
 /** A screening's answer, with the lists' time and versions as the service stated them. */
-function Result({ result }: { result: Screened }) {
+function Result({ result, unscreened }: { result: Screened; unscreened: string[] | null }) {
   const { envelope, asOf, versions } = result;
   const parties = envelope.matches.some((m) => party(m) !== null);
   return (
@@ -181,6 +200,12 @@ function Result({ result }: { result: Screened }) {
                 </span>
               ))}
         </dd>
+        {unscreened ? (
+          <>
+            <dt>Lists not screened</dt>
+            <dd data-testid="lists-not-screened">{unscreened.length ? unscreened.join('; ') : 'none'}</dd>
+          </>
+        ) : null}
       </dl>
       <DataTable
         rows={envelope.matches as Match[]}
@@ -222,7 +247,11 @@ export default function Screen() {
   const [result, setResult] = useState<Screened | null>(null);
   const [failure, setFailure] = useState<string | null>(null);
   const action = useAction();
-  const catalog = useApi(() => call(client.GET('/api/v1/screen/lists')), []);
+  const catalog = useApi(() => listChoices(), []);
+  const stats = useApi(() => call(client.GET('/api/v1/stats')), []);
+  const names = new Map((catalog.data ?? []).map((l: ListChoice) => [l.slug, l.display_name]));
+  // An error about one kind's value says nothing of the next kind's.
+  useEffect(() => setFailure(null), [kindId]);
   const kind = KINDS.find((k) => k.id === kindId)!;
 
   const submit = (e: Event) => {
@@ -319,25 +348,28 @@ export default function Screen() {
           <summary>Lists to screen ({lists.length ? lists.length : 'default set'})</summary>
           <fieldset class="choice wrap">
             <legend class="sr-only">Lists</legend>
-            {(catalog.data ?? [])
-              .filter((l) => l.enabled)
-              .map((l) => (
-                <label key={l.slug}>
-                  <input
-                    type="checkbox"
-                    checked={lists.includes(l.slug)}
-                    onChange={() =>
-                      setLists((cur) => (cur.includes(l.slug) ? cur.filter((s) => s !== l.slug) : [...cur, l.slug]))
-                    }
-                  />{' '}
-                  {l.display_name}
-                </label>
-              ))}
+            {(catalog.data ?? []).map((l) => (
+              <label key={l.slug}>
+                <input
+                  type="checkbox"
+                  checked={lists.includes(l.slug)}
+                  onChange={() =>
+                    setLists((cur) => (cur.includes(l.slug) ? cur.filter((s) => s !== l.slug) : [...cur, l.slug]))
+                  }
+                />{' '}
+                {l.display_name}
+              </label>
+            ))}
           </fieldset>
         </details>
       </form>
       {failure ? <Alert kind="error">{failure}</Alert> : null}
-      {result ? <Result result={result} /> : null}
+      {result ? (
+        <Result
+          result={result}
+          unscreened={stats.data ? notScreened(result.envelope.lists_checked, lists, stats.data.sources, names) : null}
+        />
+      ) : null}
     </>
   );
 }

@@ -2,12 +2,26 @@ import { useState } from 'preact/hooks';
 import { call, client } from '../lib/api';
 import { count, dateTime, lastDays, usd } from '../lib/format';
 import { useApi } from '../lib/use-api';
-import { Async, DataTable, DateRange, Empty, PageHeader } from '../components/ui';
+import { Alert, Async, BACKWARDS_RANGE, DataTable, DateRange, Empty, PageHeader } from '../components/ui';
 import { Chart } from '../components/chart';
+
+type Range = { from: string; to: string };
 
 /** Requests and credits per day and per endpoint, and x402 payments. */
 export default function Usage() {
   const [range, setRange] = useState(lastDays(30));
+  return (
+    <>
+      <PageHeader title="Usage">
+        <DateRange from={range.from} to={range.to} onChange={setRange} />
+      </PageHeader>
+      {range.from > range.to ? <Alert kind="error">{BACKWARDS_RANGE}</Alert> : <UsageIn range={range} />}
+    </>
+  );
+}
+
+/** The usage of one valid range (a new range is a new set of calls). */
+function UsageIn({ range }: { range: Range }) {
   const daily = useApi(
     () => call(client.GET('/api/v1/account/analytics/daily', { params: { query: range } })),
     [range],
@@ -20,11 +34,8 @@ export default function Usage() {
   const payments = useApi(() => call(client.GET('/api/v1/account/payments', { params: { query: range } })), [range]);
   return (
     <>
-      <PageHeader title="Usage">
-        <DateRange from={range.from} to={range.to} onChange={setRange} />
-      </PageHeader>
       <section class="card" aria-label="Requests and credits per day">
-        <Async state={daily}>
+        <Async state={daily} fresh>
           {(days) => (
             <Chart
               title="Requests and credits per day"
@@ -40,7 +51,7 @@ export default function Usage() {
       </section>
       <section class="card" aria-labelledby="per-endpoint">
         <h2 id="per-endpoint">Per endpoint</h2>
-        <Async state={endpoints}>
+        <Async state={endpoints} fresh>
           {(rows) => (
             <DataTable
               rows={rows}
@@ -59,7 +70,7 @@ export default function Usage() {
       </section>
       <section class="card" aria-labelledby="per-day">
         <h2 id="per-day">Per endpoint and day</h2>
-        <Async state={perDay}>
+        <Async state={perDay} fresh>
           {(rows) =>
             rows.length === 0 ? (
               <Empty>No requests in this period.</Empty>
@@ -86,7 +97,7 @@ export default function Usage() {
       </section>
       <section class="card" aria-labelledby="payments">
         <h2 id="payments">x402 payments</h2>
-        <Async state={payments}>
+        <Async state={payments} fresh>
           {(rows) => (
             <DataTable
               rows={rows}

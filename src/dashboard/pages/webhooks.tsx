@@ -90,6 +90,7 @@ function EndpointsCard() {
   const [notice, setNotice] = useState<string | null>(null);
   const [viewing, setViewing] = useState<Endpoint | null>(null);
   const [deleting, setDeleting] = useState<Endpoint | null>(null);
+  const [rotating, setRotating] = useState<Endpoint | null>(null);
   const action = useAction();
   const path = (e: Endpoint) => ({ params: { path: { endpoint_id: e.id } } });
 
@@ -105,6 +106,7 @@ function EndpointsCard() {
   const rotate = (e: Endpoint) =>
     action.run(async () => {
       const rotated = await call(client.POST('/api/v1/account/webhooks/{endpoint_id}/rotate-secret', path(e)));
+      setRotating(null);
       setSecret({ title: `New signing secret of ${rotated.url}`, value: rotated.secret });
       endpoints.reload();
     });
@@ -182,7 +184,7 @@ function EndpointsCard() {
                     <button type="button" class="secondary" disabled={!e.enabled} onClick={() => void test(e)}>
                       Send test
                     </button>{' '}
-                    <button type="button" class="secondary" onClick={() => void rotate(e)}>
+                    <button type="button" class="secondary" onClick={() => setRotating(e)}>
                       Rotate secret
                     </button>{' '}
                     <button type="button" class="secondary" onClick={() => void toggle(e)}>
@@ -199,6 +201,20 @@ function EndpointsCard() {
         )}
       </Async>
       {viewing ? <Deliveries endpoint={viewing} onClose={() => setViewing(null)} /> : null}
+      {rotating ? (
+        <Dialog title="Rotate the signing secret?" onClose={() => setRotating(null)}>
+          <p>
+            The current secret of <span class="value">{rotating.url}</span> stops signing at once: your receiver rejects
+            every event until it has the new secret, shown once after this.
+          </p>
+          <DialogActions
+            label="Rotate secret"
+            busy={action.busy}
+            onConfirm={() => void rotate(rotating)}
+            onCancel={() => setRotating(null)}
+          />
+        </Dialog>
+      ) : null}
       {deleting ? (
         <Dialog title="Delete this endpoint?" onClose={() => setDeleting(null)}>
           <p>

@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { call, client } from '../../lib/api';
 import { count, dateTime } from '../../lib/format';
 import { jobSummary, settled } from '../../lib/jobs';
@@ -15,6 +15,9 @@ export default function ListStatus() {
   const [refreshing, setRefreshing] = useState<string | null>(null);
   const [outcome, setOutcome] = useState<{ failed: boolean; text: string } | null>(null);
   const action = useAction();
+  // The Refresh buttons sit far down a long table: the outcome is brought into view where it appears.
+  const said = useRef<HTMLDivElement>(null);
+  useEffect(() => said.current?.scrollIntoView({ block: 'nearest' }), [outcome, action.error]);
   const refresh = (slug: string) => {
     setRefreshing(slug);
     setOutcome(null);
@@ -36,8 +39,10 @@ export default function ListStatus() {
           Reload
         </button>
       </PageHeader>
-      {outcome ? <Alert kind={outcome.failed ? 'error' : 'success'}>{outcome.text}</Alert> : null}
-      {action.error ? <Alert kind="error">{action.error}</Alert> : null}
+      <div ref={said}>
+        {outcome ? <Alert kind={outcome.failed ? 'error' : 'success'}>{outcome.text}</Alert> : null}
+        {action.error ? <Alert kind="error">{action.error}</Alert> : null}
+      </div>
       <section class="card" aria-label="Lists">
         <ListTable
           state={lists}

@@ -104,7 +104,11 @@ function Requests() {
                 header: 'Customer',
                 cell: (r) => <a href={`/dashboard/admin/customers/${r.customer_id}`}>{r.customer_name}</a>,
               },
-              { header: 'Current', cell: (r) => r.current_plan ?? 'own quota' },
+              // The customer's plan now: beside a decided request it would show the approved plan as if it had been the old one.
+              {
+                header: 'Current plan',
+                cell: (r) => (r.status === 'pending' ? (r.current_plan ?? 'own quota') : '—'),
+              },
               { header: 'Asked for', cell: (r) => `${r.plan} (${count(r.monthly_quota)}/month)` },
               { header: 'Note', cell: (r) => r.note ?? '—' },
               { header: 'Status', cell: (r) => <RequestStatus status={r.status} /> },
