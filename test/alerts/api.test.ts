@@ -1,6 +1,6 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestService, createCustomerToken, type TestService } from '../../harness/service.js';
+import { startTestService, createCustomerToken, TEST_ADMIN_KEY, type TestService } from '../../harness/service.js';
 
 /**
  * Alerts through the running service over HTTP: metered screenings open and update an alert,
@@ -11,6 +11,7 @@ let svc: TestService;
 let alice: Record<string, string>;
 let bob: Record<string, string>;
 let other: Record<string, string>;
+let customerId = 0;
 let bobTokenId = 0;
 let aliceTokenId = 0;
 
@@ -22,6 +23,7 @@ before(async () => {
   const a = await createCustomerToken(svc.url, 100, 'alerts A');
   alice = json(a.token);
   aliceTokenId = a.tokenId;
+  customerId = a.customerId;
   const created = await api(alice, 'POST', '/account/tokens', { name: 'bob' });
   bob = json(String(created.body.token));
   bobTokenId = Number(created.body.id);
@@ -98,9 +100,11 @@ test('screenings open one alert, decisions race on its version, the history keep
   assert.equal(detail.status, 200);
   assert.equal(detail.body.occurrences, 2);
   assert.equal((detail.body.evidence as { list_version: string }).list_version.length > 0, true);
-  const history = (detail.body.history as { kind: string; token_id: number; token_label: string | null }[]).map(
-    (e) => [e.kind, e.token_id, e.token_label],
-  );
+  const history = (detail.body.history as { kind: string; token_id: number; token_label: string | null }[]).map((e) => [
+    e.kind,
+    e.token_id,
+    e.token_label,
+  ]);
   assert.deepEqual(history, [
     first.status === 200 ? ['decision', aliceTokenId, null] : ['decision', bobTokenId, 'bob'],
     ['comment', bobTokenId, 'bob'],
@@ -126,6 +130,11 @@ test('screenings open one alert, decisions race on its version, the history keep
     (bulk.body.alerts as Alert[]).map((a) => [a.id, a.status, a.version]),
     [[alert.id, 'closed', 3]],
   );
+
+  const counts = await api(json(TEST_ADMIN_KEY), 'GET', '/admin/alerts/counts');
+  assert.equal(counts.status, 200);
+  assert.deepEqual(counts.body, [{ customer_id: customerId, status: 'closed', count: 1 }]);
+  assert.equal((await api(alice, 'GET', '/admin/alerts/counts')).status, 401);
 });
 
 test('bad input: unknown cursor, limits, a screen-only token', async () => {
@@ -139,4 +148,21 @@ test('bad input: unknown cursor, limits, a screen-only token', async () => {
   const screenOnly = await api(alice, 'POST', '/account/tokens', { name: 'server', scopes: ['screen'] });
   assert.equal((await api(json(String(screenOnly.body.token)), 'GET', '/account/alerts')).status, 403);
   assert.equal((await fetch(`${svc.url}/api/v1/account/alerts`)).status, 401);
+});
+
+test('the OpenAPI document builds with the alert operations', async () => {
+  const doc = (await (await fetch(`${svc.url}/api/v1/openapi.json`)).json()) as { paths: Record<string, unknown> };
+  assert.deepEqual(
+    Object.keys(doc.paths)
+      .filter((p) => p.includes('/alerts'))
+      .sort(),
+    [
+      '/api/v1/account/alerts',
+      '/api/v1/account/alerts/decisions',
+      '/api/v1/account/alerts/{alert_id}',
+      '/api/v1/account/alerts/{alert_id}/comments',
+      '/api/v1/account/alerts/{alert_id}/decision',
+      '/api/v1/admin/alerts/counts',
+    ],
+  );
 });

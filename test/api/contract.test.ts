@@ -302,6 +302,7 @@ test('the alerts of issue #38: routes, their statuses, the list parameters and t
     ['post', '/account/alerts/{alert_id}/decision', ['200', '401', '403', '404', '409', '422']],
     ['post', '/account/alerts/{alert_id}/comments', ['200', '401', '403', '404', '422']],
     ['post', '/account/alerts/decisions', ['200', '401', '403', '404', '409', '422']],
+    ['get', '/admin/alerts/counts', ['200', '401']],
   ] as const) {
     assert.deepEqual(Object.keys(op(method, path).responses).sort(), [...statuses].sort(), `${method} ${path}`);
   }

@@ -6,8 +6,10 @@ import {
   type AlertDetail as Detail,
   type AlertStore,
 } from '../../alerts/store.js';
+import { z } from 'zod';
 import {
   AlertCommentInput,
+  AlertCounts,
   AlertDecisionInput,
   AlertDecisionsInput,
   AlertDecisionsResult,
@@ -64,6 +66,17 @@ export function alertEndpoints(deps: AlertsDeps): AnyEndpoint[] {
           throw err;
         }
       },
+    }),
+    endpoint({
+      id: 'admin.alerts.counts',
+      method: 'GET',
+      path: '/admin/alerts/counts',
+      tags: TAGS,
+      summary: 'Alert counts per customer and status (operator)',
+      access: 'admin',
+      input: z.object({}).strict(),
+      output: AlertCounts,
+      handler: () => alerts.counts(),
     }),
     endpoint({
       id: 'account.alerts.decideMany',

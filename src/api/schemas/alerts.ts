@@ -132,3 +132,12 @@ export const AlertDecisionsResult = z
   .object({ alerts: z.array(AlertDetail).meta({ description: 'The decided alerts, by id.' }) })
   .strict()
   .meta({ id: 'AlertDecisionsResult' });
+
+export const AlertCounts = z
+  .array(
+    z
+      .object({ customer_id: id, status: AlertStatus, count: z.number().int().min(1) })
+      .strict()
+      .meta({ id: 'AlertCount' }),
+  )
+  .meta({ description: 'One row per customer and status that has alerts, by customer then status.' });
