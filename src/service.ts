@@ -48,6 +48,9 @@ import {
   WebhookStore,
 } from './webhooks/index.js';
 import { monitoringEndpoints } from './api/endpoints/monitoring.js';
+import { alertEndpoints } from './api/endpoints/alerts.js';
+import { AlertStore } from './alerts/store.js';
+import { alertingAuditSink } from './alerts/sink.js';
 import { changesEndpoint } from './api/endpoints/changes.js';
 import { accountListEndpoints, adminListEndpoints, uploadHandler, type ListsDeps } from './api/endpoints/lists.js';
 import { registerUploadRoute } from './server/upload-route.js';
@@ -224,11 +227,14 @@ export async function createService(config: Config, overrides: ServiceOverrides 
   const planRequests = new PlanRequests(db, customers);
   const operatorSessions = new OperatorSessions(db, now);
   const payments = createPayments({ config, db, log: log.child({ component: 'x402' }), now });
+  const alerts = new AlertStore(db);
+  const alertingMatches = alertingAuditSink(audit.matches, alerts, log.child({ component: 'alerts' }));
   const gate = createGate({
     tokens,
     quota,
     payments,
-    audit: audit.matches,
+    // The matches of metered requests open or update the customer's alerts (src/alerts/sink.ts).
+    audit: alertingMatches,
     usage: audit.usage,
     settlements: audit.settlements,
     config,
@@ -332,6 +338,7 @@ export async function createService(config: Config, overrides: ServiceOverrides 
     ...analyticsEndpoints({ analytics: audit.analytics, catalog, customers }),
     ...accountLists,
     ...monitoringEndpoints({ store: webhookStore, kinds }),
+    ...alertEndpoints({ alerts }),
     ...adminEndpoints({ tokens, quota, customers }),
     ...adminLists,
     ...operatorEndpoints({
@@ -424,6 +431,7 @@ export async function createService(config: Config, overrides: ServiceOverrides 
       await quota.close();
       await tokens.close();
       await audit.close();
+      await alertingMatches.idle();
       await db.close();
       await engine.close();
     },

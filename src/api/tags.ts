@@ -12,6 +12,7 @@ export const TAGS = {
     'A customer’s own account with a token of scope `dashboard`: quota, tokens, usage, audit trail, plan requests.',
   analytics: 'Aggregates of the audit trail and usage behind the dashboard’s charts; the operator’s across customers.',
   monitoring: 'A customer’s monitored values and webhook endpoints.',
+  alerts: 'A customer’s alerts from metered matches: review, decisions under a version check, history.',
   admin: 'The operator (ADMIN_KEY or an operator session): customers, plans, tokens, plan requests, lists, health.',
 } as const;
 

@@ -285,6 +285,47 @@ test('the list operations of issue #22: the changes feed, refresh on demand, upl
     assert.ok(doc.components.schemas[name], name);
 });
 
+test('the alerts of issue #38: routes, their statuses, the list parameters and the decision body', () => {
+  type Op = {
+    responses: Record<string, unknown>;
+    parameters?: { name: string; in: string }[];
+    requestBody?: { content: Record<string, { schema: Schema }> };
+  };
+  const op = (method: string, path: string) => {
+    const o = (doc.paths[`/api/v1${path}`] as Record<string, Op> | undefined)?.[method];
+    assert.ok(o, `${method.toUpperCase()} ${path} is documented`);
+    return o;
+  };
+  for (const [method, path, statuses] of [
+    ['get', '/account/alerts', ['200', '401', '403', '422']],
+    ['get', '/account/alerts/{alert_id}', ['200', '401', '403', '404', '422']],
+    ['post', '/account/alerts/{alert_id}/decision', ['200', '401', '403', '404', '409', '422']],
+    ['post', '/account/alerts/{alert_id}/comments', ['200', '401', '403', '404', '422']],
+    ['post', '/account/alerts/decisions', ['200', '401', '403', '404', '409', '422']],
+    ['get', '/admin/alerts/counts', ['200', '401']],
+  ] as const) {
+    assert.deepEqual(Object.keys(op(method, path).responses).sort(), [...statuses].sort(), `${method} ${path}`);
+  }
+  assert.deepEqual(
+    op('get', '/account/alerts')
+      .parameters!.map((p) => `${p.in}:${p.name}`)
+      .sort(),
+    [
+      'query:cursor',
+      'query:kind',
+      'query:limit',
+      'query:list',
+      'query:since',
+      'query:status',
+      'query:text',
+      'query:until',
+    ],
+  );
+  const body = op('post', '/account/alerts/{alert_id}/decision').requestBody!.content['application/json'].schema;
+  assert.deepEqual(Object.keys(body.properties ?? {}).sort(), ['comment', 'status', 'version']);
+  assert.deepEqual([...(body.required ?? [])].sort(), ['status', 'version']);
+});
+
 test('the served document is valid OpenAPI 3.1 with info.version 2.0.0', async () => {
   assert.equal(doc.openapi, '3.1.0');
   assert.equal(doc.info.version, '2.0.0');

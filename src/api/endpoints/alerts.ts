@@ -1,0 +1,145 @@
+import { endpoint, type AnyEndpoint, type Caller } from '../../core/endpoint.js';
+import { conflict, notFound, unauthorized, valueError } from '../../core/errors.js';
+import {
+  AlertCursorError,
+  AlertVersionConflict,
+  type AlertDetail as Detail,
+  type AlertStore,
+} from '../../alerts/store.js';
+import { z } from 'zod';
+import {
+  AlertCommentInput,
+  AlertCounts,
+  AlertDecisionInput,
+  AlertDecisionsInput,
+  AlertDecisionsResult,
+  AlertDetail,
+  AlertIdInput,
+  AlertListInput,
+  AlertPage,
+} from '../schemas/alerts.js';
+
+export interface AlertsDeps {
+  alerts: AlertStore;
+}
+
+const TAGS = ['alerts'];
+
+/** The customer and the analyst's token: each decision and comment is attributed to one token. */
+function analystOf(caller: Caller): { customerId: number; tokenId: number } {
+  if (caller.kind !== 'customer') throw unauthorized('Not authenticated', { 'WWW-Authenticate': 'Bearer' });
+  return { customerId: caller.customerId, tokenId: caller.tokenId };
+}
+
+function found(v: Detail | null): Detail {
+  if (v === null) throw notFound('Alert not found');
+  return v;
+}
+
+async function versioned<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (err instanceof AlertVersionConflict) throw conflict(err.message);
+    throw err;
+  }
+}
+
+/** Review of the alerts that metered screenings open (docs/alerts.md). */
+export function alertEndpoints(deps: AlertsDeps): AnyEndpoint[] {
+  const { alerts } = deps;
+  return [
+    endpoint({
+      id: 'account.alerts.list',
+      method: 'GET',
+      path: '/account/alerts',
+      tags: TAGS,
+      summary: 'The customer’s alerts, most recently seen first (keyset pages)',
+      access: 'account',
+      input: AlertListInput,
+      output: AlertPage,
+      handler: async (input, ctx) => {
+        try {
+          return await alerts.list(analystOf(ctx.caller).customerId, input);
+        } catch (err) {
+          if (err instanceof AlertCursorError) throw valueError(['query', 'cursor'], err.message, input.cursor);
+          throw err;
+        }
+      },
+    }),
+    endpoint({
+      id: 'admin.alerts.counts',
+      method: 'GET',
+      path: '/admin/alerts/counts',
+      tags: TAGS,
+      summary: 'Alert counts per customer and status (operator)',
+      access: 'admin',
+      input: z.object({}).strict(),
+      output: AlertCounts,
+      handler: () => alerts.counts(),
+    }),
+    endpoint({
+      id: 'account.alerts.decideMany',
+      method: 'POST',
+      path: '/account/alerts/decisions',
+      tags: TAGS,
+      summary: 'Decide up to 1,000 alerts at once, all or none',
+      description: 'An unknown alert is a 404 and a stale version a 409; then no decision of the request is recorded.',
+      access: 'account',
+      errors: [404, 409],
+      input: AlertDecisionsInput,
+      output: AlertDecisionsResult,
+      handler: async (input, ctx) => {
+        const { customerId, tokenId } = analystOf(ctx.caller);
+        const res = await versioned(() => alerts.decideMany(customerId, input.decisions, { tokenId }));
+        if ('missing' in res) throw notFound(`Alert ${res.missing} not found`);
+        return { alerts: res };
+      },
+    }),
+    endpoint({
+      id: 'account.alerts.get',
+      method: 'GET',
+      path: '/account/alerts/{alert_id}',
+      tags: TAGS,
+      summary: 'An alert with its latest evidence, occurrences and history',
+      access: 'account',
+      errors: [404],
+      input: AlertIdInput,
+      output: AlertDetail,
+      handler: async (input, ctx) => found(await alerts.get(analystOf(ctx.caller).customerId, input.alert_id)),
+    }),
+    endpoint({
+      id: 'account.alerts.decide',
+      method: 'POST',
+      path: '/account/alerts/{alert_id}/decision',
+      tags: TAGS,
+      summary: 'Decide an alert: its new status, made on the version you reviewed',
+      description:
+        'A `version` that is no longer the alert’s is a 409 (someone decided since): reload the alert and decide again.',
+      access: 'account',
+      errors: [404, 409],
+      input: AlertDecisionInput,
+      output: AlertDetail,
+      handler: async (input, ctx) => {
+        const { customerId, tokenId } = analystOf(ctx.caller);
+        const decision = { status: input.status, comment: input.comment, version: input.version };
+        return found(await versioned(() => alerts.decide(customerId, input.alert_id, decision, { tokenId })));
+      },
+    }),
+    endpoint({
+      id: 'account.alerts.comment',
+      method: 'POST',
+      path: '/account/alerts/{alert_id}/comments',
+      tags: TAGS,
+      summary: 'Add a comment to an alert’s history',
+      access: 'account',
+      errors: [404],
+      input: AlertCommentInput,
+      output: AlertDetail,
+      handler: async (input, ctx) => {
+        const { customerId, tokenId } = analystOf(ctx.caller);
+        return found(await alerts.comment(customerId, input.alert_id, input.text, { tokenId }));
+      },
+    }),
+  ];
+}

@@ -1,0 +1,143 @@
+import { z } from 'zod';
+import { MATCH_KINDS } from '../../../engine/model.js';
+import { ALERT_STATUSES, COMMENT_REQUIRED } from '../../alerts/store.js';
+
+/** Schemas of the alerts API (`/account/alerts`): docs/alerts.md. */
+
+const dateTime = z.string().meta({ description: 'ISO 8601 date-time, UTC.', examples: ['2025-06-01T08:00:00.000Z'] });
+const id = z.number().int().min(1);
+
+export const AlertStatus = z.enum(ALERT_STATUSES).meta({
+  id: 'AlertStatus',
+  description: '`confirmed` is a true match; `false_positive` a match that is not the listed party.',
+});
+
+export const Alert = z
+  .object({
+    id,
+    version: z.number().int().min(1).meta({ description: 'Name it in a decision; it rises with each decision.' }),
+    status: AlertStatus,
+    screened_value: z.string().meta({ description: 'The value screened (normalized as the audit trail stores it).' }),
+    matched_value: z.string().meta({ description: 'The listed value it matched.' }),
+    list: z.string().meta({ description: 'List slug.' }),
+    list_type: z.string(),
+    match: z.string().meta({ description: 'How the latest occurrence matched (`exact`, `fuzzy`, …).' }),
+    occurrences: z.number().int().min(1).meta({ description: 'Metered screenings that produced this match.' }),
+    first_seen: dateTime,
+    last_seen: dateTime,
+    decided_at: dateTime.nullable().meta({ description: 'Time of the latest decision; null while none.' }),
+  })
+  .strict()
+  .meta({ id: 'Alert' });
+
+export const AlertEvent = z
+  .object({
+    kind: z.enum(['decision', 'comment']),
+    status: AlertStatus.nullable().meta({ description: 'The status a decision set; null for a comment.' }),
+    comment: z.string().nullable(),
+    on_version: z.number().int().nullable().meta({ description: 'The version a decision was made on.' }),
+    token_id: z.number().int().meta({ description: 'The analyst’s token.' }),
+    token_label: z.string().nullable().meta({ description: 'The token’s name when the event was recorded.' }),
+    at: dateTime,
+  })
+  .strict()
+  .meta({ id: 'AlertEvent' });
+
+export const AlertDetail = Alert.extend({
+  evidence: z
+    .object({
+      match: z.string(),
+      list_version: z.string().meta({ description: 'The list version of the latest occurrence.' }),
+      endpoint: z.string().meta({ description: 'The operation of the latest occurrence.' }),
+      request_id: z.string().meta({ description: 'Its request id, to find it in the audit trail.' }),
+    })
+    .strict(),
+  history: z.array(AlertEvent).meta({ description: 'Decisions and comments, oldest first; never edited.' }),
+})
+  .strict()
+  .meta({ id: 'AlertDetail' });
+
+export const AlertListInput = z
+  .object({
+    status: AlertStatus.optional(),
+    list: z.string().min(1).max(200).optional().meta({ description: 'List slug.' }),
+    kind: z.enum(MATCH_KINDS).optional().meta({ description: 'Match kind of the latest occurrence.' }),
+    since: z.iso.datetime().optional().meta({ description: 'Seen last at or after this time.' }),
+    until: z.iso.datetime().optional().meta({ description: 'Seen last before this time.' }),
+    text: z
+      .string()
+      .min(1)
+      .max(200)
+      .optional()
+      .meta({ description: 'Part of the screened or the matched value (case-insensitive).' }),
+    limit: z.number().int().min(1).max(500).default(50),
+    cursor: z.string().min(1).max(200).optional().meta({ description: 'The `next_cursor` of the previous page.' }),
+  })
+  .strict();
+
+export const AlertPage = z
+  .object({
+    items: z.array(Alert).meta({ description: 'Most recently seen first.' }),
+    next_cursor: z
+      .string()
+      .nullable()
+      .meta({ description: 'Pass it as `cursor` for the next page; null on the last page.' }),
+  })
+  .strict()
+  .meta({ id: 'AlertPage' });
+
+export const AlertIdInput = z.object({ alert_id: id }).strict();
+
+const decisionFields = {
+  status: AlertStatus,
+  comment: z
+    .string()
+    .min(1)
+    .max(4000)
+    .optional()
+    .meta({ description: 'Why; required for `confirmed` and `false_positive`.' }),
+  version: z.number().int().min(1).meta({ description: 'The alert’s `version` the decision was made on.' }),
+};
+
+function commentRequired(d: { status: string; comment?: string }, ctx: z.RefinementCtx, path: (string | number)[]) {
+  if (d.comment === undefined && (COMMENT_REQUIRED as readonly string[]).includes(d.status))
+    ctx.addIssue({ code: 'custom', path: [...path, 'comment'], message: `a ${d.status} decision needs a comment` });
+}
+
+export const AlertDecisionInput = z
+  .object({ alert_id: id, ...decisionFields })
+  .strict()
+  .superRefine((d, ctx) => commentRequired(d, ctx, []));
+
+export const AlertCommentInput = z.object({ alert_id: id, text: z.string().min(1).max(4000) }).strict();
+
+export const AlertDecisionsInput = z
+  .object({
+    decisions: z
+      .array(z.object({ id, ...decisionFields }).strict())
+      .min(1)
+      .max(1000)
+      .superRefine((ds, ctx) => {
+        ds.forEach((d, i) => commentRequired(d, ctx, [i]));
+        const seen = new Set<number>();
+        ds.forEach((d, i) => {
+          if (seen.has(d.id)) ctx.addIssue({ code: 'custom', path: [i, 'id'], message: 'alert named twice' });
+          seen.add(d.id);
+        });
+      }),
+  })
+  .strict();
+
+export const AlertDecisionsResult = z
+  .object({ alerts: z.array(AlertDetail).meta({ description: 'The decided alerts, by id.' }) })
+  .strict()
+  .meta({ id: 'AlertDecisionsResult' });
+
+export const AlertCounts = z
+  .array(
+    z
+      .object({ customer_id: id, status: AlertStatus, count: z.number().int().min(1) })
+      .strict()
+      .meta({ id: 'AlertCount' }),
+  )
+  .meta({ description: 'One row per customer and status that has alerts, by customer then status.' });

@@ -1,0 +1,220 @@
+import assert from 'node:assert/strict';
+import { after, describe, test } from 'node:test';
+import { CustomerService } from '../../src/billing/customers.js';
+import { TokenService } from '../../src/billing/tokens.js';
+import type { AuditMatchRow } from '../../src/audit/rows.js';
+import { AlertStore, AlertVersionConflict } from '../../src/alerts/store.js';
+import { BACKENDS, closeBackends } from '../store/backends.js';
+import type { Db } from '../../src/store/db.js';
+
+after(closeBackends);
+
+const T0 = Date.parse('2026-11-01T10:00:00.000Z');
+
+function row(customerId: number, screened: string, matched: string, time: number, extra: Partial<AuditMatchRow> = {}) {
+  return {
+    time,
+    customer_id: customerId,
+    payer: '',
+    request_id: `req-${time}`,
+    endpoint: 'screen.crypto',
+    screened_value: screened,
+    matched_value: matched,
+    list: 'ofac_sdn',
+    list_type: 'sanctions',
+    match: 'exact',
+    list_version: 'v1',
+    as_of: null,
+    ...extra,
+  } satisfies AuditMatchRow;
+}
+
+async function analyst(db: Db, name: string) {
+  const c = await new CustomerService(db, 1000).createCustomer({ name });
+  const tokens = new TokenService(db, { cacheSeconds: 5 });
+  const a = (await tokens.create(c.id, 'alice')).record.id;
+  const b = (await tokens.create(c.id, 'bob')).record.id;
+  await tokens.close();
+  return { customerId: c.id, alice: a, bob: b };
+}
+
+for (const backend of BACKENDS) {
+  describe(`alerts on ${backend.name}`, () => {
+    test('a batch opens one alert per pair; repeats update occurrences, last seen and evidence', async () => {
+      const { db } = await backend.database();
+      const { customerId } = await analyst(db, 'record');
+      const store = new AlertStore(db);
+      await store.record([
+        row(customerId, '0xaa', '0xaa', T0 + 1000),
+        row(customerId, '0xaa', '0xaa', T0, { request_id: 'first' }),
+        row(customerId, '0xbb', '0xbb', T0 + 500),
+        row(0, '0xaa', '0xaa', T0),
+      ]);
+      await store.record([row(customerId, '0xaa', '0xaa', T0 + 9000, { list_version: 'v2', match: 'fuzzy' })]);
+      const page = await store.list(customerId, { limit: 10 });
+      assert.deepEqual(
+        page.items.map((a) => [a.screened_value, a.occurrences, a.first_seen, a.last_seen, a.match, a.status]),
+        [
+          ['0xaa', 3, new Date(T0).toISOString(), new Date(T0 + 9000).toISOString(), 'fuzzy', 'open'],
+          ['0xbb', 1, new Date(T0 + 500).toISOString(), new Date(T0 + 500).toISOString(), 'exact', 'open'],
+        ],
+      );
+      assert.equal(page.next_cursor, null);
+      const detail = (await store.get(customerId, page.items[0].id))!;
+      assert.deepEqual(detail.evidence, {
+        match: 'fuzzy',
+        list_version: 'v2',
+        endpoint: 'screen.crypto',
+        request_id: `req-${T0 + 9000}`,
+      });
+      assert.deepEqual(detail.history, []);
+    });
+
+    test('keyset pages cover every alert once; filters narrow them', async () => {
+      const { db } = await backend.database();
+      const { customerId } = await analyst(db, 'pages');
+      const store = new AlertStore(db);
+      // Ties on last_seen: the id breaks them, so no alert is skipped or repeated across pages.
+      await store.record(
+        Array.from({ length: 25 }, (_, i) =>
+          row(customerId, `name ${i}`, `Listed ${i}`, T0 + Math.floor(i / 3) * 1000, {
+            list: i % 2 ? 'un_sc' : 'ofac_sdn',
+          }),
+        ),
+      );
+      const seen: string[] = [];
+      let cursor: string | undefined;
+      for (;;) {
+        const page = await store.list(customerId, { limit: 4, cursor });
+        seen.push(...page.items.map((a) => a.screened_value));
+        if (!page.next_cursor) break;
+        cursor = page.next_cursor;
+      }
+      assert.equal(seen.length, 25);
+      assert.equal(new Set(seen).size, 25);
+      assert.equal(seen[0], 'name 24');
+      const un = await store.list(customerId, { limit: 100, list: 'un_sc' });
+      assert.equal(un.items.length, 12);
+      const text = await store.list(customerId, { limit: 100, text: 'LISTED 1' });
+      assert.deepEqual(text.items.map((a) => a.matched_value).sort(), [
+        'Listed 1',
+        'Listed 10',
+        'Listed 11',
+        'Listed 12',
+        'Listed 13',
+        'Listed 14',
+        'Listed 15',
+        'Listed 16',
+        'Listed 17',
+        'Listed 18',
+        'Listed 19',
+      ]);
+      const percent = await store.list(customerId, { limit: 100, text: '%' });
+      assert.equal(percent.items.length, 0, 'LIKE wildcards in the text are literal');
+      const window = await store.list(customerId, {
+        limit: 100,
+        since: new Date(T0 + 7000).toISOString(),
+        until: new Date(T0 + 8000).toISOString(),
+      });
+      assert.deepEqual(
+        window.items.map((a) => a.screened_value),
+        ['name 23', 'name 22', 'name 21'],
+      );
+      const other = await analyst(db, 'other customer');
+      assert.deepEqual((await store.list(other.customerId, { limit: 10 })).items, []);
+    });
+
+    test('two decisions on one version: one wins, the other is a version conflict', async () => {
+      const { db } = await backend.database();
+      const { customerId, alice, bob } = await analyst(db, 'race');
+      const store = new AlertStore(db);
+      await store.record([row(customerId, '0xcc', '0xcc', T0)]);
+      const [{ id, version }] = (await store.list(customerId, { limit: 1 })).items;
+      assert.equal(version, 1);
+      const results = await Promise.allSettled([
+        store.decide(customerId, id, { status: 'escalated', version }, { tokenId: alice }),
+        store.decide(customerId, id, { status: 'closed', version }, { tokenId: bob }),
+      ]);
+      const won = results.filter((r) => r.status === 'fulfilled');
+      const lost = results.filter((r) => r.status === 'rejected');
+      assert.equal(won.length, 1);
+      assert.equal(lost.length, 1);
+      assert.ok(lost[0].reason instanceof AlertVersionConflict);
+      assert.equal(lost[0].reason.current, 2);
+      const detail = (await store.get(customerId, id))!;
+      assert.equal(detail.version, 2);
+      assert.equal(detail.history.length, 1, 'only the winner is in the history');
+      assert.equal(detail.history[0].status, detail.status);
+      assert.equal(detail.history[0].on_version, 1);
+      assert.equal(
+        await store.decide(customerId + 1000, id, { status: 'closed', version: 2 }, { tokenId: alice }),
+        null,
+      );
+    });
+
+    test('history is append-only: decisions and comments with who and when; rows cannot be updated', async () => {
+      const { db } = await backend.database();
+      const { customerId, alice, bob } = await analyst(db, 'history');
+      const store = new AlertStore(db);
+      await store.record([row(customerId, '0xdd', '0xdd', T0)]);
+      const [{ id }] = (await store.list(customerId, { limit: 1 })).items;
+      await store.decide(customerId, id, { status: 'escalated', version: 1 }, { tokenId: alice });
+      await store.comment(customerId, id, 'same birth date', { tokenId: bob });
+      const done = (await store.decide(
+        customerId,
+        id,
+        { status: 'false_positive', comment: 'different person', version: 2 },
+        { tokenId: bob },
+      ))!;
+      assert.equal(done.status, 'false_positive');
+      assert.equal(done.version, 3);
+      assert.ok(done.decided_at);
+      assert.deepEqual(
+        done.history.map((e) => [e.kind, e.status, e.comment, e.on_version, e.token_id, e.token_label]),
+        [
+          ['decision', 'escalated', null, 1, alice, 'alice'],
+          ['comment', null, 'same birth date', null, bob, 'bob'],
+          ['decision', 'false_positive', 'different person', 2, bob, 'bob'],
+        ],
+      );
+      await assert.rejects(db.query("UPDATE alert_events SET comment = 'edited'"), /append-only/);
+      assert.equal(await store.comment(customerId, id + 100000, 'x', { tokenId: bob }), null);
+    });
+
+    test('bulk decisions are all or none', async () => {
+      const { db } = await backend.database();
+      const { customerId, alice } = await analyst(db, 'bulk');
+      const store = new AlertStore(db);
+      await store.record([row(customerId, '1', '1', T0), row(customerId, '2', '2', T0), row(customerId, '3', '3', T0)]);
+      const ids = (await store.list(customerId, { limit: 10 })).items.map((a) => a.id).sort((a, b) => a - b);
+      await store.decide(customerId, ids[2], { status: 'escalated', version: 1 }, { tokenId: alice });
+      const all = (ids: number[]) => ids.map((id) => ({ id, status: 'closed' as const, version: 1 }));
+      await assert.rejects(store.decideMany(customerId, all(ids), { tokenId: alice }), AlertVersionConflict);
+      assert.deepEqual(await store.decideMany(customerId, all([ids[0], 99999999]), { tokenId: alice }), {
+        missing: 99999999,
+      });
+      const untouched = (await store.list(customerId, { limit: 10 })).items.filter((a) => a.id !== ids[2]);
+      assert.deepEqual(
+        untouched.map((a) => [a.status, a.version]),
+        [
+          ['open', 1],
+          ['open', 1],
+        ],
+      );
+      const decided = await store.decideMany(customerId, all([ids[0], ids[1]]), { tokenId: alice });
+      assert.ok(Array.isArray(decided));
+      assert.deepEqual(
+        decided.map((a) => [a.id, a.status, a.version]),
+        [
+          [ids[0], 'closed', 2],
+          [ids[1], 'closed', 2],
+        ],
+      );
+      const counts = (await store.counts()).filter((c) => c.customer_id === customerId);
+      assert.deepEqual(counts, [
+        { customer_id: customerId, status: 'closed', count: 2 },
+        { customer_id: customerId, status: 'escalated', count: 1 },
+      ]);
+    });
+  });
+}
