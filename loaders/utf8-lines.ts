@@ -25,7 +25,7 @@ function newlinesIn(bytes: Uint8Array, end = bytes.length): number {
  * Index of the first byte of the first ill-formed sequence in `b` (read from a character
  * boundary), or -1 when there is none; a sequence cut off by the end is not ill-formed.
  */
-export function firstInvalidUtf8(b: Uint8Array): number {
+function firstInvalidUtf8(b: Uint8Array): number {
   for (let i = 0; i < b.length;) {
     const c = b[i];
     if (c < 0x80) {

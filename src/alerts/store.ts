@@ -13,7 +13,7 @@ export type AlertStatus = (typeof ALERT_STATUSES)[number];
 /** Statuses a decision must explain. */
 export const COMMENT_REQUIRED: readonly AlertStatus[] = ['confirmed', 'false_positive'];
 
-export interface Alert {
+interface Alert {
   id: number;
   version: number;
   status: AlertStatus;
@@ -28,7 +28,7 @@ export interface Alert {
   decided_at: string | null;
 }
 
-export interface AlertEvent {
+interface AlertEvent {
   kind: 'decision' | 'comment';
   status: AlertStatus | null;
   comment: string | null;

@@ -77,7 +77,7 @@ function frame(table: string, lines: string): Buffer {
  * The whole frames of a segment by table, in order; a torn or corrupt tail (a write the crash
  * cut short, whose rows were never acknowledged) ends the segment.
  */
-export function readFrames(bytes: Buffer): { tables: Map<string, Buffer[]>; ignored: number } {
+function readFrames(bytes: Buffer): { tables: Map<string, Buffer[]>; ignored: number } {
   const tables = new Map<string, Buffer[]>();
   let at = 0;
   while (at + HEADER <= bytes.length) {

@@ -7,12 +7,12 @@ import { ALERT_STATUSES, COMMENT_REQUIRED } from '../../alerts/store.js';
 const dateTime = z.string().meta({ description: 'ISO 8601 date-time, UTC.', examples: ['2025-06-01T08:00:00.000Z'] });
 const id = z.number().int().min(1);
 
-export const AlertStatus = z.enum(ALERT_STATUSES).meta({
+const AlertStatus = z.enum(ALERT_STATUSES).meta({
   id: 'AlertStatus',
   description: '`confirmed` is a true match; `false_positive` a match that is not the listed party.',
 });
 
-export const Alert = z
+const Alert = z
   .object({
     id,
     version: z.number().int().min(1).meta({ description: 'Name it in a decision; it rises with each decision.' }),
@@ -30,7 +30,7 @@ export const Alert = z
   .strict()
   .meta({ id: 'Alert' });
 
-export const AlertEvent = z
+const AlertEvent = z
   .object({
     kind: z.enum(['decision', 'comment']),
     status: AlertStatus.nullable().meta({ description: 'The status a decision set; null for a comment.' }),
