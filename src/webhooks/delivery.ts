@@ -1,11 +1,11 @@
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
-import { Counter, Histogram, Registry } from 'prom-client';
+import { Registry } from 'prom-client';
 import type { Db } from '../store/db.js';
-import { eventBody, type EventRow } from './events.js';
-import { DeliveryTimeout, postPinned } from './http.js';
-import { signWebhook, SIGNATURE_HEADER } from './signature.js';
-import { resolveWebhookTarget, WebhookUrlError, type Lookup, type UrlPolicy } from './ssrf.js';
+import { afterAttempt, postEvent, type PostEventOptions, type RetryPolicy } from './attempt.js';
+import { createDeliveryMetrics } from './delivery-metrics.js';
+import type { EventRow } from './events.js';
+import type { Lookup, UrlPolicy } from './ssrf.js';
 
 /**
  * Delivers the outbox. Several nodes may run a worker on one database: due deliveries are
@@ -38,7 +38,6 @@ const RETRY_SCHEDULE_MS: readonly number[] = [
   6 * 3600_000,
   12 * 3600_000,
 ];
-const USER_AGENT = 'Service-Webhooks/1.0';
 /**
  * The error of an attempt that never got an outcome: the node running it stopped (killed,
  * crashed) while its POST was out, so the receiver may have got it.
@@ -78,45 +77,22 @@ export interface WebhookDelivery {
   runOnce(): Promise<number>;
 }
 
-type Outcome = {
-  ok: boolean;
-  status: number | null;
-  error: string | null;
-  latencyMs: number;
-  kind: 'success' | 'http_error' | 'timeout' | 'network_error' | 'refused';
-};
-
 export function createWebhookDelivery(opts: WebhookDeliveryOptions): WebhookDelivery {
   const { db, log } = opts;
   const now = opts.now ?? Date.now;
   const timeoutMs = opts.timeoutMs ?? 10_000;
-  const delays = opts.retryDelaysMs ?? RETRY_SCHEDULE_MS;
-  const jitter = opts.jitter ?? 0.2;
-  const random = opts.random ?? Math.random;
+  const retry: RetryPolicy = {
+    delays: opts.retryDelaysMs ?? RETRY_SCHEDULE_MS,
+    jitter: opts.jitter ?? 0.2,
+    random: opts.random ?? Math.random,
+  };
   const maxConcurrency = opts.maxConcurrency ?? 32;
   const perEndpoint = opts.perEndpointConcurrency ?? 4;
   const leaseMs = opts.leaseMs ?? timeoutMs + 30_000;
   const pollMs = opts.pollIntervalMs ?? 1000;
   const node = `${hostname()}:${process.pid}`;
-  const registry = opts.registry ?? new Registry();
-  const attemptsTotal = new Counter({
-    name: 'webhook_delivery_attempts_total',
-    help: 'Webhook delivery attempts by result (success, http_error, timeout, network_error, refused, interrupted)',
-    labelNames: ['result'] as const,
-    registers: [registry],
-  });
-  const outcomes = new Counter({
-    name: 'webhook_deliveries_completed_total',
-    help: 'Webhook deliveries completed, by final status (delivered, failed)',
-    labelNames: ['status'] as const,
-    registers: [registry],
-  });
-  const latency = new Histogram({
-    name: 'webhook_delivery_duration_seconds',
-    help: 'Time from connecting to the response head of webhook attempts',
-    buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-    registers: [registry],
-  });
+  const { attemptsTotal, outcomes, latency } = createDeliveryMetrics(opts.registry ?? new Registry());
+  const post: PostEventOptions = { policy: opts.policy, lookup: opts.lookup, timeoutMs, now, latency };
 
   const inFlight = new Map<number, number>();
   const running = new Set<Promise<void>>();
@@ -170,47 +146,6 @@ export function createWebhookDelivery(opts: WebhookDeliveryOptions): WebhookDeli
     });
   }
 
-  async function send(url: string, secret: string, row: EventRow): Promise<Outcome> {
-    const started = performance.now();
-    const ms = () => Math.round(performance.now() - started);
-    let target;
-    try {
-      target = await resolveWebhookTarget(url, opts.policy, opts.lookup);
-    } catch (err) {
-      return {
-        ok: false,
-        status: null,
-        error: `refused: ${(err as Error).message}`,
-        latencyMs: ms(),
-        kind: err instanceof WebhookUrlError ? 'refused' : 'network_error',
-      };
-    }
-    const body = Buffer.from(eventBody(row), 'utf8');
-    const headers = {
-      'Content-Type': 'application/json',
-      'User-Agent': USER_AGENT,
-      [SIGNATURE_HEADER]: signWebhook(body, secret, Math.floor(now() / 1000)),
-    };
-    try {
-      const status = await postPinned(target, body, headers, timeoutMs);
-      const latencyMs = ms();
-      latency.observe(latencyMs / 1000);
-      if (status >= 200 && status < 300) return { ok: true, status, error: null, latencyMs, kind: 'success' };
-      const error = status >= 300 && status < 400 ? `HTTP ${status}: redirects are not followed` : `HTTP ${status}`;
-      return { ok: false, status, error, latencyMs, kind: 'http_error' };
-    } catch (err) {
-      const timeout = err instanceof DeliveryTimeout;
-      const code = (err as NodeJS.ErrnoException).code;
-      return {
-        ok: false,
-        status: null,
-        error: timeout ? `timeout: ${(err as Error).message}` : `${code ?? 'error'}: ${(err as Error).message}`,
-        latencyMs: ms(),
-        kind: timeout ? 'timeout' : 'network_error',
-      };
-    }
-  }
-
   /**
    * Records attempt n as started, with no outcome yet, before its POST leaves: a node killed
    * during the attempt leaves it in the log, and the receiver's POST is never unaccounted for. An
@@ -232,7 +167,7 @@ export function createWebhookDelivery(opts: WebhookDeliveryOptions): WebhookDeli
       const next = await tx.query<{ attempts: number }>(
         `UPDATE webhook_deliveries SET attempts = attempts + 1
          WHERE id = $1 AND status = 'pending' AND attempts <= $2 RETURNING attempts`,
-        [deliveryId, delays.length],
+        [deliveryId, retry.delays.length],
       );
       const n = next.rows[0]?.attempts;
       if (n === undefined) {
@@ -271,15 +206,14 @@ export function createWebhookDelivery(opts: WebhookDeliveryOptions): WebhookDeli
     const { url, secret, ...event } = rows[0];
     const n = await recordStart(deliveryId, event.id, new Date(now()).toISOString());
     if (n === null) return;
-    const out = await send(url, secret, event);
+    const out = await postEvent(url, secret, event, post);
     attemptsTotal.labels(out.kind).inc();
     await db.transaction(async (tx) => {
       await tx.query(
         'UPDATE webhook_attempts SET status_code = $3, latency_ms = $4, error = $5 WHERE delivery_id = $1 AND attempt = $2',
         [deliveryId, n, out.status, out.latencyMs, out.error],
       );
-      const final = out.ok ? 'delivered' : n > delays.length ? 'failed' : 'pending';
-      const wait = out.ok || final === 'failed' ? 0 : delays[n - 1] * (1 + jitter * (2 * random() - 1));
+      const { final, wait } = afterAttempt(n, out.ok, retry);
       const updated = await tx.query(
         `UPDATE webhook_deliveries SET status = $2, next_attempt_at = $3, locked_until = NULL, last_status_code = $4,
            last_error = $5, last_latency_ms = $6, completed_at = $7 WHERE id = $1 AND status = 'pending' RETURNING 1`,

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import uWS from 'uWebSockets.js';
-import { guarded } from '../../src/server/app.js';
+import { guarded } from '../../src/server/stop-guard.js';
 
 /** One request's status and Connection header. */
 function call(port: number, method: string): Promise<[number, string | undefined]> {

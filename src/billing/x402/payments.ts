@@ -18,7 +18,8 @@ import {
   type OnChain,
   type WalletSettler,
 } from './onchain.js';
-import { x402Settings, type X402Settings } from './settings.js';
+import { AuthorizationReservations, nonceKey } from './reservations.js';
+import { x402Settings } from './settings.js';
 import { verifyLocally } from './verify-local.js';
 
 export const V1_RECEIPT_HEADER = 'X-PAYMENT-RESPONSE';
@@ -74,9 +75,7 @@ export function createPayments(deps: PaymentsDeps): Payments {
     ? remoteFacilitator(s, s.facilitatorUrl, deps.facilitatorTimeoutMs ?? 30_000)
     : undefined;
 
-  // This node's view of authorizations it has reserved or settled: answers replays and concurrent
-  // copies without a database round trip, and with the precise reason.
-  const local = new Map<string, { settled: boolean; expiresAt: number }>();
+  const reservations = new AuthorizationReservations(nonces, nowSeconds, log);
   const flights = new WeakMap<VerifiedPayment, Flight>();
 
   const challenge = (endpoint: AnyEndpoint, meta: RequestMeta, opts: ChallengeOptions): HttpError => {
@@ -89,23 +88,6 @@ export function createPayments(deps: PaymentsDeps): Payments {
     url.length > MAX_RESOURCE_URL
       ? new HttpError(414, `URI Too Long: a payable request's URL may have at most ${MAX_RESOURCE_URL} characters`)
       : buildChallenge(s, service, endpoint, url, { error, credits });
-
-  let lastPrune = 0;
-  function pruneLocal(): void {
-    const t = nowSeconds();
-    if (t - lastPrune < 10) return;
-    lastPrune = t;
-    for (const [key, e] of local) if (e.expiresAt < t) local.delete(key);
-  }
-
-  async function free(key: string): Promise<void> {
-    local.delete(key);
-    try {
-      await nonces.release(key);
-    } catch (err) {
-      log.error({ err }, 'x402 nonce release failed');
-    }
-  }
 
   return {
     challenge,
@@ -135,28 +117,12 @@ export function createPayments(deps: PaymentsDeps): Payments {
           nowSeconds(),
         );
         key = nonceKey(s, decoded);
-        pruneLocal();
-        const seen = local.get(key);
-        if (seen?.settled) throw new PaymentRefused('authorization already used, sign a fresh one');
-        if (seen) throw new PaymentRefused('authorization is already being used by another request, sign a fresh one');
-        // Claimed synchronously, before any await: concurrent copies in this process stop here.
-        const expiresAt = Number(decoded.authorization.validBefore);
-        local.set(key, { settled: false, expiresAt });
-        let reserved = false;
-        try {
-          reserved = await nonces.reserve(key, expiresAt);
-        } catch (err) {
-          log.error({ err }, 'x402 nonce store unavailable');
-          throw new PaymentRefused('the payment could not be verified now (nonce store unavailable); retry later');
-        } finally {
-          if (!reserved) local.delete(key);
-        }
-        if (!reserved) throw new PaymentRefused('authorization already used or in use, sign a fresh one');
+        await reservations.reserve(key, Number(decoded.authorization.validBefore));
         try {
           if (chain) await chain.simulate(decoded.authorization, decoded.signature);
           else if (facilitator) await facilitator.verify(endpoint, meta.url, decoded);
         } catch (err) {
-          await free(key);
+          await reservations.free(key);
           throw err;
         }
       } catch (err) {
@@ -198,7 +164,7 @@ export function createPayments(deps: PaymentsDeps): Payments {
         // Nothing reached the chain: the authorization stays usable. Otherwise it stays reserved
         // until it expires, so that a transfer landing late cannot be paired with a second one.
         flight.state = 'released';
-        if (!failure.mayHaveLanded) await free(flight.key);
+        if (!failure.mayHaveLanded) await reservations.free(flight.key);
         log.warn(
           {
             requestId: meta.requestId,
@@ -214,13 +180,7 @@ export function createPayments(deps: PaymentsDeps): Payments {
         throw refuse(endpoint, meta.url, flight.credits, `payment settlement failed: ${failure.message}; ${outcome}`);
       }
       flight.state = 'settled';
-      local.set(flight.key, { settled: true, expiresAt: Number(decoded.authorization.validBefore) });
-      try {
-        await nonces.markSettled(flight.key, transaction);
-      } catch (err) {
-        // The transfer happened; the chain itself now refuses the nonce, so the response is owed.
-        log.error({ err, transaction }, 'x402 nonce store could not record a settlement');
-      }
+      await reservations.markSettled(flight.key, Number(decoded.authorization.validBefore), transaction);
       log.info(
         { requestId: meta.requestId, payer: payment.payer, amount: payment.amount.toString(), transaction },
         'x402 payment settled',
@@ -237,12 +197,7 @@ export function createPayments(deps: PaymentsDeps): Payments {
       const flight = flights.get(payment);
       if (!flight || flight.state !== 'reserved') return;
       flight.state = 'released';
-      void free(flight.key);
+      void reservations.free(flight.key);
     },
   };
-}
-
-/** EIP-3009 nonces are scoped per token and payer. */
-function nonceKey(s: X402Settings, p: DecodedPayment): string {
-  return `${s.caip2}:${s.asset}:${p.authorization.from}:${p.authorization.nonce}`.toLowerCase();
 }
