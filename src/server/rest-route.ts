@@ -1,6 +1,7 @@
 import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js';
 import type { Logger } from 'pino';
 import type { AnyEndpoint, RequestMeta } from '../core/endpoint.js';
+import { valueIssue } from '../core/errors.js';
 import { execute, errorOutcome, type PipelineDeps } from '../core/pipeline.js';
 import { parseInput, parseJsonBody, type RawInput } from '../core/validation.js';
 import { sendAnswer, wholeBody, type Answer, type WholeBody } from './answer.js';
@@ -62,17 +63,7 @@ export function malformedParamAnswer(name: string): Answer {
   return {
     status: 422,
     headers: {},
-    body: {
-      detail: [
-        {
-          type: 'value_error',
-          loc: ['path', name],
-          msg: 'Value error, malformed percent-encoding',
-          input: null,
-          ctx: { error: 'malformed percent-encoding' },
-        },
-      ],
-    },
+    body: { detail: [valueIssue(['path', name], 'malformed percent-encoding', null)] },
   };
 }
 

@@ -3,7 +3,7 @@ import type { Network } from '@x402/core/types';
 import { encodePaymentResponseHeader } from '@x402/core/http';
 import type { AnyEndpoint, RequestMeta } from '../../core/endpoint.js';
 import type { Config } from '../../config.js';
-import { HttpError } from '../../core/errors.js';
+import { HttpError, uriTooLong } from '../../core/errors.js';
 import type { ChallengeOptions, Payments, SettledPayment, VerifiedPayment } from '../../core/payments.js';
 import { buildChallenge, priceOf, requirementV2, type ServiceInfo } from './challenge.js';
 import { decodePayment, paymentHeader, PaymentRefused, type DecodedPayment } from './decode.js';
@@ -81,12 +81,12 @@ export function createPayments(deps: PaymentsDeps): Payments {
   const challenge = (endpoint: AnyEndpoint, meta: RequestMeta, opts: ChallengeOptions): HttpError => {
     // The challenge names the resource in a header, which clients refuse beyond a few KiB.
     if (meta.url.length > MAX_RESOURCE_URL)
-      throw new HttpError(414, `URI Too Long: a payable request's URL may have at most ${MAX_RESOURCE_URL} characters`);
+      throw uriTooLong(`URI Too Long: a payable request's URL may have at most ${MAX_RESOURCE_URL} characters`);
     return buildChallenge(s, service, endpoint, meta.url, opts);
   };
   const refuse = (endpoint: AnyEndpoint, url: string, credits: number, error: string): HttpError =>
     url.length > MAX_RESOURCE_URL
-      ? new HttpError(414, `URI Too Long: a payable request's URL may have at most ${MAX_RESOURCE_URL} characters`)
+      ? uriTooLong(`URI Too Long: a payable request's URL may have at most ${MAX_RESOURCE_URL} characters`)
       : buildChallenge(s, service, endpoint, url, { error, credits });
 
   return {
