@@ -1,6 +1,6 @@
 /**
  * The name matcher's quality targets (issue #21), computed from ../shared/data/names and the real
- * lists through the loaders, for any matcher: the test (test/engine/names-quality.test.ts) and the
+ * lists through the loaders, for any matcher: the test (test/engine/names/quality.test.ts) and the
  * benchmark (bench/names-quality.ts) both run these.
  *
  * - Dev pairs (name-bench-dev.csv) are split by a hash of case group and row into a tuning part

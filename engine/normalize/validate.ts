@@ -2,7 +2,7 @@
  * The validators of the kinds of screened values (engine/kinds.ts gives each kind its own),
  * shared by every way a value arrives (REST, batch items, MCP, tRPC, monitored values): a value
  * that cannot be of its kind is refused, never screened as "not listed". Each accepts at least
- * what its normalizer keys, and every value on the loaded lists (test/engine/validate.test.ts).
+ * what its normalizer keys, and every value on the loaded lists (test/engine/normalize/validate.test.ts).
  * The accepted shapes are listed in the README ("Accepted values").
  *
  * Validating a value normalizes it (`prepareValue`), and screening uses that result: the engine

@@ -111,7 +111,7 @@ test('batch: refused whole (402) when fewer credits remain; body limits are 422'
   assert.equal(refused.status, 402);
   const challenge = (await refused.json()) as { options: { type: string; url?: string }[] };
   // Pay-per-request is not configured in this service (no X402_PAY_TO), so only the upgrade is offered;
-  // test/x402 covers the challenge with both options.
+  // test/billing/x402 covers the challenge with both options.
   assert.deepEqual(challenge.options, [
     {
       type: 'upgrade_plan',

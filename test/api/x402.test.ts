@@ -9,7 +9,7 @@ import { pay, payerClient, startPaymentChain, PRICE, type PaymentChain } from '.
  * Pay-per-request against the real service over REST, on a local chain (84532) with an EIP-3009
  * token: the official @x402/fetch client pays unmodified (v2); a v1 client answers the body
  * challenge with X-PAYMENT; a replay is refused; a token with quota takes precedence; a failed
- * request settles nothing. (test/x402 covers every refusal case on the payments module itself.)
+ * request settles nothing. (test/billing/x402 covers every refusal case on the payments module itself.)
  */
 let pc: PaymentChain;
 let svc: TestService;

@@ -18,13 +18,13 @@ import type { Network, PaymentPayload, PaymentRequired, PaymentRequiredV1 } from
 import { ExactEvmScheme, authorizationTypes } from '@x402/evm';
 import { ExactEvmSchemeV1 } from '@x402/evm/exact/v1/client';
 import { wrapFetchWithPayment } from '@x402/fetch';
-import { endpoint, type RequestMeta } from '../../src/core/endpoint.js';
-import { loadConfig } from '../../src/config.js';
-import { HttpError } from '../../src/core/errors.js';
-import type { Payments, VerifiedPayment } from '../../src/core/payments.js';
-import { createPayments } from '../../src/billing/x402/index.js';
-import { startChain, type Deployed, type LocalChain } from '../support/chain.js';
-import { startFacilitator, type LocalFacilitator } from '../support/facilitator.js';
+import { endpoint, type RequestMeta } from '../../../src/core/endpoint.js';
+import { loadConfig } from '../../../src/config.js';
+import { HttpError } from '../../../src/core/errors.js';
+import type { Payments, VerifiedPayment } from '../../../src/core/payments.js';
+import { createPayments } from '../../../src/billing/x402/index.js';
+import { startChain, type Deployed, type LocalChain } from '../../support/chain.js';
+import { startFacilitator, type LocalFacilitator } from '../../support/facilitator.js';
 
 // A real Hardhat 2 chain with chain id 84532 (v1 name `base-sepolia`), an EIP-3009 token compiled
 // with solc, x402's own clients producing the payments, and settlement both by the service's wallet
@@ -210,7 +210,7 @@ before(async () => {
   payer2 = p2;
   drained = d;
   stranger = x;
-  const source = readFileSync(new URL('../fixtures/contracts/Eip3009Token.sol', import.meta.url), 'utf8');
+  const source = readFileSync(new URL('../../fixtures/contracts/Eip3009Token.sol', import.meta.url), 'utf8');
   token = await chain.deploy(source, 'Eip3009Token', ['Test USD', '1'], deployer);
   for (const a of [payer, payer2]) await tokenCall(deployer, 'mint', [a.address, 1_000_000n]);
   facilitator = await startFacilitator(chain, f);
@@ -431,7 +431,7 @@ describe('settlement by the service wallet', () => {
   test('two nodes sharing PostgreSQL (PGlite): concurrent copies across nodes settle once', async () => {
     const db = new PGlite();
     try {
-      await db.exec(readFileSync(new URL('../../src/store/migrations/010_x402_nonces.sql', import.meta.url), 'utf8'));
+      await db.exec(readFileSync(new URL('../../../src/store/migrations/010_x402_nonces.sql', import.meta.url), 'utf8'));
       const cfg = paymentsConfig({ X402_RPC_URL: chain.rpcUrl, X402_SETTLER_PRIVATE_KEY: keyOf(settler) });
       const nodes = [0, 1].map(() => createPayments({ config: cfg, db, log, chainPollingMs: 50 }));
       const [p0, m0] = [await balance(payer2.address), await balance(merchant.address)];

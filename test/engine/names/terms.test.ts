@@ -2,11 +2,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { parse } from 'csv-parse/sync';
-import { indexTerms, nameIndexTerms, prepareName, type PartyType } from '../../engine/names/index.js';
-import { numberTokens } from '../../engine/names/numbers.js';
-import { parseListFromDir } from '../../loaders/registry.js';
-import { SHARED_DATA, sharedData } from '../../harness/paths.js';
-import { syntheticRecords } from '../../harness/synthetic.js';
+import { indexTerms, nameIndexTerms, prepareName, type PartyType } from '../../../engine/names/index.js';
+import { numberTokens } from '../../../engine/names/numbers.js';
+import { parseListFromDir } from '../../../loaders/registry.js';
+import { SHARED_DATA, sharedData } from '../../../harness/paths.js';
+import { syntheticRecords } from '../../../harness/synthetic.js';
 
 /**
  * A shard indexes a name by `nameIndexTerms(value)`, which remembers what each distinct token gives

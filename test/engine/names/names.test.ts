@@ -10,9 +10,9 @@ import {
   prepareQuery,
   scoreParty,
   type PartyType,
-} from '../../engine/names/index.js';
-import { numberTokens } from '../../engine/names/numbers.js';
-import { romanizationKey } from '../../engine/names/romanization.js';
+} from '../../../engine/names/index.js';
+import { numberTokens } from '../../../engine/names/numbers.js';
+import { romanizationKey } from '../../../engine/names/romanization.js';
 
 function score(a: string, b: string, type: PartyType | null = null): number {
   const s = nameScore(prepareName(a, { type }), prepareName(b, { type }));

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { CandidateIndex } from '../../engine/shards/candidate-index.js';
-import { PrefixIndex } from '../../engine/shards/prefix-index.js';
+import { CandidateIndex } from '../../../engine/shards/candidate-index.js';
+import { PrefixIndex } from '../../../engine/shards/prefix-index.js';
 
 function build(docs: string[][], ranking: 'idf' | 'flexsearch', maxFrequency = 1000): CandidateIndex {
   const index = new CandidateIndex({ tokenize: 'strict', resolution: 1, ranking }, maxFrequency);

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { NAME_THRESHOLD } from '../../engine/names/index.js';
+import { NAME_THRESHOLD } from '../../../engine/names/index.js';
 import {
   crossScriptQuality,
   devQuality,
@@ -10,7 +10,7 @@ import {
   projectMatcher,
   TARGETS,
   unTypoQuality,
-} from '../../harness/name-quality.js';
+} from '../../../harness/name-quality.js';
 
 /**
  * The name matcher's quality targets of issue #21 on ../shared/data/names and the real lists

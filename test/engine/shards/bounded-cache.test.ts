@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { BoundedCache } from '../../engine/shards/bounded-cache.js';
+import { BoundedCache } from '../../../engine/shards/bounded-cache.js';
 
 function counting(limit: number) {
   const made: number[] = [];

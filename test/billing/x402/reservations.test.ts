@@ -1,9 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { pino } from 'pino';
-import { PaymentRefused } from '../../src/billing/x402/decode.js';
-import { MemoryNonceStore } from '../../src/billing/x402/nonces.js';
-import { AuthorizationReservations, nonceKey } from '../../src/billing/x402/reservations.js';
+import { PaymentRefused } from '../../../src/billing/x402/decode.js';
+import { MemoryNonceStore } from '../../../src/billing/x402/nonces.js';
+import { AuthorizationReservations, nonceKey } from '../../../src/billing/x402/reservations.js';
 
 const log = pino({ level: 'silent' });
 

@@ -2,8 +2,8 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
-import { canonicalKey, domainAncestors, normalizeWebsite } from '../../engine/normalize/index.js';
-import { sharedData } from '../../harness/paths.js';
+import { canonicalKey, domainAncestors, normalizeWebsite } from '../../../engine/normalize/index.js';
+import { sharedData } from '../../../harness/paths.js';
 
 describe('normalizeWebsite', () => {
   test('full URLs of any scheme give the host', () => {

@@ -1,9 +1,9 @@
 import { test, describe, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import type { EntityRecord } from '../../engine/model.js';
-import { parseListFromDir } from '../../loaders/registry.js';
-import { SHARED_DATA, sharedData } from '../../harness/paths.js';
+import type { EntityRecord } from '../../../engine/model.js';
+import { parseListFromDir } from '../../../loaders/registry.js';
+import { SHARED_DATA, sharedData } from '../../../harness/paths.js';
 
 async function collect(it: AsyncIterable<EntityRecord>): Promise<EntityRecord[]> {
   const out: EntityRecord[] = [];

@@ -2,9 +2,9 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { getAddress } from 'viem';
-import { assetFormats, canonicalKey, cryptoKey, normalizeCrypto } from '../../engine/normalize/index.js';
-import { sharedData } from '../../harness/paths.js';
-import { syntheticRecords } from '../../harness/synthetic.js';
+import { assetFormats, canonicalKey, cryptoKey, normalizeCrypto } from '../../../engine/normalize/index.js';
+import { sharedData } from '../../../harness/paths.js';
+import { syntheticRecords } from '../../../harness/synthetic.js';
 
 const DIR = sharedData('crypto', 'by-chain-2024');
 

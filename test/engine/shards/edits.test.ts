@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { forEachEdit } from '../../engine/shards/edits.js';
+import { forEachEdit } from '../../../engine/shards/edits.js';
 
 const LETTERS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
 

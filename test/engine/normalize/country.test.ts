@@ -2,8 +2,8 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
-import { allCountryRefs, canonicalKey, normalizeCountry, regionsOf } from '../../engine/normalize/index.js';
-import { sharedData } from '../../harness/paths.js';
+import { allCountryRefs, canonicalKey, normalizeCountry, regionsOf } from '../../../engine/normalize/index.js';
+import { sharedData } from '../../../harness/paths.js';
 
 const require = createRequire(import.meta.url);
 const codes = require('i18n-iso-countries/codes.json') as [string, string, string][];

@@ -3,10 +3,10 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { EntityRecord } from '../../engine/model.js';
-import { euXmlParser } from '../../loaders/sources/eu-xml.js';
-import { ukCsvParser } from '../../loaders/sources/uk-csv.js';
-import { FIXTURES } from '../../harness/paths.js';
+import type { EntityRecord } from '../../../engine/model.js';
+import { euXmlParser } from '../../../loaders/sources/eu-xml.js';
+import { ukCsvParser } from '../../../loaders/sources/uk-csv.js';
+import { FIXTURES } from '../../../harness/paths.js';
 
 async function collect(it: AsyncIterable<EntityRecord>): Promise<EntityRecord[]> {
   const out: EntityRecord[] = [];

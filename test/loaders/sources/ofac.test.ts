@@ -2,11 +2,11 @@ import { test, describe, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { EntityRecord } from '../../engine/model.js';
-import { parseListFromDir, parseOfacSdn } from '../../loaders/registry.js';
-import { ofacXmlParser } from '../../loaders/sources/ofac-xml.js';
-import { OFAC_DOCUMENT_TYPES } from '../../loaders/sources/ofac-features.js';
-import { FIXTURES, SHARED_DATA, sharedData } from '../../harness/paths.js';
+import type { EntityRecord } from '../../../engine/model.js';
+import { parseListFromDir, parseOfacSdn } from '../../../loaders/registry.js';
+import { ofacXmlParser } from '../../../loaders/sources/ofac-xml.js';
+import { OFAC_DOCUMENT_TYPES } from '../../../loaders/sources/ofac-features.js';
+import { FIXTURES, SHARED_DATA, sharedData } from '../../../harness/paths.js';
 
 async function collect(it: AsyncIterable<EntityRecord>): Promise<EntityRecord[]> {
   const out: EntityRecord[] = [];

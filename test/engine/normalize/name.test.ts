@@ -2,8 +2,8 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { parse } from 'csv-parse/sync';
-import { canonicalKey, nameTokens, normalizeGovernmentId, normalizeName } from '../../engine/normalize/index.js';
-import { sharedData } from '../../harness/paths.js';
+import { canonicalKey, nameTokens, normalizeGovernmentId, normalizeName } from '../../../engine/normalize/index.js';
+import { sharedData } from '../../../harness/paths.js';
 
 describe('normalizeName', () => {
   test('case, accents and compatibility forms fold', () => {

@@ -3,11 +3,11 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { parse as parseYaml } from 'yaml';
-import type { EntityRecord } from '../../engine/model.js';
-import { canonicalKey } from '../../engine/normalize/index.js';
-import { filesUnder, getList, OFAC_CRYPTO_ASSETS, parseListFromDir } from '../../loaders/registry.js';
-import type { FileSource } from '../../loaders/types.js';
-import { SHARED_DATA, sharedData } from '../../harness/paths.js';
+import type { EntityRecord } from '../../../engine/model.js';
+import { canonicalKey } from '../../../engine/normalize/index.js';
+import { filesUnder, getList, OFAC_CRYPTO_ASSETS, parseListFromDir } from '../../../loaders/registry.js';
+import type { FileSource } from '../../../loaders/types.js';
+import { SHARED_DATA, sharedData } from '../../../harness/paths.js';
 
 async function collect(it: AsyncIterable<EntityRecord>): Promise<EntityRecord[]> {
   const out: EntityRecord[] = [];

@@ -3,9 +3,9 @@ import assert from 'node:assert/strict';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import type { EntityRecord } from '../../engine/model.js';
-import { parseListFromDir } from '../../loaders/registry.js';
-import { sharedData } from '../../harness/paths.js';
+import type { EntityRecord } from '../../../engine/model.js';
+import { parseListFromDir } from '../../../loaders/registry.js';
+import { sharedData } from '../../../harness/paths.js';
 
 /** Damaged copies of real source files: every one must be rejected with its file and line. */
 

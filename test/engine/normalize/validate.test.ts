@@ -1,10 +1,10 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { SCREEN_KINDS, type KindName } from '../../engine/kinds.js';
-import { valueProblem } from '../../engine/normalize/validate.js';
-import { cleanRecords } from '../../loaders/clean.js';
-import type { EntityRecord, EntityType } from '../../engine/model.js';
-import { startTestService, type TestService } from '../../harness/service.js';
+import { SCREEN_KINDS, type KindName } from '../../../engine/kinds.js';
+import { valueProblem } from '../../../engine/normalize/validate.js';
+import { cleanRecords } from '../../../loaders/clean.js';
+import type { EntityRecord, EntityType } from '../../../engine/model.js';
+import { startTestService, type TestService } from '../../../harness/service.js';
 
 /**
  * The validators of screened values (engine/normalize/validate.ts): the shapes the README lists

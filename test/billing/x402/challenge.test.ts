@@ -7,14 +7,15 @@ import { PGlite } from '@electric-sql/pglite';
 import { decodePaymentRequiredHeader, encodePaymentResponseHeader } from '@x402/core/http';
 import { validateDiscoveryExtension, type DiscoveryExtension } from '@x402/extensions/bazaar';
 import { privateKeyToAccount } from 'viem/accounts';
-import { endpoint, type RequestMeta } from '../../src/core/endpoint.js';
-import { loadConfig } from '../../src/config.js';
-import { HttpError } from '../../src/core/errors.js';
-import { screeningEndpoints } from '../../src/api/endpoints/screen.js';
-import { batchEndpoint } from '../../src/api/endpoints/batch.js';
-import { nameEndpoints } from '../../src/api/endpoints/names.js';
-import { pepEndpoints } from '../../src/api/endpoints/pep.js';
-import { ipIntelEndpoints } from '../../src/api/endpoints/ipintel.js';
+import { endpoint, type RequestMeta } from '../../../src/core/endpoint.js';
+import { loadConfig } from '../../../src/config.js';
+import { HttpError } from '../../../src/core/errors.js';
+import { screeningEndpoints } from '../../../src/api/endpoints/screen.js';
+import { batchEndpoint } from '../../../src/api/endpoints/batch.js';
+import { nameEndpoints } from '../../../src/api/endpoints/names.js';
+import { pepEndpoints } from '../../../src/api/endpoints/pep.js';
+import { ipIntelEndpoints } from '../../../src/api/endpoints/ipintel.js';
+import { KINDS } from '../../../src/core/kinds.js';
 import {
   createPayments,
   mcpPaymentResponse,
@@ -22,7 +23,7 @@ import {
   paymentHeaderFromMcpMeta,
   SqlNonceStore,
   type NonceStore,
-} from '../../src/billing/x402/index.js';
+} from '../../../src/billing/x402/index.js';
 
 // No chain here: challenge shapes, header decoding and the nonce stores. Chain-backed verification
 // and settlement are in settlement.test.ts.
@@ -242,7 +243,7 @@ describe('challenge', () => {
 });
 
 describe("the service's metered endpoints", () => {
-  const deps = {} as never;
+  const deps = { kinds: KINDS } as never;
   const names = nameEndpoints(deps);
   const metered = [
     ...screeningEndpoints(deps),
@@ -445,7 +446,7 @@ describe('nonce stores', () => {
 
   test('PostgreSQL (PGlite): the same rules, and two nodes racing for one key get one winner', async () => {
     const db = new PGlite();
-    await db.exec(readFileSync(new URL('../../src/store/migrations/010_x402_nonces.sql', import.meta.url), 'utf8'));
+    await db.exec(readFileSync(new URL('../../../src/store/migrations/010_x402_nonces.sql', import.meta.url), 'utf8'));
     const a = new SqlNonceStore(db);
     const b = new SqlNonceStore(db);
     assert.equal(await a.reserve('k', far), true);

@@ -1,7 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { recentMemo } from '../../engine/normalize/recent-memo.js';
-import { asciiHost, domainAncestors, normalizeEmail } from '../../engine/normalize/index.js';
+import { recentMemo } from '../../../engine/normalize/recent-memo.js';
+import { asciiHost, domainAncestors, normalizeEmail } from '../../../engine/normalize/index.js';
 
 describe('recentMemo', () => {
   test('answers from memory for keys seen within the last `size` new keys, null results included', () => {

@@ -1,8 +1,8 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { canonicalKey, normalizeEmail } from '../../engine/normalize/index.js';
-import { sharedData } from '../../harness/paths.js';
+import { canonicalKey, normalizeEmail } from '../../../engine/normalize/index.js';
+import { sharedData } from '../../../harness/paths.js';
 
 describe('normalizeEmail', () => {
   test('trimmed and lower-cased, the domain separate', () => {
