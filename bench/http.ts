@@ -16,7 +16,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { once } from 'node:events';
 import { availableParallelism, tmpdir } from 'node:os';
-import { prepareDataDir, spawnService, testEnv, TEST_ADMIN_KEY } from '../harness/service.js';
+import { createCustomerToken, prepareDataDir, spawnService, testEnv } from '../harness/service.js';
 import { COMPILED, REPO_ROOT } from '../harness/paths.js';
 import { hasWrk, median, wrk, type WrkResult } from './wrk.js';
 import { childrenTicks, machineTicks, processTicks, TICK_US } from './proc-cpu.js';
@@ -51,22 +51,6 @@ async function startBare(): Promise<{ child: ChildProcess; port: number }> {
   child.stdout!.on('data', (d) => (out += d));
   while (!/READY (\d+)/.test(out)) await new Promise((r) => setTimeout(r, 50));
   return { child, port: Number(/READY (\d+)/.exec(out)![1]) };
-}
-
-async function token(url: string): Promise<string> {
-  const admin = { authorization: `Bearer ${TEST_ADMIN_KEY}`, 'content-type': 'application/json' };
-  const c = (await (
-    await fetch(`${url}/api/v1/admin/customers`, {
-      method: 'POST',
-      headers: admin,
-      body: JSON.stringify({ name: 'bench', monthly_quota: 1_000_000_000 }),
-    })
-  ).json()) as { id: number };
-  return (
-    (await (
-      await fetch(`${url}/api/v1/admin/customers/${c.id}/tokens`, { method: 'POST', headers: admin, body: '{}' })
-    ).json()) as { token: string }
-  ).token;
 }
 
 /** Where a run's CPU went, in µs per request (softirq and idle: the whole machine's). */
@@ -186,7 +170,7 @@ async function main() {
   try {
     for (const u of [url, parentUrl])
       while (u && (await fetch(`${u}/readyz`)).status !== 200) await new Promise((r) => setTimeout(r, 200));
-    const auth = `Bearer ${await token(url)}`;
+    const auth = `Bearer ${(await createCustomerToken(url, 1_000_000_000, 'bench')).token}`;
     const targets: { name: string; url: string; headers?: Record<string, string>; parent?: boolean }[] = [
       { name: 'bare uWS route (fixed JSON)', url: `http://127.0.0.1:${bare.port}/hello` },
       {

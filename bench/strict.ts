@@ -9,7 +9,7 @@
 import { once } from 'node:events';
 import { readFileSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
-import { prepareDataDir, spawnService, testEnv, TEST_ADMIN_KEY } from '../harness/service.js';
+import { createCustomerToken, prepareDataDir, spawnService, testEnv } from '../harness/service.js';
 import { hasWrk, median, wrk } from './wrk.js';
 
 const arg = (name: string, dflt: number) => {
@@ -21,22 +21,6 @@ const ROUNDS = arg('rounds', 3);
 const XBT = '12QtD5BFwRsdNsAZY76UVE1xyCGNTojH9h';
 const NO_MATCH = '0x000000000000000000000000000000000000dEaD';
 const BATCH_ITEMS = 100;
-
-async function token(url: string): Promise<string> {
-  const admin = { authorization: `Bearer ${TEST_ADMIN_KEY}`, 'content-type': 'application/json' };
-  const c = (await (
-    await fetch(`${url}/api/v1/admin/customers`, {
-      method: 'POST',
-      headers: admin,
-      body: JSON.stringify({ name: 'bench', monthly_quota: 1_000_000_000 }),
-    })
-  ).json()) as { id: number };
-  return (
-    (await (
-      await fetch(`${url}/api/v1/admin/customers/${c.id}/tokens`, { method: 'POST', headers: admin, body: '{}' })
-    ).json()) as { token: string }
-  ).token;
-}
 
 /** Batches of 100 listed values, `inFlight` at a time for `seconds`: lines (values) per second. */
 async function batchRate(url: string, auth: string, inFlight: number, seconds: number): Promise<number> {
@@ -104,7 +88,11 @@ async function main() {
     for (const [i, s] of services.entries()) {
       const url = `http://127.0.0.1:${s.port}`;
       while ((await fetch(`${url}/readyz`)).status !== 200) await new Promise((r) => setTimeout(r, 200));
-      modes.push({ name: i === 0 ? 'default' : 'strict', url, auth: `Bearer ${await token(url)}` });
+      modes.push({
+        name: i === 0 ? 'default' : 'strict',
+        url,
+        auth: `Bearer ${(await createCustomerToken(url, 1_000_000_000, 'bench')).token}`,
+      });
     }
     const loads: string[] = [];
     const cases: { name: string; run: (m: Mode) => Promise<number> }[] = [];
