@@ -2,7 +2,7 @@
 // domains → api → transports → service → entry points, each importing only from the layers
 // before it, and no loop between files or folders. Type-only imports count as imports.
 const DOMAINS = '(billing|audit|webhooks|pep|ipintel|lists|ens|store)';
-const ABOVE_DOMAINS = '^src/(api|server|mcp|cli)/|^src/(service|main|cli)\\.ts$';
+const ABOVE_DOMAINS = '^src/(api|server|mcp|cli|wiring)/|^src/(service|main|cli)\\.ts$';
 const TOOLING = '^(harness|bench|test|scripts)/';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
@@ -63,19 +63,19 @@ module.exports = {
       severity: 'error',
       comment: 'Endpoint definitions are data; the transports serve them.',
       from: { path: '^src/api/' },
-      to: { path: '^src/(server|mcp|cli)/|^src/(service|main|cli)\\.ts$' },
+      to: { path: '^src/(server|mcp|cli|wiring)/|^src/(service|main|cli)\\.ts$' },
     },
     {
       name: 'transports-below-service',
       severity: 'error',
-      comment: 'The transports are wired by src/service.ts.',
+      comment: 'The transports are wired by src/service.ts (its steps: src/wiring/).',
       from: { path: '^src/(server|mcp)/' },
-      to: { path: '^src/cli/|^src/(service|main|cli)\\.ts$' },
+      to: { path: '^src/(cli|wiring)/|^src/(service|main|cli)\\.ts$' },
     },
     {
       name: 'service-below-entry-points',
       severity: 'error',
-      from: { path: '^src/service\\.ts$' },
+      from: { path: '^src/service\\.ts$|^src/wiring/' },
       to: { path: '^src/cli/|^src/(main|cli)\\.ts$' },
     },
     {
