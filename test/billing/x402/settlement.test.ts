@@ -431,7 +431,9 @@ describe('settlement by the service wallet', () => {
   test('two nodes sharing PostgreSQL (PGlite): concurrent copies across nodes settle once', async () => {
     const db = new PGlite();
     try {
-      await db.exec(readFileSync(new URL('../../../src/store/migrations/010_x402_nonces.sql', import.meta.url), 'utf8'));
+      await db.exec(
+        readFileSync(new URL('../../../src/store/migrations/010_x402_nonces.sql', import.meta.url), 'utf8'),
+      );
       const cfg = paymentsConfig({ X402_RPC_URL: chain.rpcUrl, X402_SETTLER_PRIVATE_KEY: keyOf(settler) });
       const nodes = [0, 1].map(() => createPayments({ config: cfg, db, log, chainPollingMs: 50 }));
       const [p0, m0] = [await balance(payer2.address), await balance(merchant.address)];
