@@ -913,6 +913,97 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/account/alerts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The customer’s alerts, most recently seen first (keyset pages) */
+        get: operations["accountAlertsList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/account/alerts/decisions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Decide up to 1,000 alerts at once, all or none
+         * @description An unknown alert is a 404 and a stale version a 409; then no decision of the request is recorded.
+         */
+        post: operations["accountAlertsDecideMany"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/account/alerts/{alert_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An alert with its latest evidence, occurrences and history */
+        get: operations["accountAlertsGet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/account/alerts/{alert_id}/decision": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Decide an alert: its new status, made on the version you reviewed
+         * @description A `version` that is no longer the alert’s is a 409 (someone decided since): reload the alert and decide again.
+         */
+        post: operations["accountAlertsDecide"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/account/alerts/{alert_id}/comments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Add a comment to an alert’s history */
+        post: operations["accountAlertsComment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/admin/analytics/daily": {
         parameters: {
             query?: never;
@@ -1005,6 +1096,23 @@ export interface paths {
          * @description Customer 0 stands for x402 payers without a token. The range is whole UTC days, `from` and `to` inclusive (default: the last 30 days), at most 366 days. A query stopped by its time or row bound is a 503: narrow the range.
          */
         get: operations["adminAnalyticsCustomers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/alerts/counts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Alert counts per customer and status (operator) */
+        get: operations["adminAlertsCounts"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1374,6 +1482,11 @@ export interface components {
         MonitoredEntityType: "onchain_address" | "email" | "website" | "government_id" | "country";
         /** @enum {string} */
         WebhookDeliveryStatus: "pending" | "delivered" | "failed";
+        /**
+         * @description `confirmed` is a true match; `false_positive` a match that is not the listed party.
+         * @enum {string}
+         */
+        AlertStatus: "open" | "escalated" | "confirmed" | "false_positive" | "closed";
         PaymentRequirementsV1: {
             /** @constant */
             scheme: "exact";
@@ -2169,6 +2282,103 @@ export interface components {
             latency_ms: number;
             error: string | null;
         };
+        AlertPage: {
+            /** @description Most recently seen first. */
+            items: components["schemas"]["Alert"][];
+            /** @description Pass it as `cursor` for the next page; null on the last page. */
+            next_cursor: string | null;
+        };
+        Alert: {
+            id: number;
+            /** @description Name it in a decision; it rises with each decision. */
+            version: number;
+            status: components["schemas"]["AlertStatus"];
+            /** @description The value screened (normalized as the audit trail stores it). */
+            screened_value: string;
+            /** @description The listed value it matched. */
+            matched_value: string;
+            /** @description List slug. */
+            list: string;
+            list_type: string;
+            /** @description How the latest occurrence matched (`exact`, `fuzzy`, …). */
+            match: string;
+            /** @description Metered screenings that produced this match. */
+            occurrences: number;
+            /**
+             * @description ISO 8601 date-time, UTC.
+             * @example 2025-06-01T08:00:00.000Z
+             */
+            first_seen: string;
+            /**
+             * @description ISO 8601 date-time, UTC.
+             * @example 2025-06-01T08:00:00.000Z
+             */
+            last_seen: string;
+            /** @description Time of the latest decision; null while none. */
+            decided_at: string | null;
+        };
+        AlertDecisionsResult: {
+            /** @description The decided alerts, by id. */
+            alerts: components["schemas"]["AlertDetail"][];
+        };
+        AlertDetail: {
+            id: number;
+            /** @description Name it in a decision; it rises with each decision. */
+            version: number;
+            status: components["schemas"]["AlertStatus"];
+            /** @description The value screened (normalized as the audit trail stores it). */
+            screened_value: string;
+            /** @description The listed value it matched. */
+            matched_value: string;
+            /** @description List slug. */
+            list: string;
+            list_type: string;
+            /** @description How the latest occurrence matched (`exact`, `fuzzy`, …). */
+            match: string;
+            /** @description Metered screenings that produced this match. */
+            occurrences: number;
+            /**
+             * @description ISO 8601 date-time, UTC.
+             * @example 2025-06-01T08:00:00.000Z
+             */
+            first_seen: string;
+            /**
+             * @description ISO 8601 date-time, UTC.
+             * @example 2025-06-01T08:00:00.000Z
+             */
+            last_seen: string;
+            /** @description Time of the latest decision; null while none. */
+            decided_at: string | null;
+            evidence: {
+                match: string;
+                /** @description The list version of the latest occurrence. */
+                list_version: string;
+                /** @description The operation of the latest occurrence. */
+                endpoint: string;
+                /** @description Its request id, to find it in the audit trail. */
+                request_id: string;
+            };
+            /** @description Decisions and comments, oldest first; never edited. */
+            history: components["schemas"]["AlertEvent"][];
+        };
+        AlertEvent: {
+            /** @enum {string} */
+            kind: "decision" | "comment";
+            /** @description The status a decision set; null for a comment. */
+            status: components["schemas"]["AlertStatus"] | null;
+            comment: string | null;
+            /** @description The version a decision was made on. */
+            on_version: number | null;
+            /** @description The analyst’s token. */
+            token_id: number;
+            /** @description The token’s name when the event was recorded. */
+            token_label: string | null;
+            /**
+             * @description ISO 8601 date-time, UTC.
+             * @example 2025-06-01T08:00:00.000Z
+             */
+            at: string;
+        };
         CustomerActivity: {
             /** @description 0: x402 payers without a token. */
             customer_id: number;
@@ -2176,6 +2386,11 @@ export interface components {
             requests: number;
             credits: number;
             paid_requests: number;
+        };
+        AlertCount: {
+            customer_id: number;
+            status: components["schemas"]["AlertStatus"];
+            count: number;
         };
         CustomerDetail: {
             id: number;
@@ -5616,6 +5831,339 @@ export interface operations {
             };
         };
     };
+    accountAlertsList: {
+        parameters: {
+            query?: {
+                status?: components["schemas"]["AlertStatus"];
+                list?: string;
+                kind?: "exact" | "subdomain" | "domain" | "region" | "fuzzy" | "regex";
+                since?: string;
+                until?: string;
+                text?: string;
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlertPage"];
+                };
+            };
+            /** @description Missing, invalid or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Forbidden: the token lacks the scope this endpoint needs (`screen` for metered endpoints, `dashboard` for /account) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    accountAlertsDecideMany: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    decisions: {
+                        id: number;
+                        status: components["schemas"]["AlertStatus"];
+                        /** @description Why; required for `confirmed` and `false_positive`. */
+                        comment?: string;
+                        /** @description The alert’s `version` the decision was made on. */
+                        version: number;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlertDecisionsResult"];
+                };
+            };
+            /** @description Missing, invalid or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Forbidden: the token lacks the scope this endpoint needs (`screen` for metered endpoints, `dashboard` for /account) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    accountAlertsGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                alert_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlertDetail"];
+                };
+            };
+            /** @description Missing, invalid or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Forbidden: the token lacks the scope this endpoint needs (`screen` for metered endpoints, `dashboard` for /account) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    accountAlertsDecide: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                alert_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    status: components["schemas"]["AlertStatus"];
+                    /** @description Why; required for `confirmed` and `false_positive`. */
+                    comment?: string;
+                    /** @description The alert’s `version` the decision was made on. */
+                    version: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlertDetail"];
+                };
+            };
+            /** @description Missing, invalid or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Forbidden: the token lacks the scope this endpoint needs (`screen` for metered endpoints, `dashboard` for /account) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    accountAlertsComment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                alert_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    text: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlertDetail"];
+                };
+            };
+            /** @description Missing, invalid or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Forbidden: the token lacks the scope this endpoint needs (`screen` for metered endpoints, `dashboard` for /account) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
     adminAnalyticsDaily: {
         parameters: {
             query?: {
@@ -5863,6 +6411,35 @@ export interface operations {
             };
             /** @description Service unavailable */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+        };
+    };
+    adminAlertsCounts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlertCount"][];
+                };
+            };
+            /** @description Missing, invalid or revoked credentials */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };
