@@ -45,10 +45,14 @@ export interface AccountDeps {
 const TAGS = ['account'];
 const DAY = 86_400_000;
 
-export function customerOf(caller: Caller): number {
-  // The gate lets only a customer's token through to `account` endpoints.
+/** The customer's caller of an `account` endpoint (the gate lets only a customer's token through). */
+export function customerCaller(caller: Caller): Extract<Caller, { kind: 'customer' }> {
   if (caller.kind !== 'customer') throw unauthorized('Not authenticated', { 'WWW-Authenticate': 'Bearer' });
-  return caller.customerId;
+  return caller;
+}
+
+export function customerOf(caller: Caller): number {
+  return customerCaller(caller).customerId;
 }
 
 /** Store errors as answers: a missing plan or request is 404, a request in the wrong state 409. */

@@ -1,5 +1,6 @@
+import { customerCaller } from './account.js';
 import { endpoint, type AnyEndpoint, type Caller } from '../../core/endpoint.js';
-import { conflict, notFound, unauthorized, valueError } from '../../core/errors.js';
+import { conflict, notFound, valueError } from '../../core/errors.js';
 import {
   AlertCursorError,
   AlertVersionConflict,
@@ -26,10 +27,7 @@ export interface AlertsDeps {
 const TAGS = ['alerts'];
 
 /** The customer and the analyst's token: each decision and comment is attributed to one token. */
-function analystOf(caller: Caller): { customerId: number; tokenId: number } {
-  if (caller.kind !== 'customer') throw unauthorized('Not authenticated', { 'WWW-Authenticate': 'Bearer' });
-  return { customerId: caller.customerId, tokenId: caller.tokenId };
-}
+const analystOf = (caller: Caller): { customerId: number; tokenId: number } => customerCaller(caller);
 
 function found(v: Detail | null): Detail {
   if (v === null) throw notFound('Alert not found');

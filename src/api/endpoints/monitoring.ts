@@ -1,6 +1,7 @@
+import { customerOf } from './account.js';
 import { z } from 'zod';
-import { endpoint, type AnyEndpoint, type Caller } from '../../core/endpoint.js';
-import { conflict, notFound, unauthorized, valueError } from '../../core/errors.js';
+import { endpoint, type AnyEndpoint } from '../../core/endpoint.js';
+import { conflict, notFound, valueError } from '../../core/errors.js';
 import type { ScreeningKinds } from '../../core/kinds.js';
 import { MonitorValueError, WebhookStateError, WebhookStore, WebhookUrlError } from '../../webhooks/store.js';
 import {
@@ -22,11 +23,6 @@ export interface MonitoringDeps {
 }
 
 const TAGS = ['monitoring'];
-
-function customerOf(caller: Caller): number {
-  if (caller.kind !== 'customer') throw unauthorized('Not authenticated', { 'WWW-Authenticate': 'Bearer' });
-  return caller.customerId;
-}
 
 function found<T>(v: T | null, what: string): T {
   if (v === null) throw notFound(`${what} not found`);
