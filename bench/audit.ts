@@ -106,6 +106,7 @@ function request(r: number, time: number): void {
       match: 'exact',
       list_version: '3f1c2a9b8d7e6f50',
       as_of: null,
+      evidence: {},
     });
   }
   const p0 = performance.now();

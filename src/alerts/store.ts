@@ -2,9 +2,10 @@ import type { Db, Queryable } from '../store/db.js';
 import type { AuditMatchRow } from '../audit/rows.js';
 
 /**
- * Alerts in the control-plane database (migration 070): one per (customer, screened value, listed
- * value, list). Matches open or update them; analysts' decisions change their status under an
- * optimistic version check, and every decision or comment is appended to the alert's history.
+ * Alerts in the control-plane database (migrations 070, 072): one per (customer, screened value,
+ * listed party or entity, list). Matches open or update them with their latest evidence; analysts'
+ * decisions change their status under an optimistic version check, and every decision or comment
+ * is appended to the alert's history.
  */
 
 export const ALERT_STATUSES = ['open', 'escalated', 'confirmed', 'false_positive', 'closed'] as const;
@@ -19,6 +20,9 @@ interface Alert {
   status: AlertStatus;
   screened_value: string;
   matched_value: string;
+  listed_party: string;
+  score: number;
+  subject: AlertSubject | null;
   list: string;
   list_type: string;
   match: string;
@@ -26,6 +30,13 @@ interface Alert {
   first_seen: string;
   last_seen: string;
   decided_at: string | null;
+}
+
+/** The monitored subject an alert came from (issue #39). */
+export interface AlertSubject {
+  external_id: string;
+  type: string;
+  names: string[];
 }
 
 interface AlertEvent {
@@ -39,7 +50,13 @@ interface AlertEvent {
 }
 
 export interface AlertDetail extends Alert {
-  evidence: { match: string; list_version: string; endpoint: string; request_id: string };
+  evidence: {
+    match: string;
+    list_version: string;
+    endpoint: string;
+    request_id: string;
+    answer: Record<string, unknown>;
+  };
   history: AlertEvent[];
 }
 
@@ -83,8 +100,8 @@ export class AlertVersionConflict extends Error {
 /** A cursor that is not one this store issued. */
 export class AlertCursorError extends Error {}
 
-const COLUMNS = `id, version, status, screened_value, matched_value, list, list_type, match, occurrences,
-  first_seen, last_seen, decided_at`;
+const COLUMNS = `id, version, status, screened_value, matched_value, listed_key, score, subject, list, list_type,
+  match, occurrences, first_seen, last_seen, decided_at`;
 
 interface AlertRow {
   id: number;
@@ -92,6 +109,9 @@ interface AlertRow {
   status: AlertStatus;
   screened_value: string;
   matched_value: string;
+  listed_key: string;
+  score: number;
+  subject: AlertSubject | null;
   list: string;
   list_type: string;
   match: string;
@@ -110,6 +130,9 @@ function toAlert(r: AlertRow): Alert {
     status: r.status,
     screened_value: r.screened_value,
     matched_value: r.matched_value,
+    listed_party: r.listed_key,
+    score: r.score,
+    subject: r.subject,
     list: r.list,
     list_type: r.list_type,
     match: r.match,
@@ -130,48 +153,71 @@ function decodeCursor(cursor: string): { lastSeen: string; id: number } {
   return { lastSeen: m[1], id: Number(m[2]) };
 }
 
-/** One alert's key and what a batch of matches adds to it. */
-interface Upsert {
+/** The party a name match is about (`metadata.id`); else the listed value is the entity. */
+function listedKey(row: AuditMatchRow): string {
+  const metadata = row.evidence.metadata as { id?: unknown } | undefined;
+  return typeof metadata?.id === 'string' ? metadata.id : row.matched_value;
+}
+
+/** A fuzzy match's score (a name's party score, a PEP candidate's score); an exact match is 1. */
+function scoreOf(row: AuditMatchRow): number {
+  const metadata = row.evidence.metadata as { score?: unknown } | undefined;
+  const score = typeof metadata?.score === 'number' ? metadata.score : row.evidence.score;
+  return typeof score === 'number' && score >= 0 && score <= 1 ? score : 1;
+}
+
+/** One alert's key and what a batch of matches adds to it: its latest row, their count, the first time. */
+export interface Upsert {
   row: AuditMatchRow;
   count: number;
   first: number;
 }
 
+/**
+ * Merges matches into `into`, one entry per alert (a statement may not touch a row twice); rows
+ * without a customer (x402 payers) have no alerts.
+ */
+export function mergeMatches(rows: readonly AuditMatchRow[], into: Map<string, Upsert>): void {
+  for (const row of rows) {
+    if (row.customer_id === 0) continue;
+    const key = `${row.customer_id}\u0000${row.screened_value}\u0000${row.list}\u0000${listedKey(row)}`;
+    const u = into.get(key);
+    if (!u) into.set(key, { row, count: 1, first: row.time });
+    else {
+      u.count++;
+      if (row.time < u.first) u.first = row.time;
+      if (row.time >= u.row.time) u.row = row;
+    }
+  }
+}
+
 export class AlertStore {
   constructor(private readonly db: Db) {}
 
-  /**
-   * Opens or updates the alerts of a batch of audit rows in one statement. Rows of the same alert
-   * are merged first (a statement may not touch a row twice); rows without a customer (x402
-   * payers) have no alerts.
-   */
+  /** Opens or updates the alerts of a batch of audit rows in one statement. */
   async record(rows: readonly AuditMatchRow[]): Promise<void> {
-    const byKey = new Map<string, Upsert>();
-    for (const row of rows) {
-      if (row.customer_id === 0) continue;
-      const key = JSON.stringify([row.customer_id, row.screened_value, row.list, row.matched_value]);
-      const u = byKey.get(key);
-      if (!u) byKey.set(key, { row, count: 1, first: row.time });
-      else {
-        u.count++;
-        u.first = Math.min(u.first, row.time);
-        if (row.time >= u.row.time) u.row = row;
-      }
-    }
-    if (byKey.size === 0) return;
-    const ups = [...byKey.values()];
+    const merged = new Map<string, Upsert>();
+    mergeMatches(rows, merged);
+    await this.upsert([...merged.values()]);
+  }
+
+  /** Opens or updates the alerts of merged matches (mergeMatches) in one statement. */
+  async upsert(ups: readonly Upsert[]): Promise<void> {
+    if (ups.length === 0) return;
     const col = <T>(f: (u: Upsert) => T) => ups.map(f);
     await this.db.query(
       `INSERT INTO alerts (customer_id, screened_value, matched_value, list, list_type, match, list_version,
-         endpoint, request_id, occurrences, first_seen, last_seen)
+         endpoint, request_id, occurrences, first_seen, last_seen, listed_key, evidence, score)
        SELECT * FROM unnest($1::int[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
-         $8::text[], $9::text[], $10::int[], $11::timestamptz[], $12::timestamptz[])
-       ON CONFLICT (customer_id, screened_value, list, matched_value) DO UPDATE SET
+         $8::text[], $9::text[], $10::int[], $11::timestamptz[], $12::timestamptz[], $13::text[], $14::jsonb[],
+         $15::float8[])
+       ON CONFLICT (customer_id, screened_value, list, listed_key) DO UPDATE SET
          occurrences = alerts.occurrences + EXCLUDED.occurrences,
          first_seen = least(alerts.first_seen, EXCLUDED.first_seen),
          last_seen = greatest(alerts.last_seen, EXCLUDED.last_seen),
-         list_type = EXCLUDED.list_type, match = EXCLUDED.match, list_version = EXCLUDED.list_version,
-         endpoint = EXCLUDED.endpoint, request_id = EXCLUDED.request_id`,
+         matched_value = EXCLUDED.matched_value, list_type = EXCLUDED.list_type, match = EXCLUDED.match,
+         list_version = EXCLUDED.list_version, endpoint = EXCLUDED.endpoint, request_id = EXCLUDED.request_id,
+         evidence = EXCLUDED.evidence, score = EXCLUDED.score`,
       [
         col((u) => u.row.customer_id),
         col((u) => u.row.screened_value),
@@ -185,6 +231,9 @@ export class AlertStore {
         col((u) => u.count),
         col((u) => new Date(u.first).toISOString()),
         col((u) => new Date(u.row.time).toISOString()),
+        col((u) => listedKey(u.row)),
+        col((u) => JSON.stringify(u.row.evidence)),
+        col((u) => scoreOf(u.row)),
       ],
     );
   }
@@ -223,8 +272,10 @@ export class AlertStore {
 
   /** An alert with its latest evidence and full history; null when the customer has no such alert. */
   async get(customerId: number, id: number, q: Queryable = this.db): Promise<AlertDetail | null> {
-    const { rows } = await q.query<AlertRow & { list_version: string; endpoint: string; request_id: string }>(
-      `SELECT ${COLUMNS}, list_version, endpoint, request_id FROM alerts WHERE id = $1 AND customer_id = $2`,
+    const { rows } = await q.query<
+      AlertRow & { list_version: string; endpoint: string; request_id: string; evidence: Record<string, unknown> }
+    >(
+      `SELECT ${COLUMNS}, list_version, endpoint, request_id, evidence FROM alerts WHERE id = $1 AND customer_id = $2`,
       [id, customerId],
     );
     if (rows.length === 0) return null;
@@ -236,7 +287,13 @@ export class AlertStore {
     );
     return {
       ...toAlert(r),
-      evidence: { match: r.match, list_version: r.list_version, endpoint: r.endpoint, request_id: r.request_id },
+      evidence: {
+        match: r.match,
+        list_version: r.list_version,
+        endpoint: r.endpoint,
+        request_id: r.request_id,
+        answer: r.evidence,
+      },
       history: events.rows.map((e) => ({ ...e, at: iso(e.at) })),
     };
   }

@@ -18,6 +18,8 @@ export interface AuditMatchRow {
   list_version: string;
   /** The as-of time (ms) of a screening as of a past date, else null. */
   as_of: number | null;
+  /** The match as answered (AuditMatch.evidence). */
+  evidence: Readonly<Record<string, unknown>>;
 }
 
 export interface UsageRow {

@@ -36,6 +36,7 @@ export function matchRows(
     match: m.match,
     list_version: m.list_version,
     as_of: m.as_of,
+    evidence: m.evidence,
   }));
 }
 

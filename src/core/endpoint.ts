@@ -77,6 +77,11 @@ export interface AuditMatch {
   list_version: string;
   /** The as-of time of a screening as of a past date (ms), else null. */
   as_of: number | null;
+  /**
+   * The match as the answer gave it (value, list, metadata, source_url, score, explanation...):
+   * the evidence kept with the audit row and the alert, whatever later list versions say.
+   */
+  evidence: Readonly<Record<string, unknown>>;
 }
 
 /** A handler's answer when it is not JSON (CSV download); an iterable body is streamed with backpressure. */

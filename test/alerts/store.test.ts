@@ -25,6 +25,7 @@ function row(customerId: number, screened: string, matched: string, time: number
     match: 'exact',
     list_version: 'v1',
     as_of: null,
+    evidence: { value: matched, list: 'ofac_sdn' },
     ...extra,
   } satisfies AuditMatchRow;
 }
@@ -66,8 +67,35 @@ for (const backend of BACKENDS) {
         list_version: 'v2',
         endpoint: 'screen.crypto',
         request_id: `req-${T0 + 9000}`,
+        answer: { value: '0xaa', list: 'ofac_sdn' },
       });
       assert.deepEqual(detail.history, []);
+    });
+
+    test("a name match's alert is the listed party's: two of its aliases make one alert, scored", async () => {
+      const { db } = await backend.database();
+      const { customerId } = await analyst(db, 'party');
+      const store = new AlertStore(db);
+      const party = (alias: string, score: number) => ({
+        value: alias,
+        list: 'ofac_sdn',
+        match: 'fuzzy',
+        metadata: { id: 'ofac_sdn:12345', caption: 'KIM, Jong Un', score, birth_dates: ['1984-01-08'] },
+        source_url: 'https://sanctionssearch.ofac.treas.gov/Details.aspx?id=12345',
+      });
+      await store.record([
+        row(customerId, 'Kim Jong Un', 'KIM, Jong Un', T0, { evidence: party('KIM, Jong Un', 0.9) }),
+      ]);
+      await store.record([
+        row(customerId, 'Kim Jong Un', 'KIM Jong-un', T0 + 10, { evidence: party('KIM Jong-un', 0.85) }),
+      ]);
+      const page = await store.list(customerId, { limit: 10 });
+      assert.deepEqual(
+        page.items.map((a) => [a.listed_party, a.matched_value, a.score, a.occurrences, a.subject]),
+        [['ofac_sdn:12345', 'KIM Jong-un', 0.85, 2, null]],
+      );
+      const detail = (await store.get(customerId, page.items[0].id))!;
+      assert.deepEqual(detail.evidence.answer, party('KIM Jong-un', 0.85));
     });
 
     test('keyset pages cover every alert once; filters narrow them', async () => {

@@ -60,6 +60,7 @@ function match(
     match: 'exact',
     list_version: '',
     as_of: null,
+    evidence: {},
   };
 }
 

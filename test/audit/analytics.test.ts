@@ -32,6 +32,7 @@ before(async () => {
       match: 'domain',
       list_version: '',
       as_of: null,
+      evidence: {},
     })),
   );
   await store.usage.write(

@@ -40,6 +40,7 @@ function stored(): AuditMatchRow[] {
       match: 'exact',
       list_version: '',
       as_of: null,
+      evidence: {},
     };
   });
 }

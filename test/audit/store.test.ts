@@ -28,6 +28,7 @@ function match(i: number, customer: number, time: number, list = i % 2 ? 'ofac_s
     match: 'exact',
     list_version: 'v1',
     as_of: null,
+    evidence: {},
   };
 }
 

@@ -62,6 +62,7 @@ function generated(): AuditMatchRow[] {
       match: 'exact',
       list_version: '',
       as_of: null,
+      evidence: {},
     };
   });
 }

@@ -79,6 +79,7 @@ function match(i: number, customer: number): AuditMatchRow {
     match: 'exact',
     list_version: '1',
     as_of: null,
+    evidence: {},
   };
 }
 

@@ -66,6 +66,7 @@ function hostileMatch(i: number, value: string, customer: number): AuditMatchRow
     match: 'exact',
     list_version: value,
     as_of: i % 2 ? null : Date.parse('2024-01-01T00:00:00Z') + i,
+    evidence: {},
   };
 }
 
@@ -108,6 +109,7 @@ describe('audit writer: rows as TabSeparated lines', () => {
       match: 'exact',
       list_version: 'v',
       as_of: base.time,
+      evidence: {},
     };
     const usage: UsageRow = {
       ...base,
@@ -274,6 +276,7 @@ describe('audit writer: rows as TabSeparated lines', () => {
       match: 'exact',
       list_version: 'v1',
       as_of: null,
+      evidence: {},
     };
     const usage: UsageRow = {
       time: base.time,

@@ -97,6 +97,7 @@ describe('charge rows', () => {
       match: 'exact',
       list_version: 'v1',
       as_of: null,
+      evidence: {},
     };
     assert.deepEqual(matchRows(ep, meta(), 5, 7, '0xp', [match]), [
       { time: 5, customer_id: 7, payer: '0xp', request_id: 'req-1', endpoint: 'screen.test', ...match },

@@ -268,6 +268,7 @@ for (const backend of BACKENDS) {
           match: 'exact',
           list_version: 'v1',
           as_of: null,
+          evidence: {},
         },
         {
           screened_value: '0xabc',
@@ -277,6 +278,7 @@ for (const backend of BACKENDS) {
           match: 'exact',
           list_version: 'v2',
           as_of: null,
+          evidence: {},
         },
       ];
       assert.deepEqual(await charge.commit({ status: 200, audit: audited }), { headers: {} });
@@ -514,6 +516,7 @@ for (const backend of BACKENDS) {
             match: 'exact',
             list_version: 'v1',
             as_of: null,
+            evidence: {},
           },
         ],
       });

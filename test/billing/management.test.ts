@@ -169,6 +169,7 @@ describe('management API handlers', () => {
       match: 'exact',
       list_version: 'v1',
       as_of: null,
+      evidence: {},
     });
     await audit.matches.write([row(1, 'phish'), row(2, 'phish'), row(3, 'disposable')]);
     await audit.usage.write(

@@ -495,6 +495,7 @@ test('values with markup render as text, in the audit trail and a match’s deta
       match: 'exact',
       list_version: '',
       as_of: null,
+      evidence: {},
     },
   ]);
   await api('/account/tokens', customer.token, { method: 'POST', body: JSON.stringify({ name: markup }) });

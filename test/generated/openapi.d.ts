@@ -2295,8 +2295,18 @@ export interface components {
             status: components["schemas"]["AlertStatus"];
             /** @description The value screened (normalized as the audit trail stores it). */
             screened_value: string;
-            /** @description The listed value it matched. */
+            /** @description The listed value it matched (a name match: the best name). */
             matched_value: string;
+            /** @description What the alert is about: the listed party (`metadata.id` of a name match), else the listed value. */
+            listed_party: string;
+            /** @description The latest match score; 1 for an exact match. */
+            score: number;
+            /** @description The monitored subject the match came from; null for a screening. */
+            subject: {
+                external_id: string;
+                type: string;
+                names: string[];
+            } | null;
             /** @description List slug. */
             list: string;
             list_type: string;
@@ -2328,8 +2338,18 @@ export interface components {
             status: components["schemas"]["AlertStatus"];
             /** @description The value screened (normalized as the audit trail stores it). */
             screened_value: string;
-            /** @description The listed value it matched. */
+            /** @description The listed value it matched (a name match: the best name). */
             matched_value: string;
+            /** @description What the alert is about: the listed party (`metadata.id` of a name match), else the listed value. */
+            listed_party: string;
+            /** @description The latest match score; 1 for an exact match. */
+            score: number;
+            /** @description The monitored subject the match came from; null for a screening. */
+            subject: {
+                external_id: string;
+                type: string;
+                names: string[];
+            } | null;
             /** @description List slug. */
             list: string;
             list_type: string;
@@ -2357,6 +2377,10 @@ export interface components {
                 endpoint: string;
                 /** @description Its request id, to find it in the audit trail. */
                 request_id: string;
+                /** @description The match as the screening answered it (value, list, metadata, source_url), kept whole. */
+                answer: {
+                    [key: string]: unknown;
+                };
             };
             /** @description Decisions and comments, oldest first; never edited. */
             history: components["schemas"]["AlertEvent"][];

@@ -52,6 +52,7 @@ export function pepEndpoints(deps: { pep: PepProvider }): AnyEndpoint[] {
             match: 'fuzzy',
             list_version: '',
             as_of: null,
+            evidence: m,
           })),
     }),
   ];

@@ -73,6 +73,7 @@ export function auditRows(out: ScreenEnvelope, basis: ScreeningBasis | undefined
     match: m.match,
     list_version: basis?.versionOf(m.list) ?? '',
     as_of: basis?.asOf ?? null,
+    evidence: m,
   }));
 }
 

@@ -18,7 +18,16 @@ const Alert = z
     version: z.number().int().min(1).meta({ description: 'Name it in a decision; it rises with each decision.' }),
     status: AlertStatus,
     screened_value: z.string().meta({ description: 'The value screened (normalized as the audit trail stores it).' }),
-    matched_value: z.string().meta({ description: 'The listed value it matched.' }),
+    matched_value: z.string().meta({ description: 'The listed value it matched (a name match: the best name).' }),
+    listed_party: z.string().meta({
+      description: 'What the alert is about: the listed party (`metadata.id` of a name match), else the listed value.',
+    }),
+    score: z.number().min(0).max(1).meta({ description: 'The latest match score; 1 for an exact match.' }),
+    subject: z
+      .object({ external_id: z.string(), type: z.string(), names: z.array(z.string()) })
+      .strict()
+      .nullable()
+      .meta({ description: 'The monitored subject the match came from; null for a screening.' }),
     list: z.string().meta({ description: 'List slug.' }),
     list_type: z.string(),
     match: z.string().meta({ description: 'How the latest occurrence matched (`exact`, `fuzzy`, …).' }),
@@ -50,6 +59,9 @@ export const AlertDetail = Alert.extend({
       list_version: z.string().meta({ description: 'The list version of the latest occurrence.' }),
       endpoint: z.string().meta({ description: 'The operation of the latest occurrence.' }),
       request_id: z.string().meta({ description: 'Its request id, to find it in the audit trail.' }),
+      answer: z.record(z.string(), z.unknown()).meta({
+        description: 'The match as the screening answered it (value, list, metadata, source_url), kept whole.',
+      }),
     })
     .strict(),
   history: z.array(AlertEvent).meta({ description: 'Decisions and comments, oldest first; never edited.' }),
