@@ -6,8 +6,8 @@
  * from Linux's /proc.
  *   node --import tsx bench/http.ts [--seconds N] [--rounds N] [--connections N] [--parent DIR]
  * `--parent DIR`: a checkout of another commit, built (`make build`), whose service runs beside
- * this one: its `/search` is measured in the same rounds (issue #21 holds `/screen/name`'s ratio to
- * the bare route to the parent build's `/search` ratio). It ingests the lists itself at start.
+ * this one: each service route is measured on it right after this build's, in the same rounds, and
+ * a table gives this build ÷ the parent per round. It ingests the lists itself at start.
  * Prints a markdown section on stdout.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -171,41 +171,41 @@ async function main() {
     for (const u of [url, parentUrl])
       while (u && (await fetch(`${u}/readyz`)).status !== 200) await new Promise((r) => setTimeout(r, 200));
     const auth = `Bearer ${(await createCustomerToken(url, 1_000_000_000, 'bench')).token}`;
-    const targets: { name: string; url: string; headers?: Record<string, string>; parent?: boolean }[] = [
-      { name: 'bare uWS route (fixed JSON)', url: `http://127.0.0.1:${bare.port}/hello` },
-      {
-        name: '/screen/crypto match, token + quota + audit',
-        url: `${url}/api/v1/screen/crypto/${XBT}`,
-        headers: { authorization: auth },
-      },
+    const parentAuth = parentUrl && `Bearer ${(await createCustomerToken(parentUrl, 1_000_000_000, 'bench')).token}`;
+    const routes: { name: string; path: string; auth?: boolean }[] = [
+      { name: '/screen/crypto match, token + quota + audit', path: `/api/v1/screen/crypto/${XBT}`, auth: true },
       {
         name: '/screen/crypto no match, token + quota + audit',
-        url: `${url}/api/v1/screen/crypto/0x000000000000000000000000000000000000dEaD`,
-        headers: { authorization: auth },
+        path: '/api/v1/screen/crypto/0x000000000000000000000000000000000000dEaD',
+        auth: true,
       },
-      {
-        name: '/screen/country region match, token',
-        url: `${url}/api/v1/screen/country/Ukraine`,
-        headers: { authorization: auth },
-      },
-      { name: '/vpn/{ip}, token', url: `${url}/api/v1/vpn/2.26.157.10`, headers: { authorization: auth } },
-      { name: '/geo/{ip}, token', url: `${url}/api/v1/geo/8.8.8.8`, headers: { authorization: auth } },
+      { name: '/screen/country region match, token', path: '/api/v1/screen/country/Ukraine', auth: true },
+      { name: '/vpn/{ip}, token', path: '/api/v1/vpn/2.26.157.10', auth: true },
+      { name: '/geo/{ip}, token', path: '/api/v1/geo/8.8.8.8', auth: true },
       {
         name: '/screen/name match, token + quota + audit',
-        url: `${url}/api/v1/screen/name?name=${encodeURIComponent(NAME)}`,
-        headers: { authorization: auth },
+        path: `/api/v1/screen/name?name=${encodeURIComponent(NAME)}`,
+        auth: true,
       },
-      { name: '/search fuzzy (public)', url: `${url}/api/v1/search?q=${encodeURIComponent(NAME)}` },
-      ...(parentUrl
-        ? [
-            {
-              name: `/search fuzzy (public), parent build (${PARENT})`,
-              url: `${parentUrl}/api/v1/search?q=${encodeURIComponent(NAME)}`,
-              parent: true,
-            },
-          ]
-        : []),
-      { name: '/stats (public)', url: `${url}/api/v1/stats` },
+      { name: '/search fuzzy (public)', path: `/api/v1/search?q=${encodeURIComponent(NAME)}` },
+      { name: '/stats (public)', path: '/api/v1/stats' },
+    ];
+    const PARENT_SUFFIX = ', parent build';
+    const targets: { name: string; url: string; headers?: Record<string, string>; parent?: boolean }[] = [
+      { name: 'bare uWS route (fixed JSON)', url: `http://127.0.0.1:${bare.port}/hello` },
+      ...routes.flatMap((r) => [
+        { name: r.name, url: url + r.path, headers: r.auth ? { authorization: auth } : undefined },
+        ...(parentUrl
+          ? [
+              {
+                name: r.name + PARENT_SUFFIX,
+                url: parentUrl + r.path,
+                headers: r.auth ? { authorization: parentAuth! } : undefined,
+                parent: true,
+              },
+            ]
+          : []),
+      ]),
     ];
     const results = new Map<string, MeasuredRun[]>();
     for (let round = 0; round < ROUNDS; round++) {
@@ -222,10 +222,15 @@ async function main() {
     const batches: string[] = [];
     for (const listed of [false, true]) {
       for (const inFlight of [1, 2]) {
-        const r = await batchRate(url, auth, listed, inFlight);
-        batches.push(
-          `| ${listed ? 'a third listed (2 matches each)' : 'none listed'} | ${inFlight} | ${Math.round(r.median).toLocaleString('en-US')} | ${Math.round(r.aggregate).toLocaleString('en-US')} |`,
-        );
+        for (const [build, u, a] of [
+          ['', url, auth],
+          ...(parentUrl ? [[PARENT_SUFFIX, parentUrl, parentAuth!]] : []),
+        ]) {
+          const r = await batchRate(u, a, listed, inFlight);
+          batches.push(
+            `| ${listed ? 'a third listed (2 matches each)' : 'none listed'}${build} | ${inFlight} | ${Math.round(r.median).toLocaleString('en-US')} | ${Math.round(r.aggregate).toLocaleString('en-US')} |`,
+          );
+        }
       }
     }
     const bareRounds = results.get(targets[0].name)!;
@@ -248,6 +253,21 @@ async function main() {
         return `| ${t.name} | ${Math.round(rps).toLocaleString('en-US')} | ${percent(rps / bareRps)} | ${percent(median(perRound))} (${percent(Math.min(...perRound))}–${percent(Math.max(...perRound))}) | ${median(rs.map((r) => r.p50ms)).toFixed(2)} | ${median(rs.map((r) => r.p99ms)).toFixed(2)} |`;
       }),
       '',
+      ...(parentUrl
+        ? [
+            `### This build against the parent build (${PARENT}), same rounds`,
+            '',
+            '| route | this ÷ parent req/s per round: median (range) |',
+            '|---|---:|',
+            ...routes.map((r) => {
+              const mine = results.get(r.name)!;
+              const theirs = results.get(r.name + PARENT_SUFFIX)!;
+              const perRound = mine.map((m, i) => m.rps / theirs[i].rps);
+              return `| ${r.name} | ${percent(median(perRound))} (${percent(Math.min(...perRound))}–${percent(Math.max(...perRound))}) |`;
+            }),
+            '',
+          ]
+        : []),
       `### CPU per request while wrk runs each route (µs, medians of the rounds; ${availableParallelism()} cores)`,
       '',
       "Per request: the server's main thread (uWS, the handler, and the kernel's send and receive paths it runs),",

@@ -3,7 +3,7 @@
  * a header with the date, the machine and the commit, then one section per suite, each naming
  * the run it comes from (date, commit, load average before it). Nothing written by hand is kept;
  * investigations and comparisons between builds live in docs/investigations/.
- *   node dist/bench/run.js [--only engine,loaders,audit,audit-paced,ipintel,names,flexsearch,analytics,lists-feed,lists-upload,fanout,http] [--engine-sizes 100000,1000000] [--parent DIR]
+ *   node dist/bench/run.js [--only engine,loaders,audit,audit-paced,ipintel,names,flexsearch,analytics,lists-feed,lists-upload,strict,alerts,fanout,http] [--engine-sizes 100000,1000000] [--parent DIR]
  * With --only, the suites not named keep their section of the run that last wrote them.
  * (`make bench` builds dist/ first; every suite then runs compiled, as `make run` does. Under
  * `node --import tsx bench/run.ts` the suites run through tsx instead.)
@@ -62,6 +62,16 @@ const suites: { name: string; title: string; args: string[]; node?: string[] }[]
     title: 'Upload of 1M rows into an operator list (streamed, checked, diffed, served)',
     args: ['bench/lists.ts', 'upload'],
     node: ['--expose-gc', ...SERVICE_NODE_FLAGS],
+  },
+  {
+    name: 'strict',
+    title: 'AUDIT_STRICT against the default mode (write-ahead log; issue #36)',
+    args: ['bench/strict.ts'],
+  },
+  {
+    name: 'alerts',
+    title: 'Alert list over 1M alerts of one customer (issue #38)',
+    args: ['bench/alerts.ts'],
   },
   {
     name: 'fanout',
