@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { once } from 'node:events';
 import { createCustomerToken, prepareDataDir, spawnService, testEnv } from '../../harness/service.js';
-import { INTERRUPTED_ERROR } from '../../src/webhooks/delivery.js';
+import { INTERRUPTED_ERROR } from '../../src/webhooks/claims.js';
 import { startReceiver } from './receiver.js';
 
 /**
