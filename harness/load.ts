@@ -119,3 +119,35 @@ export function batchLoad(
     },
   };
 }
+
+/**
+ * A sender of one batch `body` (of `items` values) on keep-alive connections, for benchmarks:
+ * each call resolves once all `items` lines arrived with a 200 and rejects otherwise. Lines are
+ * counted in the bytes as they arrive: decoding the answer would cost the client a CPU.
+ */
+export function batchSender(url: string, auth: string, body: Buffer, items: number) {
+  const target = new URL(`${url}/api/v1/screen/batch`);
+  const agent = new Agent({ keepAlive: true });
+  const headers = { authorization: auth, 'content-type': 'application/json', 'content-length': String(body.length) };
+  const send = () =>
+    new Promise<void>((resolve, reject) => {
+      const req = request(
+        { host: target.hostname, port: target.port, path: target.pathname, method: 'POST', agent, headers },
+        (res) => {
+          let lines = 0;
+          res.on('data', (chunk: Buffer) => {
+            for (let i = chunk.indexOf(0x0a); i !== -1; i = chunk.indexOf(0x0a, i + 1)) lines++;
+          });
+          res.on('end', () =>
+            res.statusCode === 200 && lines === items
+              ? resolve()
+              : reject(new Error(`batch failed: ${res.statusCode}, ${lines} lines`)),
+          );
+          res.on('error', reject);
+        },
+      );
+      req.on('error', reject);
+      req.end(body);
+    });
+  return { send, close: () => agent.destroy() };
+}
