@@ -11,11 +11,11 @@
  * Prints a markdown section on stdout.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { Agent, request } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { once } from 'node:events';
 import { availableParallelism, tmpdir } from 'node:os';
+import { batchSender } from '../harness/load.js';
 import { createCustomerToken, prepareDataDir, spawnService, testEnv } from '../harness/service.js';
 import { COMPILED, REPO_ROOT } from '../harness/paths.js';
 import { hasWrk, median, wrk, type WrkResult } from './wrk.js';
@@ -110,30 +110,7 @@ async function batchRate(
         : { type: 'crypto', value: listed ? XBT : `bc1q${i.toString(36).padStart(38, 'x')}` },
   );
   const body = Buffer.from(JSON.stringify({ items }));
-  const target = new URL(`${url}/api/v1/screen/batch`);
-  const agent = new Agent({ keepAlive: true });
-  const headers = { authorization: auth, 'content-type': 'application/json', 'content-length': String(body.length) };
-  /** One batch; resolves once its 10,000 lines arrived with a 200. */
-  const screenBatch = () =>
-    new Promise<void>((resolve, reject) => {
-      const req = request(
-        { host: target.hostname, port: target.port, path: target.pathname, method: 'POST', agent, headers },
-        (res) => {
-          let lines = 0;
-          res.on('data', (chunk: Buffer) => {
-            for (let i = chunk.indexOf(0x0a); i !== -1; i = chunk.indexOf(0x0a, i + 1)) lines++;
-          });
-          res.on('end', () =>
-            res.statusCode === 200 && lines === 10_000
-              ? resolve()
-              : reject(new Error(`batch failed: ${res.statusCode}, ${lines} lines`)),
-          );
-          res.on('error', reject);
-        },
-      );
-      req.on('error', reject);
-      req.end(body);
-    });
+  const batches = batchSender(url, auth, body, 10_000);
   const run = async (ms: number) => {
     const rates: number[] = [];
     const until = performance.now() + ms;
@@ -142,7 +119,7 @@ async function batchRate(
       Array.from({ length: inFlight }, async () => {
         while (performance.now() < until) {
           const t0 = performance.now();
-          await screenBatch();
+          await batches.send();
           rates.push((10_000 / (performance.now() - t0)) * 1000);
         }
       }),
@@ -152,7 +129,7 @@ async function batchRate(
   // Warm-up (discarded): the batch path's code is not compiled by the wrk rounds before it.
   await run(2000);
   const measured = await run(6000);
-  agent.destroy();
+  batches.close();
   return measured;
 }
 

@@ -8,7 +8,7 @@
  */
 import { once } from 'node:events';
 import { readFileSync, rmSync } from 'node:fs';
-import { Agent, request } from 'node:http';
+import { batchSender } from '../harness/load.js';
 import { createCustomerToken, prepareDataDir, spawnService, testEnv } from '../harness/service.js';
 import { hasWrk, median, wrk } from './wrk.js';
 
@@ -30,42 +30,20 @@ async function batchRate(url: string, auth: string, inFlight: number, seconds: n
       lists: 'ofac_sdn',
     }),
   );
-  const target = new URL(`${url}/api/v1/screen/batch`);
-  const agent = new Agent({ keepAlive: true });
-  const headers = { authorization: auth, 'content-type': 'application/json', 'content-length': String(body.length) };
-  const one = () =>
-    new Promise<void>((resolve, reject) => {
-      const req = request(
-        { host: target.hostname, port: target.port, path: target.pathname, method: 'POST', agent, headers },
-        (res) => {
-          let lines = 0;
-          res.on('data', (chunk: Buffer) => {
-            for (let i = chunk.indexOf(0x0a); i !== -1; i = chunk.indexOf(0x0a, i + 1)) lines++;
-          });
-          res.on('end', () =>
-            res.statusCode === 200 && lines === BATCH_ITEMS
-              ? resolve()
-              : reject(new Error(`batch failed: ${res.statusCode}, ${lines} lines`)),
-          );
-          res.on('error', reject);
-        },
-      );
-      req.on('error', reject);
-      req.end(body);
-    });
+  const batches = batchSender(url, auth, body, BATCH_ITEMS);
   let done = 0;
   const started = performance.now();
   const until = started + seconds * 1000;
   await Promise.all(
     Array.from({ length: inFlight }, async () => {
       while (performance.now() < until) {
-        await one();
+        await batches.send();
         done++;
       }
     }),
   );
   const rate = (done * BATCH_ITEMS * 1000) / (performance.now() - started);
-  agent.destroy();
+  batches.close();
   return rate;
 }
 

@@ -17,6 +17,7 @@ import pino from 'pino';
 import { loadConfig, type Env } from '../src/config.js';
 import { createService, type Service, type ServiceOverrides } from '../src/service.js';
 import { ListManager } from '../loaders/manager.js';
+import { openPglite } from '../src/store/pglite.js';
 import { COMPILED, REPO_ROOT, SERVICE_NODE_FLAGS, SHARED_DATA } from './paths.js';
 
 /**
@@ -39,13 +40,17 @@ function sourceCodeDigest(): string {
   return h.digest('hex').slice(0, 16);
 }
 
-async function ingestedListsDir(): Promise<string> {
-  const cache = join(REPO_ROOT, '.tmp', `test-lists-${sourceCodeDigest()}`);
+/**
+ * Builds `.tmp/<name>` once across the parallel test processes (a directory lock makes exactly
+ * one of them build it) and returns its path; a DONE file marks it complete.
+ */
+async function builtOnce(name: string, build: (dir: string) => Promise<void>): Promise<string> {
+  const cache = join(REPO_ROOT, '.tmp', name);
   const done = join(cache, 'DONE');
   const lock = `${cache}.lock`;
   mkdirSync(join(REPO_ROOT, '.tmp'), { recursive: true });
   for (;;) {
-    if (existsSync(done)) return join(cache, 'lists');
+    if (existsSync(done)) return cache;
     try {
       mkdirSync(lock);
     } catch {
@@ -54,14 +59,37 @@ async function ingestedListsDir(): Promise<string> {
     }
     try {
       rmSync(cache, { recursive: true, force: true });
-      const config = loadConfig(testEnv(cache));
-      const manager = new ListManager({ config, engine: null, log: pino({ level: 'silent' }) });
-      await manager.refresh();
+      mkdirSync(cache, { recursive: true });
+      await build(cache);
       writeFileSync(done, new Date().toISOString());
     } finally {
       rmSync(lock, { recursive: true, force: true });
     }
   }
+}
+
+async function ingestedListsDir(): Promise<string> {
+  const cache = await builtOnce(`test-lists-${sourceCodeDigest()}`, async (dir) => {
+    const config = loadConfig(testEnv(dir));
+    const manager = new ListManager({ config, engine: null, log: pino({ level: 'silent' }) });
+    await manager.refresh();
+  });
+  return join(cache, 'lists');
+}
+
+/**
+ * A PGlite data directory as `initdb` leaves it, not migrated (each service migrates its own, as
+ * in production). Creating one costs seconds of CPU (12 s at load 15 on 2 cores); a copy of
+ * this one opens in about one.
+ */
+async function initialisedPgliteDir(): Promise<string> {
+  const { version } = JSON.parse(
+    readFileSync(join(REPO_ROOT, 'node_modules', '@electric-sql', 'pglite', 'package.json'), 'utf8'),
+  ) as { version: string };
+  const cache = await builtOnce(`test-pglite-${version}`, async (dir) => {
+    await (await openPglite(join(dir, 'pglite'))).close();
+  });
+  return join(cache, 'pglite');
 }
 
 /**
@@ -92,10 +120,11 @@ export function testEnv(dataDir: string, env: Env = {}): Env {
   };
 }
 
-/** A fresh DATA_DIR holding the ingested real lists. */
+/** A fresh DATA_DIR holding the ingested real lists and an initialised (empty) PGlite database. */
 export async function prepareDataDir(): Promise<string> {
   const dataDir = mkdtempSync(join(tmpdir(), 'screening-test-'));
   cpSync(await ingestedListsDir(), join(dataDir, 'lists'), { recursive: true });
+  cpSync(await initialisedPgliteDir(), join(dataDir, 'pglite'), { recursive: true });
   return dataDir;
 }
 

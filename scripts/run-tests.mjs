@@ -12,11 +12,20 @@ function walk(dir) {
     return name.endsWith('.test.ts') ? [p] : [];
   });
 }
+// The runner starts files in the order given, two at a time: the longest (minutes each, real
+// processes killed and restarted) go first, so that none of them starts last and runs alone.
+const LONGEST = [
+  'test/billing/quota-nodes.test.ts',
+  'test/server/upload-crash.test.ts',
+  'test/server/lifecycle.test.ts',
+  'test/webhooks/interrupted.test.ts',
+];
+const rank = (f) => (LONGEST.includes(f) ? LONGEST.indexOf(f) : LONGEST.length);
 const filters = process.argv.slice(2);
 const files = walk(join(root, 'test'))
   .map((f) => relative(root, f))
   .filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)))
-  .sort();
+  .sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0));
 if (files.length === 0) {
   console.error('no test files matched');
   process.exit(1);

@@ -103,6 +103,8 @@ const schema = z.object({
   UPGRADE_URL: url.optional(),
   WEBHOOK_ALLOW_LOOPBACK: bool.default(false),
   WEBHOOK_ALLOW_PRIVATE: bool.default(false),
+  // Longer than the 10 s acknowledgement deadline: a live attempt is never retried beside itself.
+  WEBHOOK_LEASE_MS: int(10_001, 3_600_000).default(40_000),
 
   X402_PAY_TO: address.optional(),
   X402_NETWORK: z

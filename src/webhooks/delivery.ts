@@ -2,9 +2,16 @@ import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
 import type { Db } from '../store/db.js';
-import { afterAttempt, postEvent, type PostEventOptions, type RetryPolicy } from './attempt.js';
-import { createDeliveryMetrics } from './delivery-metrics.js';
-import type { EventRow } from './events.js';
+import { afterAttempt, postEvent, type AttemptOutcome, type PostEventOptions, type RetryPolicy } from './attempt.js';
+import {
+  claimDueDeliveries,
+  deliveryToSend,
+  INTERRUPTED_ERROR,
+  recordAttemptOutcome,
+  recordAttemptStart,
+  type ClaimedDelivery,
+} from './claims.js';
+import { createDeliveryMetrics, type DeliveryMetrics } from './delivery-metrics.js';
 import type { Lookup, UrlPolicy } from './ssrf.js';
 
 /**
@@ -38,11 +45,6 @@ const RETRY_SCHEDULE_MS: readonly number[] = [
   6 * 3600_000,
   12 * 3600_000,
 ];
-/**
- * The error of an attempt that never got an outcome: the node running it stopped (killed,
- * crashed) while its POST was out, so the receiver may have got it.
- */
-export const INTERRUPTED_ERROR = 'interrupted: the service stopped during the attempt';
 
 export interface WebhookDeliveryOptions {
   db: Db;
@@ -77,171 +79,135 @@ export interface WebhookDelivery {
   runOnce(): Promise<number>;
 }
 
-export function createWebhookDelivery(opts: WebhookDeliveryOptions): WebhookDelivery {
-  const { db, log } = opts;
+/** The worker's settings, defaults applied. */
+interface DeliverySettings {
+  db: Db;
+  log: Logger;
+  now: () => number;
+  retry: RetryPolicy;
+  maxConcurrency: number;
+  perEndpoint: number;
+  leaseMs: number;
+  pollMs: number;
+  /** This process, as the log names the node of an attempt. */
+  node: string;
+  metrics: DeliveryMetrics;
+  post: PostEventOptions;
+}
+
+function deliverySettings(opts: WebhookDeliveryOptions): DeliverySettings {
   const now = opts.now ?? Date.now;
   const timeoutMs = opts.timeoutMs ?? 10_000;
-  const retry: RetryPolicy = {
-    delays: opts.retryDelaysMs ?? RETRY_SCHEDULE_MS,
-    jitter: opts.jitter ?? 0.2,
-    random: opts.random ?? Math.random,
+  const metrics = createDeliveryMetrics(opts.registry ?? new Registry());
+  return {
+    db: opts.db,
+    log: opts.log,
+    now,
+    retry: {
+      delays: opts.retryDelaysMs ?? RETRY_SCHEDULE_MS,
+      jitter: opts.jitter ?? 0.2,
+      random: opts.random ?? Math.random,
+    },
+    maxConcurrency: opts.maxConcurrency ?? 32,
+    perEndpoint: opts.perEndpointConcurrency ?? 4,
+    leaseMs: opts.leaseMs ?? timeoutMs + 30_000,
+    pollMs: opts.pollIntervalMs ?? 1000,
+    node: `${hostname()}:${process.pid}`,
+    metrics,
+    post: { policy: opts.policy, lookup: opts.lookup, timeoutMs, now, latency: metrics.latency },
   };
-  const maxConcurrency = opts.maxConcurrency ?? 32;
-  const perEndpoint = opts.perEndpointConcurrency ?? 4;
-  const leaseMs = opts.leaseMs ?? timeoutMs + 30_000;
-  const pollMs = opts.pollIntervalMs ?? 1000;
-  const node = `${hostname()}:${process.pid}`;
-  const { attemptsTotal, outcomes, latency } = createDeliveryMetrics(opts.registry ?? new Registry());
-  const post: PostEventOptions = { policy: opts.policy, lookup: opts.lookup, timeoutMs, now, latency };
+}
 
+/**
+ * One attempt of a claimed delivery, top to bottom: read what to send, log the attempt as
+ * started, POST, record the outcome and when to retry.
+ */
+async function attemptDelivery(s: DeliverySettings, deliveryId: number): Promise<void> {
+  const toSend = await deliveryToSend(s.db, deliveryId);
+  if (!toSend) return;
+  const { url, secret, event } = toSend;
+  const n = await startAttempt(s, deliveryId, event.id);
+  if (n === null) return;
+  const out = await postEvent(url, secret, event, s.post);
+  s.metrics.attemptsTotal.labels(out.kind).inc();
+  await recordOutcome(s, deliveryId, event.id, n, out);
+}
+
+/** Logs attempt n as started (see recordAttemptStart); null when there is none to make. */
+async function startAttempt(s: DeliverySettings, deliveryId: number, eventId: string): Promise<number | null> {
+  const fields = { delivery: deliveryId, event: eventId, node: s.node };
+  const started = await recordAttemptStart(
+    s.db,
+    deliveryId,
+    new Date(s.now()).toISOString(),
+    s.retry.delays.length + 1,
+  );
+  for (const attempt of started.interrupted) {
+    s.metrics.attemptsTotal.labels('interrupted').inc();
+    s.log.info({ ...fields, attempt }, 'webhook attempt was interrupted');
+  }
+  if (started.failed) {
+    s.metrics.outcomes.labels('failed').inc();
+    s.log.warn({ ...fields, error: INTERRUPTED_ERROR }, 'webhook delivery failed for good');
+  }
+  return started.attempt;
+}
+
+/** Records attempt n's outcome: delivered, failed for good, or pending until the retry's time. */
+async function recordOutcome(
+  s: DeliverySettings,
+  deliveryId: number,
+  eventId: string,
+  n: number,
+  out: AttemptOutcome,
+): Promise<void> {
+  const { final, wait } = afterAttempt(n, out.ok, s.retry);
+  const moved = await recordAttemptOutcome(s.db, deliveryId, n, out, {
+    status: final,
+    nextAttemptAt: new Date(s.now() + Math.round(wait)).toISOString(),
+    completedAt: final === 'pending' ? null : new Date(s.now()).toISOString(),
+  });
+  if (!moved) return;
+  if (final !== 'pending') s.metrics.outcomes.labels(final).inc();
+  const fields = {
+    delivery: deliveryId,
+    event: eventId,
+    attempt: n,
+    status: out.status,
+    ms: out.latencyMs,
+    node: s.node,
+  };
+  if (final === 'failed') s.log.warn({ ...fields, error: out.error }, 'webhook delivery failed for good');
+  else if (!out.ok)
+    s.log.info({ ...fields, error: out.error, retry_in_ms: Math.round(wait) }, 'webhook attempt failed; will retry');
+  else s.log.debug(fields, 'webhook delivered');
+}
+
+export function createWebhookDelivery(opts: WebhookDeliveryOptions): WebhookDelivery {
+  const s = deliverySettings(opts);
   const inFlight = new Map<number, number>();
   const running = new Set<Promise<void>>();
   let timer: NodeJS.Timeout | null = null;
   let stopped = true;
   let polling: Promise<unknown> | null = null;
 
-  /** Claims due deliveries within the concurrency limits; returns [delivery id, endpoint id] pairs. */
-  async function claim(): Promise<{ id: number; endpoint_id: number }[]> {
-    const capacity = maxConcurrency - running.size;
-    if (capacity <= 0) return [];
-    const at = new Date(now());
-    const nowIso = at.toISOString();
-    return db.transaction(async (tx) => {
-      const { rows } = await tx.query<{ id: number; endpoint_id: number }>(
-        `SELECT d.id, d.endpoint_id FROM webhook_deliveries d
-         WHERE d.id IN (
-           SELECT r.id FROM (
-             SELECT x.id, row_number() OVER (PARTITION BY x.endpoint_id ORDER BY x.next_attempt_at, x.id) AS rn
-             FROM webhook_deliveries x JOIN webhook_endpoints e ON e.id = x.endpoint_id
-             WHERE x.status = 'pending' AND e.enabled AND x.next_attempt_at <= $1
-               AND (x.locked_until IS NULL OR x.locked_until <= $1)
-           ) r WHERE r.rn <= $2)
-         ORDER BY d.next_attempt_at, d.id
-         LIMIT $3
-         FOR UPDATE OF d SKIP LOCKED`,
-        [nowIso, perEndpoint, capacity],
-      );
-      if (rows.length === 0) return [];
-      const endpoints = [...new Set(rows.map((r) => r.endpoint_id))];
-      const leased = await tx.query<{ endpoint_id: number; n: number }>(
-        `SELECT endpoint_id, count(*)::int AS n FROM webhook_deliveries
-         WHERE status = 'pending' AND locked_until > $1 AND endpoint_id = ANY($2::int[]) GROUP BY endpoint_id`,
-        [nowIso, endpoints],
-      );
-      const busy = new Map<number, number>(leased.rows.map((r) => [r.endpoint_id, r.n]));
-      for (const [ep, n] of inFlight) busy.set(ep, Math.max(busy.get(ep) ?? 0, n));
-      const taken = rows.filter((r) => {
-        const n = busy.get(r.endpoint_id) ?? 0;
-        if (n >= perEndpoint) return false;
-        busy.set(r.endpoint_id, n + 1);
-        return true;
-      });
-      if (taken.length > 0) {
-        await tx.query('UPDATE webhook_deliveries SET locked_until = $2 WHERE id = ANY($1::int[])', [
-          taken.map((r) => r.id),
-          new Date(at.getTime() + leaseMs).toISOString(),
-        ]);
-      }
-      return taken;
+  function claim(): Promise<ClaimedDelivery[]> {
+    const capacity = s.maxConcurrency - running.size;
+    if (capacity <= 0) return Promise.resolve([]);
+    return claimDueDeliveries(s.db, {
+      at: new Date(s.now()),
+      capacity,
+      perEndpoint: s.perEndpoint,
+      leaseMs: s.leaseMs,
+      inFlight,
     });
   }
 
-  /**
-   * Records attempt n as started, with no outcome yet, before its POST leaves: a node killed
-   * during the attempt leaves it in the log, and the receiver's POST is never unaccounted for. An
-   * earlier attempt still without an outcome was interrupted that way (its lease expired, hence
-   * this claim): it is marked so, and counts as a failed attempt. Null when the delivery is no
-   * longer pending, or when the interrupted attempt was its last (the delivery is then failed).
-   */
-  async function recordStart(deliveryId: number, eventId: string, startedAt: string): Promise<number | null> {
-    return db.transaction(async (tx) => {
-      const cut = await tx.query<{ attempt: number }>(
-        `UPDATE webhook_attempts SET error = $2 WHERE delivery_id = $1 AND status_code IS NULL AND error IS NULL
-         RETURNING attempt`,
-        [deliveryId, INTERRUPTED_ERROR],
-      );
-      for (const { attempt: n } of cut.rows) {
-        attemptsTotal.labels('interrupted').inc();
-        log.info({ delivery: deliveryId, event: eventId, attempt: n, node }, 'webhook attempt was interrupted');
-      }
-      const next = await tx.query<{ attempts: number }>(
-        `UPDATE webhook_deliveries SET attempts = attempts + 1
-         WHERE id = $1 AND status = 'pending' AND attempts <= $2 RETURNING attempts`,
-        [deliveryId, retry.delays.length],
-      );
-      const n = next.rows[0]?.attempts;
-      if (n === undefined) {
-        const failed = await tx.query(
-          `UPDATE webhook_deliveries SET status = 'failed', locked_until = NULL, last_status_code = NULL, last_error = $2,
-             last_latency_ms = NULL, completed_at = $3
-           WHERE id = $1 AND status = 'pending' RETURNING 1`,
-          [deliveryId, INTERRUPTED_ERROR, startedAt],
-        );
-        if (failed.rows.length > 0) {
-          outcomes.labels('failed').inc();
-          log.warn(
-            { delivery: deliveryId, event: eventId, node, error: INTERRUPTED_ERROR },
-            'webhook delivery failed for good',
-          );
-        }
-        return null;
-      }
-      await tx.query(
-        'INSERT INTO webhook_attempts (delivery_id, attempt, started_at, status_code, latency_ms, error) VALUES ($1, $2, $3, NULL, 0, NULL)',
-        [deliveryId, n, startedAt],
-      );
-      return n;
-    });
-  }
-
-  async function attempt(deliveryId: number): Promise<void> {
-    // Read at attempt time: the current URL and secret (a rotation takes effect at once).
-    const { rows } = await db.query<EventRow & { url: string; secret: string }>(
-      `SELECT ev.id, ev.type, ev.created_at, ev.change_id, ev.monitored_entity_id, ev.entity_type, ev.value, ev.label, ev.listing, e.url, e.secret
-       FROM webhook_deliveries d JOIN webhook_events ev ON ev.id = d.event_id JOIN webhook_endpoints e ON e.id = d.endpoint_id
-       WHERE d.id = $1 AND d.status = 'pending'`,
-      [deliveryId],
-    );
-    if (!rows[0]) return;
-    const { url, secret, ...event } = rows[0];
-    const n = await recordStart(deliveryId, event.id, new Date(now()).toISOString());
-    if (n === null) return;
-    const out = await postEvent(url, secret, event, post);
-    attemptsTotal.labels(out.kind).inc();
-    await db.transaction(async (tx) => {
-      await tx.query(
-        'UPDATE webhook_attempts SET status_code = $3, latency_ms = $4, error = $5 WHERE delivery_id = $1 AND attempt = $2',
-        [deliveryId, n, out.status, out.latencyMs, out.error],
-      );
-      const { final, wait } = afterAttempt(n, out.ok, retry);
-      const updated = await tx.query(
-        `UPDATE webhook_deliveries SET status = $2, next_attempt_at = $3, locked_until = NULL, last_status_code = $4,
-           last_error = $5, last_latency_ms = $6, completed_at = $7 WHERE id = $1 AND status = 'pending' RETURNING 1`,
-        [
-          deliveryId,
-          final,
-          new Date(now() + Math.round(wait)).toISOString(),
-          out.status,
-          out.error,
-          out.latencyMs,
-          final === 'pending' ? null : new Date(now()).toISOString(),
-        ],
-      );
-      if (updated.rows.length === 0) return;
-      if (final !== 'pending') outcomes.labels(final).inc();
-      const fields = { delivery: deliveryId, event: event.id, attempt: n, status: out.status, ms: out.latencyMs, node };
-      if (final === 'failed') log.warn({ ...fields, error: out.error }, 'webhook delivery failed for good');
-      else if (!out.ok)
-        log.info({ ...fields, error: out.error, retry_in_ms: Math.round(wait) }, 'webhook attempt failed; will retry');
-      else log.debug(fields, 'webhook delivered');
-    });
-  }
-
-  function launch(d: { id: number; endpoint_id: number }): Promise<void> {
+  function launch(d: ClaimedDelivery): Promise<void> {
     inFlight.set(d.endpoint_id, (inFlight.get(d.endpoint_id) ?? 0) + 1);
-    const p = attempt(d.id)
+    const p = attemptDelivery(s, d.id)
       .catch((err: unknown) =>
-        log.error(
+        s.log.error(
           { err, delivery: d.id },
           'webhook attempt could not be recorded; the lease expires and it is retried',
         ),
@@ -256,21 +222,24 @@ export function createWebhookDelivery(opts: WebhookDeliveryOptions): WebhookDeli
     return p;
   }
 
+  async function poll(): Promise<number> {
+    try {
+      const claimed = await claim();
+      for (const d of claimed) void launch(d);
+      return claimed.length;
+    } catch (err) {
+      s.log.error({ err }, 'webhook outbox poll failed');
+      return 0;
+    }
+  }
+
   function schedule(delay: number): void {
     if (stopped) return;
     timer = setTimeout(() => {
       timer = null;
-      polling = claim()
-        .then((claimed) => {
-          for (const d of claimed) void launch(d);
-          return claimed.length;
-        })
-        .catch((err: unknown) => {
-          log.error({ err }, 'webhook outbox poll failed');
-          return 0;
-        })
+      polling = poll()
         // A full claim means more may be due: poll again at once.
-        .then((n) => schedule(n > 0 && running.size < maxConcurrency ? 0 : pollMs))
+        .then((n) => schedule(n > 0 && running.size < s.maxConcurrency ? 0 : s.pollMs))
         .finally(() => {
           polling = null;
         });

@@ -10,7 +10,7 @@ import {
   type WebhookEvent,
   type WebhookEventType,
 } from './events.js';
-import { INTERRUPTED_ERROR } from './delivery.js';
+import { INTERRUPTED_ERROR } from './claims.js';
 import { insertEvent } from './outbox.js';
 import { newSigningSecret } from './signature.js';
 import { resolveWebhookTarget, type Lookup, type UrlPolicy } from './ssrf.js';

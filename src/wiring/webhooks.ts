@@ -34,7 +34,14 @@ export function startWebhooks(
         (h) => h.entity,
       ),
   });
-  const delivery = createWebhookDelivery({ db, log: webhookLog, policy, registry: metrics.registry, now });
+  const delivery = createWebhookDelivery({
+    db,
+    log: webhookLog,
+    policy,
+    registry: metrics.registry,
+    now,
+    leaseMs: config.WEBHOOK_LEASE_MS,
+  });
   delivery.start();
   if (lists.leadership.isLeader()) ensMonitor.start();
   return { store, ensMonitor, delivery };

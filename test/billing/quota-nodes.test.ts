@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { rmSync } from 'node:fs';
-import { Agent, request } from 'node:http';
 import { test } from 'node:test';
+import { screeningLoad } from '../../harness/load.js';
 import { createCustomerToken, prepareDataDir, spawnService, testEnv, TEST_ADMIN_KEY } from '../../harness/service.js';
 import { postgresServer } from '../store/backends.js';
 
@@ -33,50 +33,9 @@ async function stop(node: Node): Promise<void> {
   await once(node.child, 'exit');
 }
 
-/** Keeps `concurrency` single screenings in flight until stopped; every answer must be a 200. */
-function load(url: string, token: string, concurrency: number) {
-  let ok = 0;
-  const errors: string[] = [];
-  let running = true;
-  const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
-  const one = () =>
-    new Promise<void>((resolve) => {
-      const req = request(
-        `${url}/api/v1/screen/crypto/${XBT}?lists=ofac_sdn`,
-        { agent, headers: { authorization: `Bearer ${token}` } },
-        (res) => {
-          let body = '';
-          res.on('data', (d) => (body += d));
-          res.on('end', () => {
-            if (res.statusCode === 200) ok++;
-            else errors.push(`${res.statusCode} ${body}`);
-            resolve();
-          });
-          res.on('error', () => resolve());
-        },
-      );
-      // The process was killed: the request is unanswered, the worker stops.
-      req.on('error', () => {
-        running = false;
-        resolve();
-      });
-      req.end();
-    });
-  const workers = Array.from({ length: concurrency }, async () => {
-    while (running) await one();
-  });
-  return {
-    get ok() {
-      return ok;
-    },
-    async stop() {
-      running = false;
-      await Promise.all(workers);
-      agent.destroy();
-      return { ok, errors };
-    },
-  };
-}
+/** Single screenings from `concurrency` clients until stopped or the node is killed. */
+const load = (url: string, token: string, concurrency: number) =>
+  screeningLoad(url, `/api/v1/screen/crypto/${XBT}?lists=ofac_sdn`, token, { concurrency, onLostConnection: 'stop' });
 
 async function screen(url: string, token: string): Promise<number> {
   const res = await fetch(`${url}/api/v1/screen/crypto/${XBT}?lists=ofac_sdn`, {
@@ -149,8 +108,8 @@ for (const strict of [false, true])
       const l = load(node.url, token, 8);
       while (l.ok < 1500) await sleep(20);
       await kill(node);
-      const { ok, errors } = await l.stop();
-      assert.deepEqual(errors, []);
+      const { ok, refused, errors } = await l.stop();
+      assert.deepEqual([refused, errors], [0, []], 'every answer before the kill is a 200');
 
       node = await start(dataDir, env);
       try {
@@ -231,7 +190,7 @@ test('two nodes on one PostgreSQL: a lowered quota holds on both at once; one no
     while (la.ok + lb.ok < 1500) await sleep(20);
     await kill(b);
     const [ra, rb] = [await la.stop(), await lb.stop()];
-    assert.deepEqual([...ra.errors, ...rb.errors], []);
+    assert.deepEqual([ra.refused + rb.refused, [...ra.errors, ...rb.errors]], [0, []]);
     b = await start(dirs[1], env);
     nodes[1] = b;
     assert.ok(/"msg":"quota left by a crash settled"/.test(b.output()), 'the restart settled what the crash left');

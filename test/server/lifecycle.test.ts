@@ -2,7 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { once } from 'node:events';
-import { Agent, request } from 'node:http';
+import { request } from 'node:http';
+import { batchLoad, screeningLoad } from '../../harness/load.js';
 import { prepareDataDir, spawnService, testEnv, TEST_ADMIN_KEY } from '../../harness/service.js';
 import { loadConfig } from '../../src/config.js';
 import { openClickHouse } from '../../src/audit/clickhouse.js';
@@ -30,105 +31,13 @@ async function tokenFor(url: string): Promise<{ id: number; token: string }> {
   return { id: c.id, token: t.token };
 }
 
-/**
- * Keeps `concurrency` screening requests in flight on keep-alive connections until stopped:
- * counts 200 answers, 503s (each must close its connection) and any answer >= 500 other than
- * those; a failed connection (the process is gone) is retried after a pause.
- */
-function load(url: string, token: string, concurrency: number) {
-  let ok = 0;
-  let refused = 0;
-  const errors: string[] = [];
-  let running = true;
-  const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
-  const one = () =>
-    new Promise<void>((resolve) => {
-      const req = request(
-        `${url}/api/v1/screen/crypto/${XBT}?lists=ofac_sdn`,
-        { agent, headers: { authorization: `Bearer ${token}` } },
-        (res) => {
-          let body = '';
-          res.on('data', (d) => (body += d));
-          res.on('end', () => {
-            if (res.statusCode === 200) ok++;
-            else if (res.statusCode === 503 && res.headers.connection === 'close') refused++;
-            else errors.push(`${res.statusCode} ${res.headers.connection ?? ''} ${body}`);
-            resolve();
-          });
-          res.on('error', () => resolve());
-        },
-      );
-      req.on('error', () => setTimeout(resolve, 5));
-      req.end();
-    });
-  const worker = async () => {
-    while (running) await one();
-  };
-  const workers = Array.from({ length: concurrency }, worker);
-  return {
-    stop: async () => {
-      running = false;
-      await Promise.all(workers);
-      agent.destroy();
-      return { ok, refused, errors };
-    },
-    get ok() {
-      return ok;
-    },
-  };
-}
+/** Screenings from `concurrency` clients until stopped; a lost connection is retried. */
+const load = (url: string, token: string, concurrency: number) =>
+  screeningLoad(url, `/api/v1/screen/crypto/${XBT}?lists=ofac_sdn`, token, { concurrency, onLostConnection: 'retry' });
 
-/**
- * Batches of `items` listed values from `concurrency` clients until stopped: the lines each
- * request delivered (by X-Request-Id), counted as they arrive, whole or cut off by the kill.
- */
-function batchLoad(url: string, token: string, concurrency: number, items: number) {
-  const delivered = new Map<string, number>();
-  const errors: string[] = [];
-  let whole = 0;
-  let running = true;
-  const body = JSON.stringify({
-    items: Array.from({ length: items }, () => ({ type: 'crypto', value: XBT })),
-    lists: 'ofac_sdn',
-  });
-  const one = () =>
-    new Promise<void>((resolve) => {
-      const req = request(
-        `${url}/api/v1/screen/batch`,
-        { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' } },
-        (res) => {
-          const id = String(res.headers['x-request-id']);
-          let lines = 0;
-          res.on('data', (d: Buffer) => {
-            for (let i = d.indexOf(10); i >= 0; i = d.indexOf(10, i + 1)) lines++;
-            delivered.set(id, lines);
-          });
-          res.on('end', () => {
-            if (res.statusCode !== 200) errors.push(`${res.statusCode}`);
-            else if (lines === items) whole++;
-            resolve();
-          });
-          res.on('error', () => resolve());
-          res.on('close', () => resolve());
-        },
-      );
-      req.on('error', () => setTimeout(resolve, 5));
-      req.end(body);
-    });
-  const workers = Array.from({ length: concurrency }, async () => {
-    while (running) await one();
-  });
-  return {
-    stop: async () => {
-      running = false;
-      await Promise.all(workers);
-      return { delivered, errors };
-    },
-    get whole() {
-      return whole;
-    },
-  };
-}
+/** Batches of `items` listed values from `concurrency` clients until stopped. */
+const batchLoadOf = (url: string, token: string, concurrency: number, items: number) =>
+  batchLoad(url, token, { value: XBT, lists: 'ofac_sdn', items, concurrency });
 
 /**
  * Inserts what the stopped process left in its audit log (AUDIT_STRICT), as its next start would:
@@ -319,7 +228,7 @@ test('SIGKILL during batches with AUDIT_STRICT: every delivered line has its row
     );
     const url = `http://127.0.0.1:${port}`;
     const { id, token } = await tokenFor(url);
-    const l = batchLoad(url, token, 8, 100);
+    const l = batchLoadOf(url, token, 8, 100);
     while (l.whole < 20) await new Promise((r) => setTimeout(r, 20));
     child.kill('SIGKILL');
     await once(child, 'exit');
@@ -354,7 +263,7 @@ test('SIGKILL during batches in the default mode: rows lost are measured; none b
     const { child, port } = await spawnService(testEnv(dataDir, { AUDIT_FLUSH_MS: '1000', LOG_LEVEL: 'info' }));
     const url = `http://127.0.0.1:${port}`;
     const { id, token } = await tokenFor(url);
-    const l = batchLoad(url, token, 8, 100);
+    const l = batchLoadOf(url, token, 8, 100);
     while (l.whole < 20) await new Promise((r) => setTimeout(r, 20));
     child.kill('SIGKILL');
     await once(child, 'exit');

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { once } from 'node:events';
 import { createCustomerToken, prepareDataDir, spawnService, testEnv } from '../../harness/service.js';
-import { INTERRUPTED_ERROR } from '../../src/webhooks/delivery.js';
+import { INTERRUPTED_ERROR } from '../../src/webhooks/claims.js';
 import { startReceiver } from './receiver.js';
 
 /**
@@ -31,7 +31,8 @@ test('SIGKILL during an attempt: the attempt is logged before its POST, interrup
   const receiver = await startReceiver();
   receiver.script.set('/hook', ['hang']);
   const dataDir = await prepareDataDir();
-  const env = testEnv(dataDir, { WEBHOOK_ALLOW_LOOPBACK: 'true', LOG_LEVEL: 'info' });
+  // The shortest lease the configuration takes: the restarted node retries 11 s after the claim.
+  const env = testEnv(dataDir, { WEBHOOK_ALLOW_LOOPBACK: 'true', WEBHOOK_LEASE_MS: '11000', LOG_LEVEL: 'info' });
   let first = await spawnService(env);
   try {
     let url = `http://127.0.0.1:${first.port}`;
@@ -70,7 +71,7 @@ test('SIGKILL during an attempt: the attempt is logged before its POST, interrup
     await once(first.child, 'exit');
     first = await spawnService(env);
     url = `http://127.0.0.1:${first.port}`;
-    // Once the killed node's lease (10 s timeout + 30 s) expires, the restarted node retries.
+    // Once the killed node's lease expires, the restarted node retries.
     const delivered = await until('the retry to be delivered', 180, async () => {
       const d = await log();
       return d.status === 'delivered' ? d : undefined;
