@@ -67,7 +67,7 @@ export interface TokenForm {
   /** Romanization keys (Chinese and Korean syllables), or null when the name does not read as such. */
   romanized: (string | null)[] | null;
   /**
-   * Other spellings of each token (spelling-folded), or null for a name without any: a Korean
+   * Other spellings of each token, or null for a name without any: a Korean
    * surname's customary spellings (`PAK`: `PARK`), a Greek name without its case ending.
    */
   spellings: (readonly string[] | null)[] | null;
@@ -582,8 +582,7 @@ export function prepareName(value: string, opts: PrepareOptions = {}): PreparedN
     spellings,
   } = readNameTokens(value, type);
   const latin = buildForm(tokens, organization, kind === 'abjad' || kind === 'abugida', true, kind === 'syllabic');
-  if (spellings)
-    latin.spellings = spellings.slice(0, latin.tokens.length).map((s) => (s ? s.map((t) => foldToken(t)) : null));
+  if (spellings) latin.spellings = spellings.slice(0, latin.tokens.length);
   latin.romanized = organization
     ? null
     : romanizeTokens(

@@ -38,6 +38,7 @@ import {
   F_SPARSE_VOWELS,
   F_TITLE,
   flagsOf,
+  foldToken,
   isVowel,
   letterMask,
   MAX_TOKENS,
@@ -309,7 +310,8 @@ function spellingSimilarity(X: TokenForm, i: number, Y: TokenForm, j: number): n
   const spellings = X.spellings?.[i];
   if (!spellings) return 0;
   let best = 0;
-  for (const s of spellings) {
+  for (const spelling of spellings) {
+    const s = foldToken(spelling);
     const t =
       s === Y.folded[j] ? SCORE.foldedEqual : editSimilarity(s, charMaskOf(s), Y.folded[j], letterMask(Y, j), 0.5);
     if (t > best) best = t;

@@ -54,7 +54,7 @@ export function indexTerms(p: PreparedName): string[] {
     const key = f.romanized?.[i];
     if (key) terms.add(key);
     for (const formal of nicknameForms(f.tokens[i])) terms.add(formal);
-    for (const spelling of f.spellings?.[i] ?? []) terms.add(spelling);
+    for (const spelling of f.spellings?.[i] ?? []) terms.add(foldToken(spelling));
   }
   if (p.original) for (const t of p.original.tokens) terms.add(t);
   return [...terms];
