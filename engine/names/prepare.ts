@@ -5,6 +5,8 @@
  */
 import { readName, type ScriptKind } from '../normalize/name.js';
 import { LEGAL_FORMS, legalKindBits } from '../normalize/legal-forms.js';
+import { readHangul } from './hangul.js';
+import { readKana } from './kana.js';
 import { nicknameGroups } from './nicknames.js';
 import { numberTokens } from './numbers.js';
 import { romanizationKey } from './romanization.js';
@@ -64,6 +66,11 @@ export interface TokenForm {
   groups: (readonly number[])[];
   /** Romanization keys (Chinese and Korean syllables), or null when the name does not read as such. */
   romanized: (string | null)[] | null;
+  /**
+   * Other spellings of each token, or null for a name without any: a Korean
+   * surname's customary spellings (`PAK`: `PARK`), a Greek name without its case ending.
+   */
+  spellings: (readonly string[] | null)[] | null;
   /** Runs of two or three consecutive tokens joined, for names split or joined differently. */
   runs: TokenRun[];
   /** Index of the first and last token that is not a particle, title or number (-1 when none). */
@@ -101,6 +108,11 @@ export interface PreparedName {
   legalKinds: number;
   /** Compared as an organisation's name (type given, or a legal form or organisation word in it). */
   organization: boolean;
+  /**
+   * Read syllable by syllable from Chinese characters, Hangul or kana: its Latin tokens hold no
+   * typo, so a syllable spelled otherwise than the other name's is another syllable.
+   */
+  syllableReading: boolean;
   /** The type the caller gave, if any. */
   type: PartyType | null;
 }
@@ -290,7 +302,7 @@ export function tokenTraits(t: string): number {
  * The kind of a Latin token (`F_*` bits) from its traits and its place among `n` tokens:
  * particles, titles and initials only in names of several tokens, generic words only in an
  * organisation's name, legal forms only at either end; `syllabic`: transliterated from Chinese or
- * Korean syllables, where `BIN` is a syllable, not a particle.
+ * Korean syllables, where `BIN` is a syllable, not a particle, and `I` a syllable, not an initial.
  */
 export function tokenFlags(
   traits: number,
@@ -302,7 +314,7 @@ export function tokenFlags(
 ): number {
   let flags = 0;
   if (traits & TR_DIGITS) flags = F_NUMBER;
-  else if ((traits & TR_SINGLE) !== 0 && n > 1) flags = F_INITIAL;
+  else if ((traits & TR_SINGLE) !== 0 && n > 1 && !syllabic) flags = F_INITIAL;
   else if (!syllabic && (traits & TR_PARTICLE) !== 0 && n > 1) flags = F_PARTICLE;
   else if (!syllabic && (traits & TR_TITLE) !== 0 && n > 1) flags = F_TITLE;
   else if (organization && (traits & TR_GENERIC) !== 0) flags = F_GENERIC;
@@ -367,6 +379,7 @@ function buildForm(
     family: 0,
     groups: new Array<readonly number[]>(n),
     romanized: null,
+    spellings: null,
     runs: [],
     first: -1,
     last: -1,
@@ -504,30 +517,72 @@ export interface NameTokens {
   original: string[] | null;
   legalKinds: number;
   organization: boolean;
+  /** Other spellings of each token (see `TokenForm.spellings`), or null. */
+  spellings: (readonly string[] | null)[] | null;
+}
+
+/** Greek case endings of masculine and feminine names (`ALEXANDROS`, `NIKOLAOS`, `GEORGIOS`). */
+const GREEK_ENDING = /(?:OS|AS|IS|ES|OU)$/;
+
+/**
+ * Tokens read from the original script where any-ascii's transliteration is not how the lists
+ * write the name: Hangul as Korean names are romanized there, kana in Hepburn; a Greek name also
+ * without its case ending (`ALEXANDROS` is `ALEXANDER`).
+ */
+function scriptReading(value: string, script: string, tokens: string[]): Pick<NameTokens, 'tokens' | 'spellings'> {
+  if (script === 'Hangul') {
+    const hangul = readHangul(value);
+    if (hangul) return hangul;
+  } else if (script === 'Kana') {
+    const kana = readKana(value);
+    if (kana) return { tokens: kana, spellings: null };
+  } else if (script === 'Greek') {
+    const spellings = tokens.map((t) => (t.length > 4 && GREEK_ENDING.test(t) ? [t.slice(0, -2)] : null));
+    if (spellings.some((s) => s !== null)) return { tokens, spellings };
+  }
+  return { tokens, spellings: null };
 }
 
 export function readNameTokens(value: string, type: PartyType | null): NameTokens {
   const reading = readName(value);
-  const { rest, kinds } = splitLegalForms(reading.tokens, type);
+  const read =
+    reading.kind === 'alphabet' && reading.script !== 'Greek'
+      ? null
+      : scriptReading(value, reading.script, reading.tokens);
+  const tokens = read ? read.tokens : reading.tokens;
+  const { rest, kinds } = splitLegalForms(tokens, type);
   const organization =
     type === 'organization' ||
     type === 'vessel' ||
     type === 'aircraft' ||
     (type === null && (kinds !== 0 || rest.some((t) => ORG_INDICATORS.has(t))));
+  const numbered = numberTokens(rest, organization);
+  // Spellings stay only while they line up with the tokens.
+  const spellings = read?.spellings && numbered.length === read.tokens.length ? read.spellings : null;
   return {
     script: reading.script,
     kind: reading.kind,
-    tokens: numberTokens(rest, organization),
+    tokens: numbered,
     original: reading.original,
     legalKinds: kinds,
     organization,
+    spellings,
   };
 }
 
 export function prepareName(value: string, opts: PrepareOptions = {}): PreparedName {
   const type = opts.type ?? null;
-  const { script, kind, tokens, original: originalTokens, legalKinds, organization } = readNameTokens(value, type);
+  const {
+    script,
+    kind,
+    tokens,
+    original: originalTokens,
+    legalKinds,
+    organization,
+    spellings,
+  } = readNameTokens(value, type);
   const latin = buildForm(tokens, organization, kind === 'abjad' || kind === 'abugida', true, kind === 'syllabic');
+  if (spellings) latin.spellings = spellings.slice(0, latin.tokens.length);
   latin.romanized = organization
     ? null
     : romanizeTokens(
@@ -539,5 +594,6 @@ export function prepareName(value: string, opts: PrepareOptions = {}): PreparedN
   latin.runs = buildRuns(latin);
   const original = originalTokens ? buildForm(originalTokens, organization, false, false) : null;
   if (original) original.runs = buildRuns(original);
-  return { value, script, latin, original, legalKinds, organization, type };
+  const syllableReading = kind === 'syllabic';
+  return { value, script, latin, original, legalKinds, organization, syllableReading, type };
 }

@@ -38,6 +38,7 @@ import {
   F_SPARSE_VOWELS,
   F_TITLE,
   flagsOf,
+  foldToken,
   isVowel,
   letterMask,
   MAX_TOKENS,
@@ -47,6 +48,7 @@ import {
   type PreparedName,
   type TokenForm,
 } from './prepare.js';
+import { romanizationKey } from './romanization.js';
 
 const SCORE = {
   /** Token pairs scoring below this do not pair: different words do not partly match. */
@@ -90,6 +92,14 @@ const SCORE = {
   roleSwap: 0.9,
   /** Legal forms of different kinds. */
   legalConflict: 0.65,
+  /** A name and the name derived from it by a suffix (the nisba `HEIDARI` of `HAIDAR`): uncertain at most. */
+  derived: 0.6,
+  /**
+   * Cost of a token left over on one side only when a given name paired only as a nickname or
+   * another language's form (`Sally` for `Sarah`): a name that weak and a name unaccounted for
+   * are two doubts, not one.
+   */
+  extraBesideNickname: 1,
 };
 
 const MAX_CANDIDATES = 4096;
@@ -287,8 +297,40 @@ function groupsMeet(a: readonly number[], b: readonly number[]): boolean {
   return false;
 }
 
-/** Similarity of token `i` of `A` and token `j` of `B` (0 when they do not pair). */
-function tokenSimilarity(A: TokenForm, i: number, B: TokenForm, j: number, romanized: boolean): number {
+/** Whether one of the other spellings of token `i` of `X` has the romanization key `key`. */
+function spellingKeyIs(X: TokenForm, i: number, key: string | null): boolean {
+  const spellings = X.spellings?.[i];
+  if (!spellings || key === null) return false;
+  for (const s of spellings) if (romanizationKey(s) === key) return true;
+  return false;
+}
+
+/** The best similarity of the other spellings of token `i` of `X` with token `j` of `Y`. */
+function spellingSimilarity(X: TokenForm, i: number, Y: TokenForm, j: number): number {
+  const spellings = X.spellings?.[i];
+  if (!spellings) return 0;
+  let best = 0;
+  for (const spelling of spellings) {
+    const s = foldToken(spelling);
+    const t =
+      s === Y.folded[j] ? SCORE.foldedEqual : editSimilarity(s, charMaskOf(s), Y.folded[j], letterMask(Y, j), 0.5);
+    if (t > best) best = t;
+  }
+  return best;
+}
+
+/**
+ * Similarity of token `i` of `A` and token `j` of `B` (0 when they do not pair); `syllables`: one
+ * of the names was read syllable by syllable from its script (no typo in it).
+ */
+function tokenSimilarity(
+  A: TokenForm,
+  i: number,
+  B: TokenForm,
+  j: number,
+  romanized: boolean,
+  syllables: boolean,
+): number {
   const ta = A.tokens[i];
   const tb = B.tokens[j];
   if (ta === tb) return 1;
@@ -305,11 +347,29 @@ function tokenSimilarity(A: TokenForm, i: number, B: TokenForm, j: number, roman
     // `ZH`/`J`) would make different syllables meet (`YAN`/`JIAN`), and a vowel changes the
     // syllable (`PING`/`PENG`). Equal keys, or a typo in the spelling as written.
     if (A.romanized![i] !== null && A.romanized![i] === B.romanized![j]) return SCORE.romanized;
+    if (spellingKeyIs(A, i, B.romanized![j]) || spellingKeyIs(B, j, A.romanized![i])) return SCORE.romanized;
+    // A syllable read from its script is spelled as read: spelled otherwise, it is another
+    // syllable (`JANG` and `JONG` are two surnames, not a typo).
+    if (syllables) return 0;
     return editSimilarity(ta, rawLetterMask(A, i), tb, rawLetterMask(B, j), 1);
   }
   const ga = A.folded[i];
   const gb = B.folded[j];
   if (ga === gb) return SCORE.foldedEqual;
+  if (A.spellings !== null || B.spellings !== null) {
+    const s = Math.max(spellingSimilarity(A, i, B, j), spellingSimilarity(B, j, A, i));
+    if (s >= SCORE.foldedEqual) return s;
+    if (s > 0) return Math.max(s, plainSimilarity(A, i, B, j, fa, fb));
+  }
+  return plainSimilarity(A, i, B, j, fa, fb);
+}
+
+/** Similarity of two Latin tokens by nickname, consonants or spelling. */
+function plainSimilarity(A: TokenForm, i: number, B: TokenForm, j: number, fa: number, fb: number): number {
+  const ta = A.tokens[i];
+  const tb = B.tokens[j];
+  const ga = A.folded[i];
+  const gb = B.folded[j];
   if (A.groups[i].length > 0 && B.groups[j].length > 0 && groupsMeet(A.groups[i], B.groups[j])) return SCORE.nickname;
   if ((fa ^ fb) & F_SPARSE_VOWELS) {
     return fa & F_SPARSE_VOWELS
@@ -322,7 +382,20 @@ function tokenSimilarity(A: TokenForm, i: number, B: TokenForm, j: number, roman
     const raw = editSimilarity(ta, rawLetterMask(A, i), tb, rawLetterMask(B, j), 0.5);
     if (raw > t) t = raw;
   }
+  if (t > SCORE.derived && (isNisba(ga, gb) || isNisba(gb, ga))) t = SCORE.derived;
   return t;
+}
+
+/**
+ * `long` is `short` with the suffix `-I` that makes a name of another (`HEIDARI` of `HAIDAR`,
+ * `EBRAHIMI` of `IBRAHIM`, `MOHAMMADI` of `MOHAMMED`): the Persian and Arabic nisba, a name of its
+ * own rather than a typo.
+ */
+function isNisba(long: string, short: string): boolean {
+  const n = long.length;
+  if (n !== short.length + 1 || n < 4 || long.charCodeAt(n - 1) !== I) return false;
+  const c = long.charCodeAt(n - 2);
+  return !isVowel(c) && c === short.charCodeAt(n - 2);
 }
 
 function consonantalOf(form: TokenForm, i: number): string {
@@ -497,9 +570,10 @@ function formScore(A: TokenForm, B: TokenForm, a: PreparedName, b: PreparedName,
   let usedA = 0;
   let usedB = 0;
   const kindsDiffer = a.organization !== b.organization;
+  const syllables = romanized && (a.syllableReading || b.syllableReading);
   for (let i = 0; i < na; i++) {
     for (let j = 0; j < nb; j++) {
-      const s = tokenSimilarity(A, i, B, j, romanized);
+      const s = tokenSimilarity(A, i, B, j, romanized, syllables);
       if (s > 0 && rolesAllow(A, i, B, j, kindsDiffer)) {
         addCandidate(1 << i, 1 << j, s);
         usedA |= 1 << i;
@@ -518,12 +592,14 @@ function formScore(A: TokenForm, B: TokenForm, a: PreparedName, b: PreparedName,
   let coveredA = 0;
   let coveredB = 0;
   let uncertain = 0;
+  let nickname = false;
   for (let k = 0; k < chosenCount; k++) {
     const c = chosen[k];
     const w = (weightOf(A, candA[c]) + weightOf(B, candB[c])) / 2;
     const s = candSim[c];
     matched += s * w;
     pairWeight += w;
+    if (s === SCORE.nickname) nickname = true;
     // A near spelling of another surname is a different family; a given or middle name so near
     // costs less.
     if (s < SCORE.sure) {
@@ -549,7 +625,13 @@ function formScore(A: TokenForm, B: TokenForm, a: PreparedName, b: PreparedName,
     conflict = conflictB;
     extra = (restA * (conflictA - conflictB)) / conflictA;
   }
-  const extraCost = organization ? SCORE.extraOrganization : romanized ? SCORE.extraSyllable : SCORE.extraPerson;
+  const extraCost = organization
+    ? SCORE.extraOrganization
+    : romanized
+      ? SCORE.extraSyllable
+      : nickname
+        ? SCORE.extraBesideNickname
+        : SCORE.extraPerson;
   let penalty = SCORE.conflict * conflict + uncertain + extraCost * extra;
   if (!organization && A.last >= 0 && B.last >= 0 && !((coveredA >>> A.last) & 1) && !((coveredB >>> B.last) & 1)) {
     penalty += (SCORE.surnameConflict - SCORE.conflict) * Math.min(tokenWeight(A, A.last), tokenWeight(B, B.last));

@@ -3,7 +3,7 @@
  * the index and the scorer see the same tokens: each token that is not a particle, title or
  * initial as transliterated, its spelling fold, its consonant skeleton (vowel spellings and
  * unvocalized scripts meet there), its romanization key (Chinese and Korean variants), the formal
- * name of a nickname, and the original-script tokens.
+ * name of a nickname, its other spellings (a Korean surname's), and the original-script tokens.
  *
  * `nameIndexTerms(value)` gives the same terms as `indexTerms(prepareName(value))` without
  * preparing the name for the scorer (which a shard does only for the candidates of a query): what
@@ -54,6 +54,7 @@ export function indexTerms(p: PreparedName): string[] {
     const key = f.romanized?.[i];
     if (key) terms.add(key);
     for (const formal of nicknameForms(f.tokens[i])) terms.add(formal);
+    for (const spelling of f.spellings?.[i] ?? []) terms.add(foldToken(spelling));
   }
   if (p.original) for (const t of p.original.tokens) terms.add(t);
   return [...terms];
@@ -157,6 +158,7 @@ export function nameIndexTerms(value: string, type: PartyType | null = null): st
     const key = keys?.[i];
     if (key) push(out, key);
     for (const formal of t.formal) push(out, formal);
+    for (const spelling of name.spellings?.[i] ?? []) push(out, foldToken(spelling));
   }
   const original = name.original;
   if (original) for (let i = 0; i < original.length && i < MAX_TOKENS; i++) push(out, original[i]);
