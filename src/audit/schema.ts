@@ -240,7 +240,7 @@ export const ident = (s: string) => `\`${s.replace(/`/g, '')}\``;
 
 /**
  * The column list of a text file holding `columns` of `table` (`db.table` or `table`), for
- * `file()`: the table's types, but `LowCardinality(T)` read as `T`: chDB parses a value into a
+ * `file()`: the table's types without their codecs, and `LowCardinality(T)` read as `T`: chDB parses a value into a
  * LowCardinality column several times more slowly than it reads the plain value and converts the
  * column when inserting it (docs/clickhouse.md).
  */
