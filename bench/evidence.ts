@@ -8,6 +8,7 @@
  * parent's in that round, so a slow spell of the shared machine touches both. Prints a markdown
  * section on stdout with the load average before and after.
  */
+import { once } from 'node:events';
 import { Agent, request } from 'node:http';
 import { rmSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -138,8 +139,14 @@ async function main() {
     );
     for (const t of targets) t.agent.destroy();
   } finally {
-    mine.child.kill('SIGTERM');
-    parent.child.kill('SIGTERM');
+    // Their DATA_DIRs are removed once they stopped (a stopping service still writes there).
+    await Promise.all(
+      [mine.child, parent.child].map((c) => {
+        const exited = once(c, 'exit');
+        c.kill('SIGTERM');
+        return exited;
+      }),
+    );
     for (const d of dirs) rmSync(d, { recursive: true, force: true });
   }
 }

@@ -77,25 +77,16 @@ function Party({ party }: { party: Json }) {
 
 /** What a match rests on: the evidence stored with it, or for an older row the listing looked up now. */
 function Evidence({ metadata, evidence }: { metadata: Json | null; evidence: Json | null }) {
-  if (!evidence) {
-    return metadata ? (
-      <>
-        <h3 class="small muted">Listing metadata (as the list has it now)</h3>
-        <pre class="json">{JSON.stringify(metadata, null, 2)}</pre>
-      </>
-    ) : (
-      <p class="muted small">The listing’s metadata is no longer in the list history.</p>
-    );
-  }
-  const explanation = metadata?.explanation_text;
+  if (!metadata) return <p class="muted small">The listing’s metadata is no longer in the list history.</p>;
+  const explanation = metadata.explanation_text;
   return (
     <>
-      {typeof explanation === 'string' ? <p data-testid="detail-explanation">{explanation}</p> : null}
-      {metadata && Array.isArray(metadata.aliases) ? <Party party={metadata} /> : null}
-      <details>
-        <summary class="small muted">The match as answered</summary>
-        <pre class="json">{JSON.stringify(evidence, null, 2)}</pre>
-      </details>
+      {evidence && typeof explanation === 'string' ? <p data-testid="detail-explanation">{explanation}</p> : null}
+      {evidence && Array.isArray(metadata.aliases) ? <Party party={metadata} /> : null}
+      <h3 class="small muted">
+        {evidence ? 'Listing metadata as answered' : 'Listing metadata as the list has it now'}
+      </h3>
+      <pre class="json">{JSON.stringify(metadata, null, 2)}</pre>
     </>
   );
 }
