@@ -16,7 +16,10 @@ import {
 
 /** How one table's rows become TabSeparated lines (see src/audit/schema.ts for the columns). */
 export interface LineFormat<T> {
-  /** The columns of each line, in order (the insert names them, so table order is free). */
+  /**
+   * The columns of each line, in order (the insert names them, so table order is free). A column
+   * added later goes at the end: the audit log replays lines of an earlier release by their count.
+   */
   readonly columns: readonly [string, ...string[]];
   /** Throws for a value its column would reject, as `line` does, without making the line. */
   check(row: T): void;
@@ -89,7 +92,7 @@ interface MatchedText {
 const matchedTexts = new Array<MatchedText | null>(8).fill(null);
 let nextMatched = 0;
 
-/** A tab, then `matched_value`, `list`, `list_type`, `match`, `list_version` and `as_of`, and the newline. */
+/** A tab, then `matched_value`, `list`, `list_type`, `match`, `list_version` and `as_of`. */
 function matched(r: AuditMatchRow): string {
   for (let i = 0; i < matchedTexts.length; i++) {
     const m = matchedTexts[i];
@@ -119,12 +122,60 @@ function matched(r: AuditMatchRow): string {
       text(r.list_type),
       text(r.match),
       text(r.list_version),
-      `${r.as_of === null ? '\\N' : dateTime64(r.as_of)}\n`,
+      r.as_of === null ? '\\N' : dateTime64(r.as_of),
     ].join('\t'),
   };
   matchedTexts[nextMatched] = m;
   nextMatched = (nextMatched + 1) % matchedTexts.length;
   return m.text;
+}
+
+/*
+ * The evidence is a match object of an answer, made anew for each answer; an exact match's fields
+ * are the entity's own values and its `metadata` the entity's object, so the matches of one
+ * entity are field by field the same (===) and share their JSON text, stringified and escaped
+ * once. A name match's metadata (the party with this query's score) is new each time: stringified.
+ */
+interface EvidenceText {
+  evidence: Readonly<Record<string, unknown>>;
+  /** Its field names in order: JSON text follows the order, so another order is another text. */
+  keys: string[];
+  text: string;
+}
+const evidenceTexts = new Array<EvidenceText | null>(8).fill(null);
+let nextEvidence = 0;
+
+/** True when `b` has the fields of `a.evidence` in the same order, each value the same (===). */
+function sameFields(a: EvidenceText, b: Readonly<Record<string, unknown>>): boolean {
+  const { evidence: kept, keys } = a;
+  let n = 0;
+  for (const k in b) {
+    if (k !== keys[n] || kept[k] !== b[k]) return false;
+    n++;
+  }
+  return n === keys.length;
+}
+
+/** A tab, then `evidence` (the match as JSON text), and the newline. */
+function evidence(r: AuditMatchRow): string {
+  const e = r.evidence;
+  for (let i = 0; i < evidenceTexts.length; i++) {
+    const kept = evidenceTexts[i];
+    if (kept !== null && (kept.evidence === e || sameFields(kept, e))) return kept.text;
+  }
+  const kept: EvidenceText = {
+    evidence: e,
+    keys: Object.keys(e),
+    text: ['\t', text(JSON.stringify(e)), '\n'].join(''),
+  };
+  evidenceTexts[nextEvidence] = kept;
+  nextEvidence = (nextEvidence + 1) % evidenceTexts.length;
+  return kept.text;
+}
+
+function checkEvidence(e: unknown): void {
+  if (typeof e !== 'object' || e === null || Array.isArray(e))
+    throw new TypeError(`expected the evidence as an object, got ${e === null ? 'null' : typeof e}`);
 }
 
 export const auditMatchLines: LineFormat<AuditMatchRow> = {
@@ -141,6 +192,7 @@ export const auditMatchLines: LineFormat<AuditMatchRow> = {
     'match',
     'list_version',
     'as_of',
+    'evidence',
   ],
   check: (r) => {
     checkHead(r.time, r.customer_id, r.payer, r.request_id, r.endpoint);
@@ -151,6 +203,7 @@ export const auditMatchLines: LineFormat<AuditMatchRow> = {
     checkText(r.match);
     checkText(r.list_version);
     if (r.as_of !== null) checkTime(r.as_of);
+    checkEvidence(r.evidence);
   },
   line: (r) => {
     const start = head(r.time, r.customer_id, r.payer, r.request_id, r.endpoint);
@@ -158,7 +211,7 @@ export const auditMatchLines: LineFormat<AuditMatchRow> = {
       screenedText = text(r.screened_value);
       screenedValue = r.screened_value;
     }
-    return start + screenedText + matched(r);
+    return start + screenedText + matched(r) + evidence(r);
   },
 };
 

@@ -40,11 +40,23 @@ export interface PaymentRow {
   x402_version: number;
 }
 
-/** An audit row as the dashboard reads it: the stored row without the caller, times as ISO text. */
-export type AuditTrailItem = Omit<AuditMatchRow, 'time' | 'customer_id' | 'payer' | 'as_of'> & {
+/** An audit row as the dashboard reads it: the stored row without the caller and evidence, times as ISO text. */
+export type AuditTrailItem = Omit<AuditMatchRow, 'time' | 'customer_id' | 'payer' | 'as_of' | 'evidence'> & {
   time: string;
   as_of: string | null;
 };
+
+/** An audit row of one request, with the match as answered; `evidence` null for rows stored before it was kept. */
+export type AuditRequestRow = AuditTrailItem & { evidence: Record<string, unknown> | null };
+
+/** Stored evidence text as the match object; '' (rows written before it was kept) is null. */
+function parseEvidence(text: string): Record<string, unknown> | null {
+  if (text === '') return null;
+  const parsed = JSON.parse(text) as unknown;
+  return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)
+    ? (parsed as Record<string, unknown>)
+    : null;
+}
 
 export interface UsageDay {
   day: string;
@@ -277,16 +289,16 @@ export class AuditQueries {
     };
   }
 
-  /** The audit rows of one request of the customer (every match it had), within a range. */
-  async request(customerId: number, requestId: string, r: DateRange): Promise<AuditTrailItem[]> {
+  /** The audit rows of one request of the customer (every match it had, with its evidence), within a range. */
+  async request(customerId: number, requestId: string, r: DateRange): Promise<AuditRequestRow[]> {
     const w = this.where(customerId, r);
-    const raw = await this.rows<RawTrailRow>(
-      `SELECT ${TRAIL_COLUMNS}
+    const raw = await this.rows<RawTrailRow & { evidence: string }>(
+      `SELECT ${TRAIL_COLUMNS}, evidence
          FROM ${this.t('audit_matches')} WHERE ${w.sql} AND request_id = {request:String}
         ORDER BY list, matched_value LIMIT 1000`,
       { ...w.params, request: requestId },
     );
-    return raw.map(trailItem);
+    return raw.map(({ evidence, ...row }) => ({ ...trailItem(row), evidence: parseEvidence(evidence) }));
   }
 
   /**

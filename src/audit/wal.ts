@@ -97,6 +97,25 @@ function readFrames(bytes: Buffer): { tables: Map<string, Buffer[]>; ignored: nu
   return { tables, ignored: bytes.length - at };
 }
 
+/**
+ * A table's frames by the number of fields of their lines (every line of a frame has the same).
+ * Columns are only ever added at the end of a table's lines (src/audit/formats.ts), so a segment
+ * written by an earlier release, with fewer fields, is inserted into the columns it holds and the
+ * newer ones take their defaults.
+ */
+function byFieldCount(chunks: Buffer[]): Map<number, Buffer[]> {
+  const out = new Map<number, Buffer[]>();
+  for (const c of chunks) {
+    const end = c.indexOf(10);
+    let fields = 1;
+    for (let i = c.indexOf(9); i >= 0 && (end < 0 || i < end); i = c.indexOf(9, i + 1)) fields++;
+    let list = out.get(fields);
+    if (!list) out.set(fields, (list = []));
+    list.push(c);
+  }
+  return out;
+}
+
 /** The epoch ms of a DateTime64 field as tsv.ts writes it (`seconds.mmm`, or ISO outside that range). */
 function fieldMs(field: string): number {
   const dot = field.indexOf('.');
@@ -293,10 +312,19 @@ export class AuditLog {
       if (s.done.has(table)) continue;
       const columns = this.opts.tables.get(table);
       if (!columns) throw new Error(`audit log segment ${s.file} holds rows of an unknown table ${table}`);
-      const lines = s.checked ? await this.unstored(table, columns, chunks) : chunks;
       let rows = 0;
-      for (const c of lines) for (let i = c.indexOf(10); i >= 0; i = c.indexOf(10, i + 1)) rows++;
-      if (rows > 0) await this.opts.insert(table, columns, lines);
+      for (const [fields, held] of byFieldCount(chunks)) {
+        if (fields > columns.length)
+          throw new Error(
+            `audit log segment ${s.file} holds ${table} rows of ${fields} columns; it has ${columns.length}`,
+          );
+        const prefix = columns.slice(0, fields) as [string, ...string[]];
+        const lines = s.checked ? await this.unstored(table, prefix, held) : held;
+        let n = 0;
+        for (const c of lines) for (let i = c.indexOf(10); i >= 0; i = c.indexOf(10, i + 1)) n++;
+        if (n > 0) await this.opts.insert(table, prefix, lines);
+        rows += n;
+      }
       s.done.add(table);
       this.inserted += rows;
     }

@@ -280,7 +280,7 @@ describe('audit trail', () => {
     );
   });
 
-  test('a match’s detail: the listing’s current metadata, or the metadata it had when last listed', async () => {
+  test('a match’s detail: the evidence as answered; a row without it, the metadata it had when last listed', async () => {
     const { customerId, token } = await createCustomerToken(svc.url, 10, 'Detail');
     const screened = await fetch(`${svc.url}/api/v1/screen/crypto/${LISTED_BTC}?lists=ofac_crypto`, {
       headers: { authorization: `Bearer ${token}` },
@@ -331,9 +331,20 @@ describe('audit trail', () => {
         source_url: null,
       },
     ]);
-    await svc.service.audit.matches.write([
-      match(customerId, at('2025-01-15'), 'old-request', 'screen.crypto', '0xgone', 'ofac_sdn'),
-    ]);
+    // A row of the release before evidence was kept: written without it, so it reads ''.
+    const { evidence: _, ...legacy } = match(
+      customerId,
+      at('2025-01-15'),
+      'old-request',
+      'screen.crypto',
+      '0xgone',
+      'ofac_sdn',
+    );
+    await svc.service.audit.client.insert({
+      table: 'screening.audit_matches',
+      values: [legacy],
+      format: 'JSONEachRow',
+    });
     const past = (
       await get<{ matches: { metadata: unknown; source_url: string | null }[] }>(
         '/account/audit/requests/old-request?day=2025-01-15',

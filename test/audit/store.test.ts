@@ -244,6 +244,30 @@ describe('ClickHouse audit store (chDB)', () => {
     assert.equal(await count('usage', 'customer_id = 31'), 1);
   });
 
+  test('a table of the release before the evidence column gains it at start; its rows read an empty one', async () => {
+    const t = Date.parse('2025-07-01T10:00:00Z');
+    await storeOf().matches.write([match(1, 41, t)]);
+    await storeOf().client.command({ query: 'ALTER TABLE screening.audit_matches DROP COLUMN evidence' });
+    await storeOf().client.insert({
+      table: 'screening.audit_matches',
+      values: [{ time: t, customer_id: 41, payer: '', request_id: 'old', endpoint: 'screen.crypto', list: 'un_sc' }],
+      format: 'JSONEachRow',
+    });
+    await storeOf().close();
+    await storeOf.reopen();
+    const evidence = { value: '0xABC2', list: 'un_sc', metadata: { program: 'DPRK' } };
+    await storeOf().matches.write([{ ...match(2, 41, t), evidence }]);
+    const rs = await storeOf().client.query({
+      query: 'SELECT request_id, evidence FROM screening.audit_matches WHERE customer_id = 41 ORDER BY request_id',
+      format: 'JSONEachRow',
+    });
+    assert.deepEqual(await rs.json(), [
+      { request_id: 'old', evidence: '' },
+      { request_id: 'req-1', evidence: '' },
+      { request_id: 'req-2', evidence: JSON.stringify(evidence) },
+    ]);
+  });
+
   test('cluster DDL: replicated local tables behind distributed ones', () => {
     const ddl = renderDdl('screening', 'main');
     // The database, a local and a distributed table each, the columns audit_matches gained on
@@ -255,7 +279,7 @@ describe('ClickHouse audit store (chDB)', () => {
     );
     assert.equal(
       ddl[3],
-      "ALTER TABLE `screening`.`audit_matches_local` ON CLUSTER `main` ADD COLUMN IF NOT EXISTS `list_version` LowCardinality(String), ADD COLUMN IF NOT EXISTS `as_of` Nullable(DateTime64(3, 'UTC'))",
+      "ALTER TABLE `screening`.`audit_matches_local` ON CLUSTER `main` ADD COLUMN IF NOT EXISTS `list_version` LowCardinality(String), ADD COLUMN IF NOT EXISTS `as_of` Nullable(DateTime64(3, 'UTC')), ADD COLUMN IF NOT EXISTS `evidence` String CODEC(ZSTD(3))",
     );
     assert.match(ddl[1], /^CREATE TABLE IF NOT EXISTS `screening`.`audit_matches_local` ON CLUSTER `main`/);
     assert.match(

@@ -176,4 +176,36 @@ describe('audit log (write-ahead, AUDIT_STRICT)', () => {
     assert.equal(await count(USAGE, 105), 10);
     assert.equal(await count(MATCHES, 105), 20);
   });
+
+  test('a segment of the release before the evidence column replays; its rows get an empty evidence', async () => {
+    const dir = logDir();
+    const earlier = auditMatchLines.columns.slice(0, -1) as [string, ...string[]];
+    const previous = new AuditLog({
+      dir,
+      tables: new Map([[MATCHES, earlier]]),
+      insert: () => Promise.reject(new Error('stopped before its insert')),
+      stored: storedKeys(storeOf().client),
+      flushMs: 60_000,
+    });
+    // That release's lines: this one's without the last field.
+    const lines = [match(0, 106), match(1, 106)].map((r) => auditMatchLines.line(r).replace(/\t[^\t]*\n$/, '\n'));
+    previous.append(MATCHES, lines.join(''));
+    await previous.sync();
+    await assert.rejects(previous.close(), /kept for the next start/);
+
+    const log = openLog(dir);
+    const evidence = { value: 'v', list: 'ofac_sdn', metadata: { note: 'tab\there, "quoted" \\' } };
+    await new LoggedWriter(log, MATCHES, auditMatchLines).write([{ ...match(2, 106), evidence }]);
+    await log.close();
+    const rs = await storeOf().client.query({
+      query: `SELECT request_id, list_version, evidence FROM ${MATCHES} WHERE customer_id = 106 ORDER BY request_id`,
+      format: 'JSONEachRow',
+    });
+    assert.deepEqual(await rs.json(), [
+      { request_id: 'r\t106-0', list_version: '1', evidence: '' },
+      { request_id: 'r\t106-1', list_version: '1', evidence: '' },
+      { request_id: 'r\t106-2', list_version: '1', evidence: JSON.stringify(evidence) },
+    ]);
+    assert.deepEqual(readdirSync(dir), []);
+  });
 });

@@ -66,17 +66,22 @@ function hostileMatch(i: number, value: string, customer: number): AuditMatchRow
     match: 'exact',
     list_version: value,
     as_of: i % 2 ? null : Date.parse('2024-01-01T00:00:00Z') + i,
-    evidence: {},
+    evidence: { value: `${value}|${i}`, list: value, metadata: { note: value, score: 0.5 } },
   };
 }
 
 async function readMatches(customer: number): Promise<AuditMatchRow[]> {
-  const rows = await select<Omit<AuditMatchRow, 'time'> & { time: number }>(
+  const rows = await select<Omit<AuditMatchRow, 'time' | 'evidence'> & { time: number; evidence: string }>(
     `SELECT toUnixTimestamp64Milli(time) AS time, customer_id, payer, request_id, endpoint, screened_value, matched_value, list, list_type, match,
-            list_version, toUnixTimestamp64Milli(as_of) AS as_of
+            list_version, toUnixTimestamp64Milli(as_of) AS as_of, evidence
        FROM screening.audit_matches WHERE customer_id = ${customer} ORDER BY time`,
   );
-  return rows.map((r) => ({ ...r, time: Number(r.time), as_of: r.as_of === null ? null : Number(r.as_of) }));
+  return rows.map((r) => ({
+    ...r,
+    time: Number(r.time),
+    as_of: r.as_of === null ? null : Number(r.as_of),
+    evidence: JSON.parse(r.evidence) as AuditMatchRow['evidence'],
+  }));
 }
 
 describe('audit writer: rows as TabSeparated lines', () => {
@@ -248,7 +253,7 @@ describe('audit writer: rows as TabSeparated lines', () => {
         r.list_version,
       ]
         .map((v, i) => (i < 2 ? v : text(v)))
-        .join('\t') + `\t${r.as_of === null ? '\\N' : dateTime64(r.as_of)}\n`;
+        .join('\t') + `\t${r.as_of === null ? '\\N' : dateTime64(r.as_of)}\t${text(JSON.stringify(r.evidence))}\n`;
     const usageLine = (r: UsageRow) =>
       [
         dateTime64(r.time),
@@ -263,6 +268,7 @@ describe('audit writer: rows as TabSeparated lines', () => {
         text(r.tx_hash),
         text(r.network),
       ].join('\t') + '\n';
+    const metadata = { id: 'p1', score: 0.8 };
     const base: AuditMatchRow = {
       time: Date.parse('2025-07-01T00:00:00Z'),
       customer_id: 7,
@@ -276,7 +282,7 @@ describe('audit writer: rows as TabSeparated lines', () => {
       match: 'exact',
       list_version: 'v1',
       as_of: null,
-      evidence: {},
+      evidence: { value: 'V', list: 'ofac_sdn', metadata },
     };
     const usage: UsageRow = {
       time: base.time,
@@ -308,6 +314,17 @@ describe('audit writer: rows as TabSeparated lines', () => {
     })) {
       matchRows.push({ ...base, [k]: v }, { ...base, [k]: v }, base);
     }
+    // An answer's match objects are new each time: the same fields (metadata the entity's object) reuse the
+    // kept text; another metadata object (a name match's, with its own score), a field more or less do not.
+    for (const evidence of [
+      { ...base.evidence },
+      { ...base.evidence, metadata: { ...metadata, score: 0.9 } },
+      { ...base.evidence, source_url: null },
+      { value: 'V', list: 'ofac_sdn' },
+      { list: 'ofac_sdn', value: 'V', metadata },
+      { value: 'V', list: 'ofac_sdn', metadata: undefined, extra: 'x\ty' },
+    ])
+      matchRows.push({ ...base, evidence }, base, { ...base, evidence });
     // More matched entities than are kept, twice over: old ones must be written anew.
     for (let round = 0; round < 2; round++)
       for (let i = 0; i < 12; i++) matchRows.push({ ...base, matched_value: `m${i}` });

@@ -494,8 +494,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * One audited request: each match with the listing’s metadata
-         * @description The metadata is the listing’s as the list has it now, or as it was last listed when the value has left the list.
+         * One audited request: each match with its evidence as answered
+         * @description Each match as the answer gave it (`evidence`), kept with the audit row: it stays whatever later list versions, history compaction or restarts do. Rows audited before evidence was kept have none; their metadata is the listing’s as the list has it now, or as it was last listed when the value has left the list.
          */
         get: operations["accountAuditRequest"];
         put?: never;
@@ -1998,11 +1998,20 @@ export interface components {
             list_name: string;
             list_type: string;
             match: string;
-            /** @description The listing’s metadata as the list has it now, or as it was when last listed; null if unknown. */
+            /** @description The version of the list the request was screened against. */
+            list_version: string;
+            /** @description The as-of time of a screening as of a past date, else null. */
+            as_of: string | null;
+            /** @description The listing’s metadata as the answer gave it (`evidence.metadata`; a PEP candidate, which has none, is its own). For a match audited before evidence was kept: as the list has it now, or as it was when last listed; null if unknown. */
             metadata: {
                 [key: string]: unknown;
             } | null;
+            /** @description As the answer gave it (`evidence.source_url`); for older matches as `metadata`. */
             source_url: string | null;
+            /** @description The match exactly as the answer gave it (`value`, `list`, `list_type`, `match`, `metadata`, `source_url`; a name match’s party with its `score` and `explanation`; a PEP candidate as /screen/pep answers it), stored with the audit row. Null for matches audited before evidence was kept. */
+            evidence: {
+                [key: string]: unknown;
+            } | null;
         };
         Payment: {
             /**

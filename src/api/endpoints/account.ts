@@ -3,6 +3,7 @@ import { endpoint, RawResponse, type AnyEndpoint, type Caller } from '../../core
 import { conflict, notFound, unauthorized, valueError } from '../../core/errors.js';
 import type { AuditStore } from '../../audit/store.js';
 import { AUDIT_EXPORT_COLUMNS, type AuditCursor, type AuditTrailItem } from '../../audit/queries.js';
+import { evidenceListing } from '../../audit/evidence.js';
 import { csvChunks } from '../csv.js';
 import { NotFound, type CustomerService } from '../../billing/customers.js';
 import { PlanRequestConflict, type PlanRequests } from '../../billing/plan-requests.js';
@@ -38,7 +39,7 @@ export interface AccountDeps {
   customers: CustomerService;
   planRequests: PlanRequests;
   audit: Pick<AuditStore, 'queries'>;
-  /** Re-screens an audited value to show the listing's current metadata in a match's detail. */
+  /** Re-screens a value audited before evidence was kept, to show its listing's current metadata. */
   screening: ScreeningDeps;
 }
 
@@ -91,7 +92,7 @@ function decodeCursor(text: string): AuditCursor {
 }
 
 /**
- * The listing behind an audited match as the list has it now: the screened value is screened
+ * The listing behind a match audited before evidence was kept, as the list has it now: the screened value is screened
  * again on that one list (not metered: the customer paid for it when it was audited) and the hit
  * on the matched value is kept. A batch row is tried as every kind.
  */
@@ -278,9 +279,9 @@ export function accountEndpoints(deps: AccountDeps): AnyEndpoint[] {
       method: 'GET',
       path: '/account/audit/requests/{request_id}',
       tags: TAGS,
-      summary: 'One audited request: each match with the listing’s metadata',
+      summary: 'One audited request: each match with its evidence as answered',
       description:
-        'The metadata is the listing’s as the list has it now, or as it was last listed when the value has left the list.',
+        'Each match as the answer gave it (`evidence`), kept with the audit row: it stays whatever later list versions, history compaction or restarts do. Rows audited before evidence was kept have none; their metadata is the listing’s as the list has it now, or as it was last listed when the value has left the list.',
       access: 'account',
       errors: [404],
       input: AuditRequestInput,
@@ -292,9 +293,12 @@ export function accountEndpoints(deps: AccountDeps): AnyEndpoint[] {
           : dayRange({}, ctx.now());
         const rows = await audit.queries.request(customer, input.request_id, range);
         if (rows.length === 0) throw notFound('No audited request with this id in that period');
-        const current = await Promise.all(rows.map((r) => currentListing(deps.screening, r)));
+        // Only rows stored before evidence was kept look their listing up.
+        const current = await Promise.all(
+          rows.map((r) => (r.evidence === null ? currentListing(deps.screening, r) : null)),
+        );
         const missing = rows
-          .filter((_, i) => current[i] === null)
+          .filter((r, i) => r.evidence === null && current[i] === null)
           .map((r) => ({ list: r.list, value: r.matched_value }));
         const past = await audit.queries.lastListings(missing);
         return {
@@ -302,8 +306,9 @@ export function accountEndpoints(deps: AccountDeps): AnyEndpoint[] {
           time: rows[0].time,
           endpoint: rows[0].endpoint,
           matches: rows.map((r, i) => {
-            const now = current[i];
-            const before = past.get(`${r.list}\u0000${r.matched_value}`);
+            const listing = r.evidence
+              ? evidenceListing(r.evidence)
+              : (current[i] ?? past.get(`${r.list}\u0000${r.matched_value}`));
             return {
               screened_value: r.screened_value,
               matched_value: r.matched_value,
@@ -311,8 +316,11 @@ export function accountEndpoints(deps: AccountDeps): AnyEndpoint[] {
               list_name: deps.screening.catalog.labels.get(r.list)?.list_name ?? r.list,
               list_type: r.list_type,
               match: r.match,
-              metadata: now?.metadata ?? before?.metadata ?? null,
-              source_url: now?.source_url ?? before?.source_url ?? null,
+              list_version: r.list_version,
+              as_of: r.as_of,
+              metadata: listing?.metadata ?? null,
+              source_url: listing?.source_url ?? null,
+              evidence: r.evidence,
             };
           }),
         };

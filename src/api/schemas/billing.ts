@@ -324,10 +324,20 @@ const AuditMatchDetail = z
     list_name: z.string(),
     list_type: z.string(),
     match: z.string(),
+    list_version: z.string().meta({ description: 'The version of the list the request was screened against.' }),
+    as_of: dateTime.nullable().meta({ description: 'The as-of time of a screening as of a past date, else null.' }),
     metadata: z.record(z.string(), z.unknown()).nullable().meta({
-      description: 'The listing’s metadata as the list has it now, or as it was when last listed; null if unknown.',
+      description:
+        'The listing’s metadata as the answer gave it (`evidence.metadata`; a PEP candidate, which has none, is its own). For a match audited before evidence was kept: as the list has it now, or as it was when last listed; null if unknown.',
     }),
-    source_url: z.string().nullable(),
+    source_url: z
+      .string()
+      .nullable()
+      .meta({ description: 'As the answer gave it (`evidence.source_url`); for older matches as `metadata`.' }),
+    evidence: z.record(z.string(), z.unknown()).nullable().meta({
+      description:
+        'The match exactly as the answer gave it (`value`, `list`, `list_type`, `match`, `metadata`, `source_url`; a name match’s party with its `score` and `explanation`; a PEP candidate as /screen/pep answers it), stored with the audit row. Null for matches audited before evidence was kept.',
+    }),
   })
   .strict()
   .meta({ id: 'AuditMatchDetail' });

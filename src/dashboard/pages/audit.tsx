@@ -37,7 +37,61 @@ function query(f: Filter) {
   };
 }
 
-/** One request's matches with the listing's metadata. */
+type Json = Record<string, unknown>;
+
+const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
+const records = (v: unknown): Json[] =>
+  Array.isArray(v) ? v.filter((x): x is Json => typeof x === 'object' && x !== null) : [];
+const listed = (items: string[]) => (items.length > 0 ? items.join('; ') : '—');
+
+/** A name match's party as the answer gave it: names, dates, countries, identifiers, programs and score. */
+function Party({ party }: { party: Json }) {
+  const identifiers = records(party.identifiers).map((i) =>
+    [i.type, i.value, i.country ? `(${String(i.country)})` : null].filter((x) => x !== null && x !== '').join(' '),
+  );
+  return (
+    <dl class="details" data-testid="detail-party">
+      <dt>Party</dt>
+      <dd>
+        {String(party.caption ?? party.name ?? '—')} {party.id ? <span class="muted">({String(party.id)})</span> : null}
+      </dd>
+      <dt>Aliases</dt>
+      <dd class="value">{listed(records(party.aliases).map((a) => String(a.name)))}</dd>
+      <dt>Birth dates</dt>
+      <dd>{listed(strings(party.birth_dates))}</dd>
+      <dt>Countries</dt>
+      <dd>{listed(strings(party.countries))}</dd>
+      <dt>Identifiers</dt>
+      <dd class="value">{listed(identifiers)}</dd>
+      <dt>Programs</dt>
+      <dd>{listed(strings(party.programs))}</dd>
+      {typeof party.score === 'number' ? (
+        <>
+          <dt>Score</dt>
+          <dd>{party.score.toFixed(2)}</dd>
+        </>
+      ) : null}
+    </dl>
+  );
+}
+
+/** What a match rests on: the evidence stored with it, or for an older row the listing looked up now. */
+function Evidence({ metadata, evidence }: { metadata: Json | null; evidence: Json | null }) {
+  if (!metadata) return <p class="muted small">The listing’s metadata is no longer in the list history.</p>;
+  const explanation = metadata.explanation_text;
+  return (
+    <>
+      {evidence && typeof explanation === 'string' ? <p data-testid="detail-explanation">{explanation}</p> : null}
+      {evidence && Array.isArray(metadata.aliases) ? <Party party={metadata} /> : null}
+      <h3 class="small muted">
+        {evidence ? 'Listing metadata as answered' : 'Listing metadata as the list has it now'}
+      </h3>
+      <pre class="json">{JSON.stringify(metadata, null, 2)}</pre>
+    </>
+  );
+}
+
+/** One request's matches with the evidence stored with each. */
 function MatchDetail({ requestId, day, onClose }: { requestId: string; day: string; onClose: () => void }) {
   const detail = useApi(
     () =>
@@ -79,17 +133,14 @@ function MatchDetail({ requestId, day, onClose }: { requestId: string; day: stri
                   </dd>
                   <dt>Match</dt>
                   <dd>{m.match}</dd>
+                  <dt>List version</dt>
+                  <dd>{m.list_version || '—'}</dd>
                   <dt>Source</dt>
                   <dd>
                     <SourceLink url={m.source_url} />
                   </dd>
                 </dl>
-                <h3 class="small muted">Listing metadata</h3>
-                {m.metadata ? (
-                  <pre class="json">{JSON.stringify(m.metadata, null, 2)}</pre>
-                ) : (
-                  <p class="muted small">The listing’s metadata is no longer in the list history.</p>
-                )}
+                <Evidence metadata={m.metadata} evidence={m.evidence} />
               </section>
             ))}
           </>
