@@ -89,11 +89,13 @@ const COMPONENT_NAMES: Record<string, string> = { Payload: 'WebhookEvent' };
 
 /**
  * Fields beyond SPEC.md, each documented: the last refresh error per source in /stats (issue #4),
- * whether a source is stale, and the change a webhook event reports (issue #22).
+ * whether a source is stale, the change a webhook event reports (issue #22), and a PEP candidate's
+ * explanation in words and its alert's review (issue #38: a PepMatch has no metadata to carry them).
  */
 const DOCUMENTED_EXTRAS: Record<string, string[]> = {
   SourceStats: ['last_error', 'stale'],
   WebhookEvent: ['change_id'],
+  PepMatch: ['explanation_text', 'review'],
 };
 
 test('every resource of SPEC.md is a component with the same fields, types, nullability and required list', () => {

@@ -116,6 +116,11 @@ test('screen a listed address on the Screen page (metered), then find the match 
   const result = p.getByTestId('screen-result');
   await result.getByText('sanctioned', { exact: true }).waitFor();
   assert.match((await result.textContent()) ?? '', /OFAC/);
+  assert.match(
+    (await result.getByTestId('match-explanations').textContent()) ?? '',
+    /OFAC Sanctioned Digital Currency Addresses: The Bitcoin address is listed on OFAC Sanctioned Digital Currency Addresses as /,
+    'the sentence under each match',
+  );
   await visited(p, 'screen');
   const afterScreening = (await (await api('/account', customer.token)).json()) as { quota: { used: number } };
   assert.equal(afterScreening.quota.used, before.quota.used + 1, 'charged one credit');

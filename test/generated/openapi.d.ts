@@ -1560,10 +1560,22 @@ export interface components {
             /** @description The value as published on the list (case as published). */
             value: string;
             source_url?: string | null;
-            /** @description Free-form attributes of the list entry. */
+            /** @description Free-form attributes of the list entry, with `explanation_text` and `review`. */
             metadata: {
+                /** @description Why it matched, in one or two plain sentences (list, listed party, what agreed, score). */
+                explanation_text: string;
+                review?: components["schemas"]["MatchReview"];
+            } & {
                 [key: string]: unknown;
             };
+        };
+        /** @description Customers only: the decision on this match's alert (one per screened value, listed party or entity, and list), absent while nobody has decided it. `false_positive` lets a client clear a known false positive. */
+        MatchReview: {
+            alert_id: number;
+            /** @enum {string} */
+            status: "open" | "escalated" | "confirmed" | "false_positive" | "closed";
+            /** Format: date-time */
+            decided_at: string;
         };
         /** @description The ScreenResponse envelope of every `/screen/*` endpoint, its matches' metadata being the listed party. */
         NameScreenResponse: {
@@ -1631,6 +1643,9 @@ export interface components {
             /** @description Sanctions programmes or regimes. */
             programs: string[];
             explanation: components["schemas"]["MatchExplanation"];
+            /** @description Why it matched, in one or two plain sentences (list, listed party, what agreed, score). */
+            explanation_text: string;
+            review?: components["schemas"]["MatchReview"];
         } & {
             [key: string]: unknown;
         };
@@ -1696,6 +1711,14 @@ export interface components {
             datasets: string[];
             /** @description The entity page. */
             source_url: string;
+            /** @description This service: why the candidate was found, in one plain sentence (a PepMatch has no metadata). */
+            explanation_text?: string;
+            /** @description This service, customers only: the decision on the candidate's alert (see MatchReview). */
+            review?: {
+                alert_id: number;
+                status: string;
+                decided_at: string;
+            };
         };
         VpnResponse: {
             /** @description The evaluated address. */

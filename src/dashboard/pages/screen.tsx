@@ -229,6 +229,23 @@ function Result({ result, unscreened }: { result: Screened; unscreened: string[]
             : []),
         ]}
       />
+      {envelope.matches.length > 0 ? (
+        <ol class="explanations" aria-label="Why each matched" data-testid="match-explanations">
+          {(envelope.matches as Match[]).map((m) => (
+            <li key={`${m.list}/${party(m)?.id ?? m.value}`}>
+              <strong>{m.list_name}</strong>: {m.metadata.explanation_text}
+              {m.metadata.review ? (
+                <>
+                  {' '}
+                  <span class="badge" data-testid="match-review">
+                    alert {m.metadata.review.alert_id}: {m.metadata.review.status.replace('_', ' ')}
+                  </span>
+                </>
+              ) : null}
+            </li>
+          ))}
+        </ol>
+      ) : null}
       <details>
         <summary>Response envelope (JSON)</summary>
         <pre class="json">{JSON.stringify(envelope, null, 2)}</pre>
