@@ -56,7 +56,7 @@ export function alertEndpoints(deps: AlertsDeps): AnyEndpoint[] {
   const { alerts, decisions } = deps;
   return [
     endpoint({
-      id: 'account.audit.decisions',
+      id: 'account.alerts.trail',
       method: 'GET',
       path: '/account/audit/decisions',
       tags: TAGS,
