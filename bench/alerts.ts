@@ -1,7 +1,7 @@
 /**
  * The alert list over a large customer: ROWS alerts (default 1M) of one customer, plus 100,000
  * of another, generated inside the control-plane database with the service's own tables
- * (migration 070). Then `AlertStore.list` (the query behind GET /account/alerts) is timed,
+ * (migration 070). Then `AlertQueries.list` (the query behind GET /account/alerts) is timed,
  * sequential calls, for the first page, a deep keyset page and each filter: p50 / p95 / max
  * against the 200 ms target.
  *
@@ -14,7 +14,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadavg } from 'node:os';
-import { AlertStore, type AlertFilter } from '../src/alerts/store.js';
+import { AlertQueries, type AlertFilter } from '../src/alerts/queries.js';
 import { migrate } from '../src/store/migrate.js';
 import { openPglite } from '../src/store/pglite.js';
 import { openPostgres } from '../src/store/postgres.js';
@@ -68,7 +68,7 @@ async function main(): Promise<void> {
     await db.query('ANALYZE alerts');
     const fillSeconds = (performance.now() - t0) / 1000;
 
-    const store = new AlertStore(db);
+    const store = new AlertQueries(db);
     let deep: string | undefined;
     for (let i = 0; i < 20; i++) deep = (await store.list(big, { limit: 500, cursor: deep })).next_cursor ?? undefined;
     const cases: [string, AlertFilter][] = [
@@ -84,7 +84,7 @@ async function main(): Promise<void> {
     const out = [
       `## Alert list, ${ROWS.toLocaleString('en')} alerts of one customer (${db.kind})`,
       '',
-      `Filled in ${fillSeconds.toFixed(1)} s. ${RUNS} sequential calls of AlertStore.list each; load average ${loadavg()
+      `Filled in ${fillSeconds.toFixed(1)} s. ${RUNS} sequential calls of AlertQueries.list each; load average ${loadavg()
         .map((l) => l.toFixed(2))
         .join(' ')}.`,
       '',

@@ -14,7 +14,7 @@ export type AlertStatus = (typeof ALERT_STATUSES)[number];
 /** Statuses a decision must explain. */
 export const COMMENT_REQUIRED: readonly AlertStatus[] = ['confirmed', 'false_positive'];
 
-interface Alert {
+export interface Alert {
   id: number;
   version: number;
   status: AlertStatus;
@@ -60,22 +60,6 @@ export interface AlertDetail extends Alert {
   history: AlertEvent[];
 }
 
-export interface AlertFilter {
-  status?: AlertStatus;
-  list?: string;
-  kind?: string;
-  since?: string;
-  until?: string;
-  text?: string;
-  limit: number;
-  cursor?: string;
-}
-
-export interface AlertPage {
-  items: Alert[];
-  next_cursor: string | null;
-}
-
 /** Who decides or comments: one token per analyst. */
 export interface Analyst {
   tokenId: number;
@@ -97,13 +81,10 @@ export class AlertVersionConflict extends Error {
   }
 }
 
-/** A cursor that is not one this store issued. */
-export class AlertCursorError extends Error {}
-
-const COLUMNS = `id, version, status, screened_value, matched_value, listed_key, score, subject, list, list_type,
+export const COLUMNS = `id, version, status, screened_value, matched_value, listed_key, score, subject, list, list_type,
   match, occurrences, first_seen, last_seen, decided_at`;
 
-interface AlertRow {
+export interface AlertRow {
   id: number;
   version: number;
   status: AlertStatus;
@@ -123,7 +104,7 @@ interface AlertRow {
 
 const iso = (t: Date | string) => new Date(t).toISOString();
 
-function toAlert(r: AlertRow): Alert {
+export function toAlert(r: AlertRow): Alert {
   return {
     id: r.id,
     version: r.version,
@@ -141,16 +122,6 @@ function toAlert(r: AlertRow): Alert {
     last_seen: iso(r.last_seen),
     decided_at: r.decided_at === null ? null : iso(r.decided_at),
   };
-}
-
-function encodeCursor(a: Alert): string {
-  return Buffer.from(`${a.last_seen}|${a.id}`).toString('base64url');
-}
-
-function decodeCursor(cursor: string): { lastSeen: string; id: number } {
-  const m = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z)\|(\d{1,10})$/.exec(Buffer.from(cursor, 'base64url').toString());
-  if (!m || Number.isNaN(Date.parse(m[1]))) throw new AlertCursorError('cursor is not a next_cursor of this list');
-  return { lastSeen: m[1], id: Number(m[2]) };
 }
 
 /** The party a name match is about (`metadata.id`); else the listed value is the entity. */
@@ -236,38 +207,6 @@ export class AlertStore {
         col((u) => scoreOf(u.row)),
       ],
     );
-  }
-
-  /** The customer's alerts, most recently seen first, a keyset page at a time. */
-  async list(customerId: number, f: AlertFilter): Promise<AlertPage> {
-    const where = ['customer_id = $1'];
-    const params: unknown[] = [customerId];
-    const add = (sql: (p: string) => string, value: unknown) => {
-      params.push(value);
-      where.push(sql(`$${params.length}`));
-    };
-    if (f.status !== undefined) add((p) => `status = ${p}`, f.status);
-    if (f.list !== undefined) add((p) => `list = ${p}`, f.list);
-    if (f.kind !== undefined) add((p) => `match = ${p}`, f.kind);
-    if (f.since !== undefined) add((p) => `last_seen >= ${p}::timestamptz`, f.since);
-    if (f.until !== undefined) add((p) => `last_seen < ${p}::timestamptz`, f.until);
-    if (f.text !== undefined) {
-      const pattern = `%${f.text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-      add((p) => `(lower(screened_value) LIKE ${p} OR lower(matched_value) LIKE ${p})`, pattern);
-    }
-    if (f.cursor !== undefined) {
-      const c = decodeCursor(f.cursor);
-      params.push(c.lastSeen, c.id);
-      where.push(`(last_seen, id) < ($${params.length - 1}::timestamptz, $${params.length})`);
-    }
-    params.push(f.limit + 1);
-    const { rows } = await this.db.query<AlertRow>(
-      `SELECT ${COLUMNS} FROM alerts WHERE ${where.join(' AND ')}
-       ORDER BY last_seen DESC, id DESC LIMIT $${params.length}`,
-      params,
-    );
-    const items = rows.slice(0, f.limit).map(toAlert);
-    return { items, next_cursor: rows.length > f.limit ? encodeCursor(items[items.length - 1]) : null };
   }
 
   /** An alert with its latest evidence and full history; null when the customer has no such alert. */
@@ -389,14 +328,5 @@ export class AlertStore {
        SELECT $1, $2, $3, $4, $5, $6, (SELECT name FROM api_tokens WHERE id = $6)`,
       [alertId, e.kind, e.status, e.comment, e.onVersion, who.tokenId],
     );
-  }
-
-  /** Alert counts per customer and status (operator view). */
-  async counts(): Promise<{ customer_id: number; status: AlertStatus; count: number }[]> {
-    const { rows } = await this.db.query<{ customer_id: number; status: AlertStatus; count: number }>(
-      `SELECT customer_id, status, count(*)::int AS count FROM alerts
-       GROUP BY customer_id, status ORDER BY customer_id, status`,
-    );
-    return rows;
   }
 }

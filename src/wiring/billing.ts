@@ -6,6 +6,7 @@ import { QuotaManager } from '../billing/quota.js';
 import { TokenService } from '../billing/tokens.js';
 import { createPayments } from '../billing/x402/index.js';
 import { alertingAuditSink, type AlertingSink } from '../alerts/sink.js';
+import { AlertQueries } from '../alerts/queries.js';
 import { AlertStore } from '../alerts/store.js';
 import type { Gate } from '../core/gate.js';
 import { newOperatorKey } from '../operator/service-file.js';
@@ -21,6 +22,7 @@ export interface Billing {
   operatorSessions: OperatorSessions;
   gate: Gate;
   alerts: AlertStore;
+  alertQueries: AlertQueries;
   /** The audit sink of metered matches, which also opens or updates the customer's alerts. */
   alertingMatches: AlertingSink;
   /** The local operator key this node advertises when it leads (src/operator/service-file.ts). */
@@ -84,5 +86,16 @@ export async function startBilling(
     now,
     log,
   });
-  return { tokens, quota, customers, planRequests, operatorSessions, gate, alerts, alertingMatches, operatorKey };
+  return {
+    tokens,
+    quota,
+    customers,
+    planRequests,
+    operatorSessions,
+    gate,
+    alerts,
+    alertQueries: new AlertQueries(db),
+    alertingMatches,
+    operatorKey,
+  };
 }

@@ -79,7 +79,7 @@ export function buildEndpoints(
     ...analyticsEndpoints({ analytics: audit.analytics, catalog, customers }),
     ...accountLists,
     ...monitoringEndpoints({ store: parts.webhooks.store, kinds }),
-    ...alertEndpoints({ alerts: parts.billing.alerts }),
+    ...alertEndpoints({ alerts: parts.billing.alerts, queries: parts.billing.alertQueries }),
     ...adminEndpoints({ tokens, quota, customers }),
     ...adminLists,
     ...operatorEndpoints({

@@ -3,6 +3,7 @@ import { after, describe, test } from 'node:test';
 import { CustomerService } from '../../src/billing/customers.js';
 import { TokenService } from '../../src/billing/tokens.js';
 import type { AuditMatchRow } from '../../src/audit/rows.js';
+import { AlertQueries } from '../../src/alerts/queries.js';
 import { AlertStore, AlertVersionConflict } from '../../src/alerts/store.js';
 import { BACKENDS, closeBackends } from '../store/backends.js';
 import type { Db } from '../../src/store/db.js';
@@ -45,6 +46,7 @@ for (const backend of BACKENDS) {
       const { db } = await backend.database();
       const { customerId } = await analyst(db, 'record');
       const store = new AlertStore(db);
+      const queries = new AlertQueries(db);
       await store.record([
         row(customerId, '0xaa', '0xaa', T0 + 1000),
         row(customerId, '0xaa', '0xaa', T0, { request_id: 'first' }),
@@ -52,7 +54,7 @@ for (const backend of BACKENDS) {
         row(0, '0xaa', '0xaa', T0),
       ]);
       await store.record([row(customerId, '0xaa', '0xaa', T0 + 9000, { list_version: 'v2', match: 'fuzzy' })]);
-      const page = await store.list(customerId, { limit: 10 });
+      const page = await queries.list(customerId, { limit: 10 });
       assert.deepEqual(
         page.items.map((a) => [a.screened_value, a.occurrences, a.first_seen, a.last_seen, a.match, a.status]),
         [
@@ -76,6 +78,7 @@ for (const backend of BACKENDS) {
       const { db } = await backend.database();
       const { customerId } = await analyst(db, 'party');
       const store = new AlertStore(db);
+      const queries = new AlertQueries(db);
       const party = (alias: string, score: number) => ({
         value: alias,
         list: 'ofac_sdn',
@@ -89,7 +92,7 @@ for (const backend of BACKENDS) {
       await store.record([
         row(customerId, 'Kim Jong Un', 'KIM Jong-un', T0 + 10, { evidence: party('KIM Jong-un', 0.85) }),
       ]);
-      const page = await store.list(customerId, { limit: 10 });
+      const page = await queries.list(customerId, { limit: 10 });
       assert.deepEqual(
         page.items.map((a) => [a.listed_party, a.matched_value, a.score, a.occurrences, a.subject]),
         [['ofac_sdn:12345', 'KIM Jong-un', 0.85, 2, null]],
@@ -102,6 +105,7 @@ for (const backend of BACKENDS) {
       const { db } = await backend.database();
       const { customerId } = await analyst(db, 'pages');
       const store = new AlertStore(db);
+      const queries = new AlertQueries(db);
       // Ties on last_seen: the id breaks them, so no alert is skipped or repeated across pages.
       await store.record(
         Array.from({ length: 25 }, (_, i) =>
@@ -113,7 +117,7 @@ for (const backend of BACKENDS) {
       const seen: string[] = [];
       let cursor: string | undefined;
       for (;;) {
-        const page = await store.list(customerId, { limit: 4, cursor });
+        const page = await queries.list(customerId, { limit: 4, cursor });
         seen.push(...page.items.map((a) => a.screened_value));
         if (!page.next_cursor) break;
         cursor = page.next_cursor;
@@ -121,9 +125,9 @@ for (const backend of BACKENDS) {
       assert.equal(seen.length, 25);
       assert.equal(new Set(seen).size, 25);
       assert.equal(seen[0], 'name 24');
-      const un = await store.list(customerId, { limit: 100, list: 'un_sc' });
+      const un = await queries.list(customerId, { limit: 100, list: 'un_sc' });
       assert.equal(un.items.length, 12);
-      const text = await store.list(customerId, { limit: 100, text: 'LISTED 1' });
+      const text = await queries.list(customerId, { limit: 100, text: 'LISTED 1' });
       assert.deepEqual(text.items.map((a) => a.matched_value).sort(), [
         'Listed 1',
         'Listed 10',
@@ -137,9 +141,9 @@ for (const backend of BACKENDS) {
         'Listed 18',
         'Listed 19',
       ]);
-      const percent = await store.list(customerId, { limit: 100, text: '%' });
+      const percent = await queries.list(customerId, { limit: 100, text: '%' });
       assert.equal(percent.items.length, 0, 'LIKE wildcards in the text are literal');
-      const window = await store.list(customerId, {
+      const window = await queries.list(customerId, {
         limit: 100,
         since: new Date(T0 + 7000).toISOString(),
         until: new Date(T0 + 8000).toISOString(),
@@ -149,15 +153,16 @@ for (const backend of BACKENDS) {
         ['name 23', 'name 22', 'name 21'],
       );
       const other = await analyst(db, 'other customer');
-      assert.deepEqual((await store.list(other.customerId, { limit: 10 })).items, []);
+      assert.deepEqual((await queries.list(other.customerId, { limit: 10 })).items, []);
     });
 
     test('two decisions on one version: one wins, the other is a version conflict', async () => {
       const { db } = await backend.database();
       const { customerId, alice, bob } = await analyst(db, 'race');
       const store = new AlertStore(db);
+      const queries = new AlertQueries(db);
       await store.record([row(customerId, '0xcc', '0xcc', T0)]);
-      const [{ id, version }] = (await store.list(customerId, { limit: 1 })).items;
+      const [{ id, version }] = (await queries.list(customerId, { limit: 1 })).items;
       assert.equal(version, 1);
       const results = await Promise.allSettled([
         store.decide(customerId, id, { status: 'escalated', version }, { tokenId: alice }),
@@ -184,8 +189,9 @@ for (const backend of BACKENDS) {
       const { db } = await backend.database();
       const { customerId, alice, bob } = await analyst(db, 'history');
       const store = new AlertStore(db);
+      const queries = new AlertQueries(db);
       await store.record([row(customerId, '0xdd', '0xdd', T0)]);
-      const [{ id }] = (await store.list(customerId, { limit: 1 })).items;
+      const [{ id }] = (await queries.list(customerId, { limit: 1 })).items;
       await store.decide(customerId, id, { status: 'escalated', version: 1 }, { tokenId: alice });
       await store.comment(customerId, id, 'same birth date', { tokenId: bob });
       const done = (await store.decide(
@@ -213,15 +219,16 @@ for (const backend of BACKENDS) {
       const { db } = await backend.database();
       const { customerId, alice } = await analyst(db, 'bulk');
       const store = new AlertStore(db);
+      const queries = new AlertQueries(db);
       await store.record([row(customerId, '1', '1', T0), row(customerId, '2', '2', T0), row(customerId, '3', '3', T0)]);
-      const ids = (await store.list(customerId, { limit: 10 })).items.map((a) => a.id).sort((a, b) => a - b);
+      const ids = (await queries.list(customerId, { limit: 10 })).items.map((a) => a.id).sort((a, b) => a - b);
       await store.decide(customerId, ids[2], { status: 'escalated', version: 1 }, { tokenId: alice });
       const all = (ids: number[]) => ids.map((id) => ({ id, status: 'closed' as const, version: 1 }));
       await assert.rejects(store.decideMany(customerId, all(ids), { tokenId: alice }), AlertVersionConflict);
       assert.deepEqual(await store.decideMany(customerId, all([ids[0], 99999999]), { tokenId: alice }), {
         missing: 99999999,
       });
-      const untouched = (await store.list(customerId, { limit: 10 })).items.filter((a) => a.id !== ids[2]);
+      const untouched = (await queries.list(customerId, { limit: 10 })).items.filter((a) => a.id !== ids[2]);
       assert.deepEqual(
         untouched.map((a) => [a.status, a.version]),
         [
@@ -238,7 +245,7 @@ for (const backend of BACKENDS) {
           [ids[1], 'closed', 2],
         ],
       );
-      const counts = (await store.counts()).filter((c) => c.customer_id === customerId);
+      const counts = (await queries.counts()).filter((c) => c.customer_id === customerId);
       assert.deepEqual(counts, [
         { customer_id: customerId, status: 'closed', count: 2 },
         { customer_id: customerId, status: 'escalated', count: 1 },

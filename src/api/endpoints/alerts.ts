@@ -1,12 +1,8 @@
 import { customerCaller } from './account.js';
 import { endpoint, type AnyEndpoint, type Caller } from '../../core/endpoint.js';
 import { conflict, notFound, valueError } from '../../core/errors.js';
-import {
-  AlertCursorError,
-  AlertVersionConflict,
-  type AlertDetail as Detail,
-  type AlertStore,
-} from '../../alerts/store.js';
+import { AlertCursorError, type AlertQueries } from '../../alerts/queries.js';
+import { AlertVersionConflict, type AlertDetail as Detail, type AlertStore } from '../../alerts/store.js';
 import { z } from 'zod';
 import {
   AlertCommentInput,
@@ -22,6 +18,7 @@ import {
 
 export interface AlertsDeps {
   alerts: AlertStore;
+  queries: AlertQueries;
 }
 
 const TAGS = ['alerts'];
@@ -45,7 +42,7 @@ async function versioned<T>(fn: () => Promise<T>): Promise<T> {
 
 /** Review of the alerts that metered screenings open (docs/alerts.md). */
 export function alertEndpoints(deps: AlertsDeps): AnyEndpoint[] {
-  const { alerts } = deps;
+  const { alerts, queries } = deps;
   return [
     endpoint({
       id: 'account.alerts.list',
@@ -58,7 +55,7 @@ export function alertEndpoints(deps: AlertsDeps): AnyEndpoint[] {
       output: AlertPage,
       handler: async (input, ctx) => {
         try {
-          return await alerts.list(analystOf(ctx.caller).customerId, input);
+          return await queries.list(analystOf(ctx.caller).customerId, input);
         } catch (err) {
           if (err instanceof AlertCursorError) throw valueError(['query', 'cursor'], err.message, input.cursor);
           throw err;
@@ -74,7 +71,7 @@ export function alertEndpoints(deps: AlertsDeps): AnyEndpoint[] {
       access: 'admin',
       input: z.object({}).strict(),
       output: AlertCounts,
-      handler: () => alerts.counts(),
+      handler: () => queries.counts(),
     }),
     endpoint({
       id: 'account.alerts.decideMany',
