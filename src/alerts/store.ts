@@ -39,7 +39,7 @@ export interface AlertSubject {
   names: string[];
 }
 
-interface AlertEvent {
+export interface AlertEvent {
   kind: 'decision' | 'comment';
   status: AlertStatus | null;
   comment: string | null;
