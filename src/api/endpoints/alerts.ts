@@ -1,7 +1,9 @@
 import { customerCaller } from './account.js';
-import { endpoint, type AnyEndpoint, type Caller } from '../../core/endpoint.js';
+import { endpoint, RawResponse, type AnyEndpoint, type Caller } from '../../core/endpoint.js';
 import { conflict, notFound, valueError } from '../../core/errors.js';
-import { AlertCursorError, type AlertQueries } from '../../alerts/queries.js';
+import { AlertCursorError } from '../../alerts/cursor.js';
+import { alertCsv, alertJsonArray, ALERT_CSV_COLUMNS } from '../alerts-export.js';
+import type { AlertQueries } from '../../alerts/queries.js';
 import { AlertVersionConflict, type AlertDetail as Detail, type AlertStore } from '../../alerts/store.js';
 import { z } from 'zod';
 import {
@@ -11,6 +13,8 @@ import {
   AlertDecisionsInput,
   AlertDecisionsResult,
   AlertDetail,
+  AlertExportInput,
+  AlertExportText,
   AlertIdInput,
   AlertListInput,
   AlertPage,
@@ -49,7 +53,7 @@ export function alertEndpoints(deps: AlertsDeps): AnyEndpoint[] {
       method: 'GET',
       path: '/account/alerts',
       tags: TAGS,
-      summary: 'The customer’s alerts, most recently seen first (keyset pages)',
+      summary: 'The customer’s alerts, by time or score (keyset pages)',
       access: 'account',
       input: AlertListInput,
       output: AlertPage,
@@ -60,6 +64,31 @@ export function alertEndpoints(deps: AlertsDeps): AnyEndpoint[] {
           if (err instanceof AlertCursorError) throw valueError(['query', 'cursor'], err.message, input.cursor);
           throw err;
         }
+      },
+    }),
+    endpoint({
+      id: 'account.alerts.export',
+      method: 'GET',
+      path: '/account/alerts/export',
+      tags: TAGS,
+      summary: 'The alerts with their evidence and history as a CSV or JSON download',
+      description:
+        `The filters of /account/alerts; alerts in id order, at most \`limit\` (up to 100,000): continue with \`after_id\`. ` +
+        `CSV: one row per alert, columns ${ALERT_CSV_COLUMNS.join(', ')} (history: one event per line). ` +
+        'JSON: an array of AlertDetail.',
+      access: 'account',
+      input: AlertExportInput,
+      output: AlertExportText,
+      handler: (input, ctx) => {
+        const { format, limit, after_id, ...filter } = input;
+        const pages = queries.export(analystOf(ctx.caller).customerId, filter, limit, after_id);
+        return format === 'csv'
+          ? new RawResponse('text/csv; charset=utf-8', alertCsv(pages), {
+              'Content-Disposition': 'attachment; filename="alerts.csv"',
+            })
+          : new RawResponse('application/json; charset=utf-8', alertJsonArray(pages), {
+              'Content-Disposition': 'attachment; filename="alerts.json"',
+            });
       },
     }),
     endpoint({
