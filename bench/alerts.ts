@@ -5,7 +5,10 @@
  * sequential calls, for the first page, a deep keyset page and each filter: p50 / p95 / max
  * against the 200 ms target.
  *
- *   node --import tsx bench/alerts.ts [rows] [--runs N]
+ *   node --import tsx bench/alerts.ts [rows] [--runs N] [--explain]
+ *
+ * --explain: after the table, each query's plan as EXPLAIN (ANALYZE, BUFFERS) gives it (which
+ * index, how many buffers): to tell a slow plan from a loaded machine.
  *
  * DATABASE_URL: a PostgreSQL database to fill (its alerts are added to); else embedded PGlite in
  * a temporary directory. Prints a markdown section on stdout.
@@ -23,6 +26,7 @@ import type { Db } from '../src/store/db.js';
 const args = process.argv.slice(2);
 const runsAt = args.indexOf('--runs');
 const RUNS = runsAt >= 0 ? Number(args[runsAt + 1]) : 50;
+const EXPLAIN = args.includes('--explain');
 const ROWS = Number(args.find((a, i) => /^\d+$/.test(a) && args[i - 1] !== '--runs') ?? 1_000_000);
 
 const LISTS = ['ofac_sdn', 'un_sc', 'eu_fsf', 'uk_hmt', 'ofac_crypto', 'ca_sema', 'au_dfat', 'ch_seco'];
@@ -45,6 +49,18 @@ async function fill(db: Db, customerId: number, rows: number): Promise<void> {
       [customerId, start, rows, LISTS, KINDS, STATUSES, n],
     );
   }
+}
+
+/** `db`, with the plan of each query it runs kept in `plans` (the query itself still answers). */
+function explaining(db: Db, plans: string[]): Db {
+  return {
+    ...db,
+    query: async <T>(sql: string, params?: unknown[]) => {
+      const plan = await db.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, BUFFERS) ${sql}`, params);
+      plans.push(plan.rows.map((r) => r['QUERY PLAN']).join('\n'));
+      return db.query<T>(sql, params);
+    },
+  };
 }
 
 function pct(sorted: number[], p: number): number {
@@ -128,6 +144,13 @@ async function main(): Promise<void> {
       out.push(
         `| ${name} | ${pct(times, 50).toFixed(1)} | ${pct(times, 95).toFixed(1)} | ${times[times.length - 1].toFixed(1)} | ${rows} |`,
       );
+    }
+    if (EXPLAIN) {
+      for (const [name, f] of cases) {
+        const plans: string[] = [];
+        await new AlertQueries(explaining(db, plans)).list(big, f);
+        out.push('', `### ${name}`, '', '```', ...plans, '```');
+      }
     }
     console.log(out.join('\n'));
   } finally {
