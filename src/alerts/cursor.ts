@@ -9,7 +9,7 @@ import type { Alert } from './store.js';
 export const ALERT_SORTS = ['time', 'score'] as const;
 export type AlertSort = (typeof ALERT_SORTS)[number];
 export const SORT_ORDERS = ['desc', 'asc'] as const;
-export type SortOrder = (typeof SORT_ORDERS)[number];
+type SortOrder = (typeof SORT_ORDERS)[number];
 
 export interface AlertOrder {
   sort: AlertSort;

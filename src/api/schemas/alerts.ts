@@ -121,7 +121,7 @@ export const AlertListInput = z
   .superRefine(rangesInOrder);
 
 /** An export's alerts at most. */
-export const ALERT_EXPORT_MAX = 100_000;
+const ALERT_EXPORT_MAX = 100_000;
 
 export const AlertExportInput = z
   .object({
