@@ -1,11 +1,14 @@
 /**
  * The alert list over a large customer: ROWS alerts (default 1M) of one customer, plus 100,000
  * of another, generated inside the control-plane database with the service's own tables
- * (migration 070). Then `AlertStore.list` (the query behind GET /account/alerts) is timed,
+ * (migration 070). Then `AlertQueries.list` (the query behind GET /account/alerts) is timed,
  * sequential calls, for the first page, a deep keyset page and each filter: p50 / p95 / max
  * against the 200 ms target.
  *
- *   node --import tsx bench/alerts.ts [rows] [--runs N]
+ *   node --import tsx bench/alerts.ts [rows] [--runs N] [--explain]
+ *
+ * --explain: after the table, each query's plan as EXPLAIN (ANALYZE, BUFFERS) gives it (which
+ * index, how many buffers): to tell a slow plan from a loaded machine.
  *
  * DATABASE_URL: a PostgreSQL database to fill (its alerts are added to); else embedded PGlite in
  * a temporary directory. Prints a markdown section on stdout.
@@ -14,8 +17,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadavg } from 'node:os';
-import pino from 'pino';
-import { AlertStore, type AlertFilter } from '../src/alerts/store.js';
+import { AlertQueries, type AlertListRequest } from '../src/alerts/queries.js';
 import { migrate } from '../src/store/migrate.js';
 import { openPglite } from '../src/store/pglite.js';
 import { openPostgres } from '../src/store/postgres.js';
@@ -24,6 +26,7 @@ import type { Db } from '../src/store/db.js';
 const args = process.argv.slice(2);
 const runsAt = args.indexOf('--runs');
 const RUNS = runsAt >= 0 ? Number(args[runsAt + 1]) : 50;
+const EXPLAIN = args.includes('--explain');
 const ROWS = Number(args.find((a, i) => /^\d+$/.test(a) && args[i - 1] !== '--runs') ?? 1_000_000);
 
 const LISTS = ['ofac_sdn', 'un_sc', 'eu_fsf', 'uk_hmt', 'ofac_crypto', 'ca_sema', 'au_dfat', 'ch_seco'];
@@ -31,19 +34,33 @@ const KINDS = ['exact', 'fuzzy', 'domain', 'subdomain'];
 const STATUSES = ['open', 'open', 'open', 'escalated', 'confirmed', 'false_positive', 'closed'];
 
 async function fill(db: Db, customerId: number, rows: number): Promise<void> {
-  // One statement per 100,000 alerts: `last_seen` spread over 90 days, ids in no time order.
+  // One statement per 100,000 alerts: `last_seen` spread over 90 days, ids in no time order, scores
+  // spread over 0.5..1 in no order either.
   for (let start = 0; start < rows; start += 100_000) {
     const n = Math.min(100_000, rows - start);
     await db.query(
       `INSERT INTO alerts (customer_id, screened_value, matched_value, list, list_type, match, list_version,
-         endpoint, request_id, status, occurrences, first_seen, last_seen)
+         endpoint, request_id, status, occurrences, first_seen, last_seen, listed_key, score)
        SELECT $1, 'subject ' || (g::bigint * 7919 % $3), 'Listed Party ' || g, ($4::text[])[1 + g % 8], 'sanctions',
          ($5::text[])[1 + g % 4], 'v1', 'screen.name', 'req-' || g, ($6::text[])[1 + g % 7], 1 + g % 5,
-         now() - interval '90 days', now() - ((g * 2654435761::bigint % 7776000) || ' seconds')::interval
+         now() - interval '90 days', now() - ((g * 2654435761::bigint % 7776000) || ' seconds')::interval,
+         'party-' || g, 0.5 + (g::bigint * 40503 % 5001) / 10000.0
        FROM generate_series($2::int, $2::int + $7::int - 1) AS g`,
       [customerId, start, rows, LISTS, KINDS, STATUSES, n],
     );
   }
+}
+
+/** `db`, with the plan of each query it runs kept in `plans` (the query itself still answers). */
+function explaining(db: Db, plans: string[]): Db {
+  return {
+    ...db,
+    query: async <T>(sql: string, params?: unknown[]) => {
+      const plan = await db.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, BUFFERS) ${sql}`, params);
+      plans.push(plan.rows.map((r) => r['QUERY PLAN']).join('\n'));
+      return db.query<T>(sql, params);
+    },
+  };
 }
 
 function pct(sorted: number[], p: number): number {
@@ -69,27 +86,46 @@ async function main(): Promise<void> {
     await db.query('ANALYZE alerts');
     const fillSeconds = (performance.now() - t0) / 1000;
 
-    // Only the list is timed: no decision is made, so none reaches the audit trail.
-    const store = new AlertStore(db, {
-      decisions: { push() {}, write: async () => {} },
-      log: pino({ level: 'silent' }),
-    });
-    let deep: string | undefined;
-    for (let i = 0; i < 20; i++) deep = (await store.list(big, { limit: 500, cursor: deep })).next_cursor ?? undefined;
-    const cases: [string, AlertFilter][] = [
+    const store = new AlertQueries(db);
+    const deepPage = async (r: Omit<AlertListRequest, 'limit'>) => {
+      let cursor: string | undefined;
+      for (let i = 0; i < 20; i++)
+        cursor = (await store.list(big, { ...r, limit: 500, cursor })).next_cursor ?? undefined;
+      return cursor;
+    };
+    const deepTime = await deepPage({});
+    const deepScore = await deepPage({ sort: 'score' });
+    const week = new Date(Date.now() - 7 * 86_400_000).toISOString();
+    const cases: [string, AlertListRequest][] = [
       ['first page, limit 50', { limit: 50 }],
-      ['page after 10,000 alerts (cursor), limit 50', { limit: 50, cursor: deep }],
+      ['page after 10,000 alerts (cursor), limit 50', { limit: 50, cursor: deepTime }],
+      ['oldest first (order asc)', { limit: 50, order: 'asc' }],
       ['limit 500', { limit: 500 }],
       ['status escalated', { limit: 50, status: 'escalated' }],
       ['list un_sc', { limit: 50, list: 'un_sc' }],
       ['kind fuzzy', { limit: 50, kind: 'fuzzy' }],
-      ['last 7 days', { limit: 50, since: new Date(Date.now() - 7 * 86_400_000).toISOString() }],
+      ['last 7 days', { limit: 50, since: week }],
+      ['score ≥ 0.95', { limit: 50, min_score: 0.95 }],
+      ['score 0.800–0.801', { limit: 50, min_score: 0.8, max_score: 0.801 }],
+      ['sort score', { limit: 50, sort: 'score' }],
+      ['sort score asc', { limit: 50, sort: 'score', order: 'asc' }],
+      ['sort score, page after 10,000 alerts', { limit: 50, sort: 'score', cursor: deepScore }],
+      ['sort score, status open', { limit: 50, sort: 'score', status: 'open' }],
+      ['sort score, last 7 days', { limit: 50, sort: 'score', since: week }],
+      [
+        'open, un_sc, score ≥ 0.9, sort score',
+        { limit: 50, status: 'open', list: 'un_sc', min_score: 0.9, sort: 'score' },
+      ],
       ['text "party 12345"', { limit: 50, text: 'party 12345' }],
+      ['text "subject 4242"', { limit: 50, text: 'subject 4242' }],
+      ['text "party 1" (1 in 9 alerts)', { limit: 50, text: 'party 1' }],
+      ['text "zzz" (none)', { limit: 50, text: 'zzz' }],
+      ['text "party 12345", sort score', { limit: 50, text: 'party 12345', sort: 'score' }],
     ];
     const out = [
       `## Alert list, ${ROWS.toLocaleString('en')} alerts of one customer (${db.kind})`,
       '',
-      `Filled in ${fillSeconds.toFixed(1)} s. ${RUNS} sequential calls of AlertStore.list each; load average ${loadavg()
+      `Filled in ${fillSeconds.toFixed(1)} s. ${RUNS} sequential calls of AlertQueries.list each; load average ${loadavg()
         .map((l) => l.toFixed(2))
         .join(' ')}.`,
       '',
@@ -108,6 +144,13 @@ async function main(): Promise<void> {
       out.push(
         `| ${name} | ${pct(times, 50).toFixed(1)} | ${pct(times, 95).toFixed(1)} | ${times[times.length - 1].toFixed(1)} | ${rows} |`,
       );
+    }
+    if (EXPLAIN) {
+      for (const [name, f] of cases) {
+        const plans: string[] = [];
+        await new AlertQueries(explaining(db, plans)).list(big, f);
+        out.push('', `### ${name}`, '', '```', ...plans, '```');
+      }
     }
     console.log(out.join('\n'));
   } finally {

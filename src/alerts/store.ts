@@ -17,7 +17,7 @@ export type AlertStatus = (typeof ALERT_STATUSES)[number];
 /** Statuses a decision must explain. */
 export const COMMENT_REQUIRED: readonly AlertStatus[] = ['confirmed', 'false_positive'];
 
-interface Alert {
+export interface Alert {
   id: number;
   version: number;
   status: AlertStatus;
@@ -48,7 +48,7 @@ type EventKind = (typeof EVENT_KINDS)[number];
 /** A field of the listed party's record as it was decided and as a later list version has it. */
 export type PartyChanges = Record<string, { from: string[]; to: string[] }>;
 
-interface AlertEvent {
+export interface AlertEvent {
   kind: EventKind;
   status: AlertStatus | null;
   comment: string | null;
@@ -79,22 +79,6 @@ export interface AlertDetail extends Alert {
   };
   pending: PendingDecision | null;
   history: AlertEvent[];
-}
-
-export interface AlertFilter {
-  status?: AlertStatus;
-  list?: string;
-  kind?: string;
-  since?: string;
-  until?: string;
-  text?: string;
-  limit: number;
-  cursor?: string;
-}
-
-export interface AlertPage {
-  items: Alert[];
-  next_cursor: string | null;
 }
 
 /** Who decides or comments: one token per analyst. */
@@ -130,13 +114,10 @@ export class AlertSelfApproval extends Error {
   }
 }
 
-/** A cursor that is not one this store issued. */
-export class AlertCursorError extends Error {}
-
-const COLUMNS = `id, version, status, screened_value, matched_value, listed_key, score, subject, list, list_type,
+export const COLUMNS = `id, version, status, screened_value, matched_value, listed_key, score, subject, list, list_type,
   match, occurrences, first_seen, last_seen, decided_at`;
 
-interface AlertRow {
+export interface AlertRow {
   id: number;
   version: number;
   status: AlertStatus;
@@ -156,7 +137,7 @@ interface AlertRow {
 
 const iso = (t: Date | string) => new Date(t).toISOString();
 
-function toAlert(r: AlertRow): Alert {
+export function toAlert(r: AlertRow): Alert {
   return {
     id: r.id,
     version: r.version,
@@ -176,14 +157,50 @@ function toAlert(r: AlertRow): Alert {
   };
 }
 
-function encodeCursor(a: Alert): string {
-  return Buffer.from(`${a.last_seen}|${a.id}`).toString('base64url');
-}
+/** The columns of an alert's detail: the list's, the latest evidence and a pending proposal. */
+export const DETAIL_COLUMNS = `${COLUMNS}, list_version, endpoint, request_id, evidence, pending_status, pending_comment,
+  pending_token_id, pending_token_label, pending_at`;
 
-function decodeCursor(cursor: string): { lastSeen: string; id: number } {
-  const m = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z)\|(\d{1,10})$/.exec(Buffer.from(cursor, 'base64url').toString());
-  if (!m || Number.isNaN(Date.parse(m[1]))) throw new AlertCursorError('cursor is not a next_cursor of this list');
-  return { lastSeen: m[1], id: Number(m[2]) };
+export type DetailRow = AlertRow & {
+  list_version: string;
+  endpoint: string;
+  request_id: string;
+  evidence: Record<string, unknown>;
+  pending_status: AlertStatus | null;
+  pending_comment: string | null;
+  pending_token_id: number | null;
+  pending_token_label: string | null;
+  pending_at: Date | string | null;
+};
+
+/** The columns of an alert's history events. */
+export const EVENT_COLUMNS = 'kind, status, comment, on_version, token_id, token_label, at, changes';
+
+export type EventRecord = AlertEvent & { at: Date | string };
+
+/** An alert's detail from its row and its history, oldest event first. */
+export function toDetail(r: DetailRow, events: readonly EventRecord[]): AlertDetail {
+  return {
+    ...toAlert(r),
+    evidence: {
+      match: r.match,
+      list_version: r.list_version,
+      endpoint: r.endpoint,
+      request_id: r.request_id,
+      answer: r.evidence,
+    },
+    pending:
+      r.pending_status === null
+        ? null
+        : {
+            status: r.pending_status,
+            comment: r.pending_comment,
+            token_id: r.pending_token_id!,
+            token_label: r.pending_token_label,
+            at: iso(r.pending_at!),
+          },
+    history: events.map((e) => ({ ...e, at: iso(e.at) })),
+  };
 }
 
 /** The party a name match is about (`metadata.id`); else the listed value is the entity. */
@@ -406,86 +423,18 @@ export class AlertStore {
     await this.audit(rows.map((r) => decisionRow(r, r)));
   }
 
-  /** The customer's alerts, most recently seen first, a keyset page at a time. */
-  async list(customerId: number, f: AlertFilter): Promise<AlertPage> {
-    const where = ['customer_id = $1'];
-    const params: unknown[] = [customerId];
-    const add = (sql: (p: string) => string, value: unknown) => {
-      params.push(value);
-      where.push(sql(`$${params.length}`));
-    };
-    if (f.status !== undefined) add((p) => `status = ${p}`, f.status);
-    if (f.list !== undefined) add((p) => `list = ${p}`, f.list);
-    if (f.kind !== undefined) add((p) => `match = ${p}`, f.kind);
-    if (f.since !== undefined) add((p) => `last_seen >= ${p}::timestamptz`, f.since);
-    if (f.until !== undefined) add((p) => `last_seen < ${p}::timestamptz`, f.until);
-    if (f.text !== undefined) {
-      const pattern = `%${f.text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-      add((p) => `(lower(screened_value) LIKE ${p} OR lower(matched_value) LIKE ${p})`, pattern);
-    }
-    if (f.cursor !== undefined) {
-      const c = decodeCursor(f.cursor);
-      params.push(c.lastSeen, c.id);
-      where.push(`(last_seen, id) < ($${params.length - 1}::timestamptz, $${params.length})`);
-    }
-    params.push(f.limit + 1);
-    const { rows } = await this.db.query<AlertRow>(
-      `SELECT ${COLUMNS} FROM alerts WHERE ${where.join(' AND ')}
-       ORDER BY last_seen DESC, id DESC LIMIT $${params.length}`,
-      params,
-    );
-    const items = rows.slice(0, f.limit).map(toAlert);
-    return { items, next_cursor: rows.length > f.limit ? encodeCursor(items[items.length - 1]) : null };
-  }
-
   /** An alert with its latest evidence, a pending proposal and full history; null when the customer has no such alert. */
   async get(customerId: number, id: number, q: Queryable = this.db): Promise<AlertDetail | null> {
-    const { rows } = await q.query<
-      AlertRow & {
-        list_version: string;
-        endpoint: string;
-        request_id: string;
-        evidence: Record<string, unknown>;
-        pending_status: AlertStatus | null;
-        pending_comment: string | null;
-        pending_token_id: number | null;
-        pending_token_label: string | null;
-        pending_at: Date | string | null;
-      }
-    >(
-      `SELECT ${COLUMNS}, list_version, endpoint, request_id, evidence, pending_status, pending_comment,
-         pending_token_id, pending_token_label, pending_at
-       FROM alerts WHERE id = $1 AND customer_id = $2`,
+    const { rows } = await q.query<DetailRow>(
+      `SELECT ${DETAIL_COLUMNS} FROM alerts WHERE id = $1 AND customer_id = $2`,
       [id, customerId],
     );
     if (rows.length === 0) return null;
-    const r = rows[0];
-    const events = await q.query<AlertEvent & { at: Date | string }>(
-      `SELECT kind, status, comment, on_version, token_id, token_label, at, changes FROM alert_events
-       WHERE alert_id = $1 ORDER BY id`,
+    const events = await q.query<EventRecord>(
+      `SELECT ${EVENT_COLUMNS} FROM alert_events WHERE alert_id = $1 ORDER BY id`,
       [id],
     );
-    return {
-      ...toAlert(r),
-      evidence: {
-        match: r.match,
-        list_version: r.list_version,
-        endpoint: r.endpoint,
-        request_id: r.request_id,
-        answer: r.evidence,
-      },
-      pending:
-        r.pending_status === null
-          ? null
-          : {
-              status: r.pending_status,
-              comment: r.pending_comment,
-              token_id: r.pending_token_id!,
-              token_label: r.pending_token_label,
-              at: iso(r.pending_at!),
-            },
-      history: events.rows.map((e) => ({ ...e, at: iso(e.at) })),
-    };
+    return toDetail(rows[0], events.rows);
   }
 
   /**
@@ -629,14 +578,5 @@ export class AlertStore {
 
   async setFourEyes(customerId: number, on: boolean): Promise<void> {
     await this.db.query('UPDATE customers SET four_eyes = $2 WHERE id = $1', [customerId, on]);
-  }
-
-  /** Alert counts per customer and status (operator view). */
-  async counts(): Promise<{ customer_id: number; status: AlertStatus; count: number }[]> {
-    const { rows } = await this.db.query<{ customer_id: number; status: AlertStatus; count: number }>(
-      `SELECT customer_id, status, count(*)::int AS count FROM alerts
-       GROUP BY customer_id, status ORDER BY customer_id, status`,
-    );
-    return rows;
   }
 }

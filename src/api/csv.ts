@@ -30,3 +30,12 @@ export function* csvChunks(header: readonly string[], rows: Iterable<readonly st
   }
   if (batch.length > 0) yield stringify(batch as string[][], OPTIONS);
 }
+
+/** The CSV of a header line and pages of rows read one after another (a keyset walk of a table). */
+export async function* csvPageChunks(
+  header: readonly string[],
+  pages: AsyncIterable<readonly (readonly string[])[]>,
+): AsyncIterable<string> {
+  yield stringify([header as string[]], OPTIONS);
+  for await (const page of pages) if (page.length > 0) yield stringify(page as string[][], OPTIONS);
+}

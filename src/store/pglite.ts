@@ -1,5 +1,6 @@
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import type { Db, Queryable } from './db.js';
 
 /** The data directory is held by another live process (the running server, usually). */
@@ -55,7 +56,8 @@ export async function openPglite(dir?: string): Promise<Db> {
   }
   let pg: PGlite;
   try {
-    pg = await PGlite.create(dir);
+    // pg_trgm backs the alert list's substring search (migration 076).
+    pg = await PGlite.create(dir, { extensions: { pg_trgm } });
   } catch (err) {
     unlock();
     throw err;

@@ -6,6 +6,7 @@ import { QuotaManager } from '../billing/quota.js';
 import { TokenService } from '../billing/tokens.js';
 import { createPayments } from '../billing/x402/index.js';
 import { alertingAuditSink, type AlertingSink } from '../alerts/sink.js';
+import { AlertQueries } from '../alerts/queries.js';
 import { AlertStore } from '../alerts/store.js';
 import { REVIEW_CHANNEL, ReviewView } from '../alerts/review-view.js';
 import type { Gate } from '../core/gate.js';
@@ -22,6 +23,7 @@ export interface Billing {
   operatorSessions: OperatorSessions;
   gate: Gate;
   alerts: AlertStore;
+  alertQueries: AlertQueries;
   /** The audit sink of metered matches, which also opens or updates the customer's alerts. */
   alertingMatches: AlertingSink;
   /** Customers' decided alerts, named in their screening answers (`metadata.review`). */
@@ -101,6 +103,7 @@ export async function startBilling(
     operatorSessions,
     gate,
     alerts,
+    alertQueries: new AlertQueries(db),
     alertingMatches,
     reviews,
     operatorKey,

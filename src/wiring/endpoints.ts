@@ -81,6 +81,7 @@ export function buildEndpoints(
     ...monitoringEndpoints({ store: parts.webhooks.store, kinds }),
     ...alertEndpoints({
       alerts: parts.billing.alerts,
+      queries: parts.billing.alertQueries,
       reviews: parts.billing.reviews,
       decisions: audit.decisionQueries,
     }),

@@ -1,6 +1,8 @@
+import pino from 'pino';
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestService, createCustomerToken, TEST_ADMIN_KEY, type TestService } from '../../harness/service.js';
+import { AlertStore } from '../../src/alerts/store.js';
 
 /**
  * Alerts through the running service over HTTP: metered screenings open and update an alert,
@@ -159,10 +161,146 @@ test('the OpenAPI document builds with the alert operations', async () => {
     [
       '/api/v1/account/alerts',
       '/api/v1/account/alerts/decisions',
+      '/api/v1/account/alerts/export',
       '/api/v1/account/alerts/{alert_id}',
       '/api/v1/account/alerts/{alert_id}/comments',
       '/api/v1/account/alerts/{alert_id}/decision',
       '/api/v1/admin/alerts/counts',
     ],
   );
+});
+
+test('the review list over HTTP: score filter and sort, cursors of one order, exports with history', async () => {
+  const carol = await createCustomerToken(svc.url, 100, 'alerts C');
+  const headers = json(carol.token);
+  const T0 = Date.parse('2026-11-02T09:00:00.000Z');
+  const formula = '=HYPERLINK("http://evil.example","click")';
+  const row = (screened: string, s: number, score: number, list = 'ofac_sdn') => ({
+    time: T0 + s * 1000,
+    customer_id: carol.customerId,
+    payer: '',
+    request_id: `req-${s}`,
+    endpoint: 'screen.name',
+    screened_value: screened,
+    matched_value: `LISTED, ${screened}`,
+    list,
+    list_type: 'sanctions',
+    match: 'fuzzy',
+    list_version: 'v7',
+    as_of: null,
+    evidence: { value: `LISTED, ${screened}`, metadata: { id: `party-${s}`, score } },
+  });
+  // Recorded as the alerting sink records audited matches, with values a screening could not give.
+  await new AlertStore(svc.service.db, {
+    decisions: svc.service.audit.alertDecisions,
+    log: pino({ level: 'silent' }),
+  }).record([
+    row('Mary Major', 1, 0.75),
+    row(formula, 2, 0.95, 'un_sc'),
+    row('Marie Majeur', 3, 0.95),
+    row('Mario Maggiore', 4, 0.82),
+  ]);
+  const list = async (query: string) => {
+    const res = await api(headers, 'GET', `/account/alerts?${query}`);
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    return res.body as { items: Alert[]; next_cursor: string | null };
+  };
+  const all = (await list('limit=10')).items;
+  const id = (screened: string) => all.find((a) => a.screened_value === screened)!.id;
+  assert.deepEqual(
+    all.map((a) => a.id),
+    ['Mario Maggiore', 'Marie Majeur', formula, 'Mary Major'].map(id),
+  );
+  assert.deepEqual(
+    (await list('sort=score&limit=10')).items.map((a) => a.id),
+    ['Marie Majeur', formula, 'Mario Maggiore', 'Mary Major'].map(id),
+  );
+  assert.deepEqual(
+    (await list('min_score=0.8&max_score=0.95&sort=score&order=asc')).items.map((a) => a.id),
+    ['Mario Maggiore', formula, 'Marie Majeur'].map(id),
+  );
+  assert.deepEqual(
+    (await list('text=mari&list=ofac_sdn')).items.map((a) => a.id),
+    ['Mario Maggiore', 'Marie Majeur'].map(id),
+  );
+
+  const first = await list('sort=score&limit=2');
+  const second = await list(`sort=score&limit=2&cursor=${first.next_cursor}`);
+  assert.deepEqual(
+    [...first.items, ...second.items].map((a) => a.id),
+    ['Marie Majeur', formula, 'Mario Maggiore', 'Mary Major'].map(id),
+  );
+  assert.equal(second.next_cursor, null);
+  const wrongSort = await api(headers, 'GET', `/account/alerts?limit=2&cursor=${first.next_cursor}`);
+  assert.equal(wrongSort.status, 422);
+  assert.match(
+    JSON.stringify(wrongSort.body),
+    /this cursor was issued for sort=score and order=desc: ask with the same sort and order/,
+  );
+  const inverted = await api(headers, 'GET', '/account/alerts?min_score=0.9&max_score=0.8');
+  assert.equal(inverted.status, 422);
+  assert.match(JSON.stringify(inverted.body), /min_score must not be above max_score/);
+  assert.equal((await api(headers, 'GET', '/account/alerts?min_score=1.5')).status, 422);
+  assert.equal((await api(headers, 'GET', '/account/alerts?sort=name')).status, 422);
+
+  const decided = await api(headers, 'POST', `/account/alerts/${id(formula)}/decision`, {
+    status: 'false_positive',
+    comment: 'a test value, not a person',
+    version: 1,
+  });
+  assert.equal(decided.status, 200);
+
+  const csv = await fetch(`${svc.url}/api/v1/account/alerts/export?format=csv&min_score=0.9`, { headers });
+  assert.equal(csv.status, 200);
+  assert.equal(csv.headers.get('content-type'), 'text/csv; charset=utf-8');
+  assert.equal(csv.headers.get('content-disposition'), 'attachment; filename="alerts.csv"');
+  const decidedAt = (decided.body as { decided_at: string }).decided_at;
+  const historyAt = (decided.body as { history: { at: string }[] }).history[0].at;
+  assert.equal(
+    await csv.text(),
+    'id,status,version,screened_value,matched_value,listed_party,list,list_type,match,score,occurrences,' +
+      'first_seen,last_seen,decided_at,list_version,request_id,subject_external_id,history\r\n' +
+      `${id(formula)},false_positive,2,"'=HYPERLINK(""http://evil.example"",""click"")",` +
+      `"LISTED, =HYPERLINK(""http://evil.example"",""click"")",party-2,un_sc,sanctions,fuzzy,0.95,1,` +
+      `2026-11-02T09:00:02.000Z,2026-11-02T09:00:02.000Z,${decidedAt},v7,req-2,,` +
+      `"${historyAt} decision false_positive on version 1 by an unnamed token (token ${carol.tokenId}): a test value, not a person"\r\n` +
+      `${id('Marie Majeur')},open,1,Marie Majeur,"LISTED, Marie Majeur",party-3,ofac_sdn,sanctions,fuzzy,0.95,1,` +
+      '2026-11-02T09:00:03.000Z,2026-11-02T09:00:03.000Z,,v7,req-3,,\r\n',
+  );
+
+  const exported = await fetch(`${svc.url}/api/v1/account/alerts/export?format=json&status=false_positive`, {
+    headers,
+  });
+  assert.equal(exported.status, 200);
+  assert.equal(exported.headers.get('content-type'), 'application/json; charset=utf-8');
+  const alerts = (await exported.json()) as (Alert & { history: unknown[]; evidence: { list_version: string } })[];
+  assert.deepEqual(
+    alerts.map((a) => [a.id, a.screened_value, a.status, a.evidence.list_version]),
+    [[id(formula), formula, 'false_positive', 'v7']],
+  );
+  assert.deepEqual(alerts[0].history, [
+    {
+      kind: 'decision',
+      status: 'false_positive',
+      comment: 'a test value, not a person',
+      on_version: 1,
+      token_id: carol.tokenId,
+      token_label: null,
+      at: historyAt,
+    },
+  ]);
+
+  const page = await fetch(`${svc.url}/api/v1/account/alerts/export?format=json&limit=2&after_id=${id(formula)}`, {
+    headers,
+  });
+  assert.deepEqual(
+    ((await page.json()) as Alert[]).map((a) => a.id),
+    ['Marie Majeur', 'Mario Maggiore'].map(id),
+  );
+  const theirs = await fetch(`${svc.url}/api/v1/account/alerts/export?format=json`, { headers: other });
+  assert.deepEqual(await theirs.json(), []);
+  const theirCsv = await fetch(`${svc.url}/api/v1/account/alerts/export`, { headers: other });
+  assert.equal((await theirCsv.text()).split('\r\n').length, 2, 'a header line only');
+  assert.equal((await api(headers, 'GET', '/account/alerts/export?limit=100001')).status, 422);
+  assert.equal((await api(headers, 'GET', '/account/alerts/export?format=xlsx')).status, 422);
 });

@@ -4,6 +4,7 @@ import pino from 'pino';
 import { CustomerService } from '../../src/billing/customers.js';
 import { TokenService } from '../../src/billing/tokens.js';
 import type { AuditMatchRow } from '../../src/audit/rows.js';
+import { AlertQueries } from '../../src/alerts/queries.js';
 import { AlertSelfApproval, AlertStore, AlertVersionConflict } from '../../src/alerts/store.js';
 import { BACKENDS, closeBackends } from '../store/backends.js';
 import { fileAuditStore } from '../support/audit-store.js';
@@ -49,6 +50,7 @@ for (const backend of BACKENDS) {
       const { db } = await backend.database();
       const { customerId } = await analyst(db, 'record');
       const store = new AlertStore(db, trail());
+      const queries = new AlertQueries(db);
       await store.record([
         row(customerId, '0xaa', '0xaa', T0 + 1000),
         row(customerId, '0xaa', '0xaa', T0, { request_id: 'first' }),
@@ -56,7 +58,7 @@ for (const backend of BACKENDS) {
         row(0, '0xaa', '0xaa', T0),
       ]);
       await store.record([row(customerId, '0xaa', '0xaa', T0 + 9000, { list_version: 'v2', match: 'fuzzy' })]);
-      const page = await store.list(customerId, { limit: 10 });
+      const page = await queries.list(customerId, { limit: 10 });
       assert.deepEqual(
         page.items.map((a) => [a.screened_value, a.occurrences, a.first_seen, a.last_seen, a.match, a.status]),
         [
@@ -80,6 +82,7 @@ for (const backend of BACKENDS) {
       const { db } = await backend.database();
       const { customerId } = await analyst(db, 'party');
       const store = new AlertStore(db, trail());
+      const queries = new AlertQueries(db);
       const party = (alias: string, score: number) => ({
         value: alias,
         list: 'ofac_sdn',
@@ -93,7 +96,7 @@ for (const backend of BACKENDS) {
       await store.record([
         row(customerId, 'Kim Jong Un', 'KIM Jong-un', T0 + 10, { evidence: party('KIM Jong-un', 0.85) }),
       ]);
-      const page = await store.list(customerId, { limit: 10 });
+      const page = await queries.list(customerId, { limit: 10 });
       assert.deepEqual(
         page.items.map((a) => [a.listed_party, a.matched_value, a.score, a.occurrences, a.subject]),
         [['ofac_sdn:12345', 'KIM Jong-un', 0.85, 2, null]],
@@ -106,6 +109,7 @@ for (const backend of BACKENDS) {
       const { db } = await backend.database();
       const { customerId } = await analyst(db, 'pages');
       const store = new AlertStore(db, trail());
+      const queries = new AlertQueries(db);
       // Ties on last_seen: the id breaks them, so no alert is skipped or repeated across pages.
       await store.record(
         Array.from({ length: 25 }, (_, i) =>
@@ -117,7 +121,7 @@ for (const backend of BACKENDS) {
       const seen: string[] = [];
       let cursor: string | undefined;
       for (;;) {
-        const page = await store.list(customerId, { limit: 4, cursor });
+        const page = await queries.list(customerId, { limit: 4, cursor });
         seen.push(...page.items.map((a) => a.screened_value));
         if (!page.next_cursor) break;
         cursor = page.next_cursor;
@@ -125,9 +129,9 @@ for (const backend of BACKENDS) {
       assert.equal(seen.length, 25);
       assert.equal(new Set(seen).size, 25);
       assert.equal(seen[0], 'name 24');
-      const un = await store.list(customerId, { limit: 100, list: 'un_sc' });
+      const un = await queries.list(customerId, { limit: 100, list: 'un_sc' });
       assert.equal(un.items.length, 12);
-      const text = await store.list(customerId, { limit: 100, text: 'LISTED 1' });
+      const text = await queries.list(customerId, { limit: 100, text: 'LISTED 1' });
       assert.deepEqual(text.items.map((a) => a.matched_value).sort(), [
         'Listed 1',
         'Listed 10',
@@ -141,9 +145,9 @@ for (const backend of BACKENDS) {
         'Listed 18',
         'Listed 19',
       ]);
-      const percent = await store.list(customerId, { limit: 100, text: '%' });
+      const percent = await queries.list(customerId, { limit: 100, text: '%' });
       assert.equal(percent.items.length, 0, 'LIKE wildcards in the text are literal');
-      const window = await store.list(customerId, {
+      const window = await queries.list(customerId, {
         limit: 100,
         since: new Date(T0 + 7000).toISOString(),
         until: new Date(T0 + 8000).toISOString(),
@@ -153,15 +157,16 @@ for (const backend of BACKENDS) {
         ['name 23', 'name 22', 'name 21'],
       );
       const other = await analyst(db, 'other customer');
-      assert.deepEqual((await store.list(other.customerId, { limit: 10 })).items, []);
+      assert.deepEqual((await queries.list(other.customerId, { limit: 10 })).items, []);
     });
 
     test('two decisions on one version: one wins, the other is a version conflict', async () => {
       const { db } = await backend.database();
       const { customerId, alice, bob } = await analyst(db, 'race');
       const store = new AlertStore(db, trail());
+      const queries = new AlertQueries(db);
       await store.record([row(customerId, '0xcc', '0xcc', T0)]);
-      const [{ id, version }] = (await store.list(customerId, { limit: 1 })).items;
+      const [{ id, version }] = (await queries.list(customerId, { limit: 1 })).items;
       assert.equal(version, 1);
       const results = await Promise.allSettled([
         store.decide(customerId, id, { status: 'escalated', version }, { tokenId: alice }),
@@ -188,8 +193,9 @@ for (const backend of BACKENDS) {
       const { db } = await backend.database();
       const { customerId, alice, bob } = await analyst(db, 'history');
       const store = new AlertStore(db, trail());
+      const queries = new AlertQueries(db);
       await store.record([row(customerId, '0xdd', '0xdd', T0)]);
-      const [{ id }] = (await store.list(customerId, { limit: 1 })).items;
+      const [{ id }] = (await queries.list(customerId, { limit: 1 })).items;
       await store.decide(customerId, id, { status: 'escalated', version: 1 }, { tokenId: alice });
       await store.comment(customerId, id, 'same birth date', { tokenId: bob });
       const done = (await store.decide(
@@ -217,15 +223,16 @@ for (const backend of BACKENDS) {
       const { db } = await backend.database();
       const { customerId, alice } = await analyst(db, 'bulk');
       const store = new AlertStore(db, trail());
+      const queries = new AlertQueries(db);
       await store.record([row(customerId, '1', '1', T0), row(customerId, '2', '2', T0), row(customerId, '3', '3', T0)]);
-      const ids = (await store.list(customerId, { limit: 10 })).items.map((a) => a.id).sort((a, b) => a - b);
+      const ids = (await queries.list(customerId, { limit: 10 })).items.map((a) => a.id).sort((a, b) => a - b);
       await store.decide(customerId, ids[2], { status: 'escalated', version: 1 }, { tokenId: alice });
       const all = (ids: number[]) => ids.map((id) => ({ id, status: 'closed' as const, version: 1 }));
       await assert.rejects(store.decideMany(customerId, all(ids), { tokenId: alice }), AlertVersionConflict);
       assert.deepEqual(await store.decideMany(customerId, all([ids[0], 99999999]), { tokenId: alice }), {
         missing: 99999999,
       });
-      const untouched = (await store.list(customerId, { limit: 10 })).items.filter((a) => a.id !== ids[2]);
+      const untouched = (await queries.list(customerId, { limit: 10 })).items.filter((a) => a.id !== ids[2]);
       assert.deepEqual(
         untouched.map((a) => [a.status, a.version]),
         [
@@ -242,7 +249,7 @@ for (const backend of BACKENDS) {
           [ids[1], 'closed', 2],
         ],
       );
-      const counts = (await store.counts()).filter((c) => c.customer_id === customerId);
+      const counts = (await queries.counts()).filter((c) => c.customer_id === customerId);
       assert.deepEqual(counts, [
         { customer_id: customerId, status: 'closed', count: 2 },
         { customer_id: customerId, status: 'escalated', count: 1 },
@@ -275,7 +282,7 @@ for (const backend of BACKENDS) {
           },
         });
       await store.record([kim('v1', ['1982-01-08'], T0)]);
-      const [{ id }] = (await store.list(customerId, { limit: 1 })).items;
+      const [{ id }] = (await new AlertQueries(db).list(customerId, { limit: 1 })).items;
       await store.decide(
         customerId,
         id,
@@ -338,7 +345,7 @@ for (const backend of BACKENDS) {
         row(customerId, '0xee', '0xee', time, { evidence: { value: '0xee', metadata: { name: 'Lazarus', programs } } });
       await store.record([wallet(['CYBER2'], T0), row(customerId, '0xff', '0xff', T0)]);
       const ids = Object.fromEntries(
-        (await store.list(customerId, { limit: 10 })).items.map((a) => [a.screened_value, a.id]),
+        (await new AlertQueries(db).list(customerId, { limit: 10 })).items.map((a) => [a.screened_value, a.id]),
       );
       await store.decide(
         customerId,
@@ -382,7 +389,9 @@ for (const backend of BACKENDS) {
       await store.setFourEyes(customerId, true);
       assert.equal(await store.fourEyes(customerId), true);
       await store.record([row(customerId, '0x11', '0x11', T0), row(customerId, '0x22', '0x22', T0)]);
-      const ids = (await store.list(customerId, { limit: 10 })).items.map((a) => a.id).sort((a, b) => a - b);
+      const ids = (await new AlertQueries(db).list(customerId, { limit: 10 })).items
+        .map((a) => a.id)
+        .sort((a, b) => a - b);
       const fp = (version: number) => ({ status: 'false_positive' as const, comment: 'not them', version });
       const proposed = (await store.decide(customerId, ids[0], fp(1), { tokenId: alice }))!;
       assert.deepEqual([proposed.status, proposed.version], ['open', 2]);

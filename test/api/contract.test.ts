@@ -304,6 +304,7 @@ test('the alerts of issue #38: routes, their statuses, the list parameters and t
     ['post', '/account/alerts/{alert_id}/decision', ['200', '401', '403', '404', '409', '422']],
     ['post', '/account/alerts/{alert_id}/comments', ['200', '401', '403', '404', '422']],
     ['post', '/account/alerts/decisions', ['200', '401', '403', '404', '409', '422']],
+    ['get', '/account/alerts/export', ['200', '401', '403', '422']],
     ['get', '/admin/alerts/counts', ['200', '401']],
   ] as const) {
     assert.deepEqual(Object.keys(op(method, path).responses).sort(), [...statuses].sort(), `${method} ${path}`);
@@ -317,11 +318,21 @@ test('the alerts of issue #38: routes, their statuses, the list parameters and t
       'query:kind',
       'query:limit',
       'query:list',
+      'query:max_score',
+      'query:min_score',
+      'query:order',
       'query:since',
+      'query:sort',
       'query:status',
       'query:text',
       'query:until',
     ],
+  );
+  assert.deepEqual(
+    op('get', '/account/alerts/export')
+      .parameters!.map((p) => p.name)
+      .sort(),
+    ['after_id', 'format', 'kind', 'limit', 'list', 'max_score', 'min_score', 'since', 'status', 'text', 'until'],
   );
   const body = op('post', '/account/alerts/{alert_id}/decision').requestBody!.content['application/json'].schema;
   assert.deepEqual(Object.keys(body.properties ?? {}).sort(), ['comment', 'status', 'version']);

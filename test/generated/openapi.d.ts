@@ -944,8 +944,28 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The customer’s alerts, most recently seen first (keyset pages) */
+        /** The customer’s alerts, by time or score (keyset pages) */
         get: operations["accountAlertsList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/account/alerts/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The alerts with their evidence and history as a CSV or JSON download
+         * @description The filters of /account/alerts; alerts in id order, at most `limit` (up to 100,000): continue with `after_id`. CSV: one row per alert, columns id, status, version, screened_value, matched_value, listed_party, list, list_type, match, score, occurrences, first_seen, last_seen, decided_at, list_version, request_id, subject_external_id, history (history: one event per line). JSON: an array of AlertDetail.
+         */
+        get: operations["accountAlertsExport"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2386,7 +2406,7 @@ export interface components {
             };
         };
         AlertPage: {
-            /** @description Most recently seen first. */
+            /** @description In the requested order. */
             items: components["schemas"]["Alert"][];
             /** @description Pass it as `cursor` for the next page; null on the last page. */
             next_cursor: string | null;
@@ -6089,9 +6109,13 @@ export interface operations {
                 status?: components["schemas"]["AlertStatus"];
                 list?: string;
                 kind?: "exact" | "subdomain" | "domain" | "region" | "fuzzy" | "regex";
+                min_score?: number;
+                max_score?: number;
                 since?: string;
                 until?: string;
                 text?: string;
+                sort?: "time" | "score";
+                order?: "desc" | "asc";
                 limit?: number;
                 cursor?: string;
             };
@@ -6108,6 +6132,65 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AlertPage"];
+                };
+            };
+            /** @description Missing, invalid or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Forbidden: the token lacks the scope this endpoint needs (`screen` for metered endpoints, `dashboard` for /account) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    accountAlertsExport: {
+        parameters: {
+            query?: {
+                status?: components["schemas"]["AlertStatus"];
+                list?: string;
+                kind?: "exact" | "subdomain" | "domain" | "region" | "fuzzy" | "regex";
+                min_score?: number;
+                max_score?: number;
+                since?: string;
+                until?: string;
+                text?: string;
+                format?: "csv" | "json";
+                limit?: number;
+                after_id?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string;
                 };
             };
             /** @description Missing, invalid or revoked credentials */

@@ -1,10 +1,12 @@
 import { customerCaller } from './account.js';
-import { endpoint, type AnyEndpoint, type Caller } from '../../core/endpoint.js';
+import { endpoint, RawResponse, type AnyEndpoint, type Caller } from '../../core/endpoint.js';
 import { conflict, forbidden, notFound, valueError } from '../../core/errors.js';
 import { dayRange } from '../../billing/views.js';
 import type { AlertDecisionQueries } from '../../audit/decisions.js';
+import { AlertCursorError } from '../../alerts/cursor.js';
+import { alertCsv, alertJsonArray, ALERT_CSV_COLUMNS } from '../alerts-export.js';
+import type { AlertQueries } from '../../alerts/queries.js';
 import {
-  AlertCursorError,
   AlertSelfApproval,
   AlertVersionConflict,
   type AlertDetail as Detail,
@@ -21,6 +23,8 @@ import {
   AlertDecisionsInput,
   AlertDecisionsResult,
   AlertDetail,
+  AlertExportInput,
+  AlertExportText,
   AlertIdInput,
   AlertListInput,
   AlertPage,
@@ -28,6 +32,7 @@ import {
 
 export interface AlertsDeps {
   alerts: AlertStore;
+  queries: AlertQueries;
   /** Told of each decision before it is answered: the customer's next screening names it. */
   reviews?: ReviewView;
   /** The decisions' copy in the audit trail (ClickHouse). */
@@ -56,7 +61,7 @@ async function versioned<T>(fn: () => Promise<T>): Promise<T> {
 
 /** Review of the alerts that metered screenings open (docs/alerts.md). */
 export function alertEndpoints(deps: AlertsDeps): AnyEndpoint[] {
-  const { alerts, decisions } = deps;
+  const { alerts, queries, decisions } = deps;
   const decided = (customerId: number, a: Detail) =>
     deps.reviews?.apply({
       customer_id: customerId,
@@ -94,17 +99,42 @@ export function alertEndpoints(deps: AlertsDeps): AnyEndpoint[] {
       method: 'GET',
       path: '/account/alerts',
       tags: TAGS,
-      summary: 'The customer’s alerts, most recently seen first (keyset pages)',
+      summary: 'The customer’s alerts, by time or score (keyset pages)',
       access: 'account',
       input: AlertListInput,
       output: AlertPage,
       handler: async (input, ctx) => {
         try {
-          return await alerts.list(analystOf(ctx.caller).customerId, input);
+          return await queries.list(analystOf(ctx.caller).customerId, input);
         } catch (err) {
           if (err instanceof AlertCursorError) throw valueError(['query', 'cursor'], err.message, input.cursor);
           throw err;
         }
+      },
+    }),
+    endpoint({
+      id: 'account.alerts.export',
+      method: 'GET',
+      path: '/account/alerts/export',
+      tags: TAGS,
+      summary: 'The alerts with their evidence and history as a CSV or JSON download',
+      description:
+        `The filters of /account/alerts; alerts in id order, at most \`limit\` (up to 100,000): continue with \`after_id\`. ` +
+        `CSV: one row per alert, columns ${ALERT_CSV_COLUMNS.join(', ')} (history: one event per line). ` +
+        'JSON: an array of AlertDetail.',
+      access: 'account',
+      input: AlertExportInput,
+      output: AlertExportText,
+      handler: (input, ctx) => {
+        const { format, limit, after_id, ...filter } = input;
+        const pages = queries.export(analystOf(ctx.caller).customerId, filter, limit, after_id);
+        return format === 'csv'
+          ? new RawResponse('text/csv; charset=utf-8', alertCsv(pages), {
+              'Content-Disposition': 'attachment; filename="alerts.csv"',
+            })
+          : new RawResponse('application/json; charset=utf-8', alertJsonArray(pages), {
+              'Content-Disposition': 'attachment; filename="alerts.json"',
+            });
       },
     }),
     endpoint({
@@ -116,7 +146,7 @@ export function alertEndpoints(deps: AlertsDeps): AnyEndpoint[] {
       access: 'admin',
       input: z.object({}).strict(),
       output: AlertCounts,
-      handler: () => alerts.counts(),
+      handler: () => queries.counts(),
     }),
     endpoint({
       id: 'account.alerts.decideMany',

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { DateRangeInput } from './billing.js';
 import { MATCH_KINDS } from '../../../engine/model.js';
+import { ALERT_SORTS, SORT_ORDERS } from '../../alerts/cursor.js';
 import { ALERT_STATUSES, COMMENT_REQUIRED, EVENT_KINDS } from '../../alerts/store.js';
 
 /** Schemas of the alerts API (`/account/alerts`): docs/alerts.md. */
@@ -106,27 +107,85 @@ export const AlertDetail = Alert.extend({
   .strict()
   .meta({ id: 'AlertDetail' });
 
+const score = (bound: string) =>
+  z
+    .number()
+    .min(0)
+    .max(1)
+    .optional()
+    .meta({ description: `The latest score is at ${bound} this (0 to 1; an exact match scores 1).` });
+
+/** What narrows the list and the export alike. */
+const filterFields = {
+  status: AlertStatus.optional(),
+  list: z.string().min(1).max(200).optional().meta({ description: 'List slug.' }),
+  kind: z.enum(MATCH_KINDS).optional().meta({ description: 'Match kind of the latest occurrence.' }),
+  min_score: score('least'),
+  max_score: score('most'),
+  since: z.iso.datetime().optional().meta({ description: 'Seen last at or after this time.' }),
+  until: z.iso.datetime().optional().meta({ description: 'Seen last before this time.' }),
+  text: z
+    .string()
+    .min(1)
+    .max(200)
+    .optional()
+    .meta({ description: 'Part of the screened or the matched value (case-insensitive; `%` and `_` are literal).' }),
+};
+
+function rangesInOrder(
+  f: { min_score?: number; max_score?: number; since?: string; until?: string },
+  ctx: z.RefinementCtx,
+) {
+  if (f.min_score !== undefined && f.max_score !== undefined && f.min_score > f.max_score)
+    ctx.addIssue({ code: 'custom', path: ['min_score'], message: 'min_score must not be above max_score' });
+  if (f.since !== undefined && f.until !== undefined && Date.parse(f.since) >= Date.parse(f.until))
+    ctx.addIssue({ code: 'custom', path: ['since'], message: 'since must be before until' });
+}
+
 export const AlertListInput = z
   .object({
-    status: AlertStatus.optional(),
-    list: z.string().min(1).max(200).optional().meta({ description: 'List slug.' }),
-    kind: z.enum(MATCH_KINDS).optional().meta({ description: 'Match kind of the latest occurrence.' }),
-    since: z.iso.datetime().optional().meta({ description: 'Seen last at or after this time.' }),
-    until: z.iso.datetime().optional().meta({ description: 'Seen last before this time.' }),
-    text: z
-      .string()
-      .min(1)
-      .max(200)
-      .optional()
-      .meta({ description: 'Part of the screened or the matched value (case-insensitive).' }),
+    ...filterFields,
+    sort: z.enum(ALERT_SORTS).default('time').meta({
+      description: '`time`: by `last_seen`; `score`: by the latest score, then `last_seen`. The id breaks ties.',
+    }),
+    order: z.enum(SORT_ORDERS).default('desc').meta({ description: '`desc`: newest or highest first.' }),
     limit: z.number().int().min(1).max(500).default(50),
-    cursor: z.string().min(1).max(200).optional().meta({ description: 'The `next_cursor` of the previous page.' }),
+    cursor: z.string().min(1).max(200).optional().meta({
+      description: 'The `next_cursor` of the previous page, asked with the same `sort` and `order` (else 422).',
+    }),
   })
-  .strict();
+  .strict()
+  .superRefine(rangesInOrder);
+
+/** An export's alerts at most. */
+const ALERT_EXPORT_MAX = 100_000;
+
+export const AlertExportInput = z
+  .object({
+    ...filterFields,
+    format: z.enum(['csv', 'json']).default('csv').meta({
+      description: '`csv`: one row per alert, its history in one cell; `json`: an array of AlertDetail.',
+    }),
+    limit: z
+      .number()
+      .int()
+      .min(1)
+      .max(ALERT_EXPORT_MAX)
+      .default(ALERT_EXPORT_MAX)
+      .meta({ description: 'Alerts at most, in id order; continue with `after_id` = the last id.' }),
+    after_id: z.number().int().min(0).default(0).meta({ description: 'Only alerts with a higher id.' }),
+  })
+  .strict()
+  .superRefine(rangesInOrder);
+
+export const AlertExportText = z.string().meta({
+  description:
+    '`format=csv`: text/csv with a header line (docs/alerts.md lists the columns); `format=json`: a JSON array of AlertDetail.',
+});
 
 export const AlertPage = z
   .object({
-    items: z.array(Alert).meta({ description: 'Most recently seen first.' }),
+    items: z.array(Alert).meta({ description: 'In the requested order.' }),
     next_cursor: z
       .string()
       .nullable()
