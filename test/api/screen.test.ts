@@ -79,6 +79,7 @@ test('a Bitcoin address from the SDN remarks matches the SDN entry and the per-a
           sdn_type: 'individual',
           ent_num: entNum,
           party_id: entNum,
+          explanation_text: `The Bitcoin address is listed on ${SDN.list_name} as YAN, Xiaobing (program SDNTK).`,
         },
       },
       // The per-asset file has the address; the newer SDN extract names its party.
@@ -95,6 +96,7 @@ test('a Bitcoin address from the SDN remarks matches the SDN entry and the per-a
           programs: ['SDNTK'],
           ent_num: entNum,
           party_id: entNum,
+          explanation_text: `The Bitcoin address is listed on ${OFAC_CRYPTO.list_name} as Xiaobing YAN (program SDNTK).`,
         },
       },
     ],
@@ -116,7 +118,11 @@ test('EVM addresses: checksum, lower and upper case are the same address; the va
           match: 'exact',
           value: published,
           source_url: XBT_FILE.replace('XBT', 'ETH'),
-          metadata: { symbol: 'ETH', network: 'ethereum' },
+          metadata: {
+            symbol: 'ETH',
+            network: 'ethereum',
+            explanation_text: `The Ethereum address is listed on ${OFAC_CRYPTO.list_name}.`,
+          },
         },
       ],
     });
@@ -168,7 +174,9 @@ test('a crime-only match is flagged but not sanctioned; a listed domain matches 
         match: 'exact',
         value: 'azukishop.live',
         source_url: 'https://github.com/MetaMask/eth-phishing-detect',
-        metadata: {},
+        metadata: {
+          explanation_text: 'The website azukishop.live is listed on MetaMask eth-phishing-detect Blocklist.',
+        },
       },
     ],
   });
@@ -176,6 +184,10 @@ test('a crime-only match is flagged but not sanctioned; a listed domain matches 
     `website?address=${encodeURIComponent('HTTPS://www.Sub.AzukiShop.live./path?q=1')}&lists=eth_phishing`,
   );
   assert.equal((sub.body as { matches: { match: string }[] }).matches[0].match, 'subdomain');
+  assert.equal(
+    (sub.body as { matches: { metadata: { explanation_text: string } }[] }).matches[0].metadata.explanation_text,
+    'The website matched MetaMask eth-phishing-detect Blocklist by its host: listed domain azukishop.live, a parent of sub.azukishop.live.',
+  );
   assert.equal((sub.body as { sanctioned: boolean }).sanctioned, false);
 });
 
@@ -201,6 +213,7 @@ test('e-mail: a listed address matches whatever its case; a disposable domain ma
           sdn_type: 'entity',
           ent_num: '11911',
           party_id: '11911',
+          explanation_text: `The e-mail address info@aqsatv.ps is listed on ${SDN.list_name} as AL-AQSA TV (program SDGT).`,
         },
       },
     ],
@@ -216,7 +229,10 @@ test('e-mail: a listed address matches whatever its case; a disposable domain ma
       value: 'mailinator.com',
       source_url:
         'https://raw.githubusercontent.com/disposable-email-domains/disposable-email-domains/main/disposable_email_blocklist.conf',
-      metadata: {},
+      metadata: {
+        explanation_text:
+          'The e-mail address matched Disposable E-mail Domains by its domain: listed domain mailinator.com.',
+      },
     },
   ]);
   assert.equal((disposable.body as { sanctioned: boolean }).sanctioned, false);

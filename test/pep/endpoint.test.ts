@@ -87,7 +87,7 @@ describe('/screen/pep endpoint', () => {
   });
 
   test('handler output fits the schema; matches are audited, non-matches are not', async () => {
-    const ctx = { meta: { clientIp: '127.0.0.1' }, log } as unknown as RequestContext;
+    const ctx = { meta: { clientIp: '127.0.0.1' }, log, caller: { kind: 'anonymous' } } as unknown as RequestContext;
     const input = parseInput(PepInput, { path: {}, query: { name: 'Mike Rogers', birth_date: '1963' } });
     const out = await ep.handler(input, ctx);
     assert.deepEqual(PepScreenResponse.parse(out), out);
@@ -100,6 +100,7 @@ describe('/screen/pep endpoint', () => {
         match: 'fuzzy',
         list_version: '',
         as_of: null,
+        evidence: (out as { matches: unknown[] }).matches[0],
       },
     ]);
     const matches = (out as { matches: { caption: string; score: number; match: boolean; birth_dates: string[] }[] })
