@@ -1,0 +1,145 @@
+import { ApiError, type Schemas } from './api';
+
+/**
+ * What the review pages know about alerts beyond the generated types: the fields that the
+ * four-eyes rule and the explanations add are optional, so that the pages work with and without them.
+ */
+export type AlertStatus = Schemas['AlertStatus'];
+export type AlertRow = Schemas['Alert'];
+
+/** A four-eyes proposal waiting for a second analyst. */
+export interface PendingDecision {
+  status: AlertStatus;
+  token_id: number;
+  token_label: string | null;
+  at: string;
+}
+
+export type AlertView = Schemas['AlertDetail'] & { pending?: PendingDecision | null };
+export type AlertEvent = Schemas['AlertEvent'];
+
+export const STATUSES: AlertStatus[] = ['open', 'escalated', 'confirmed', 'false_positive', 'closed'];
+
+export const STATUS_LABEL: Record<AlertStatus, string> = {
+  open: 'Open',
+  escalated: 'Escalated',
+  confirmed: 'Confirmed match',
+  false_positive: 'False positive',
+  closed: 'Closed',
+};
+
+/** The badge class of a status: open work stands out, settled alerts are quiet. */
+export const STATUS_BADGE: Record<AlertStatus, string> = {
+  open: 'badge badge-warning',
+  escalated: 'badge badge-danger',
+  confirmed: 'badge badge-danger',
+  false_positive: 'badge badge-success',
+  closed: 'badge',
+};
+
+/** Statuses whose decision must say why (the API refuses them without a comment). */
+export const NEEDS_COMMENT: readonly AlertStatus[] = ['confirmed', 'false_positive'];
+
+export const COMMENT_MISSING = 'Write a comment first: confirming a match or marking a false positive needs a reason.';
+
+/** The analyst who did something: the token's name, else its number. */
+export function analyst(e: { token_id: number | null; token_label: string | null }): string {
+  if (e.token_label) return e.token_label;
+  return e.token_id ? `token ${e.token_id}` : 'the service';
+}
+
+/** "Proposed false positive by alice: awaiting a second analyst." */
+export function pendingSentence(p: PendingDecision): string {
+  return `Proposed ${STATUS_LABEL[p.status].toLowerCase()} by ${analyst(p)}: awaiting a second analyst.`;
+}
+
+/**
+ * A failed decision as a sentence: a 409 means someone decided since the page loaded; the
+ * other answers keep the service's own sentence.
+ */
+export function decisionError(err: unknown, many = false): string {
+  if (err instanceof ApiError && err.status === 409) {
+    return many
+      ? 'Someone decided one of the selected alerts since this page loaded, so nothing was recorded. Reload the queue and decide again.'
+      : 'Someone decided this alert since you opened it, so your decision was not recorded. Reload the alert to see theirs, then decide again.';
+  }
+  if (err instanceof ApiError && err.status === 404) {
+    return many
+      ? 'One of the selected alerts no longer exists, so nothing was recorded. Reload the queue.'
+      : 'This alert no longer exists.';
+  }
+  if (err instanceof ApiError && err.status === 422) return COMMENT_MISSING;
+  return (err as Error).message;
+}
+
+/** Lower-case tokens of a name without accents or punctuation, to compare two names part by part. */
+export function nameTokens(name: string): string[] {
+  return name
+    .normalize('NFKD')
+    .replace(/\p{M}/gu, '')
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter(Boolean);
+}
+
+/** A name cut into its parts, each marked when the other name has the same part. */
+export function markAgreeing(name: string, other: string): { text: string; agrees: boolean }[] {
+  const theirs = new Set(nameTokens(other));
+  return name
+    .split(/(\s+|[,;()]+)/)
+    .filter((part) => part !== '')
+    .map((text) => {
+      const tokens = nameTokens(text);
+      return { text, agrees: tokens.length > 0 && tokens.every((t) => theirs.has(t)) };
+    });
+}
+
+/** A listed party's fields as the screening answered them (`evidence.answer.metadata`). */
+export interface PartyView {
+  caption: string | null;
+  aliases: string[];
+  birth_dates: string[];
+  countries: string[];
+  identifiers: string[];
+  programs: string[];
+  party_type: string | null;
+  explanation_text: string | null;
+  review: { status: string; decided_at: string | null } | null;
+}
+
+const strings = (v: unknown): string[] =>
+  Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string' && x !== '') : [];
+const text = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
+
+function identifier(v: unknown): string | null {
+  if (typeof v === 'string') return v;
+  if (!v || typeof v !== 'object') return null;
+  const { type, value, country } = v as { type?: unknown; value?: unknown; country?: unknown };
+  if (typeof value !== 'string') return null;
+  return [text(type), value, text(country) ? `(${String(country)})` : null].filter(Boolean).join(' ');
+}
+
+export function partyOf(answer: Record<string, unknown>): PartyView {
+  const m = (answer.metadata && typeof answer.metadata === 'object' ? answer.metadata : {}) as Record<string, unknown>;
+  const aliases = Array.isArray(m.aliases)
+    ? m.aliases.map((a) => (typeof a === 'string' ? a : text((a as { name?: unknown } | null)?.name))).filter(Boolean)
+    : [];
+  const review = m.review && typeof m.review === 'object' ? (m.review as PartyView['review']) : null;
+  return {
+    caption: text(m.caption) ?? text(m.name),
+    aliases: aliases as string[],
+    birth_dates: strings(m.birth_dates),
+    countries: strings(m.countries),
+    identifiers: (Array.isArray(m.identifiers) ? m.identifiers.map(identifier) : []).filter(
+      (x): x is string => x !== null,
+    ),
+    programs: strings(m.programs),
+    party_type: text(m.party_type),
+    explanation_text: text(m.explanation_text),
+    review,
+  };
+}
+
+export function sourceUrl(answer: Record<string, unknown>): string | null {
+  return text(answer.source_url);
+}
