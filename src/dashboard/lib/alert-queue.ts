@@ -76,7 +76,10 @@ export async function listAlerts(query: { limit: number; [k: string]: unknown })
     return await call(client.GET('/api/v1/account/alerts', { params: { query: query as { limit: number } } }));
   } catch (err) {
     if (err instanceof ApiError && err.status === 422)
-      throw new ApiError(422, 'The service did not accept these filters. Clear the score range and the sort, then apply again.');
+      throw new ApiError(
+        422,
+        'The service did not accept these filters. Clear the score range and the sort, then apply again.',
+      );
     throw err;
   }
 }

@@ -190,7 +190,7 @@ function Decide({ alert, onDecided }: { alert: AlertView; onDecided: (a: AlertVi
         onDecided(next, false);
       } catch (err) {
         if (err instanceof ApiError && err.status === 409) onDecided(alert, true);
-        throw new Error(decisionError(err));
+        throw new Error(decisionError(err), { cause: err });
       }
     });
   };

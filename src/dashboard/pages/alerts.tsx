@@ -44,12 +44,7 @@ function StatusChips({
   };
   return (
     <div class="chips" role="group" aria-label="Alerts by status" data-testid="status-counts">
-      <button
-        type="button"
-        class="chip"
-        aria-pressed={current === '' ? 'true' : 'false'}
-        onClick={() => onPick('')}
-      >
+      <button type="button" class="chip" aria-pressed={current === '' ? 'true' : 'false'} onClick={() => onPick('')}>
         All
       </button>
       {STATUSES.map((s) => (
@@ -166,9 +161,11 @@ function Filters({
 function BulkDecision({
   selected,
   onDone,
+  onReload,
 }: {
   selected: Map<number, number>;
   onDone: (message: string) => void;
+  onReload: () => void;
 }) {
   const [status, setStatus] = useState<AlertStatus>('false_positive');
   const [comment, setComment] = useState('');
@@ -196,7 +193,7 @@ function BulkDecision({
             : `${counted(res.alerts.length, 'alert', 'alerts')} set to ${STATUS_LABEL[status].toLowerCase()}.`,
         );
       } catch (err) {
-        throw new Error(decisionError(err, true));
+        throw new Error(decisionError(err, true), { cause: err });
       }
     });
   };
@@ -231,6 +228,11 @@ function BulkDecision({
         </button>
       </div>
       {error ? <Alert kind="error">{error}</Alert> : null}
+      {action.error ? (
+        <button type="button" class="secondary" onClick={onReload}>
+          Reload the queue
+        </button>
+      ) : null}
     </form>
   );
 }
@@ -307,10 +309,7 @@ export default function Alerts() {
   const lists = useApi(() => listChoices(), []);
   const [tick, setTick] = useState(0);
   const counts = useApi(() => statusCounts(), [tick]);
-  const page = useApi(
-    () => listAlerts({ ...queueQuery(filter), limit: filter.limit, cursor }),
-    [filter, cursor, tick],
-  );
+  const page = useApi(() => listAlerts({ ...queueQuery(filter), limit: filter.limit, cursor }), [filter, cursor, tick]);
   const exporting = useAction();
 
   const show = (f: QueueFilter) => {
@@ -364,7 +363,9 @@ export default function Alerts() {
       </PageHeader>
       {exporting.error ? <Alert kind="error">{exporting.error}</Alert> : null}
       <StatusChips current={filter.status} onPick={pick} counts={counts.data} />
-      {counts.error ? <Alert kind="error">The counts per status could not be loaded: {counts.error.message}</Alert> : null}
+      {counts.error ? (
+        <Alert kind="error">The counts per status could not be loaded: {counts.error.message}</Alert>
+      ) : null}
       <Filters draft={draft} setDraft={setDraft} onApply={apply} lists={lists.data ?? []} />
       {problem ? <Alert kind="error">{problem}</Alert> : null}
       {done ? <Alert kind="success">{done}</Alert> : null}
@@ -373,6 +374,10 @@ export default function Alerts() {
           selected={selected}
           onDone={(message) => {
             setDone(message);
+            reload();
+          }}
+          onReload={() => {
+            setDone(null);
             reload();
           }}
         />
@@ -390,12 +395,7 @@ export default function Alerts() {
               </Empty>
             ) : (
               <>
-                <Rows
-                  rows={p.items}
-                  selected={selected}
-                  toggle={toggle}
-                  toggleAll={(on) => toggleAll(p.items, on)}
-                />
+                <Rows rows={p.items} selected={selected} toggle={toggle} toggleAll={(on) => toggleAll(p.items, on)} />
                 <nav class="pager" aria-label="Alert pages">
                   <button
                     type="button"
