@@ -15,8 +15,51 @@ export interface PendingDecision {
   at: string;
 }
 
-export type AlertView = Schemas['AlertDetail'] & { pending?: PendingDecision | null };
-export type AlertEvent = Schemas['AlertEvent'];
+/** A field of the listed party's record as decided (`from`) and as a later list version has it (`to`). */
+export type PartyChanges = Record<string, { from: string[]; to: string[] }>;
+
+/** An event of the history: decisions, comments, four-eyes proposals and approvals, and the system's re-openings. */
+export type AlertEvent = Omit<Schemas['AlertEvent'], 'kind'> & { kind: string; changes?: PartyChanges | null };
+
+export type AlertView = Omit<Schemas['AlertDetail'], 'history'> & {
+  history: AlertEvent[];
+  pending?: PendingDecision | null;
+};
+
+const FIELD_LABEL: Record<string, string> = {
+  name: 'name',
+  aliases: 'aliases',
+  birth_dates: 'birth dates',
+  identifiers: 'identifiers',
+  programs: 'programs',
+};
+
+/** "birth dates: 1971 → 1972": what changed in the listed party, one line per field. */
+export function changeLines(changes: PartyChanges | null | undefined): string[] {
+  return Object.entries(changes ?? {}).map(
+    ([field, c]) =>
+      `${FIELD_LABEL[field] ?? field.replace(/_/g, ' ')}: ${c.from.join(', ') || 'none'} → ${c.to.join(', ') || 'none'}`,
+  );
+}
+
+/** What an event did, in words. */
+export function eventText(e: AlertEvent): string {
+  const status = e.status ? STATUS_LABEL[e.status].toLowerCase() : '';
+  switch (e.kind) {
+    case 'comment':
+      return 'Comment';
+    case 'proposal':
+      return `Proposed ${status}`;
+    case 'approval':
+      return `Approved ${status}`;
+    case 'reopened':
+      return 'Re-opened';
+    case 'party_changed':
+      return 'The listed party changed';
+    default:
+      return status ? `Set to ${status}` : 'Decision';
+  }
+}
 
 export const STATUSES: AlertStatus[] = ['open', 'escalated', 'confirmed', 'false_positive', 'closed'];
 

@@ -8,7 +8,9 @@ import {
   STATUS_BADGE,
   STATUS_LABEL,
   analyst,
+  changeLines,
   decisionError,
+  eventText,
   markAgreeing,
   partyOf,
   pendingSentence,
@@ -140,11 +142,6 @@ function Evidence({ alert, party }: { alert: AlertView; party: PartyView }) {
   );
 }
 
-function eventText(e: AlertEvent): string {
-  if (e.kind === 'comment') return 'Comment';
-  return e.status ? `Set to ${STATUS_LABEL[e.status].toLowerCase()}` : 'Decision';
-}
-
 function History({ events }: { events: AlertEvent[] }) {
   if (events.length === 0) return <Empty>No decisions or comments yet.</Empty>;
   return (
@@ -156,6 +153,13 @@ function History({ events }: { events: AlertEvent[] }) {
             <span class="muted small"> · {dateTime(e.at)}</span>
           </div>
           {e.comment ? <p class="history-comment">{e.comment}</p> : null}
+          {e.changes ? (
+            <ul class="history-changes">
+              {changeLines(e.changes).map((line) => (
+                <li key={line}>{line}</li>
+              ))}
+            </ul>
+          ) : null}
         </li>
       ))}
     </ol>
