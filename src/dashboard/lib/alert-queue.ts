@@ -37,6 +37,11 @@ function dayAfter(day: string): string {
   return new Date(Date.parse(`${day}T00:00:00.000Z`) + 86_400_000).toISOString();
 }
 
+/** Whether a filter narrows the queue at all (the sort and page size do not). */
+export function narrows(f: QueueFilter): boolean {
+  return Object.values(queueQuery({ ...f, sort: 'time' })).some((v) => v !== undefined);
+}
+
 /** What is wrong with a filter, as a sentence, or null. */
 export function filterProblem(f: QueueFilter): string | null {
   const min = f.min_score === '' ? null : Number(f.min_score);

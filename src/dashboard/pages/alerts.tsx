@@ -22,6 +22,7 @@ import {
   exportAlerts,
   filterProblem,
   listAlerts,
+  narrows,
   queueQuery,
   statusCounts,
   type QueueFilter,
@@ -389,9 +390,9 @@ export default function Alerts() {
               <Empty>
                 {cursors.length > 1
                   ? 'No more alerts.'
-                  : filter === NO_FILTER
-                    ? 'No alerts yet: a screening that matches a list opens one.'
-                    : 'No alerts for these filters.'}
+                  : narrows(filter)
+                    ? 'No alerts for these filters.'
+                    : 'No alerts yet: a screening that matches a list opens one.'}
               </Empty>
             ) : (
               <>
