@@ -1,11 +1,14 @@
+import type { Logger } from 'pino';
 import type { Db, Queryable } from '../store/db.js';
-import type { AuditMatchRow } from '../audit/rows.js';
+import type { AlertDecisionRow, AuditMatchRow, RowSink } from '../audit/rows.js';
+import { fingerprint, PARTY_FIELDS, partyRecord } from './party.js';
 
 /**
- * Alerts in the control-plane database (migrations 070, 072): one per (customer, screened value,
- * listed party or entity, list). Matches open or update them with their latest evidence; analysts'
- * decisions change their status under an optimistic version check, and every decision or comment
- * is appended to the alert's history.
+ * Alerts in the control-plane database (migrations 070, 072, 075): one per (customer, screened
+ * value, listed party or entity, list). Matches open or update them with their latest evidence;
+ * analysts' decisions change their status under an optimistic version check, and every decision or
+ * comment is appended to the alert's history. A decided alert keeps the listed party's record as
+ * it was decided: a false positive re-opens only when that record changes (docs/alerts.md).
  */
 
 export const ALERT_STATUSES = ['open', 'escalated', 'confirmed', 'false_positive', 'closed'] as const;
@@ -39,11 +42,28 @@ export interface AlertSubject {
   names: string[];
 }
 
+export const EVENT_KINDS = ['decision', 'comment', 'proposal', 'approval', 'reopened', 'party_changed'] as const;
+type EventKind = (typeof EVENT_KINDS)[number];
+
+/** A field of the listed party's record as it was decided and as a later list version has it. */
+export type PartyChanges = Record<string, { from: string[]; to: string[] }>;
+
 interface AlertEvent {
-  kind: 'decision' | 'comment';
+  kind: EventKind;
   status: AlertStatus | null;
   comment: string | null;
   on_version: number | null;
+  /** 0 for the system's events (`reopened`, `party_changed`), labelled 'system'. */
+  token_id: number;
+  token_label: string | null;
+  at: string;
+  changes: PartyChanges | null;
+}
+
+/** A four-eyes proposal: it takes effect when another token makes the same decision. */
+interface PendingDecision {
+  status: AlertStatus;
+  comment: string | null;
   token_id: number;
   token_label: string | null;
   at: string;
@@ -57,6 +77,7 @@ export interface AlertDetail extends Alert {
     request_id: string;
     answer: Record<string, unknown>;
   };
+  pending: PendingDecision | null;
   history: AlertEvent[];
 }
 
@@ -94,6 +115,18 @@ export class AlertVersionConflict extends Error {
     readonly current: number,
   ) {
     super(`Alert ${alertId} is at version ${current}: reload it and decide again`);
+  }
+}
+
+/** A four-eyes approval by the token that proposed the decision. */
+export class AlertSelfApproval extends Error {
+  constructor(
+    readonly alertId: number,
+    readonly tokenId: number,
+  ) {
+    super(
+      `Alert ${alertId}: this decision was proposed with token ${tokenId}; under the four-eyes rule another analyst's token must approve it`,
+    );
   }
 }
 
@@ -191,8 +224,92 @@ export function mergeMatches(rows: readonly AuditMatchRow[], into: Map<string, U
   }
 }
 
+/** Where decisions go besides the history: the audit trail's `alert_decisions` writer. */
+export interface DecisionTrail {
+  decisions: RowSink<AlertDecisionRow>;
+  log: Logger;
+}
+
+const DECIDED = `('confirmed', 'false_positive', 'closed')`;
+/**
+ * Of an alert being updated by a match (`alerts` the row, EXCLUDED the match): a false positive
+ * whose party changed since the decision, or a closed alert seen again after it was closed.
+ */
+const REOPENS = `((alerts.status = 'false_positive' AND alerts.decided_fingerprint <> EXCLUDED.party_fingerprint)
+  OR (alerts.status = 'closed' AND EXCLUDED.last_seen > alerts.decided_at))`;
+const PENDING = ['pending_status', 'pending_comment', 'pending_token_id', 'pending_token_label', 'pending_at'];
+const FIELDS = PARTY_FIELDS.map(([key, label], i) => `(${i}, '${key}', '${label}')`).join(', ');
+const listText = (v: string) => `coalesce((SELECT string_agg(x, ', ') FROM jsonb_array_elements_text(${v}) x), '—')`;
+
+type EventRow = Omit<AlertEvent, 'at'> & {
+  at: Date | string;
+  alert_id: number;
+  customer_id: number;
+  version: number;
+  screened_value: string;
+  list: string;
+  listed_key: string;
+  list_version: string;
+  request_id: string;
+  evidence: Record<string, unknown>;
+};
+
+/** The audit trail's copy of an event, with the alert and the evidence it was decided on. */
+function decisionRow(
+  e: Omit<AlertEvent, 'at'> & { at: Date | string },
+  a: {
+    customer_id: number;
+    alert_id: number;
+    version: number;
+    screened_value: string;
+    list: string;
+    listed_key: string;
+    list_version: string;
+    request_id: string;
+    evidence: Record<string, unknown>;
+  },
+): AlertDecisionRow {
+  return {
+    time: new Date(e.at).getTime(),
+    customer_id: a.customer_id,
+    alert_id: a.alert_id,
+    event: e.kind,
+    status: e.status ?? '',
+    on_version: e.on_version ?? 0,
+    version: a.version,
+    token_id: e.token_id,
+    token_label: e.token_label ?? '',
+    comment: e.comment ?? '',
+    screened_value: a.screened_value,
+    list: a.list,
+    listed_party: a.listed_key,
+    list_version: a.list_version,
+    request_id: a.request_id,
+    evidence: JSON.stringify(a.evidence),
+    changes: e.changes === null ? '' : JSON.stringify(e.changes),
+  };
+}
+
+/** The audit row of the decision just appended to an alert's history (its last event). */
+function decisionOf(customerId: number, d: AlertDetail): AlertDecisionRow {
+  return decisionRow(d.history[d.history.length - 1], {
+    customer_id: customerId,
+    alert_id: d.id,
+    version: d.version,
+    screened_value: d.screened_value,
+    list: d.list,
+    listed_key: d.listed_party,
+    list_version: d.evidence.list_version,
+    request_id: d.evidence.request_id,
+    evidence: d.evidence.answer,
+  });
+}
+
 export class AlertStore {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly trail: DecisionTrail,
+  ) {}
 
   /** Opens or updates the alerts of a batch of audit rows in one statement. */
   async record(rows: readonly AuditMatchRow[]): Promise<void> {
@@ -201,23 +318,71 @@ export class AlertStore {
     await this.upsert([...merged.values()]);
   }
 
-  /** Opens or updates the alerts of merged matches (mergeMatches) in one statement. */
+  /**
+   * Opens or updates the alerts of merged matches (mergeMatches) in one statement. A match whose
+   * listed party differs from the record a decision kept re-opens a false positive and records
+   * the change in the history of a confirmed or closed alert; a new occurrence re-opens a closed
+   * one. Those events are the system's, and go to the audit trail too.
+   */
   async upsert(ups: readonly Upsert[]): Promise<void> {
     if (ups.length === 0) return;
     const col = <T>(f: (u: Upsert) => T) => ups.map(f);
-    await this.db.query(
-      `INSERT INTO alerts (customer_id, screened_value, matched_value, list, list_type, match, list_version,
-         endpoint, request_id, occurrences, first_seen, last_seen, listed_key, evidence, score)
-       SELECT * FROM unnest($1::int[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
-         $8::text[], $9::text[], $10::int[], $11::timestamptz[], $12::timestamptz[], $13::text[], $14::jsonb[],
-         $15::float8[])
-       ON CONFLICT (customer_id, screened_value, list, listed_key) DO UPDATE SET
-         occurrences = alerts.occurrences + EXCLUDED.occurrences,
-         first_seen = least(alerts.first_seen, EXCLUDED.first_seen),
-         last_seen = greatest(alerts.last_seen, EXCLUDED.last_seen),
-         matched_value = EXCLUDED.matched_value, list_type = EXCLUDED.list_type, match = EXCLUDED.match,
-         list_version = EXCLUDED.list_version, endpoint = EXCLUDED.endpoint, request_id = EXCLUDED.request_id,
-         evidence = EXCLUDED.evidence, score = EXCLUDED.score`,
+    const parties = ups.map((u) => partyRecord(u.row.evidence));
+    // `prior` reads the rows as they were before this statement (one snapshot for every part).
+    const { rows } = await this.db.query<EventRow>(
+      `WITH input AS (
+         SELECT * FROM unnest($1::int[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
+           $8::text[], $9::text[], $10::int[], $11::timestamptz[], $12::timestamptz[], $13::text[], $14::jsonb[],
+           $15::float8[], $16::jsonb[], $17::text[])
+           AS i(customer_id, screened_value, matched_value, list, list_type, match, list_version, endpoint, request_id,
+             occurrences, first_seen, last_seen, listed_key, evidence, score, party, party_fingerprint)
+       ), prior AS (
+         SELECT a.id, a.status, a.version, a.decided_party, a.decided_fingerprint FROM alerts a JOIN input i
+           ON (a.customer_id, a.screened_value, a.list, a.listed_key) = (i.customer_id, i.screened_value, i.list, i.listed_key)
+       ), up AS (
+         INSERT INTO alerts (customer_id, screened_value, matched_value, list, list_type, match, list_version,
+           endpoint, request_id, occurrences, first_seen, last_seen, listed_key, evidence, score, party, party_fingerprint)
+         SELECT * FROM input
+         ON CONFLICT (customer_id, screened_value, list, listed_key) DO UPDATE SET
+           occurrences = alerts.occurrences + EXCLUDED.occurrences,
+           first_seen = least(alerts.first_seen, EXCLUDED.first_seen),
+           last_seen = greatest(alerts.last_seen, EXCLUDED.last_seen),
+           matched_value = EXCLUDED.matched_value, list_type = EXCLUDED.list_type, match = EXCLUDED.match,
+           list_version = EXCLUDED.list_version, endpoint = EXCLUDED.endpoint, request_id = EXCLUDED.request_id,
+           evidence = EXCLUDED.evidence, score = EXCLUDED.score,
+           party = EXCLUDED.party, party_fingerprint = EXCLUDED.party_fingerprint,
+           status = CASE WHEN ${REOPENS} THEN 'open' ELSE alerts.status END,
+           version = alerts.version + CASE WHEN ${REOPENS} THEN 1 ELSE 0 END,
+           ${PENDING.map((c) => `${c} = CASE WHEN ${REOPENS} THEN NULL ELSE alerts.${c} END`).join(',\n           ')},
+           decided_party = CASE WHEN alerts.status IN ${DECIDED} THEN EXCLUDED.party ELSE alerts.decided_party END,
+           decided_fingerprint = CASE WHEN alerts.status IN ${DECIDED}
+             THEN EXCLUDED.party_fingerprint ELSE alerts.decided_fingerprint END
+         RETURNING id, customer_id, status, version, screened_value, list, listed_key, list_version, request_id,
+           evidence, party, party_fingerprint
+       ), changed AS (
+         SELECT up.*, p.version AS prior_version, p.decided_party AS prior_party,
+           p.status <> up.status AS reopened, p.decided_fingerprint <> up.party_fingerprint AS party_changed
+         FROM up JOIN prior p ON p.id = up.id
+         WHERE p.status IN ${DECIDED} AND (p.status <> up.status OR p.decided_fingerprint <> up.party_fingerprint)
+       ), events AS (
+         INSERT INTO alert_events (alert_id, kind, status, comment, on_version, token_id, token_label, changes)
+         SELECT c.id, CASE WHEN c.reopened THEN 'reopened' ELSE 'party_changed' END, c.status,
+           CASE WHEN c.party_changed
+             THEN 'The listed party changed in list version ' || c.list_version || ': ' || d.text
+             ELSE 'Matched again after it was closed' END,
+           c.prior_version, 0, 'system', d.changes
+         FROM changed c LEFT JOIN LATERAL (
+           SELECT string_agg(f.label || ': ' || ${listText('c.prior_party -> f.key')} || ' → '
+               || ${listText('c.party -> f.key')}, '; ' ORDER BY f.n) AS text,
+             jsonb_object_agg(f.key, jsonb_build_object('from', c.prior_party -> f.key, 'to', c.party -> f.key)) AS changes
+           FROM (VALUES ${FIELDS}) f(n, key, label)
+           WHERE c.party_changed AND c.prior_party -> f.key IS DISTINCT FROM c.party -> f.key
+         ) d ON true
+         RETURNING alert_id, kind, status, comment, on_version, token_id, token_label, at, changes
+       )
+       SELECT e.*, c.customer_id, c.version, c.screened_value, c.list, c.listed_key, c.list_version, c.request_id,
+         c.evidence
+       FROM events e JOIN changed c ON c.id = e.alert_id`,
       [
         col((u) => u.row.customer_id),
         col((u) => u.row.screened_value),
@@ -234,8 +399,11 @@ export class AlertStore {
         col((u) => listedKey(u.row)),
         col((u) => JSON.stringify(u.row.evidence)),
         col((u) => scoreOf(u.row)),
+        parties.map((p) => JSON.stringify(p)),
+        parties.map(fingerprint),
       ],
     );
+    await this.audit(rows.map((r) => decisionRow(r, r)));
   }
 
   /** The customer's alerts, most recently seen first, a keyset page at a time. */
@@ -270,18 +438,30 @@ export class AlertStore {
     return { items, next_cursor: rows.length > f.limit ? encodeCursor(items[items.length - 1]) : null };
   }
 
-  /** An alert with its latest evidence and full history; null when the customer has no such alert. */
+  /** An alert with its latest evidence, a pending proposal and full history; null when the customer has no such alert. */
   async get(customerId: number, id: number, q: Queryable = this.db): Promise<AlertDetail | null> {
     const { rows } = await q.query<
-      AlertRow & { list_version: string; endpoint: string; request_id: string; evidence: Record<string, unknown> }
+      AlertRow & {
+        list_version: string;
+        endpoint: string;
+        request_id: string;
+        evidence: Record<string, unknown>;
+        pending_status: AlertStatus | null;
+        pending_comment: string | null;
+        pending_token_id: number | null;
+        pending_token_label: string | null;
+        pending_at: Date | string | null;
+      }
     >(
-      `SELECT ${COLUMNS}, list_version, endpoint, request_id, evidence FROM alerts WHERE id = $1 AND customer_id = $2`,
+      `SELECT ${COLUMNS}, list_version, endpoint, request_id, evidence, pending_status, pending_comment,
+         pending_token_id, pending_token_label, pending_at
+       FROM alerts WHERE id = $1 AND customer_id = $2`,
       [id, customerId],
     );
     if (rows.length === 0) return null;
     const r = rows[0];
     const events = await q.query<AlertEvent & { at: Date | string }>(
-      `SELECT kind, status, comment, on_version, token_id, token_label, at FROM alert_events
+      `SELECT kind, status, comment, on_version, token_id, token_label, at, changes FROM alert_events
        WHERE alert_id = $1 ORDER BY id`,
       [id],
     );
@@ -294,20 +474,34 @@ export class AlertStore {
         request_id: r.request_id,
         answer: r.evidence,
       },
+      pending:
+        r.pending_status === null
+          ? null
+          : {
+              status: r.pending_status,
+              comment: r.pending_comment,
+              token_id: r.pending_token_id!,
+              token_label: r.pending_token_label,
+              at: iso(r.pending_at!),
+            },
       history: events.rows.map((e) => ({ ...e, at: iso(e.at) })),
     };
   }
 
   /**
-   * Applies a decision made on `decision.version`: the status changes and the version rises only
-   * if nobody decided since (the row lock makes a concurrent second decision see the new version),
-   * else AlertVersionConflict. Null when the customer has no such alert.
+   * Applies a decision made on `decision.version` if nobody decided since (the row lock makes a
+   * concurrent second decision see the new version), else AlertVersionConflict. Under the
+   * customer's four-eyes rule a `confirmed` or `false_positive` decision is a proposal until another
+   * token makes the same one (the same token: AlertSelfApproval). Null when the customer has no
+   * such alert.
    */
   async decide(customerId: number, id: number, decision: Decision, who: Analyst): Promise<AlertDetail | null> {
-    return this.db.transaction((tx) => this.decideIn(tx, customerId, id, decision, who));
+    const done = await this.db.transaction((tx) => this.decideIn(tx, customerId, id, decision, who));
+    if (done) await this.audit([decisionOf(customerId, done)]);
+    return done;
   }
 
-  /** Decisions on several alerts, all or none: the first unknown id or stale version aborts them all. */
+  /** Decisions on several alerts, all or none: the first unknown id, stale version or self-approval aborts them all. */
   async decideMany(
     customerId: number,
     decisions: readonly (Decision & { id: number })[],
@@ -318,21 +512,24 @@ export class AlertStore {
         super();
       }
     }
+    let out: AlertDetail[];
     try {
-      return await this.db.transaction(async (tx) => {
-        const out: AlertDetail[] = [];
+      out = await this.db.transaction(async (tx) => {
+        const done: AlertDetail[] = [];
         // A fixed lock order keeps two bulk decisions over the same alerts from deadlocking.
         for (const d of [...decisions].sort((a, b) => a.id - b.id)) {
-          const done = await this.decideIn(tx, customerId, d.id, d, who);
-          if (!done) throw new Missing(d.id);
-          out.push(done);
+          const one = await this.decideIn(tx, customerId, d.id, d, who);
+          if (!one) throw new Missing(d.id);
+          done.push(one);
         }
-        return out;
+        return done;
       });
     } catch (err) {
       if (err instanceof Missing) return { missing: err.id };
       throw err;
     }
+    await this.audit(out.map((d) => decisionOf(customerId, d)));
+    return out;
   }
 
   private async decideIn(
@@ -342,25 +539,43 @@ export class AlertStore {
     decision: Decision,
     who: Analyst,
   ): Promise<AlertDetail | null> {
-    const updated = await tx.query<{ id: number }>(
-      `UPDATE alerts SET status = $3, version = version + 1, decided_at = now()
-       WHERE id = $1 AND customer_id = $2 AND version = $4 RETURNING id`,
-      [id, customerId, decision.status, decision.version],
+    const { rows } = await tx.query<{
+      version: number;
+      pending_status: AlertStatus | null;
+      pending_token_id: number | null;
+      four_eyes: boolean;
+    }>(
+      `SELECT a.version, a.pending_status, a.pending_token_id, c.four_eyes FROM alerts a
+       JOIN customers c ON c.id = a.customer_id WHERE a.id = $1 AND a.customer_id = $2 FOR UPDATE OF a`,
+      [id, customerId],
     );
-    if (updated.rows.length === 0) {
-      const current = await tx.query<{ version: number }>(
-        'SELECT version FROM alerts WHERE id = $1 AND customer_id = $2',
-        [id, customerId],
-      );
-      if (current.rows.length === 0) return null;
-      throw new AlertVersionConflict(id, current.rows[0].version);
+    if (rows.length === 0) return null;
+    const current = rows[0];
+    if (current.version !== decision.version) throw new AlertVersionConflict(id, current.version);
+    const comment = decision.comment ?? null;
+    let kind: 'decision' | 'proposal' | 'approval' = 'decision';
+    if (current.four_eyes && COMMENT_REQUIRED.includes(decision.status)) {
+      if (current.pending_status !== decision.status) kind = 'proposal';
+      else if (current.pending_token_id === who.tokenId) throw new AlertSelfApproval(id, who.tokenId);
+      else kind = 'approval';
     }
-    await this.append(tx, id, who, {
-      kind: 'decision',
-      status: decision.status,
-      comment: decision.comment ?? null,
-      onVersion: decision.version,
-    });
+    if (kind === 'proposal') {
+      await tx.query(
+        `UPDATE alerts SET version = version + 1, pending_status = $2, pending_comment = $3, pending_token_id = $4,
+           pending_token_label = (SELECT name FROM api_tokens WHERE id = $4), pending_at = now()
+         WHERE id = $1`,
+        [id, decision.status, comment, who.tokenId],
+      );
+    } else {
+      // The party as decided: a later list version that changes it re-opens a false positive.
+      await tx.query(
+        `UPDATE alerts SET status = $2, version = version + 1, decided_at = now(), decided_party = party,
+           decided_fingerprint = party_fingerprint, ${PENDING.map((c) => `${c} = NULL`).join(', ')}
+         WHERE id = $1`,
+        [id, decision.status],
+      );
+    }
+    await this.append(tx, id, who, { kind, status: decision.status, comment, onVersion: decision.version });
     return this.get(customerId, id, tx);
   }
 
@@ -381,7 +596,7 @@ export class AlertStore {
     tx: Queryable,
     alertId: number,
     who: Analyst,
-    e: { kind: 'decision' | 'comment'; status: AlertStatus | null; comment: string | null; onVersion: number | null },
+    e: { kind: EventKind; status: AlertStatus | null; comment: string | null; onVersion: number | null },
   ): Promise<void> {
     // The label is copied: the history keeps who it was even after the token is renamed or deleted.
     await tx.query(
@@ -389,6 +604,31 @@ export class AlertStore {
        SELECT $1, $2, $3, $4, $5, $6, (SELECT name FROM api_tokens WHERE id = $6)`,
       [alertId, e.kind, e.status, e.comment, e.onVersion, who.tokenId],
     );
+  }
+
+  /**
+   * Copies committed decisions to the audit trail. A failed insert is logged and its rows stay in
+   * the writer for its retry: the decision itself is already the alert's.
+   */
+  private async audit(rows: AlertDecisionRow[]): Promise<void> {
+    if (rows.length === 0) return;
+    try {
+      await this.trail.decisions.write(rows);
+    } catch (err) {
+      this.trail.log.error({ err, decisions: rows.length }, 'alert decisions not yet in the audit trail');
+    }
+  }
+
+  /** The customer's four-eyes rule: `confirmed` and `false_positive` need a second token's approval. */
+  async fourEyes(customerId: number): Promise<boolean> {
+    const { rows } = await this.db.query<{ four_eyes: boolean }>('SELECT four_eyes FROM customers WHERE id = $1', [
+      customerId,
+    ]);
+    return rows[0]?.four_eyes ?? false;
+  }
+
+  async setFourEyes(customerId: number, on: boolean): Promise<void> {
+    await this.db.query('UPDATE customers SET four_eyes = $2 WHERE id = $1', [customerId, on]);
   }
 
   /** Alert counts per customer and status (operator view). */

@@ -1,4 +1,4 @@
-import type { AuditMatchRow, ListChangeRow, SettlementRow, UsageRow } from './rows.js';
+import type { AlertDecisionRow, AuditMatchRow, ListChangeRow, SettlementRow, UsageRow } from './rows.js';
 import {
   checkNullableText,
   checkText,
@@ -271,4 +271,47 @@ export const listChangeLines: LineFormat<ListChangeRow> = {
     `${uint(r.seq, Number.MAX_SAFE_INTEGER)}\t${text(r.change_id)}\t${uint(r.owner, UINT32)}\t` +
     `${text(r.list)}\t${text(r.version)}\t${member(r.kind, KINDS)}\t${dateTime64(r.at)}\t${text(r.entity_type)}\t` +
     `${text(r.value)}\t${text(r.metadata)}\t${nullableText(r.source_url)}\n`,
+};
+
+export const alertDecisionLines: LineFormat<AlertDecisionRow> = {
+  columns: [
+    'time',
+    'customer_id',
+    'alert_id',
+    'event',
+    'status',
+    'on_version',
+    'version',
+    'token_id',
+    'token_label',
+    'comment',
+    'screened_value',
+    'list',
+    'listed_party',
+    'list_version',
+    'request_id',
+    'evidence',
+    'changes',
+  ],
+  check: (r) => void alertDecisionLines.line(r),
+  line: (r) =>
+    [
+      dateTime64(r.time),
+      uint(r.customer_id, UINT32),
+      uint(r.alert_id, UINT32),
+      text(r.event),
+      text(r.status),
+      uint(r.on_version, UINT32),
+      uint(r.version, UINT32),
+      uint(r.token_id, UINT32),
+      text(r.token_label),
+      text(r.comment),
+      text(r.screened_value),
+      text(r.list),
+      text(r.listed_party),
+      text(r.list_version),
+      text(r.request_id),
+      text(r.evidence),
+      `${text(r.changes)}\n`,
+    ].join('\t'),
 };

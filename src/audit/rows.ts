@@ -71,3 +71,32 @@ export interface RowSink<T> {
   /** Resolves once the rows are stored. */
   write(rows: T[]): Promise<void>;
 }
+
+/**
+ * A decision on an alert, a four-eyes proposal or approval, or the system's re-opening: who (token
+ * id and label; 0 and 'system' for the system), when, what, and the evidence it was made on.
+ */
+export interface AlertDecisionRow {
+  time: number;
+  customer_id: number;
+  alert_id: number;
+  /** `decision`, `proposal`, `approval`, `reopened` or `party_changed`. */
+  event: string;
+  status: string;
+  /** The alert's version the event was made on; `version` is the one after it. */
+  on_version: number;
+  version: number;
+  token_id: number;
+  token_label: string;
+  comment: string;
+  screened_value: string;
+  list: string;
+  listed_party: string;
+  list_version: string;
+  /** The request of the alert's latest match, to find it in audit_matches. */
+  request_id: string;
+  /** JSON text of the latest match as answered. */
+  evidence: string;
+  /** JSON text of what changed in the listed party's record; '' when nothing did. */
+  changes: string;
+}

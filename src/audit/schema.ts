@@ -137,6 +137,35 @@ export const TABLES: TableSpec[] = [
     ttl: 'toDateTime(time) + INTERVAL 7 YEAR',
     shardBy: 'sipHash64(payer)',
   },
+  {
+    // Decisions on alerts (issue #38), copied from the control plane once committed: who decided
+    // what, when, on which alert and evidence. Read by customer and time range.
+    name: 'alert_decisions',
+    columns: [
+      ['time', "DateTime64(3, 'UTC')"],
+      ['customer_id', 'UInt32'],
+      ['alert_id', 'UInt32'],
+      ['event', 'LowCardinality(String)'],
+      ['status', 'LowCardinality(String)'],
+      ['on_version', 'UInt32'],
+      ['version', 'UInt32'],
+      ['token_id', 'UInt32'],
+      ['token_label', 'String'],
+      ['comment', 'String'],
+      ['screened_value', 'String'],
+      ['list', 'LowCardinality(String)'],
+      ['listed_party', 'String'],
+      ['list_version', 'LowCardinality(String)'],
+      ['request_id', 'String'],
+      ['evidence', 'String'],
+      ['changes', 'String'],
+    ],
+    engine: 'MergeTree',
+    partitionBy: 'toYYYYMM(time)',
+    orderBy: '(customer_id, time, alert_id)',
+    ttl: 'toDateTime(time) + INTERVAL 7 YEAR',
+    shardBy: 'customer_id',
+  },
 ];
 
 /**

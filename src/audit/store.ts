@@ -10,11 +10,19 @@ import {
   streamInsert,
   type ClickHouseConfig,
 } from './clickhouse.js';
-import { auditMatchLines, listChangeLines, settlementLines, usageLines, type LineFormat } from './formats.js';
+import {
+  alertDecisionLines,
+  auditMatchLines,
+  listChangeLines,
+  settlementLines,
+  usageLines,
+  type LineFormat,
+} from './formats.js';
+import { AlertDecisionQueries } from './decisions.js';
 import { AuditQueries } from './queries.js';
 import { ident } from './schema.js';
 import { AnalyticsQueries, DEFAULT_BOUNDS } from './analytics.js';
-import type { AuditMatchRow, ListChangeRow, SettlementRow, UsageRow } from './rows.js';
+import type { AlertDecisionRow, AuditMatchRow, ListChangeRow, SettlementRow, UsageRow } from './rows.js';
 import { BatchWriter, type WriterOptions } from './writer.js';
 import { LoggedWriter, type RowWriter } from './logged-writer.js';
 import { text } from './tsv.js';
@@ -30,6 +38,12 @@ export interface AuditStore {
   usage: RowWriter<UsageRow>;
   settlements: RowWriter<SettlementRow>;
   listChanges: BatchWriter<ListChangeRow>;
+  /**
+   * Alert decisions, written (awaited) once the control plane committed them, in every audit mode:
+   * the answer to a decision comes after its copy is stored.
+   */
+  alertDecisions: BatchWriter<AlertDecisionRow>;
+  decisionQueries: AlertDecisionQueries;
   /** For the list loader: `changes.write(ListChange[])`. */
   changes: ChangeSink;
   queries: AuditQueries;
@@ -90,12 +104,15 @@ export async function openAuditStore(cfg: AuditConfig, opts: AuditStoreOptions =
   const usage = writer('usage', usageLines);
   const settlements = writer('x402_settlements', settlementLines);
   const listChanges = new BatchWriter<ListChangeRow>(insertLines, table('list_changes'), listChangeLines, w);
+  const alertDecisions = new BatchWriter(insertLines, table('alert_decisions'), alertDecisionLines, w);
   return {
     client,
     matches,
     usage,
     settlements,
     listChanges,
+    alertDecisions,
+    decisionQueries: new AlertDecisionQueries(reader, cfg.CLICKHOUSE_DATABASE),
     changes: changeSink(listChanges),
     queries: new AuditQueries(reader, cfg.CLICKHOUSE_DATABASE),
     analytics: new AnalyticsQueries(reader, cfg.CLICKHOUSE_DATABASE, DEFAULT_BOUNDS, () => filled),
@@ -128,6 +145,7 @@ export async function openAuditStore(cfg: AuditConfig, opts: AuditStoreOptions =
         usage.close(),
         settlements.close(),
         listChanges.close(),
+        alertDecisions.close(),
       ]);
       if (log) results.push(...(await Promise.allSettled([log.close()])));
       await client.close();

@@ -68,7 +68,7 @@ export async function startBilling(
   const planRequests = new PlanRequests(db, customers);
   const operatorSessions = new OperatorSessions(db, now);
   const payments = createPayments({ config, db, log: log.child({ component: 'x402' }), now });
-  const alerts = new AlertStore(db);
+  const alerts = new AlertStore(db, { decisions: audit.alertDecisions, log: log.child({ component: 'alerts' }) });
   const alertingMatches = alertingAuditSink(audit.matches, alerts, log.child({ component: 'alerts' }));
   const gate = createGate({
     tokens,

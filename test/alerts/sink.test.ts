@@ -34,7 +34,11 @@ test('a 10,000-row push of 2,500 alerts is 5 statements; the audit trail gets ev
   const { db } = await BACKENDS[0].database();
   const customer = await new CustomerService(db, 1000).createCustomer({ name: 'sink' });
   const { db: countingDb, inserts } = counted(db);
-  const sink = alertingAuditSink(audit().matches, new AlertStore(countingDb), log);
+  const sink = alertingAuditSink(
+    audit().matches,
+    new AlertStore(countingDb, { decisions: audit().alertDecisions, log }),
+    log,
+  );
   const time = Date.parse('2026-11-02T00:00:00.000Z');
   const rows: AuditMatchRow[] = Array.from({ length: 10_000 }, (_, i) => ({
     time,
@@ -69,7 +73,11 @@ test('1,000 pushes of one match are one statement; a write resolves once its ale
   const { db } = await BACKENDS[0].database();
   const customer = await new CustomerService(db, 1000).createCustomer({ name: 'sink-merge' });
   const { db: countingDb, inserts } = counted(db);
-  const sink = alertingAuditSink(audit().matches, new AlertStore(countingDb), log);
+  const sink = alertingAuditSink(
+    audit().matches,
+    new AlertStore(countingDb, { decisions: audit().alertDecisions, log }),
+    log,
+  );
   const time = Date.parse('2026-11-03T00:00:00.000Z');
   const match = (i: number): AuditMatchRow => ({
     time: time + i,

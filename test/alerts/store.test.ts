@@ -1,13 +1,17 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
+import pino from 'pino';
 import { CustomerService } from '../../src/billing/customers.js';
 import { TokenService } from '../../src/billing/tokens.js';
 import type { AuditMatchRow } from '../../src/audit/rows.js';
 import { AlertStore, AlertVersionConflict } from '../../src/alerts/store.js';
 import { BACKENDS, closeBackends } from '../store/backends.js';
+import { fileAuditStore } from '../support/audit-store.js';
 import type { Db } from '../../src/store/db.js';
 
 after(closeBackends);
+const audit = fileAuditStore('alerts-store-');
+const trail = () => ({ decisions: audit().alertDecisions, log: pino({ level: 'silent' }) });
 
 const T0 = Date.parse('2026-11-01T10:00:00.000Z');
 
@@ -44,7 +48,7 @@ for (const backend of BACKENDS) {
     test('a batch opens one alert per pair; repeats update occurrences, last seen and evidence', async () => {
       const { db } = await backend.database();
       const { customerId } = await analyst(db, 'record');
-      const store = new AlertStore(db);
+      const store = new AlertStore(db, trail());
       await store.record([
         row(customerId, '0xaa', '0xaa', T0 + 1000),
         row(customerId, '0xaa', '0xaa', T0, { request_id: 'first' }),
@@ -75,7 +79,7 @@ for (const backend of BACKENDS) {
     test("a name match's alert is the listed party's: two of its aliases make one alert, scored", async () => {
       const { db } = await backend.database();
       const { customerId } = await analyst(db, 'party');
-      const store = new AlertStore(db);
+      const store = new AlertStore(db, trail());
       const party = (alias: string, score: number) => ({
         value: alias,
         list: 'ofac_sdn',
@@ -101,7 +105,7 @@ for (const backend of BACKENDS) {
     test('keyset pages cover every alert once; filters narrow them', async () => {
       const { db } = await backend.database();
       const { customerId } = await analyst(db, 'pages');
-      const store = new AlertStore(db);
+      const store = new AlertStore(db, trail());
       // Ties on last_seen: the id breaks them, so no alert is skipped or repeated across pages.
       await store.record(
         Array.from({ length: 25 }, (_, i) =>
@@ -155,7 +159,7 @@ for (const backend of BACKENDS) {
     test('two decisions on one version: one wins, the other is a version conflict', async () => {
       const { db } = await backend.database();
       const { customerId, alice, bob } = await analyst(db, 'race');
-      const store = new AlertStore(db);
+      const store = new AlertStore(db, trail());
       await store.record([row(customerId, '0xcc', '0xcc', T0)]);
       const [{ id, version }] = (await store.list(customerId, { limit: 1 })).items;
       assert.equal(version, 1);
@@ -183,7 +187,7 @@ for (const backend of BACKENDS) {
     test('history is append-only: decisions and comments with who and when; rows cannot be updated', async () => {
       const { db } = await backend.database();
       const { customerId, alice, bob } = await analyst(db, 'history');
-      const store = new AlertStore(db);
+      const store = new AlertStore(db, trail());
       await store.record([row(customerId, '0xdd', '0xdd', T0)]);
       const [{ id }] = (await store.list(customerId, { limit: 1 })).items;
       await store.decide(customerId, id, { status: 'escalated', version: 1 }, { tokenId: alice });
@@ -212,7 +216,7 @@ for (const backend of BACKENDS) {
     test('bulk decisions are all or none', async () => {
       const { db } = await backend.database();
       const { customerId, alice } = await analyst(db, 'bulk');
-      const store = new AlertStore(db);
+      const store = new AlertStore(db, trail());
       await store.record([row(customerId, '1', '1', T0), row(customerId, '2', '2', T0), row(customerId, '3', '3', T0)]);
       const ids = (await store.list(customerId, { limit: 10 })).items.map((a) => a.id).sort((a, b) => a - b);
       await store.decide(customerId, ids[2], { status: 'escalated', version: 1 }, { tokenId: alice });

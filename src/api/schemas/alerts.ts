@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { MATCH_KINDS } from '../../../engine/model.js';
-import { ALERT_STATUSES, COMMENT_REQUIRED } from '../../alerts/store.js';
+import { ALERT_STATUSES, COMMENT_REQUIRED, EVENT_KINDS } from '../../alerts/store.js';
 
 /** Schemas of the alerts API (`/account/alerts`): docs/alerts.md. */
 
@@ -39,15 +39,35 @@ const Alert = z
   .strict()
   .meta({ id: 'Alert' });
 
+const PartyChanges = z
+  .record(z.string(), z.object({ from: z.array(z.string()), to: z.array(z.string()) }).strict())
+  .meta({
+    id: 'AlertPartyChanges',
+    description:
+      'The fields of the listed party’s record (`name`, `aliases`, `birth_dates`, `identifiers`, `programs`) that changed since the decision: as decided and as the later list version has them.',
+  });
+
 const AlertEvent = z
   .object({
-    kind: z.enum(['decision', 'comment']),
-    status: AlertStatus.nullable().meta({ description: 'The status a decision set; null for a comment.' }),
-    comment: z.string().nullable(),
-    on_version: z.number().int().nullable().meta({ description: 'The version a decision was made on.' }),
-    token_id: z.number().int().meta({ description: 'The analyst’s token.' }),
-    token_label: z.string().nullable().meta({ description: 'The token’s name when the event was recorded.' }),
+    kind: z.enum(EVENT_KINDS).meta({
+      description:
+        '`decision`; `proposal` and `approval` under the four-eyes rule; `reopened` (a false positive whose listed party changed, a closed alert matched again) and `party_changed` (a confirmed alert’s party changed) are the system’s; `comment`.',
+    }),
+    status: AlertStatus.nullable().meta({
+      description: 'The status set (a proposal: proposed; party_changed: unchanged); null for a comment.',
+    }),
+    comment: z
+      .string()
+      .nullable()
+      .meta({ description: 'The analyst’s comment; the system’s events say what changed.' }),
+    on_version: z.number().int().nullable().meta({ description: 'The version the event was made on.' }),
+    token_id: z.number().int().meta({ description: 'The analyst’s token; 0 for the system.' }),
+    token_label: z
+      .string()
+      .nullable()
+      .meta({ description: 'The token’s name when the event was recorded; `system` for the system.' }),
     at: dateTime,
+    changes: PartyChanges.nullable().meta({ description: 'What changed in the listed party; null for other events.' }),
   })
   .strict()
   .meta({ id: 'AlertEvent' });
@@ -64,7 +84,23 @@ export const AlertDetail = Alert.extend({
       }),
     })
     .strict(),
-  history: z.array(AlertEvent).meta({ description: 'Decisions and comments, oldest first; never edited.' }),
+  pending: z
+    .object({
+      status: AlertStatus,
+      comment: z.string().nullable(),
+      token_id: z.number().int().meta({ description: 'The proposing token: another token must approve.' }),
+      token_label: z.string().nullable(),
+      at: dateTime,
+    })
+    .strict()
+    .nullable()
+    .meta({
+      description:
+        'A four-eyes proposal: it takes effect when a different token posts the same status on the current version.',
+    }),
+  history: z
+    .array(AlertEvent)
+    .meta({ description: 'Decisions, comments and system events, oldest first; never edited.' }),
 })
   .strict()
   .meta({ id: 'AlertDetail' });
