@@ -81,7 +81,7 @@ export async function createService(config: Config, overrides: ServiceOverrides 
   const stores = await openStores(ctx, overrides.beforeRollupFill);
   const lists = await startLists(ctx, stores);
   const billing = await startBilling(ctx, stores, lists.notifier);
-  const providers = await openProviders(ctx, lists);
+  const providers = await openProviders(ctx, lists, billing.reviews);
   const webhooks = startWebhooks(ctx, stores, lists);
   const advertisement = createAdvertisement(config, billing.operatorKey);
   const roles = followLeadership(lists, webhooks, advertisement, log);

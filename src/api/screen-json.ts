@@ -1,8 +1,10 @@
 import type { z } from 'zod';
 import type { ScreenResponse } from './schemas/screen.js';
 
-type Envelope = z.output<typeof ScreenResponse>;
-type Match = Envelope['matches'][number];
+type Answer = z.output<typeof ScreenResponse>;
+/** Any metadata serializes alike: the schema's required keys are the envelope's business, not this module's. */
+type Match = Omit<Answer['matches'][number], 'metadata'> & { metadata: object };
+type Envelope = Omit<Answer, 'matches'> & { matches: Match[] };
 
 /**
  * The JSON of a ScreenResponse, equal to `JSON.stringify` of it (test/api/screen-json.test.ts

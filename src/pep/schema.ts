@@ -20,6 +20,17 @@ const PepMatch = z
     positions: z.array(z.string()).default([]),
     datasets: z.array(z.string()).default([]),
     source_url: z.string().meta({ description: 'The entity page.' }),
+    explanation_text: z
+      .string()
+      .optional()
+      .meta({
+        description: 'This service: why the candidate was found, in one plain sentence (a PepMatch has no metadata).',
+      }),
+    review: z
+      .object({ alert_id: z.number().int(), status: z.string(), decided_at: z.string() })
+      .strict()
+      .optional()
+      .meta({ description: "This service, customers only: the decision on the candidate's alert (see MatchReview)." }),
   })
   .strict()
   .meta({ id: 'PepMatch' });

@@ -15,6 +15,11 @@ export interface Db extends Queryable {
   /** Runs `fn` in one transaction (committed when it resolves, rolled back when it throws). */
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
   close(): Promise<void>;
+  /**
+   * Embedded PGlite only: NOTIFYs of its own sessions (triggers included) on `channel`. A
+   * PostgreSQL server's are heard on a connection of their own (src/store/notify.ts).
+   */
+  listen?(channel: string, fn: (payload: string) => void): Promise<void>;
   /** `pglite` or `postgres`, for logs and the CLI's messages. */
   readonly kind: 'pglite' | 'postgres';
 }

@@ -75,6 +75,9 @@ export async function openPglite(dir?: string): Promise<Db> {
           },
         }),
       ),
+    listen: async (channel: string, fn: (payload: string) => void) => {
+      await pg.listen(channel, fn);
+    },
     close: async () => {
       await pg.close();
       unlock();

@@ -7,6 +7,7 @@ import { TokenService } from '../billing/tokens.js';
 import { createPayments } from '../billing/x402/index.js';
 import { alertingAuditSink, type AlertingSink } from '../alerts/sink.js';
 import { AlertStore } from '../alerts/store.js';
+import { REVIEW_CHANNEL, ReviewView } from '../alerts/review-view.js';
 import type { Gate } from '../core/gate.js';
 import { newOperatorKey } from '../operator/service-file.js';
 import type { Notifier } from '../store/notify.js';
@@ -23,6 +24,8 @@ export interface Billing {
   alerts: AlertStore;
   /** The audit sink of metered matches, which also opens or updates the customer's alerts. */
   alertingMatches: AlertingSink;
+  /** Customers' decided alerts, named in their screening answers (`metadata.review`). */
+  reviews: ReviewView;
   /** The local operator key this node advertises when it leads (src/operator/service-file.ts). */
   operatorKey: string;
 }
@@ -70,6 +73,12 @@ export async function startBilling(
   const payments = createPayments({ config, db, log: log.child({ component: 'x402' }), now });
   const alerts = new AlertStore(db, { decisions: audit.alertDecisions, log: log.child({ component: 'alerts' }) });
   const alertingMatches = alertingAuditSink(audit.matches, alerts, log.child({ component: 'alerts' }));
+  const reviews = new ReviewView(db, log.child({ component: 'alert-reviews' }));
+  // The trigger of migration 077 announces every change of an alert's status: PGlite tells its own
+  // listeners, a PostgreSQL server every node's notification connection.
+  const changed = (payload: string) => reviews.changed(payload);
+  if (db.listen) await db.listen(REVIEW_CHANNEL, changed);
+  else notifier.listen(REVIEW_CHANNEL, changed);
   const gate = createGate({
     tokens,
     quota,
@@ -84,5 +93,16 @@ export async function startBilling(
     now,
     log,
   });
-  return { tokens, quota, customers, planRequests, operatorSessions, gate, alerts, alertingMatches, operatorKey };
+  return {
+    tokens,
+    quota,
+    customers,
+    planRequests,
+    operatorSessions,
+    gate,
+    alerts,
+    alertingMatches,
+    reviews,
+    operatorKey,
+  };
 }

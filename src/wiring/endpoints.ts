@@ -59,7 +59,7 @@ export function buildEndpoints(
     ...screeningEndpoints(screening),
     ...names.endpoints,
     batch,
-    ...pepEndpoints({ pep }),
+    ...pepEndpoints({ pep, reviews: parts.billing.reviews }),
     ...ipIntelEndpoints({ ipintel }),
     ...publicEndpoints({
       engine,
@@ -79,7 +79,7 @@ export function buildEndpoints(
     ...analyticsEndpoints({ analytics: audit.analytics, catalog, customers }),
     ...accountLists,
     ...monitoringEndpoints({ store: parts.webhooks.store, kinds }),
-    ...alertEndpoints({ alerts: parts.billing.alerts }),
+    ...alertEndpoints({ alerts: parts.billing.alerts, reviews: parts.billing.reviews }),
     ...adminEndpoints({ tokens, quota, customers }),
     ...adminLists,
     ...operatorEndpoints({

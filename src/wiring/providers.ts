@@ -5,6 +5,7 @@ import type { ListCatalog } from '../lists/catalog.js';
 import { createPepProvider, type PepProvider } from '../pep/index.js';
 import type { WiringContext } from './context.js';
 import type { Lists } from './lists.js';
+import type { ReviewView } from '../alerts/review-view.js';
 
 export interface Providers {
   screening: ScreeningDeps;
@@ -13,9 +14,13 @@ export interface Providers {
 }
 
 /** What the screening endpoints answer from: the engine and catalog, PEP data and IP intelligence. */
-export async function openProviders({ config, log, kinds }: WiringContext, lists: Lists): Promise<Providers> {
+export async function openProviders(
+  { config, log, kinds }: WiringContext,
+  lists: Lists,
+  reviews: ReviewView,
+): Promise<Providers> {
   const { engine, catalog, ens } = lists;
-  const screening: ScreeningDeps = { engine, catalog, ens, kinds };
+  const screening: ScreeningDeps = { engine, catalog, ens, kinds, reviews };
   const pep = await createPepProvider({ config, log: log.child({ component: 'pep' }) });
   const ipintel = await createIpIntel({
     config,

@@ -7,6 +7,7 @@ import {
   type AlertDetail as Detail,
   type AlertStore,
 } from '../../alerts/store.js';
+import type { ReviewView } from '../../alerts/review-view.js';
 import { z } from 'zod';
 import {
   AlertCommentInput,
@@ -22,6 +23,8 @@ import {
 
 export interface AlertsDeps {
   alerts: AlertStore;
+  /** Told of each decision before it is answered: the customer's next screening names it. */
+  reviews?: ReviewView;
 }
 
 const TAGS = ['alerts'];
@@ -46,6 +49,16 @@ async function versioned<T>(fn: () => Promise<T>): Promise<T> {
 /** Review of the alerts that metered screenings open (docs/alerts.md). */
 export function alertEndpoints(deps: AlertsDeps): AnyEndpoint[] {
   const { alerts } = deps;
+  const decided = (customerId: number, a: Detail) =>
+    deps.reviews?.apply({
+      customer_id: customerId,
+      id: a.id,
+      screened_value: a.screened_value,
+      list: a.list,
+      listed_key: a.listed_party,
+      status: a.status,
+      decided_at: a.decided_at,
+    });
   return [
     endpoint({
       id: 'account.alerts.list',
@@ -91,6 +104,7 @@ export function alertEndpoints(deps: AlertsDeps): AnyEndpoint[] {
         const { customerId, tokenId } = analystOf(ctx.caller);
         const res = await versioned(() => alerts.decideMany(customerId, input.decisions, { tokenId }));
         if ('missing' in res) throw notFound(`Alert ${res.missing} not found`);
+        for (const a of res) decided(customerId, a);
         return { alerts: res };
       },
     }),
@@ -121,7 +135,9 @@ export function alertEndpoints(deps: AlertsDeps): AnyEndpoint[] {
       handler: async (input, ctx) => {
         const { customerId, tokenId } = analystOf(ctx.caller);
         const decision = { status: input.status, comment: input.comment, version: input.version };
-        return found(await versioned(() => alerts.decide(customerId, input.alert_id, decision, { tokenId })));
+        const a = found(await versioned(() => alerts.decide(customerId, input.alert_id, decision, { tokenId })));
+        decided(customerId, a);
+        return a;
       },
     }),
     endpoint({

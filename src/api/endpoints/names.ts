@@ -3,9 +3,17 @@ import type { PartyHit } from '../../../engine/engine.js';
 import type { PartyType } from '../../../engine/model.js';
 import { NAME_THRESHOLD } from '../../../engine/names/index.js';
 import { endpoint, type AnyEndpoint, type RequestContext } from '../../core/endpoint.js';
-import type { Screening } from '../../lists/catalog.js';
 import { NameScreenInput, NameScreenResponse } from '../schemas/names.js';
-import { auditRows, screeningFor, SCREENING_HEADERS, type ScreeningDeps } from './screen.js';
+import { explainName } from '../../../engine/explain.js';
+import { reviewed } from '../finish-match.js';
+import {
+  auditRows,
+  reviewsReady,
+  screeningFor,
+  SCREENING_HEADERS,
+  type CallerScreening,
+  type ScreeningDeps,
+} from './screen.js';
 
 /**
  * `/screen/name`: a person's or organisation's name against the listed parties (metered,
@@ -55,14 +63,14 @@ export class NameLists {
   }
 
   /** Narrows a screening resolved without a `lists` filter (a batch's) to the lists that carry names. */
-  narrow(s: Screening, filter: string | undefined): Screening {
+  narrow(s: CallerScreening, filter: string | undefined): CallerScreening {
     return filter !== undefined && filter.trim() !== ''
       ? s
-      : this.deps.catalog.narrow(s, (slug) => this.carriesNames(slug));
+      : { ...this.deps.catalog.narrow(s, (slug) => this.carriesNames(slug)), reviews: s.reviews };
   }
 
   /** The screening of a name request, its basis recorded on the context. */
-  screening(ctx: RequestContext, filter: string | undefined, asOf: string | undefined): Screening {
+  screening(ctx: RequestContext, filter: string | undefined, asOf: string | undefined): CallerScreening {
     const s = this.narrow(screeningFor(this.deps, ctx, filter, asOf, ['query', 'as_of']), filter);
     ctx.basis = s.basis;
     return s;
@@ -71,10 +79,14 @@ export class NameLists {
 
 type NameMatch = z.output<typeof NameScreenResponse>['matches'][number];
 
-/** The party of a hit as a match: its record's metadata, or a name of no party record standing alone. */
-function partyMatch(h: PartyHit, deps: ScreeningDeps): NameMatch {
+/**
+ * The party of a hit as a match: its record's metadata, or a name of no party record standing
+ * alone; with its explanation in words, and the review of its alert for a customer.
+ */
+function partyMatch(h: PartyHit, deps: ScreeningDeps, q: NameScreening, s: CallerScreening): NameMatch {
   const e = h.entity;
   const label = deps.catalog.labels.get(e.list);
+  const listName = label?.list_name ?? e.list;
   const m = e.metadata;
   const party =
     e.entity_type === 'party'
@@ -91,21 +103,39 @@ function partyMatch(h: PartyHit, deps: ScreeningDeps): NameMatch {
           identifiers: [],
           programs: Array.isArray(m.programs) ? m.programs : [],
         };
-  return {
+  const value = h.name ?? e.value;
+  const metadata = party as NameMatch['metadata'];
+  const explanation_text = explainName({
+    screened: q.name,
+    listName,
+    name: value,
+    partyId: metadata.id,
+    caption: metadata.caption,
+    score: h.score,
+    threshold: q.threshold ?? NAME_THRESHOLD,
+    explanation: h.explanation,
+    birthDates: metadata.birth_dates,
+    countries: metadata.countries,
+    birthDateGiven: q.birth_date !== undefined,
+    countryGiven: q.country !== undefined,
+  });
+  const match = {
     list: e.list,
-    list_name: label?.list_name ?? e.list,
+    list_name: listName,
     list_type: label?.list_type ?? 'sanctions',
-    match: h.explanation.name_score === 1 ? 'exact' : 'fuzzy',
-    value: h.name ?? e.value,
+    match: h.explanation.name_score === 1 ? ('exact' as const) : ('fuzzy' as const),
+    value,
     source_url: e.source_url,
-    metadata: { ...(party as NameMatch['metadata']), score: h.score, explanation: h.explanation },
+    metadata: { ...metadata, score: h.score, explanation: h.explanation, explanation_text },
   };
+  return reviewed(match, q.name, s.reviews);
 }
 
 type NameEnvelope = z.output<typeof NameScreenResponse>;
 
 /** Screens one name (REST, tRPC, MCP and batch items alike). */
-export async function screenName(deps: ScreeningDeps, q: NameScreening, s: Screening): Promise<NameEnvelope> {
+export async function screenName(deps: ScreeningDeps, q: NameScreening, s: CallerScreening): Promise<NameEnvelope> {
+  await reviewsReady(s);
   const lists = s.lists as string[];
   const hits = await deps.engine.screenName({
     asOf: s.asOf,
@@ -117,7 +147,7 @@ export async function screenName(deps: ScreeningDeps, q: NameScreening, s: Scree
     threshold: q.threshold ?? NAME_THRESHOLD,
     limit: q.limit ?? DEFAULT_LIMIT,
   });
-  const matches = hits.map((h) => partyMatch(h, deps));
+  const matches = hits.map((h) => partyMatch(h, deps, q, s));
   return {
     value: q.name,
     flagged: matches.length > 0,

@@ -1,4 +1,7 @@
 import { endpoint, type AnyEndpoint } from '../../core/endpoint.js';
+import type { ReviewView } from '../../alerts/review-view.js';
+import { PEP_THRESHOLD } from '../../pep/types.js';
+import { pepCandidate } from '../finish-match.js';
 import { PepInput } from '../schemas/pep.js';
 import { PepScreenResponse } from '../../pep/schema.js';
 import type { PepProvider } from '../../pep/index.js';
@@ -19,13 +22,15 @@ const EXAMPLE = {
       positions: ['United States representative'],
       datasets: ['us_congress'],
       source_url: 'https://www.opensanctions.org/entities/Q101196632',
+      explanation_text:
+        'Jake Auchincloss, United States representative (US) is a politically exposed person candidate; score 1.00 reaches the threshold 0.70.',
     },
   ],
 };
 
 /** `/screen/pep`: a person's name against the politically-exposed-persons dataset. */
-export function pepEndpoints(deps: { pep: PepProvider }): AnyEndpoint[] {
-  const { pep } = deps;
+export function pepEndpoints(deps: { pep: PepProvider; reviews?: ReviewView }): AnyEndpoint[] {
+  const { pep, reviews } = deps;
   return [
     endpoint({
       id: 'screen.pep',
@@ -40,7 +45,15 @@ export function pepEndpoints(deps: { pep: PepProvider }): AnyEndpoint[] {
       input: PepInput,
       output: PepScreenResponse,
       example: EXAMPLE,
-      handler: (input) => pep.screen(input),
+      handler: async (input, ctx) => {
+        const customer = ctx.caller.kind === 'customer' ? reviews?.of(ctx.caller.customerId) : undefined;
+        const out = await pep.screen(input);
+        await customer?.pending;
+        return {
+          ...out,
+          matches: out.matches.map((m) => pepCandidate(m, input.name, out.dataset, PEP_THRESHOLD, customer)),
+        };
+      },
       audit: (input, output) =>
         output.matches
           .filter((m) => m.match)

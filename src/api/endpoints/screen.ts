@@ -14,6 +14,8 @@ import { EnsResolver } from '../../ens/resolver.js';
 import { screenResponseBody } from '../screen-json.js';
 import type { PreparedValue } from '../../../engine/normalize/validate.js';
 import { endpointIdOf, type PublishedKind, type ScreeningKinds } from '../../core/kinds.js';
+import type { CustomerReviews, ReviewView } from '../../alerts/review-view.js';
+import { listedMetadata, reviewed } from '../finish-match.js';
 
 /** A screening endpoint per kind (the table of kinds): one envelope, one optional `lists` filter, metered. */
 
@@ -22,6 +24,13 @@ export interface ScreeningDeps {
   catalog: ListCatalog;
   ens: EnsResolver;
   kinds: ScreeningKinds;
+  /** Customers' decided alerts, named in their answers' matches (absent: no `metadata.review`). */
+  reviews?: ReviewView;
+}
+
+/** A screening resolved for its caller: a customer's decided alerts come with it. */
+export interface CallerScreening extends Screening {
+  reviews?: CustomerReviews | null;
 }
 
 export type ScreenEnvelope = z.output<typeof ScreenResponse>;
@@ -32,26 +41,29 @@ export type ScreenEnvelope = z.output<typeof ScreenResponse>;
  */
 const NO_MATCHES = Object.freeze([]) as unknown as ScreenEnvelope['matches'];
 
-/** Builds the ScreenResponse for hits of one value. Shared by REST, batch and MCP. */
+/** Builds the ScreenResponse for hits of one value, its matches finished (finish-match.ts). Shared by REST, batch and MCP. */
 export function envelope(
   value: string,
   lists: readonly string[],
   hits: readonly Hit[],
   catalog: ListCatalog,
+  reviews?: CustomerReviews | null,
 ): ScreenEnvelope {
   if (hits.length === 0)
     return { value, flagged: false, sanctioned: false, lists_checked: lists as string[], matches: NO_MATCHES };
   const matches = hits.map((h) => {
     const label = catalog.labels.get(h.entity.list);
-    return {
+    const listName = label?.list_name ?? h.entity.list;
+    const match = {
       list: h.entity.list,
-      list_name: label?.list_name ?? h.entity.list,
+      list_name: listName,
       list_type: label?.list_type ?? 'risk',
       match: h.match,
       value: h.entity.value,
       source_url: h.entity.source_url,
-      metadata: h.entity.metadata,
+      metadata: listedMetadata(h, listName, value),
     };
+    return reviewed(match, value, reviews);
   });
   return {
     value,
@@ -84,7 +96,8 @@ function ownerOf(caller: Caller): number | undefined {
 
 /**
  * Resolves the lists of a screening request for its caller, now or as of `as_of`, and records
- * the basis on the context (the pipeline states it in headers and audit rows).
+ * the basis on the context (the pipeline states it in headers and audit rows). A customer's
+ * decided alerts come with it (read on the customer's first screening: see `reviewsReady`).
  */
 export function screeningFor(
   deps: ScreeningDeps,
@@ -92,10 +105,16 @@ export function screeningFor(
   lists: string | undefined,
   asOf: string | undefined,
   loc: (string | number)[],
-): Screening {
-  const s = deps.catalog.screening(lists, ownerOf(ctx.caller), asOf, ctx.now(), loc);
+): CallerScreening {
+  const owner = ownerOf(ctx.caller);
+  const s = deps.catalog.screening(lists, owner, asOf, ctx.now(), loc);
   ctx.basis = s.basis;
-  return s;
+  return owner === undefined || !deps.reviews ? s : { ...s, reviews: deps.reviews.of(owner) };
+}
+
+/** Resolves once the screening's reviews are read (at once but for a customer's first screening). */
+export function reviewsReady(s: CallerScreening): Promise<void> | null {
+  return s.reviews?.pending ?? null;
 }
 
 /** Screens one value of a kind: synchronously on the engine's exact path, else once the shards answered. */
@@ -103,32 +122,40 @@ export function screenValue(
   deps: ScreeningDeps,
   kind: ScreenKind,
   value: string,
-  s: Screening,
+  s: CallerScreening,
 ): ScreenEnvelope | Promise<ScreenEnvelope> {
+  const pending = reviewsReady(s);
+  if (pending) return pending.then(() => screenValue(deps, kind, value, s));
   return (
     screenValueNow(deps, kind, value, s) ??
     deps.engine
       .screen({ kind, value, lists: s.lists as string[], asOf: s.asOf })
-      .then((hits) => envelope(value, s.lists, hits, deps.catalog))
+      .then((hits) => envelope(value, s.lists, hits, deps.catalog, s.reviews))
   );
 }
 
-/** `screenValueNow` of a batch item, validated and normalized before (see batch.ts). */
+/** `screenValueNow` of a batch item, validated and normalized before (see batch.ts); null too while the reviews are read. */
 export function screenPreparedNow(
   deps: ScreeningDeps,
   kind: ScreenKind,
   prepared: PreparedValue,
   value: string,
-  s: Screening,
+  s: CallerScreening,
 ): ScreenEnvelope | null {
+  if (reviewsReady(s)) return null;
   const hits = deps.engine.screenPrepared(kind, prepared, s.lists as string[], s.asOf);
-  return hits && envelope(value, s.lists, hits, deps.catalog);
+  return hits && envelope(value, s.lists, hits, deps.catalog, s.reviews);
 }
 
 /** The answer when the engine's exact path alone decides it (on this thread, now); null when the shards must be asked (fuzzy kinds). */
-function screenValueNow(deps: ScreeningDeps, kind: ScreenKind, value: string, s: Screening): ScreenEnvelope | null {
+function screenValueNow(
+  deps: ScreeningDeps,
+  kind: ScreenKind,
+  value: string,
+  s: CallerScreening,
+): ScreenEnvelope | null {
   const hits = deps.engine.screenExact({ kind, value, lists: s.lists as string[], asOf: s.asOf });
-  return hits && envelope(value, s.lists, hits, deps.catalog);
+  return hits && envelope(value, s.lists, hits, deps.catalog, s.reviews);
 }
 
 const EXAMPLE: ScreenEnvelope = {
@@ -144,7 +171,14 @@ const EXAMPLE: ScreenEnvelope = {
       match: 'exact',
       value: '12QtD5BFwRsdNsAZY76UVE1xyCGNTojH9h',
       source_url: 'https://sanctionssearch.ofac.treas.gov/Details.aspx?id=31597',
-      metadata: { symbol: 'XBT', network: 'bitcoin', sdn_name: 'EXAMPLE PARTY', programs: ['CYBER2'] },
+      metadata: {
+        symbol: 'XBT',
+        network: 'bitcoin',
+        sdn_name: 'EXAMPLE PARTY',
+        programs: ['CYBER2'],
+        explanation_text:
+          'The Bitcoin address is listed on OFAC Specially Designated Nationals as EXAMPLE PARTY (program CYBER2).',
+      },
     },
   ],
 };

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { PARTY_TYPES } from '../../../engine/model.js';
 import { NAME_THRESHOLD } from '../../../engine/names/index.js';
 import { birthDateParam, countryParam, NAME_MAX, partyTypeParam } from './person.js';
-import { asOfParam, listsParam, ScreenMatch, ScreenResponse } from './screen.js';
+import { asOfParam, listsParam, matchMetadataFields, ScreenMatch, ScreenResponse } from './screen.js';
 
 /** `/screen/name`: parameters, and the ScreenResponse envelope with its matches' metadata documented. */
 export const NameScreenInput = z
@@ -87,6 +87,7 @@ const PartyMatchMetadata = z
       .meta({ description: 'Passports, national IDs, registration and IMO numbers.' }),
     programs: z.array(z.string()).meta({ description: 'Sanctions programmes or regimes.' }),
     explanation: MatchExplanation,
+    ...matchMetadataFields,
   })
   .catchall(z.unknown())
   .meta({

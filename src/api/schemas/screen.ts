@@ -3,6 +3,7 @@ import { LIST_TYPES, ENTITY_TYPES, MATCH_KINDS } from '../../../engine/model.js'
 import { CADENCES, LIST_KINDS } from '../../../loaders/types.js';
 import { valueProblem, type ValueValidator } from '../../../engine/normalize/validate.js';
 import type { ScreeningKinds } from '../../core/kinds.js';
+import { ALERT_STATUSES } from '../../alerts/store.js';
 import { birthDateParam, countryParam, NAME_MAX, partyTypeParam } from './person.js';
 
 /**
@@ -23,6 +24,33 @@ const matchKind = z.string().meta({
   examples: [...MATCH_KINDS],
 });
 
+/** `metadata.review` of a match: the customer's decided alert about it (issue #38). */
+export const MatchReview = z
+  .object({
+    alert_id: z.number().int(),
+    status: z.enum(ALERT_STATUSES),
+    decided_at: dateTime,
+  })
+  .strict()
+  .meta({
+    id: 'MatchReview',
+    description:
+      "Customers only: the decision on this match's alert (one per screened value, listed party or entity, and list), absent while nobody has decided it. `false_positive` lets a client clear a known false positive.",
+  });
+
+/** What every match's metadata carries besides the list entry's own attributes. */
+export const matchMetadataFields = {
+  explanation_text: z.string().meta({
+    description: 'Why it matched, in one or two plain sentences (list, listed party, what agreed, score).',
+  }),
+  review: MatchReview.optional(),
+};
+
+const matchMetadata = z
+  .object(matchMetadataFields)
+  .catchall(z.unknown())
+  .meta({ description: 'Free-form attributes of the list entry, with `explanation_text` and `review`.' });
+
 export const ScreenMatch = z
   .object({
     list: z.string().meta({ description: 'List slug.' }),
@@ -31,7 +59,7 @@ export const ScreenMatch = z
     match: matchKind,
     value: z.string().meta({ description: 'The value as published on the list (case as published).' }),
     source_url: z.string().nullable().optional(),
-    metadata,
+    metadata: matchMetadata,
   })
   .strict()
   .meta({ id: 'ScreenMatch' });
