@@ -1,7 +1,12 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { createCustomerToken, startTestService, type TestService } from '../../harness/service.js';
+import { createCustomerToken, startTestService, TEST_ADMIN_KEY, type TestService } from '../../harness/service.js';
+import { SHARED_DATA } from '../../harness/paths.js';
+import { settled } from '../../harness/list-jobs.js';
 import { go, heading, launchBrowser, openPage, visited } from '../support/browser.js';
 
 /**
@@ -17,6 +22,7 @@ const PARTY = 'un_sc:CDi.001';
 
 let svc: TestService;
 let browser: Browser;
+const scratch = mkdtempSync(join(tmpdir(), 'review-walk-'));
 let customer: { customerId: number; token: string; tokenId: number };
 
 before(async () => {
@@ -28,7 +34,32 @@ before(async () => {
 after(async () => {
   await browser?.close();
   await svc?.close();
+  rmSync(scratch, { recursive: true, force: true });
 });
+
+/** A new version of the UN list in which ERIC BADEGE was born in `year` (the real file, one date changed). */
+async function unListWithBirthYear(year: string): Promise<void> {
+  const xml = readFileSync(join(SHARED_DATA, 'un', 'consolidated.xml'), 'utf8');
+  const at = xml.indexOf('<REFERENCE_NUMBER>CDi.001</REFERENCE_NUMBER>');
+  const end = xml.indexOf('</INDIVIDUAL>', at);
+  const party = xml.slice(at, end);
+  assert.ok(at > 0 && party.includes('<YEAR>1971</YEAR>'));
+  const dir = join(scratch, `un-${year}`);
+  mkdirSync(join(dir, 'un'), { recursive: true });
+  writeFileSync(
+    join(dir, 'un', 'consolidated.xml'),
+    xml.slice(0, at) + party.replace('<YEAR>1971</YEAR>', `<YEAR>${year}</YEAR>`) + xml.slice(end),
+  );
+  const admin = { authorization: `Bearer ${TEST_ADMIN_KEY}` };
+  const res = await fetch(`${svc.url}/api/v1/admin/lists/un_sc/refresh`, {
+    method: 'POST',
+    headers: { ...admin, 'content-type': 'application/json' },
+    body: JSON.stringify({ source_dir: dir }),
+  });
+  const job = await settled(svc.url, { status: res.status, headers: res.headers, body: await res.json() }, admin);
+  assert.equal(job.status, 200, JSON.stringify(job.body));
+  assert.equal((job.body as { results: { result: string }[] }).results[0].result, 'new_version');
+}
 
 async function api<T = Record<string, unknown>>(
   path: string,
@@ -87,7 +118,7 @@ async function assertFits(p: Page, width: number, name: string): Promise<void> {
   assert.equal(got, width, `${name} is wider than the window`);
 }
 
-test('screen → alert in the queue → false positive with a comment → screened again: no new alert', async () => {
+test('screen → alert → false positive with a comment → screened again: no new alert, the answer says false_positive → the party’s birth date changes: re-opened', async () => {
   await screenName(customer.token);
   const [opened] = await alertsWhen(customer.token, (items) => items.length === 1);
   assert.equal(opened.listed_party, PARTY);
@@ -105,13 +136,21 @@ test('screen → alert in the queue → false positive with a comment → screen
   await row.getByRole('link').click();
   await heading(p, `Alert ${opened.id}`);
   assert.equal(await p.getByTestId('alert-status').textContent(), 'Open');
-  // The agreeing name part is marked on both sides; the one that differs is not.
-  assert.deepEqual(await p.getByTestId('screened-value').locator('mark').allTextContents(), ['Badege']);
-  assert.deepEqual(await p.getByTestId('listed-party').locator('mark').allTextContents(), ['BADEGE']);
-  const listed = (await p.getByTestId('listed-party').textContent()) ?? '';
+  // The agreeing name parts are marked on both sides: the same surname, a first name a letter away.
+  const screened = p.getByTestId('screened-value');
+  const listedParty = p.getByTestId('listed-party');
+  assert.deepEqual(await screened.locator('mark').allTextContents(), ['Erik', 'Badege']);
+  assert.deepEqual(await screened.locator('mark.close').allTextContents(), ['Erik']);
+  assert.deepEqual(await listedParty.locator('mark').allTextContents(), ['ERIC', 'BADEGE']);
+  assert.deepEqual(await listedParty.locator('mark.close').allTextContents(), ['ERIC']);
+  const listed = (await listedParty.textContent()) ?? '';
   assert.match(listed, /Birth dates1971/);
   assert.match(listed, new RegExp(PARTY));
   assert.equal(await p.getByTestId('occurrences').textContent(), '1');
+  assert.equal(
+    await p.getByTestId('explanation').textContent(),
+    "Both name parts of 'ERIC BADEGE' (primary name of UN Security Council Consolidated List party CDi.001) agree; no birth date given; score 0.97, threshold 0.70.",
+  );
   assert.ok(((await p.getByTestId('list-version').textContent()) ?? '').length > 0);
   await assertFits(p, 1280, 'the alert page');
   await visited(p, 'review-alert');
@@ -131,14 +170,38 @@ test('screen → alert in the queue → false positive with a comment → screen
   assert.match((await history.textContent()) ?? '', /Set to false positive by token/);
   await visited(p, 'review-alert-false-positive');
 
-  await screenName(customer.token);
-  const [after] = await alertsWhen(customer.token, (items) => items[0]?.occurrences === 2);
-  assert.deepEqual([after.id, after.status], [opened.id, 'false_positive']);
+  // Screened again: the answer names the decision, and no alert opens.
+  const again = await screenName(customer.token);
+  assert.deepEqual(again.matches[0].metadata.review, {
+    alert_id: opened.id,
+    status: 'false_positive',
+    decided_at: again.matches[0].metadata.review?.decided_at,
+  });
+  assert.ok(again.matches[0].metadata.review?.decided_at);
+  const [quiet] = await alertsWhen(customer.token, (items) => items[0]?.occurrences === 2);
+  assert.deepEqual([quiet.id, quiet.status], [opened.id, 'false_positive']);
   await go(p, 'Review queue');
-  await p.getByTestId('status-counts').getByRole('button', { name: 'False positive 1', exact: true }).waitFor();
-  await p.getByTestId('status-counts').getByRole('button', { name: 'Open 0', exact: true }).waitFor();
-  await p.getByTestId('status-counts').getByRole('button', { name: 'Open 0', exact: true }).click();
+  const chips = p.getByTestId('status-counts');
+  await chips.getByRole('button', { name: 'False positive 1', exact: true }).waitFor();
+  await chips.getByRole('button', { name: 'Open 0', exact: true }).click();
   await p.getByText('No alerts for these filters.').waitFor();
+
+  // The UN list moves to a version in which the party was born in 1972: the next match re-opens it.
+  await unListWithBirthYear('1972');
+  await screenName(customer.token);
+  const [reopened] = await alertsWhen(customer.token, (items) => items[0]?.status === 'open');
+  assert.deepEqual([reopened.id, reopened.occurrences], [opened.id, 3]);
+  await p.reload();
+  await heading(p, 'Review queue');
+  await chips.getByRole('button', { name: 'Open 1', exact: true }).click();
+  await p.getByTestId('alerts-table').getByRole('link', { name: NAME }).click();
+  await heading(p, `Alert ${opened.id}`);
+  assert.equal(await p.getByTestId('alert-status').textContent(), 'Open');
+  assert.match((await p.getByTestId('listed-party').textContent()) ?? '', /Birth dates1972Countries/);
+  const events = p.getByTestId('history').locator(':scope > li');
+  assert.equal(await events.count(), 2);
+  assert.match((await events.nth(1).textContent()) ?? '', /^Re-opened by system · .*birth dates: 1971 → 1972$/);
+  await visited(p, 'review-alert-reopened');
 });
 
 test('at 390 px the queue and the alert page fit the window; their tables scroll in their own box', async () => {

@@ -125,15 +125,38 @@ export function nameTokens(name: string): string[] {
     .filter(Boolean);
 }
 
-/** A name cut into its parts, each marked when the other name has the same part. */
-export function markAgreeing(name: string, other: string): { text: string; agrees: boolean }[] {
-  const theirs = new Set(nameTokens(other));
+/** Whether two name parts of four letters or more differ by one letter (added, left out, replaced, or two swapped). */
+function closeSpelling(a: string, b: string): boolean {
+  if (a.length < 4 || b.length < 4 || Math.abs(a.length - b.length) > 1) return false;
+  let i = 0;
+  while (i < a.length && a[i] === b[i]) i++;
+  const tail = (x: string, n: number) => x.slice(i + n);
+  return (
+    tail(a, 1) === tail(b, 1) ||
+    tail(a, 1) === tail(b, 0) ||
+    tail(a, 0) === tail(b, 1) ||
+    (a[i] === b[i + 1] && a[i + 1] === b[i] && tail(a, 2) === tail(b, 2))
+  );
+}
+
+export type Agreement = 'same' | 'close' | null;
+
+/**
+ * A name cut into its parts, each marked `same` when the other name has the same part (lower-case,
+ * without accents), `close` when it has one a letter away: what the name matcher agreed on, roughly.
+ */
+export function markAgreeing(name: string, other: string): { text: string; agrees: Agreement }[] {
+  const theirs = nameTokens(other);
+  const same = new Set(theirs);
   return name
     .split(/(\s+|[,;()]+)/)
     .filter((part) => part !== '')
     .map((text) => {
       const tokens = nameTokens(text);
-      return { text, agrees: tokens.length > 0 && tokens.every((t) => theirs.has(t)) };
+      if (tokens.length === 0) return { text, agrees: null };
+      if (tokens.every((t) => same.has(t))) return { text, agrees: 'same' };
+      if (tokens.every((t) => same.has(t) || theirs.some((o) => closeSpelling(t, o)))) return { text, agrees: 'close' };
+      return { text, agrees: null };
     });
 }
 

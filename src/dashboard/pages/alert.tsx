@@ -26,7 +26,15 @@ import { Alert, Async, Empty, Field, PageHeader, SourceLink, useAction } from '.
 function Marked({ name, other }: { name: string; other: string }) {
   return (
     <span class="value">
-      {markAgreeing(name, other).map((p, i) => (p.agrees ? <mark key={i}>{p.text}</mark> : p.text))}
+      {markAgreeing(name, other).map((p, i) =>
+        p.agrees ? (
+          <mark key={i} class={p.agrees === 'close' ? 'close' : undefined}>
+            {p.text}
+          </mark>
+        ) : (
+          p.text
+        ),
+      )}
     </span>
   );
 }
@@ -44,64 +52,69 @@ function Values({ label, values }: { label: string; values: string[] }) {
 function SideBySide({ alert, party }: { alert: AlertView; party: PartyView }) {
   const listed = alert.matched_value;
   return (
-    <div class="grid-2 compare">
-      <section class="card" aria-labelledby="screened-title">
-        <h2 id="screened-title" class="card-title">
-          Screened
-        </h2>
-        <dl class="details">
-          <dt>Value</dt>
-          <dd data-testid="screened-value">
-            <Marked name={alert.screened_value} other={listed} />
-          </dd>
-          {alert.subject ? (
-            <>
-              <dt>Subject</dt>
-              <dd>
-                {alert.subject.external_id} <span class="muted">({alert.subject.type})</span>
-              </dd>
-              <Values label="Subject names" values={alert.subject.names} />
-            </>
-          ) : null}
-          <dt>Endpoint</dt>
-          <dd>{alert.evidence.endpoint}</dd>
-          <dt>Request id</dt>
-          <dd>
-            <code>{alert.evidence.request_id}</code>
-          </dd>
-        </dl>
-      </section>
-      <section class="card" aria-labelledby="listed-title">
-        <h2 id="listed-title" class="card-title">
-          Listed party
-        </h2>
-        <dl class="details" data-testid="listed-party">
-          <dt>Matched</dt>
-          <dd>
-            <Marked name={listed} other={alert.screened_value} />
-          </dd>
-          {party.caption && party.caption !== listed ? (
-            <>
-              <dt>Name</dt>
-              <dd class="value">{party.caption}</dd>
-            </>
-          ) : null}
-          <dt>Party</dt>
-          <dd class="value">{alert.listed_party}</dd>
-          {party.party_type ? (
-            <>
-              <dt>Type</dt>
-              <dd>{party.party_type}</dd>
-            </>
-          ) : null}
-          {party.aliases.length ? <Values label="Aliases" values={party.aliases} /> : null}
-          <Values label="Birth dates" values={party.birth_dates} />
-          <Values label="Countries" values={party.countries} />
-          <Values label="Identifiers" values={party.identifiers} />
-          <Values label="Programs" values={party.programs} />
-        </dl>
-      </section>
-    </div>
+    <>
+      <div class="grid-2 compare">
+        <section class="card" aria-labelledby="screened-title">
+          <h2 id="screened-title" class="card-title">
+            Screened
+          </h2>
+          <dl class="details">
+            <dt>Value</dt>
+            <dd data-testid="screened-value">
+              <Marked name={alert.screened_value} other={listed} />
+            </dd>
+            {alert.subject ? (
+              <>
+                <dt>Subject</dt>
+                <dd>
+                  {alert.subject.external_id} <span class="muted">({alert.subject.type})</span>
+                </dd>
+                <Values label="Subject names" values={alert.subject.names} />
+              </>
+            ) : null}
+            <dt>Endpoint</dt>
+            <dd>{alert.evidence.endpoint}</dd>
+            <dt>Request id</dt>
+            <dd>
+              <code>{alert.evidence.request_id}</code>
+            </dd>
+          </dl>
+        </section>
+        <section class="card" aria-labelledby="listed-title">
+          <h2 id="listed-title" class="card-title">
+            Listed party
+          </h2>
+          <dl class="details" data-testid="listed-party">
+            <dt>Matched</dt>
+            <dd>
+              <Marked name={listed} other={alert.screened_value} />
+            </dd>
+            {party.caption && party.caption !== listed ? (
+              <>
+                <dt>Name</dt>
+                <dd class="value">{party.caption}</dd>
+              </>
+            ) : null}
+            <dt>Party</dt>
+            <dd class="value">{alert.listed_party}</dd>
+            {party.party_type ? (
+              <>
+                <dt>Type</dt>
+                <dd>{party.party_type}</dd>
+              </>
+            ) : null}
+            {party.aliases.length ? <Values label="Aliases" values={party.aliases} /> : null}
+            <Values label="Birth dates" values={party.birth_dates} />
+            <Values label="Countries" values={party.countries} />
+            <Values label="Identifiers" values={party.identifiers} />
+            <Values label="Programs" values={party.programs} />
+          </dl>
+        </section>
+      </div>
+      <p class="muted small legend-marks">
+        <mark>Marked</mark>: a name part found on both sides; <mark class="close">dotted</mark>: one a letter away.
+      </p>
+    </>
   );
 }
 
@@ -153,7 +166,7 @@ function History({ events }: { events: AlertEvent[] }) {
             <span class="muted small"> · {dateTime(e.at)}</span>
           </div>
           {e.comment ? <p class="history-comment">{e.comment}</p> : null}
-          {e.changes ? (
+          {e.changes && !e.comment ? (
             <ul class="history-changes">
               {changeLines(e.changes).map((line) => (
                 <li key={line}>{line}</li>
