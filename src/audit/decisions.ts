@@ -21,7 +21,8 @@ export interface AuditedDecision {
   changes: Record<string, unknown> | null;
 }
 
-type Raw = Omit<AuditedDecision, 'evidence' | 'changes' | 'comment'> & {
+type Raw = Omit<AuditedDecision, 'time' | 'evidence' | 'changes' | 'comment'> & {
+  ms: string | number;
   evidence: string;
   changes: string;
   comment: string;
@@ -40,7 +41,7 @@ export class AlertDecisionQueries {
     r: DateRange & { alertId?: number; limit: number },
   ): Promise<{ items: AuditedDecision[]; truncated: boolean }> {
     const rs = await this.client.query({
-      query: `SELECT formatDateTime(time, '%Y-%m-%dT%H:%i:%S.%fZ', 'UTC') AS time, alert_id, event, status, on_version,
+      query: `SELECT toUnixTimestamp64Milli(time) AS ms, alert_id, event, status, on_version,
           version, token_id, token_label, comment, screened_value, list, listed_party, list_version, request_id,
           evidence, changes
         FROM \`${this.database}\`.alert_decisions
@@ -53,8 +54,9 @@ export class AlertDecisionQueries {
     });
     const raw = await rs.json<Raw>();
     return {
-      items: raw.slice(0, r.limit).map((d) => ({
+      items: raw.slice(0, r.limit).map(({ ms, ...d }) => ({
         ...d,
+        time: new Date(Number(ms)).toISOString(),
         alert_id: Number(d.alert_id),
         on_version: Number(d.on_version),
         version: Number(d.version),

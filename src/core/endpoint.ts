@@ -107,7 +107,7 @@ export class Accepted<T = unknown> {
 export interface EndpointDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodType = z.ZodType> {
   /** tRPC procedure path, e.g. `screen.crypto`; also the MCP tool's base. */
   id: string;
-  method: 'GET' | 'POST' | 'DELETE';
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   /** OpenAPI path under /api/v1, with `{param}` for path parameters. */
   path: string;
   tags: string[];

@@ -66,7 +66,7 @@ const CORS_HEADERS: Record<string, string> = {
 };
 /** Added to CORS_HEADERS (which every answer carries) on a preflight. */
 const CORS_PREFLIGHT_HEADERS: Record<string, string> = {
-  'Access-Control-Allow-Methods': 'GET, POST, DELETE, OPTIONS',
+  'Access-Control-Allow-Methods': 'GET, POST, PATCH, DELETE, OPTIONS',
   'Access-Control-Allow-Headers':
     'Authorization, Content-Type, X-PAYMENT, PAYMENT-SIGNATURE, Idempotency-Key, X-Request-Id, Accept, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-ID',
   'Access-Control-Max-Age': '86400',

@@ -75,11 +75,15 @@ export function buildEndpoints(
       changes: listsDeps.changes,
       limiter: new RateLimiter(config.SEARCH_BURST, config.SEARCH_RATE_PER_SECOND, now),
     }),
-    ...accountEndpoints({ tokens, quota, customers, planRequests, audit, screening }),
+    ...accountEndpoints({ tokens, quota, customers, planRequests, audit, screening, alerts: parts.billing.alerts }),
     ...analyticsEndpoints({ analytics: audit.analytics, catalog, customers }),
     ...accountLists,
     ...monitoringEndpoints({ store: parts.webhooks.store, kinds }),
-    ...alertEndpoints({ alerts: parts.billing.alerts, reviews: parts.billing.reviews }),
+    ...alertEndpoints({
+      alerts: parts.billing.alerts,
+      reviews: parts.billing.reviews,
+      decisions: audit.decisionQueries,
+    }),
     ...adminEndpoints({ tokens, quota, customers }),
     ...adminLists,
     ...operatorEndpoints({

@@ -4,7 +4,7 @@ import pino from 'pino';
 import { CustomerService } from '../../src/billing/customers.js';
 import { TokenService } from '../../src/billing/tokens.js';
 import type { AuditMatchRow } from '../../src/audit/rows.js';
-import { AlertStore, AlertVersionConflict } from '../../src/alerts/store.js';
+import { AlertSelfApproval, AlertStore, AlertVersionConflict } from '../../src/alerts/store.js';
 import { BACKENDS, closeBackends } from '../store/backends.js';
 import { fileAuditStore } from '../support/audit-store.js';
 import type { Db } from '../../src/store/db.js';
@@ -247,6 +247,207 @@ for (const backend of BACKENDS) {
         { customer_id: customerId, status: 'closed', count: 2 },
         { customer_id: customerId, status: 'escalated', count: 1 },
       ]);
+    });
+
+    test('a false positive stays quiet for the same party; a changed birth date re-opens it with the diff', async () => {
+      // The audit store is shared by the backends, whose customer ids overlap: read from the test's start.
+      const started = Date.now();
+      const { db } = await backend.database();
+      const { customerId, alice } = await analyst(db, 'suppress');
+      const store = new AlertStore(db, trail());
+      const kim = (version: string, birth: string[], time: number) =>
+        row(customerId, 'Kim Jong Un', 'KIM, Jong Un', time, {
+          list_version: version,
+          match: 'fuzzy',
+          evidence: {
+            value: 'KIM, Jong Un',
+            list: 'ofac_sdn',
+            metadata: {
+              id: 'ofac_sdn:12345',
+              caption: 'KIM, Jong Un',
+              aliases: [{ name: 'KIM Jong-un', type: 'a.k.a.', weak: false }],
+              birth_dates: birth,
+              identifiers: [{ type: 'Passport', value: 'P1', country: 'KP' }],
+              programs: ['DPRK3'],
+              score: 0.9,
+              review: { status: 'whatever the answer said' },
+            },
+          },
+        });
+      await store.record([kim('v1', ['1982-01-08'], T0)]);
+      const [{ id }] = (await store.list(customerId, { limit: 1 })).items;
+      await store.decide(
+        customerId,
+        id,
+        { status: 'false_positive', comment: 'born 1990', version: 1 },
+        { tokenId: alice },
+      );
+      // The same party again (its birth dates reordered by the source is no change), twice.
+      await store.record([kim('v1', ['1982-01-08'], T0 + 1000)]);
+      await store.record([kim('v2', ['1982-01-08'], T0 + 2000)]);
+      let detail = (await store.get(customerId, id))!;
+      assert.deepEqual([detail.status, detail.version, detail.occurrences], ['false_positive', 2, 3]);
+      assert.equal(detail.history.length, 1);
+
+      await store.record([kim('v3', ['1984-01-08'], T0 + 3000)]);
+      detail = (await store.get(customerId, id))!;
+      assert.deepEqual([detail.status, detail.version, detail.occurrences], ['open', 3, 4]);
+      assert.deepEqual(detail.history[1], {
+        kind: 'reopened',
+        status: 'open',
+        comment: 'The listed party changed in list version v3: birth dates: 1982-01-08 → 1984-01-08',
+        on_version: 2,
+        token_id: 0,
+        token_label: 'system',
+        at: detail.history[1].at,
+        changes: { birth_dates: { from: ['1982-01-08'], to: ['1984-01-08'] } },
+      });
+      await store.record([kim('v3', ['1984-01-08'], T0 + 4000)]);
+      assert.equal((await store.get(customerId, id))!.history.length, 2, 'an open alert records no change');
+      const trailRows = await audit().decisionQueries.list(customerId, {
+        from: started,
+        to: Date.now() + 60_000,
+        alertId: id,
+        limit: 10,
+      });
+      assert.deepEqual(
+        trailRows.items.map((d) => [
+          d.event,
+          d.status,
+          d.on_version,
+          d.version,
+          d.token_id,
+          d.token_label,
+          d.comment,
+          d.list_version,
+        ]),
+        [
+          ['decision', 'false_positive', 1, 2, alice, 'alice', 'born 1990', 'v1'],
+          ['reopened', 'open', 2, 3, 0, 'system', detail.history[1].comment, 'v3'],
+        ],
+      );
+      assert.deepEqual(trailRows.items[1].changes, { birth_dates: { from: ['1982-01-08'], to: ['1984-01-08'] } });
+      assert.equal((trailRows.items[0].evidence.metadata as { id: string }).id, 'ofac_sdn:12345');
+    });
+
+    test('a confirmed alert stays confirmed when its party changes, the change recorded; a closed one re-opens when seen again', async () => {
+      const { db } = await backend.database();
+      const { customerId, alice } = await analyst(db, 'confirmed');
+      const store = new AlertStore(db, trail());
+      const wallet = (programs: string[], time: number) =>
+        row(customerId, '0xee', '0xee', time, { evidence: { value: '0xee', metadata: { name: 'Lazarus', programs } } });
+      await store.record([wallet(['CYBER2'], T0), row(customerId, '0xff', '0xff', T0)]);
+      const ids = Object.fromEntries(
+        (await store.list(customerId, { limit: 10 })).items.map((a) => [a.screened_value, a.id]),
+      );
+      await store.decide(
+        customerId,
+        ids['0xee'],
+        { status: 'confirmed', comment: 'the wallet', version: 1 },
+        { tokenId: alice },
+      );
+      await store.decide(customerId, ids['0xff'], { status: 'closed', version: 1 }, { tokenId: alice });
+      await store.record([
+        wallet(['CYBER2', 'DPRK3'], Date.now() + 1000),
+        row(customerId, '0xff', '0xff', Date.now() + 1000),
+      ]);
+      const confirmed = (await store.get(customerId, ids['0xee']))!;
+      assert.deepEqual([confirmed.status, confirmed.version], ['confirmed', 2]);
+      assert.deepEqual(
+        confirmed.history.slice(1).map((e) => [e.kind, e.status, e.comment, e.token_id, e.changes]),
+        [
+          [
+            'party_changed',
+            'confirmed',
+            'The listed party changed in list version v1: programs: CYBER2 → CYBER2, DPRK3',
+            0,
+            { programs: { from: ['CYBER2'], to: ['CYBER2', 'DPRK3'] } },
+          ],
+        ],
+      );
+      const closed = (await store.get(customerId, ids['0xff']))!;
+      assert.deepEqual([closed.status, closed.version], ['open', 3]);
+      assert.deepEqual(
+        closed.history.slice(1).map((e) => [e.kind, e.status, e.comment, e.on_version, e.token_label, e.changes]),
+        [['reopened', 'open', 'Matched again after it was closed', 2, 'system', null]],
+      );
+    });
+
+    test('four-eyes: a proposal waits for another token; the proposer cannot approve it', async () => {
+      // The audit store is shared by the backends, whose customer ids overlap: read from the test's start.
+      const started = Date.now();
+      const { db } = await backend.database();
+      const { customerId, alice, bob } = await analyst(db, 'four eyes');
+      const store = new AlertStore(db, trail());
+      await store.setFourEyes(customerId, true);
+      assert.equal(await store.fourEyes(customerId), true);
+      await store.record([row(customerId, '0x11', '0x11', T0), row(customerId, '0x22', '0x22', T0)]);
+      const ids = (await store.list(customerId, { limit: 10 })).items.map((a) => a.id).sort((a, b) => a - b);
+      const fp = (version: number) => ({ status: 'false_positive' as const, comment: 'not them', version });
+      const proposed = (await store.decide(customerId, ids[0], fp(1), { tokenId: alice }))!;
+      assert.deepEqual([proposed.status, proposed.version], ['open', 2]);
+      assert.deepEqual(
+        proposed.pending && [
+          proposed.pending.status,
+          proposed.pending.token_id,
+          proposed.pending.token_label,
+          proposed.pending.comment,
+        ],
+        ['false_positive', alice, 'alice', 'not them'],
+      );
+      await assert.rejects(store.decide(customerId, ids[0], fp(2), { tokenId: alice }), AlertSelfApproval);
+      await assert.rejects(store.decide(customerId, ids[0], fp(1), { tokenId: bob }), AlertVersionConflict);
+      const approved = (await store.decide(customerId, ids[0], fp(2), { tokenId: bob }))!;
+      assert.deepEqual([approved.status, approved.version, approved.pending], ['false_positive', 3, null]);
+      assert.deepEqual(
+        approved.history.map((e) => [e.kind, e.status, e.on_version, e.token_id]),
+        [
+          ['proposal', 'false_positive', 1, alice],
+          ['approval', 'false_positive', 2, bob],
+        ],
+      );
+      // An escalation is a plain decision: it takes effect at once and drops a pending proposal.
+      await store.decide(customerId, ids[1], { status: 'confirmed', comment: 'them', version: 1 }, { tokenId: alice });
+      const escalated = (await store.decide(
+        customerId,
+        ids[1],
+        { status: 'escalated', version: 2 },
+        { tokenId: alice },
+      ))!;
+      assert.deepEqual([escalated.status, escalated.version, escalated.pending], ['escalated', 3, null]);
+      // Bulk: a self-approval among them aborts all.
+      await store.decide(customerId, ids[1], fp(3), { tokenId: alice });
+      await assert.rejects(
+        store.decideMany(
+          customerId,
+          [
+            { id: ids[1], ...fp(4) },
+            { id: ids[0], status: 'closed', version: 3 },
+          ],
+          { tokenId: alice },
+        ),
+        AlertSelfApproval,
+      );
+      assert.equal((await store.get(customerId, ids[0]))!.status, 'false_positive', 'nothing of the bulk decided');
+      const bulk = await store.decideMany(customerId, [{ id: ids[1], ...fp(4) }], { tokenId: bob });
+      assert.ok(Array.isArray(bulk));
+      assert.deepEqual([bulk[0].status, bulk[0].history.at(-1)!.kind], ['false_positive', 'approval']);
+      const events = await audit().decisionQueries.list(customerId, {
+        from: started,
+        to: Date.now() + 60_000,
+        limit: 100,
+      });
+      assert.deepEqual(
+        events.items.map((d) => [d.alert_id, d.event, d.status, d.token_id]),
+        [
+          [ids[0], 'proposal', 'false_positive', alice],
+          [ids[0], 'approval', 'false_positive', bob],
+          [ids[1], 'proposal', 'confirmed', alice],
+          [ids[1], 'decision', 'escalated', alice],
+          [ids[1], 'proposal', 'false_positive', alice],
+          [ids[1], 'approval', 'false_positive', bob],
+        ],
+      );
     });
   });
 }

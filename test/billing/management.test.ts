@@ -20,6 +20,7 @@ import { loadConfig } from '../../src/config.js';
 import { HttpError } from '../../src/core/errors.js';
 import { BACKENDS, closeBackends } from '../store/backends.js';
 import { KINDS } from '../../src/core/kinds.js';
+import { AlertStore } from '../../src/alerts/store.js';
 
 // The handlers of the management API on PostgreSQL and chDB; input goes through each endpoint's
 // own schema as the transports do.
@@ -48,9 +49,10 @@ before(async () => {
     kinds: KINDS,
   };
   const planRequests = new PlanRequests(db, customers);
+  const alerts = new AlertStore(db, { decisions: audit.alertDecisions, log: pino({ level: 'silent' }) });
   endpoints = new Map(
     [
-      ...accountEndpoints({ tokens, quota, customers, planRequests, audit, screening }),
+      ...accountEndpoints({ tokens, quota, customers, planRequests, audit, screening, alerts }),
       ...adminEndpoints({ tokens, quota, customers }),
     ].map((e) => [e.id, e]),
   );
@@ -144,7 +146,10 @@ describe('management API handlers', () => {
       plan: null,
       quota: { month: '2025-06', monthly_quota: 10, used: 3, remaining: 7 },
       token: { id: record.id, name: null, prefix: record.prefix, scopes: ['screen', 'dashboard'] },
+      four_eyes: false,
     });
+    assert.equal(((await call('account.update', { four_eyes: true }, me)) as { four_eyes: boolean }).four_eyes, true);
+    assert.equal(((await call('account.get', {}, me)) as { four_eyes: boolean }).four_eyes, true);
     const created = (await call('account.tokens.create', { name: 'second' }, me)) as { id: number };
     assert.deepEqual(
       ((await call('account.tokens.list', {}, me)) as { id: number }[]).map((x) => x.id),

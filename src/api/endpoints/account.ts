@@ -10,8 +10,10 @@ import type { QuotaManager } from '../../billing/quota.js';
 import type { TokenService } from '../../billing/tokens.js';
 import { dayRange, planRequestView, tokenView } from '../../billing/views.js';
 import { screenValue, type ScreeningDeps } from './screen.js';
+import type { AlertStore } from '../../alerts/store.js';
 import {
   AccountInfo,
+  AccountSettingsInput,
   ApiToken,
   AuditCsvInput,
   AuditRequestDetail,
@@ -40,6 +42,8 @@ export interface AccountDeps {
   audit: Pick<AuditStore, 'queries'>;
   /** Re-screens an audited value to show the listing's current metadata in a match's detail. */
   screening: ScreeningDeps;
+  /** The four-eyes setting of alert decisions. */
+  alerts: Pick<AlertStore, 'fourEyes' | 'setFourEyes'>;
 }
 
 const TAGS = ['account'];
@@ -123,7 +127,26 @@ async function currentListing(s: ScreeningDeps, row: AuditTrailItem) {
  * never metered.
  */
 export function accountEndpoints(deps: AccountDeps): AnyEndpoint[] {
-  const { tokens, quota, customers, audit, planRequests } = deps;
+  const { tokens, quota, customers, audit, planRequests, alerts } = deps;
+  const accountInfo = async (caller: Caller) => {
+    const id = customerOf(caller);
+    const tokenId = caller.kind === 'customer' ? caller.tokenId : 0;
+    const [c, q, t, fourEyes] = await Promise.all([
+      customers.getCustomer(id),
+      quota.status(id),
+      tokens.get(tokenId),
+      alerts.fourEyes(id),
+    ]);
+    if (!c || !q || !t) throw notFound('Customer not found');
+    return {
+      customer_id: c.id,
+      name: c.name,
+      plan: c.plan_name,
+      quota: q,
+      token: { id: t.id, name: t.name, prefix: t.prefix, scopes: t.scopes },
+      four_eyes: fourEyes,
+    };
+  };
   return [
     endpoint({
       id: 'account.get',
@@ -134,18 +157,22 @@ export function accountEndpoints(deps: AccountDeps): AnyEndpoint[] {
       access: 'account',
       input: z.object({}).strict(),
       output: AccountInfo,
-      handler: async (_input, ctx) => {
-        const id = customerOf(ctx.caller);
-        const tokenId = ctx.caller.kind === 'customer' ? ctx.caller.tokenId : 0;
-        const [c, q, t] = await Promise.all([customers.getCustomer(id), quota.status(id), tokens.get(tokenId)]);
-        if (!c || !q || !t) throw notFound('Customer not found');
-        return {
-          customer_id: c.id,
-          name: c.name,
-          plan: c.plan_name,
-          quota: q,
-          token: { id: t.id, name: t.name, prefix: t.prefix, scopes: t.scopes },
-        };
+      handler: (_input, ctx) => accountInfo(ctx.caller),
+    }),
+    endpoint({
+      id: 'account.update',
+      method: 'PATCH',
+      path: '/account',
+      tags: TAGS,
+      summary: 'Change the customer’s settings (the four-eyes rule of alert decisions)',
+      description:
+        'Any dashboard token of the customer may change it. Turned off, a decision takes effect at once, a pending proposal included.',
+      access: 'account',
+      input: AccountSettingsInput,
+      output: AccountInfo,
+      handler: async (input, ctx) => {
+        await alerts.setFourEyes(customerOf(ctx.caller), input.four_eyes);
+        return accountInfo(ctx.caller);
       },
     }),
     endpoint({

@@ -1,8 +1,11 @@
 import { customerCaller } from './account.js';
 import { endpoint, type AnyEndpoint, type Caller } from '../../core/endpoint.js';
-import { conflict, notFound, valueError } from '../../core/errors.js';
+import { conflict, forbidden, notFound, valueError } from '../../core/errors.js';
+import { dayRange } from '../../billing/views.js';
+import type { AlertDecisionQueries } from '../../audit/decisions.js';
 import {
   AlertCursorError,
+  AlertSelfApproval,
   AlertVersionConflict,
   type AlertDetail as Detail,
   type AlertStore,
@@ -13,6 +16,8 @@ import {
   AlertCommentInput,
   AlertCounts,
   AlertDecisionInput,
+  AlertDecisionTrail,
+  AlertDecisionTrailInput,
   AlertDecisionsInput,
   AlertDecisionsResult,
   AlertDetail,
@@ -25,6 +30,8 @@ export interface AlertsDeps {
   alerts: AlertStore;
   /** Told of each decision before it is answered: the customer's next screening names it. */
   reviews?: ReviewView;
+  /** The decisions' copy in the audit trail (ClickHouse). */
+  decisions: AlertDecisionQueries;
 }
 
 const TAGS = ['alerts'];
@@ -42,13 +49,14 @@ async function versioned<T>(fn: () => Promise<T>): Promise<T> {
     return await fn();
   } catch (err) {
     if (err instanceof AlertVersionConflict) throw conflict(err.message);
+    if (err instanceof AlertSelfApproval) throw forbidden(err.message);
     throw err;
   }
 }
 
 /** Review of the alerts that metered screenings open (docs/alerts.md). */
 export function alertEndpoints(deps: AlertsDeps): AnyEndpoint[] {
-  const { alerts } = deps;
+  const { alerts, decisions } = deps;
   const decided = (customerId: number, a: Detail) =>
     deps.reviews?.apply({
       customer_id: customerId,
@@ -60,6 +68,27 @@ export function alertEndpoints(deps: AlertsDeps): AnyEndpoint[] {
       decided_at: a.decided_at,
     });
   return [
+    endpoint({
+      id: 'account.audit.decisions',
+      method: 'GET',
+      path: '/account/audit/decisions',
+      tags: TAGS,
+      summary: 'Who decided what on which alert, when, and on which evidence (audit trail)',
+      description:
+        'Decisions, four-eyes proposals and approvals, and the system’s re-openings, as the audit trail keeps them, oldest first.',
+      access: 'account',
+      input: AlertDecisionTrailInput,
+      output: AlertDecisionTrail,
+      // The trail's texts (event, status, changes) are typed by the schema they were written from.
+      handler: async (input, ctx) =>
+        AlertDecisionTrail.parse(
+          await decisions.list(analystOf(ctx.caller).customerId, {
+            ...dayRange(input, ctx.now()),
+            alertId: input.alert_id,
+            limit: input.limit,
+          }),
+        ),
+    }),
     endpoint({
       id: 'account.alerts.list',
       method: 'GET',
@@ -95,9 +124,10 @@ export function alertEndpoints(deps: AlertsDeps): AnyEndpoint[] {
       path: '/account/alerts/decisions',
       tags: TAGS,
       summary: 'Decide up to 1,000 alerts at once, all or none',
-      description: 'An unknown alert is a 404 and a stale version a 409; then no decision of the request is recorded.',
+      description:
+        'An unknown alert is a 404, a stale version a 409, a four-eyes approval by the proposing token a 403; then no decision of the request is recorded.',
       access: 'account',
-      errors: [404, 409],
+      errors: [403, 404, 409],
       input: AlertDecisionsInput,
       output: AlertDecisionsResult,
       handler: async (input, ctx) => {
@@ -127,9 +157,9 @@ export function alertEndpoints(deps: AlertsDeps): AnyEndpoint[] {
       tags: TAGS,
       summary: 'Decide an alert: its new status, made on the version you reviewed',
       description:
-        'A `version` that is no longer the alert’s is a 409 (someone decided since): reload the alert and decide again.',
+        'A `version` that is no longer the alert’s is a 409 (someone decided since): reload the alert and decide again. Under the customer’s four-eyes rule a `confirmed` or `false_positive` decision is a proposal (`pending`) until another token posts the same status on the new version; the proposing token gets a 403.',
       access: 'account',
-      errors: [404, 409],
+      errors: [403, 404, 409],
       input: AlertDecisionInput,
       output: AlertDetail,
       handler: async (input, ctx) => {

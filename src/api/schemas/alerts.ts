@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DateRangeInput } from './billing.js';
 import { MATCH_KINDS } from '../../../engine/model.js';
 import { ALERT_STATUSES, COMMENT_REQUIRED, EVENT_KINDS } from '../../alerts/store.js';
 
@@ -189,3 +190,42 @@ export const AlertCounts = z
       .meta({ id: 'AlertCount' }),
   )
   .meta({ description: 'One row per customer and status that has alerts, by customer then status.' });
+
+export const AlertDecisionTrailInput = DateRangeInput.extend({
+  alert_id: id.optional().meta({ description: 'Only the decisions on this alert.' }),
+  limit: z.number().int().min(1).max(1000).default(100),
+}).strict();
+
+export const AlertDecisionTrail = z
+  .object({
+    items: z
+      .array(
+        z
+          .object({
+            time: dateTime,
+            alert_id: id,
+            event: z.enum(EVENT_KINDS).exclude(['comment']),
+            status: AlertStatus,
+            on_version: z.number().int().meta({ description: 'The alert’s version the event was made on.' }),
+            version: z.number().int().meta({ description: 'The alert’s version after it.' }),
+            token_id: z.number().int().meta({ description: 'The analyst’s token; 0 for the system.' }),
+            token_label: z.string().meta({ description: 'The token’s name then; `system` for the system.' }),
+            comment: z.string().nullable(),
+            screened_value: z.string(),
+            list: z.string(),
+            listed_party: z.string(),
+            list_version: z.string().meta({ description: 'The list version of the evidence decided on.' }),
+            request_id: z.string().meta({ description: 'The request of that evidence, in the audit trail.' }),
+            evidence: z
+              .record(z.string(), z.unknown())
+              .meta({ description: 'The match decided on, as the screening answered it.' }),
+            changes: PartyChanges.nullable(),
+          })
+          .strict()
+          .meta({ id: 'AuditedAlertDecision' }),
+      )
+      .meta({ description: 'Oldest first.' }),
+    truncated: z.boolean().meta({ description: 'More decisions in the range: narrow it or raise `limit`.' }),
+  })
+  .strict()
+  .meta({ id: 'AlertDecisionTrail' });

@@ -138,9 +138,19 @@ export const AccountInfo = z
       .object({ id, name: z.string().nullable(), prefix: z.string(), scopes })
       .strict()
       .meta({ description: 'The token this request was made with.' }),
+    four_eyes: z.boolean().meta({
+      description:
+        'Alert decisions `confirmed` and `false_positive` take effect only when a second, different token approves them (docs/alerts.md).',
+    }),
   })
   .strict()
   .meta({ id: 'AccountInfo' });
+
+export const AccountSettingsInput = z
+  .object({
+    four_eyes: z.boolean().meta({ description: 'Turn the four-eyes rule of alert decisions on or off.' }),
+  })
+  .strict();
 
 export const OfferedPlan = z
   .object({
