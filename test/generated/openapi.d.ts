@@ -368,7 +368,11 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Change the customer’s settings (the four-eyes rule of alert decisions)
+         * @description Any dashboard token of the customer may change it. Turned off, a decision takes effect at once, a pending proposal included.
+         */
+        patch: operations["accountUpdate"];
         trace?: never;
     };
     "/api/v1/account/tokens": {
@@ -913,6 +917,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/account/audit/decisions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Who decided what on which alert, when, and on which evidence (audit trail)
+         * @description Decisions, four-eyes proposals and approvals, and the system’s re-openings, as the audit trail keeps them, oldest first.
+         */
+        get: operations["accountAlertsTrail"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/account/alerts": {
         parameters: {
             query?: never;
@@ -941,7 +965,7 @@ export interface paths {
         put?: never;
         /**
          * Decide up to 1,000 alerts at once, all or none
-         * @description An unknown alert is a 404 and a stale version a 409; then no decision of the request is recorded.
+         * @description An unknown alert is a 404, a stale version a 409, a four-eyes approval by the proposing token a 403; then no decision of the request is recorded.
          */
         post: operations["accountAlertsDecideMany"];
         delete?: never;
@@ -978,7 +1002,7 @@ export interface paths {
         put?: never;
         /**
          * Decide an alert: its new status, made on the version you reviewed
-         * @description A `version` that is no longer the alert’s is a 409 (someone decided since): reload the alert and decide again.
+         * @description A `version` that is no longer the alert’s is a 409 (someone decided since): reload the alert and decide again. Under the customer’s four-eyes rule a `confirmed` or `false_positive` decision is a proposal (`pending`) until another token posts the same status on the new version; the proposing token gets a 403.
          */
         post: operations["accountAlertsDecide"];
         delete?: never;
@@ -1888,6 +1912,8 @@ export interface components {
                 prefix: string;
                 scopes: components["schemas"]["TokenScope"][];
             };
+            /** @description Alert decisions `confirmed` and `false_positive` take effect only when a second, different token approves them (docs/alerts.md). */
+            four_eyes: boolean;
         };
         QuotaStatus: {
             /** @description Calendar month in UTC, `YYYY-MM`. */
@@ -2282,6 +2308,51 @@ export interface components {
             latency_ms: number;
             error: string | null;
         };
+        AlertDecisionTrail: {
+            /** @description Oldest first. */
+            items: components["schemas"]["AuditedAlertDecision"][];
+            /** @description More decisions in the range: narrow it or raise `limit`. */
+            truncated: boolean;
+        };
+        AuditedAlertDecision: {
+            /**
+             * @description ISO 8601 date-time, UTC.
+             * @example 2025-06-01T08:00:00.000Z
+             */
+            time: string;
+            alert_id: number;
+            /** @enum {string} */
+            event: "decision" | "proposal" | "approval" | "reopened" | "party_changed";
+            status: components["schemas"]["AlertStatus"];
+            /** @description The alert’s version the event was made on. */
+            on_version: number;
+            /** @description The alert’s version after it. */
+            version: number;
+            /** @description The analyst’s token; 0 for the system. */
+            token_id: number;
+            /** @description The token’s name then; `system` for the system. */
+            token_label: string;
+            comment: string | null;
+            screened_value: string;
+            list: string;
+            listed_party: string;
+            /** @description The list version of the evidence decided on. */
+            list_version: string;
+            /** @description The request of that evidence, in the audit trail. */
+            request_id: string;
+            /** @description The match decided on, as the screening answered it. */
+            evidence: {
+                [key: string]: unknown;
+            };
+            changes: components["schemas"]["AlertPartyChanges"] | null;
+        };
+        /** @description The fields of the listed party’s record (`name`, `aliases`, `birth_dates`, `identifiers`, `programs`) that changed since the decision: as decided and as the later list version has them. */
+        AlertPartyChanges: {
+            [key: string]: {
+                from: string[];
+                to: string[];
+            };
+        };
         AlertPage: {
             /** @description Most recently seen first. */
             items: components["schemas"]["Alert"][];
@@ -2382,26 +2453,45 @@ export interface components {
                     [key: string]: unknown;
                 };
             };
-            /** @description Decisions and comments, oldest first; never edited. */
+            /** @description A four-eyes proposal: it takes effect when a different token posts the same status on the current version. */
+            pending: {
+                status: components["schemas"]["AlertStatus"];
+                comment: string | null;
+                /** @description The proposing token: another token must approve. */
+                token_id: number;
+                token_label: string | null;
+                /**
+                 * @description ISO 8601 date-time, UTC.
+                 * @example 2025-06-01T08:00:00.000Z
+                 */
+                at: string;
+            } | null;
+            /** @description Decisions, comments and system events, oldest first; never edited. */
             history: components["schemas"]["AlertEvent"][];
         };
         AlertEvent: {
-            /** @enum {string} */
-            kind: "decision" | "comment";
-            /** @description The status a decision set; null for a comment. */
+            /**
+             * @description `decision`; `proposal` and `approval` under the four-eyes rule; `reopened` (a false positive whose listed party changed, a closed alert matched again) and `party_changed` (a confirmed alert’s party changed) are the system’s; `comment`.
+             * @enum {string}
+             */
+            kind: "decision" | "comment" | "proposal" | "approval" | "reopened" | "party_changed";
+            /** @description The status set (a proposal: proposed; party_changed: unchanged); null for a comment. */
             status: components["schemas"]["AlertStatus"] | null;
+            /** @description The analyst’s comment; the system’s events say what changed. */
             comment: string | null;
-            /** @description The version a decision was made on. */
+            /** @description The version the event was made on. */
             on_version: number | null;
-            /** @description The analyst’s token. */
+            /** @description The analyst’s token; 0 for the system. */
             token_id: number;
-            /** @description The token’s name when the event was recorded. */
+            /** @description The token’s name when the event was recorded; `system` for the system. */
             token_label: string | null;
             /**
              * @description ISO 8601 date-time, UTC.
              * @example 2025-06-01T08:00:00.000Z
              */
             at: string;
+            /** @description What changed in the listed party; null for other events. */
+            changes: components["schemas"]["AlertPartyChanges"] | null;
         };
         CustomerActivity: {
             /** @description 0: x402 payers without a token. */
@@ -3863,6 +3953,60 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+        };
+    };
+    accountUpdate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Turn the four-eyes rule of alert decisions on or off. */
+                    four_eyes: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountInfo"];
+                };
+            };
+            /** @description Missing, invalid or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Forbidden: the token lacks the scope this endpoint needs (`screen` for metered endpoints, `dashboard` for /account) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
@@ -5837,6 +5981,58 @@ export interface operations {
             };
             /** @description Not found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    accountAlertsTrail: {
+        parameters: {
+            query?: {
+                from?: string;
+                to?: string;
+                alert_id?: number;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlertDecisionTrail"];
+                };
+            };
+            /** @description Missing, invalid or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Forbidden: the token lacks the scope this endpoint needs (`screen` for metered endpoints, `dashboard` for /account) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -69,7 +69,7 @@ export function alertEndpoints(deps: AlertsDeps): AnyEndpoint[] {
     });
   return [
     endpoint({
-      id: 'account.audit.decisions',
+      id: 'account.alerts.trail',
       method: 'GET',
       path: '/account/audit/decisions',
       tags: TAGS,
