@@ -257,3 +257,78 @@ test('a bulk decision on a version someone else has decided since: a sentence th
   const final = await alertsWhen(other.token, () => true);
   assert.deepEqual(final.map((a) => a.status).sort(), ['closed', 'escalated']);
 });
+
+test('with four-eyes on: alice proposes a false positive, cannot approve it herself, bob approves it in another session; a changed party re-opens it', async () => {
+  const owner = await createCustomerToken(svc.url, 1000, 'Four eyes');
+  const token = async (name: string) => {
+    const made = await api<{ token: string }>('/account/tokens', owner.token, {
+      method: 'POST',
+      body: JSON.stringify({ name }),
+    });
+    assert.equal(made.status, 200, JSON.stringify(made.body));
+    return made.body.token;
+  };
+  const [alice, bob] = [await token('alice'), await token('bob')];
+  const set = await api('/account', owner.token, { method: 'PATCH', body: JSON.stringify({ four_eyes: true }) });
+  assert.equal(set.status, 200, JSON.stringify(set.body));
+  await screenName(owner.token);
+  const [alert] = await alertsWhen(owner.token, (items) => items.length === 1);
+
+  const a = await signedIn(alice);
+  await go(a, 'Review queue');
+  await a.getByTestId('four-eyes').waitFor();
+  await a.getByTestId('alerts-table').getByRole('link', { name: NAME }).click();
+  await heading(a, `Alert ${alert.id}`);
+  await a.getByLabel('Comment').fill('Different person: see the customer file.');
+  await a.getByRole('button', { name: 'False positive' }).click();
+  const pending = a.getByTestId('pending');
+  await pending.waitFor();
+  assert.equal(await pending.textContent(), 'Proposed false positive by alice: awaiting a second analyst.');
+  assert.equal(await a.getByTestId('alert-status').textContent(), 'Open');
+  await visited(a, 'review-alert-proposed');
+  await a.getByLabel('Comment').fill('Approving my own proposal.');
+  await a.getByRole('button', { name: 'Approve: false positive' }).click();
+  await a
+    .getByRole('alert')
+    .filter({
+      hasText: 'You proposed this decision yourself: under the four-eyes rule another analyst must approve it.',
+    })
+    .waitFor();
+
+  const b = await signedIn(bob);
+  await b.goto(`/dashboard/alerts/${alert.id}`);
+  await heading(b, `Alert ${alert.id}`);
+  assert.equal(
+    await b.getByTestId('pending').textContent(),
+    'Proposed false positive by alice: awaiting a second analyst.',
+  );
+  await b.getByLabel('Comment').fill('Agreed: different birth year and nationality.');
+  await b.getByRole('button', { name: 'Approve: false positive' }).click();
+  await b.getByTestId('alert-status').filter({ hasText: 'False positive' }).waitFor();
+  assert.equal(await b.getByTestId('pending').count(), 0);
+  const events = b.getByTestId('history').locator(':scope > li');
+  assert.deepEqual(
+    (await events.allTextContents()).map((t) => t.replace(/ · .* UTC/, ' ·')),
+    [
+      'Proposed false positive by alice ·Different person: see the customer file.',
+      'Approved false positive by bob ·Agreed: different birth year and nationality.',
+    ],
+  );
+  await visited(b, 'review-alert-approved');
+
+  const again = await screenName(alice);
+  assert.equal(again.matches[0].metadata.review?.status, 'false_positive');
+  const [quiet] = await alertsWhen(owner.token, (items) => items[0]?.occurrences === 2);
+  assert.equal(quiet.status, 'false_positive');
+
+  await unListWithBirthYear('1973');
+  await screenName(bob);
+  await alertsWhen(owner.token, (items) => items[0]?.status === 'open');
+  await a.reload();
+  await heading(a, `Alert ${alert.id}`);
+  assert.equal(await a.getByTestId('alert-status').textContent(), 'Open');
+  assert.match(
+    (await a.getByTestId('history').locator(':scope > li').last().textContent()) ?? '',
+    /^Re-opened by system · .*birth dates: \d{4} → 1973$/,
+  );
+});

@@ -12,6 +12,7 @@ export interface PendingDecision {
   status: AlertStatus;
   token_id: number;
   token_label: string | null;
+  comment?: string | null;
   at: string;
 }
 
@@ -105,6 +106,11 @@ export function decisionError(err: unknown, many = false): string {
     return many
       ? 'Someone decided one of the selected alerts since this page loaded, so nothing was recorded. Reload the queue and decide again.'
       : 'Someone decided this alert since you opened it, so your decision was not recorded. Reload the alert to see theirs, then decide again.';
+  }
+  if (err instanceof ApiError && err.status === 403) {
+    return many
+      ? 'You proposed one of these decisions yourself: under the four-eyes rule another analyst must approve it, so nothing was recorded.'
+      : 'You proposed this decision yourself: under the four-eyes rule another analyst must approve it.';
   }
   if (err instanceof ApiError && err.status === 404) {
     return many

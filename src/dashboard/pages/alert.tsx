@@ -309,6 +309,7 @@ export default function AlertPage({ params }: { params: Record<string, string> }
                 <Alert kind="info">
                   <span data-testid="pending">{pendingSentence(alert.pending)}</span>{' '}
                   <span class="muted small">({dateTime(alert.pending.at)})</span>
+                  {alert.pending.comment ? <p class="history-comment">{alert.pending.comment}</p> : null}
                 </Alert>
               ) : null}
               {stale ? (

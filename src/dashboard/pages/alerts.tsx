@@ -312,6 +312,7 @@ export default function Alerts() {
   const counts = useApi(() => statusCounts(), [tick]);
   const page = useApi(() => listAlerts({ ...queueQuery(filter), limit: filter.limit, cursor }), [filter, cursor, tick]);
   const exporting = useAction();
+  const account = useApi(() => call(client.GET('/api/v1/account')), []);
 
   const show = (f: QueueFilter) => {
     const wrong = filterProblem(f);
@@ -363,6 +364,11 @@ export default function Alerts() {
         </button>
       </PageHeader>
       {exporting.error ? <Alert kind="error">{exporting.error}</Alert> : null}
+      {account.data?.four_eyes ? (
+        <p class="muted" data-testid="four-eyes">
+          Four-eyes rule on: a confirmed match or a false positive takes effect when a second analyst approves it.
+        </p>
+      ) : null}
       <StatusChips current={filter.status} onPick={pick} counts={counts.data} />
       {counts.error ? (
         <Alert kind="error">The counts per status could not be loaded: {counts.error.message}</Alert>
