@@ -13,7 +13,7 @@ import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
-import { BUDGET_BYTES, firstViewSize } from './dashboard-size.mjs';
+import { BUDGET_BYTES, firstViewSize, reviewViewSize } from './dashboard-size.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const src = join(root, 'src', 'dashboard');
@@ -89,10 +89,15 @@ export async function buildDashboard({ force = false } = {}) {
   });
   compressAll(staging);
   const size = firstViewSize(staging);
-  if (size.gzipped > BUDGET_BYTES) {
+  const review = reviewViewSize(staging);
+  for (const [what, s] of [
+    ['sign-in + overview', size],
+    ['sign-in + review queue + alert', review],
+  ]) {
+    if (s.gzipped <= BUDGET_BYTES) continue;
     rmSync(staging, { recursive: true, force: true });
     throw new Error(
-      `dashboard: sign-in + overview JS is ${kb(size.gzipped)} gzipped, over the ${kb(BUDGET_BYTES)} budget (${size.files.join(', ')})`,
+      `dashboard: ${what} JS is ${kb(s.gzipped)} gzipped, over the ${kb(BUDGET_BYTES)} budget (${s.files.join(', ')})`,
     );
   }
   writeFileSync(join(staging, '.digest'), digest);
@@ -103,7 +108,7 @@ export async function buildDashboard({ force = false } = {}) {
     .filter((f) => f.endsWith('.js.gz'))
     .reduce((s, f) => s + statSync(f).size, 0);
   console.log(
-    `dashboard: built dist/dashboard; sign-in + overview JS ${kb(size.gzipped)} gzipped (${kb(size.raw)} raw; budget ${kb(BUDGET_BYTES)}), all pages ${kb(total)} gzipped`,
+    `dashboard: built dist/dashboard; sign-in + overview JS ${kb(size.gzipped)} gzipped (${kb(size.raw)} raw; budget ${kb(BUDGET_BYTES)}), review queue + alert ${kb(review.gzipped)}, all pages ${kb(total)} gzipped`,
   );
   return size;
 }

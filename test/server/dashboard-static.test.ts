@@ -7,7 +7,7 @@ import { startTestService, type TestService } from '../../harness/service.js';
 import { REPO_ROOT } from '../../harness/paths.js';
 import { dashboardBuilt } from '../support/browser.js';
 import { DASHBOARD_CSP, negotiateEncoding } from '../../src/server/dashboard.js';
-import { BUDGET_BYTES, firstViewSize } from '../../scripts/dashboard-size.mjs';
+import { BUDGET_BYTES, firstViewSize, reviewViewSize } from '../../scripts/dashboard-size.mjs';
 
 /** The dashboard's static files as the service serves them from dist/dashboard (`make build`). */
 const DIST = join(REPO_ROOT, 'dist', 'dashboard');
@@ -114,6 +114,15 @@ test('the JavaScript of sign-in and the overview with its charts stays within it
   assert.ok(size.gzipped <= BUDGET_BYTES, `${size.gzipped} bytes gzipped`);
   assert.ok(
     size.files.some((f: string) => f.includes('overview')) && size.files.some((f: string) => f.includes('chart')),
+    size.files.join(', '),
+  );
+});
+
+test('the JavaScript of the review queue and the alert page stays within the budget, apart from the overview’s', () => {
+  const size = reviewViewSize(DIST);
+  assert.ok(size.gzipped <= BUDGET_BYTES, `${size.gzipped} bytes gzipped`);
+  assert.ok(
+    size.files.some((f: string) => f.includes('alerts')) && !size.files.some((f: string) => f.includes('chart')),
     size.files.join(', '),
   );
 });

@@ -19,6 +19,8 @@ export interface Route {
 export const CUSTOMER_ROUTES: Route[] = [
   { path: '/overview', title: 'Overview', nav: true, load: () => import('../pages/overview') },
   { path: '/screen', title: 'Screen', nav: true, load: () => import('../pages/screen') },
+  { path: '/alerts', title: 'Review queue', nav: true, load: () => import('../pages/alerts') },
+  { path: '/alerts/:id', title: 'Alert', nav: false, load: () => import('../pages/alert') },
   { path: '/audit', title: 'Audit trail', nav: true, load: () => import('../pages/audit') },
   { path: '/usage', title: 'Usage', nav: true, load: () => import('../pages/usage') },
   { path: '/tokens', title: 'API tokens', nav: true, load: () => import('../pages/tokens') },
