@@ -86,7 +86,9 @@ function Evidence({ metadata, evidence }: { metadata: Json | null; evidence: Jso
       <h3 class="small muted">
         {evidence ? 'Listing metadata as answered' : 'Listing metadata as the list has it now'}
       </h3>
-      <pre class="json">{JSON.stringify(metadata, null, 2)}</pre>
+      <pre class="json" tabIndex={0} aria-label="Metadata as JSON">
+        {JSON.stringify(metadata, null, 2)}
+      </pre>
     </>
   );
 }

@@ -248,7 +248,9 @@ function Result({ result, unscreened }: { result: Screened; unscreened: string[]
       ) : null}
       <details>
         <summary>Response envelope (JSON)</summary>
-        <pre class="json">{JSON.stringify(envelope, null, 2)}</pre>
+        <pre class="json" tabIndex={0} aria-label="The answer as JSON">
+          {JSON.stringify(envelope, null, 2)}
+        </pre>
       </details>
     </section>
   );
