@@ -287,6 +287,7 @@ test('the review list over HTTP: score filter and sort, cursors of one order, ex
       token_id: carol.tokenId,
       token_label: null,
       at: historyAt,
+      changes: null,
     },
   ]);
 
