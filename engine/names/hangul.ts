@@ -135,7 +135,7 @@ const SURNAME_SPELLINGS: Record<string, string[]> = {
   태: ['TAE', 'THAE'],
 };
 
-export function isHangulSyllable(c: number): boolean {
+function isHangulSyllable(c: number): boolean {
   return c >= FIRST && c <= LAST;
 }
 

@@ -36,7 +36,7 @@ export interface Alert {
 }
 
 /** The monitored subject an alert came from (issue #39). */
-export interface AlertSubject {
+interface AlertSubject {
   external_id: string;
   type: string;
   names: string[];
@@ -46,9 +46,9 @@ export const EVENT_KINDS = ['decision', 'comment', 'proposal', 'approval', 'reop
 type EventKind = (typeof EVENT_KINDS)[number];
 
 /** A field of the listed party's record as it was decided and as a later list version has it. */
-export type PartyChanges = Record<string, { from: string[]; to: string[] }>;
+type PartyChanges = Record<string, { from: string[]; to: string[] }>;
 
-export interface AlertEvent {
+interface AlertEvent {
   kind: EventKind;
   status: AlertStatus | null;
   comment: string | null;

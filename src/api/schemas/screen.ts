@@ -25,7 +25,7 @@ const matchKind = z.string().meta({
 });
 
 /** `metadata.review` of a match: the customer's decided alert about it (issue #38). */
-export const MatchReview = z
+const MatchReview = z
   .object({
     alert_id: z.number().int(),
     status: z.enum(ALERT_STATUSES),

@@ -122,7 +122,7 @@ export function decisionError(err: unknown, many = false): string {
 }
 
 /** Lower-case tokens of a name without accents or punctuation, to compare two names part by part. */
-export function nameTokens(name: string): string[] {
+function nameTokens(name: string): string[] {
   return name
     .normalize('NFKD')
     .replace(/\p{M}/gu, '')
