@@ -258,10 +258,10 @@ const PENDING = ['pending_status', 'pending_comment', 'pending_token_id', 'pendi
 const FIELDS = PARTY_FIELDS.map(([key, label], i) => `(${i}, '${key}', '${label}')`).join(', ');
 const listText = (v: string) => `coalesce((SELECT string_agg(x, ', ') FROM jsonb_array_elements_text(${v}) x), '—')`;
 
-type EventRow = Omit<AlertEvent, 'at'> & {
-  at: Date | string;
-  alert_id: number;
+/** The alert an event is about, and the evidence it was decided on. */
+interface DecidedAlert {
   customer_id: number;
+  alert_id: number;
   version: number;
   screened_value: string;
   list: string;
@@ -269,23 +269,13 @@ type EventRow = Omit<AlertEvent, 'at'> & {
   list_version: string;
   request_id: string;
   evidence: Record<string, unknown>;
-};
+}
+
+type EventAt = Omit<AlertEvent, 'at'> & { at: Date | string };
+type EventRow = EventAt & DecidedAlert;
 
 /** The audit trail's copy of an event, with the alert and the evidence it was decided on. */
-function decisionRow(
-  e: Omit<AlertEvent, 'at'> & { at: Date | string },
-  a: {
-    customer_id: number;
-    alert_id: number;
-    version: number;
-    screened_value: string;
-    list: string;
-    listed_key: string;
-    list_version: string;
-    request_id: string;
-    evidence: Record<string, unknown>;
-  },
-): AlertDecisionRow {
+function decisionRow(e: EventAt, a: DecidedAlert): AlertDecisionRow {
   return {
     time: new Date(e.at).getTime(),
     customer_id: a.customer_id,

@@ -290,3 +290,45 @@ export function DataTable<T>({
   );
   return scroll ? <TableScroll label={scroll}>{table}</TableScroll> : table;
 }
+
+/**
+ * Previous / next over keyset pages: `cursors` holds the cursor of each page visited (undefined for
+ * the first), so going back needs no cursor of its own.
+ */
+export function KeysetPager({
+  label,
+  cursors,
+  setCursors,
+  next,
+  back = 'Previous',
+  forward = 'Next',
+}: {
+  label: string;
+  cursors: (string | undefined)[];
+  setCursors: (c: (string | undefined)[]) => void;
+  next: string | null;
+  back?: string;
+  forward?: string;
+}) {
+  return (
+    <nav class="pager" aria-label={label}>
+      <button
+        type="button"
+        class="secondary"
+        disabled={cursors.length === 1}
+        onClick={() => setCursors(cursors.slice(0, -1))}
+      >
+        {back}
+      </button>
+      <span class="muted small">Page {cursors.length}</span>
+      <button
+        type="button"
+        class="secondary"
+        disabled={!next}
+        onClick={() => setCursors([...cursors, next ?? undefined])}
+      >
+        {forward}
+      </button>
+    </nav>
+  );
+}

@@ -27,7 +27,7 @@ import {
   statusCounts,
   type QueueFilter,
 } from '../lib/alert-queue';
-import { Alert, Async, DataTable, Empty, Field, PageHeader, useAction } from '../components/ui';
+import { Alert, Async, DataTable, Empty, Field, KeysetPager, PageHeader, useAction } from '../components/ui';
 
 /** Chips that filter by status, each with its count (and "All"). */
 function StatusChips({
@@ -107,28 +107,24 @@ function Filters({
           ))}
         </select>
       </Field>
-      <Field label="Score from">
-        <input
-          type="number"
-          class="score-input"
-          min={0}
-          max={1}
-          step={0.01}
-          value={draft.min_score}
-          onInput={(e) => set({ min_score: e.currentTarget.value })}
-        />
-      </Field>
-      <Field label="Score to">
-        <input
-          type="number"
-          class="score-input"
-          min={0}
-          max={1}
-          step={0.01}
-          value={draft.max_score}
-          onInput={(e) => set({ max_score: e.currentTarget.value })}
-        />
-      </Field>
+      {(
+        [
+          ['Score from', 'min_score'],
+          ['Score to', 'max_score'],
+        ] as const
+      ).map(([label, key]) => (
+        <Field key={key} label={label}>
+          <input
+            type="number"
+            class="score-input"
+            min={0}
+            max={1}
+            step={0.01}
+            value={draft[key]}
+            onInput={(e) => set({ [key]: e.currentTarget.value })}
+          />
+        </Field>
+      ))}
       <Field label="Seen from">
         <input type="date" value={draft.from} onChange={(e) => set({ from: e.currentTarget.value })} />
       </Field>
@@ -403,25 +399,7 @@ export default function Alerts() {
             ) : (
               <>
                 <Rows rows={p.items} selected={selected} toggle={toggle} toggleAll={(on) => toggleAll(p.items, on)} />
-                <nav class="pager" aria-label="Alert pages">
-                  <button
-                    type="button"
-                    class="secondary"
-                    disabled={cursors.length === 1}
-                    onClick={() => setCursors(cursors.slice(0, -1))}
-                  >
-                    Previous
-                  </button>
-                  <span class="muted small">Page {cursors.length}</span>
-                  <button
-                    type="button"
-                    class="secondary"
-                    disabled={!p.next_cursor}
-                    onClick={() => setCursors([...cursors, p.next_cursor ?? undefined])}
-                  >
-                    Next
-                  </button>
-                </nav>
+                <KeysetPager label="Alert pages" cursors={cursors} setCursors={setCursors} next={p.next_cursor} />
               </>
             )
           }

@@ -12,6 +12,7 @@ import {
   Dialog,
   Empty,
   Field,
+  KeysetPager,
   PageHeader,
   SourceLink,
   useAction,
@@ -261,25 +262,14 @@ export default function Audit() {
                     { header: 'Match', cell: (m) => m.match },
                   ]}
                 />
-                <nav class="pager" aria-label="Audit trail pages">
-                  <button
-                    type="button"
-                    class="secondary"
-                    disabled={cursors.length === 1}
-                    onClick={() => setCursors(cursors.slice(0, -1))}
-                  >
-                    Newer
-                  </button>
-                  <span class="muted small">Page {cursors.length}</span>
-                  <button
-                    type="button"
-                    class="secondary"
-                    disabled={!p.next_cursor}
-                    onClick={() => setCursors([...cursors, p.next_cursor ?? undefined])}
-                  >
-                    Older
-                  </button>
-                </nav>
+                <KeysetPager
+                  label="Audit trail pages"
+                  cursors={cursors}
+                  setCursors={setCursors}
+                  next={p.next_cursor}
+                  back="Newer"
+                  forward="Older"
+                />
               </>
             )
           }
