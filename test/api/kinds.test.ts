@@ -76,7 +76,7 @@ const MATCH = {
   match: 'exact',
   value: LISTED,
   source_url: null,
-  metadata: {},
+  metadata: { explanation_text: 'The website listed-host.example is listed on Blocked hosts.' },
 };
 const detailOf = (body: unknown) => (body as { detail: { loc: unknown[]; msg: string }[] }).detail;
 
@@ -148,7 +148,8 @@ test('a kind added to the table is screened, batched, monitored and reported lik
     label: 'watched host',
   });
   const { match: _match, ...listing } = MATCH;
-  assert.deepEqual(got.body.listing, { ...listing, list: slug });
+  // A listing event carries the list's metadata, not an answer's explanation.
+  assert.deepEqual(got.body.listing, { ...listing, list: slug, metadata: {} });
   const listedNow = await call('GET', '/account/monitored-entities');
   assert.deepEqual(
     (listedNow.body as { entity_type: string; last_event: unknown }[]).map((m) => [m.entity_type, m.last_event]),

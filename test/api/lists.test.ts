@@ -167,7 +167,14 @@ test('an operator list: created empty, filled by upload, public and screened lik
   assert.ok(env.lists_checked.includes('ops_watch'));
   assert.deepEqual(
     env.matches.map((m) => [m.list, m.list_name, m.value, m.metadata]),
-    [['ops_watch', 'Operator watch list', addr, { case: 'A-1' }]],
+    [
+      [
+        'ops_watch',
+        'Operator watch list',
+        addr,
+        { case: 'A-1', explanation_text: 'The address is listed on Operator watch list.' },
+      ],
+    ],
   );
   assert.match(screened.headers.get('x-list-versions')!, new RegExp(`(^|,)ops_watch=${version1}(,|$)`));
 

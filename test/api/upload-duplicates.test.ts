@@ -88,7 +88,7 @@ test('60,000 copies of one e-mail on a private list: one row, 60,000 - 1 duplica
       match: 'exact',
       value,
       source_url: null,
-      metadata: {},
+      metadata: { explanation_text: 'The e-mail address same@relb-dup.example.com is listed on Blocklist.' },
     },
   ]);
   assert.deepEqual(await auditRows(c.customerId), [{ list: slug, matched_value: value }]);

@@ -272,9 +272,9 @@ describe('ClickHouse audit store (chDB)', () => {
     const ddl = renderDdl('screening', 'main');
     // The database, a local and a distributed table each, the columns audit_matches gained on
     // both, then each rollup's local and distributed table and its view on the local source.
-    assert.equal(ddl.length, 1 + 2 * 4 + 2 + 2 * 3);
+    assert.equal(ddl.length, 1 + 2 * 5 + 2 + 2 * 3);
     assert.match(
-      ddl[13],
+      ddl[15],
       /^CREATE MATERIALIZED VIEW IF NOT EXISTS `screening`.`value_matches_mv` ON CLUSTER `main` TO `screening`.`value_matches_local`\nAS .* FROM `screening`.`audit_matches_local` /s,
     );
     assert.equal(

@@ -4,6 +4,7 @@ import { pino } from 'pino';
 import { fileAuditStore } from '../support/audit-store.js';
 import { streamInsert } from '../../src/audit/clickhouse.js';
 import {
+  alertDecisionLines,
   auditMatchLines,
   listChangeLines,
   settlementLines,
@@ -91,6 +92,7 @@ describe('audit writer: rows as TabSeparated lines', () => {
       usage: usageLines,
       list_changes: listChangeLines,
       x402_settlements: settlementLines,
+      alert_decisions: alertDecisionLines,
     };
     for (const t of TABLES) {
       assert.deepEqual([...formats[t.name].columns].sort(), t.columns.map(([n]) => n).sort(), t.name);
