@@ -22,8 +22,8 @@ const EXAMPLE = {
       positions: ['United States representative'],
       datasets: ['us_congress'],
       source_url: 'https://www.opensanctions.org/entities/Q101196632',
-      explanation_text:
-        'Jake Auchincloss, United States representative (US) is a politically exposed person candidate; score 1.00 reaches the threshold 0.70.',
+      // Short: the x402 v2 payment header echoes this example and must fit in 3.5 KB.
+      explanation_text: 'A PEP candidate; score 1.00, threshold 0.70.',
     },
   ],
 };

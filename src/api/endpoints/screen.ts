@@ -170,14 +170,13 @@ const EXAMPLE: ScreenEnvelope = {
       list_type: 'sanctions',
       match: 'exact',
       value: '12QtD5BFwRsdNsAZY76UVE1xyCGNTojH9h',
-      source_url: 'https://sanctionssearch.ofac.treas.gov/Details.aspx?id=31597',
+      // Short: the x402 v2 payment header echoes this example and must fit in 3.5 KB.
       metadata: {
         symbol: 'XBT',
         network: 'bitcoin',
         sdn_name: 'EXAMPLE PARTY',
         programs: ['CYBER2'],
-        explanation_text:
-          'The Bitcoin address is listed on OFAC Specially Designated Nationals as EXAMPLE PARTY (program CYBER2).',
+        explanation_text: 'Listed on OFAC SDN as EXAMPLE PARTY.',
       },
     },
   ],
