@@ -63,6 +63,34 @@ function StatusChips({
   );
 }
 
+/** A filter's select: "any" first (the empty value), then each option as [value, label]. */
+function Choice({
+  label,
+  any,
+  value,
+  options,
+  onChange,
+}: {
+  label: string;
+  any: string;
+  value: string;
+  options: readonly (readonly [string, string])[];
+  onChange: (value: string) => void;
+}) {
+  return (
+    <Field label={label}>
+      <select value={value} onChange={(e) => onChange(e.currentTarget.value)}>
+        <option value="">{any}</option>
+        {options.map(([v, text]) => (
+          <option key={v} value={v}>
+            {text}
+          </option>
+        ))}
+      </select>
+    </Field>
+  );
+}
+
 function Filters({
   draft,
   setDraft,
@@ -77,36 +105,27 @@ function Filters({
   const set = (patch: Partial<QueueFilter>) => setDraft({ ...draft, ...patch });
   return (
     <form class="card filters" onSubmit={onApply} aria-label="Filters">
-      <Field label="Status">
-        <select value={draft.status} onChange={(e) => set({ status: e.currentTarget.value as AlertStatus | '' })}>
-          <option value="">Any status</option>
-          {STATUSES.map((s) => (
-            <option key={s} value={s}>
-              {STATUS_LABEL[s]}
-            </option>
-          ))}
-        </select>
-      </Field>
-      <Field label="List">
-        <select value={draft.list} onChange={(e) => set({ list: e.currentTarget.value })}>
-          <option value="">All lists</option>
-          {lists.map((l) => (
-            <option key={l.slug} value={l.slug}>
-              {l.display_name}
-            </option>
-          ))}
-        </select>
-      </Field>
-      <Field label="Match">
-        <select value={draft.kind} onChange={(e) => set({ kind: e.currentTarget.value })}>
-          <option value="">Any match</option>
-          {MATCH_KINDS.map((k) => (
-            <option key={k} value={k}>
-              {k}
-            </option>
-          ))}
-        </select>
-      </Field>
+      <Choice
+        label="Status"
+        any="Any status"
+        value={draft.status}
+        options={STATUSES.map((st) => [st, STATUS_LABEL[st]])}
+        onChange={(v) => set({ status: v as AlertStatus | '' })}
+      />
+      <Choice
+        label="List"
+        any="All lists"
+        value={draft.list}
+        options={lists.map((l) => [l.slug, l.display_name])}
+        onChange={(v) => set({ list: v })}
+      />
+      <Choice
+        label="Match"
+        any="Any match"
+        value={draft.kind}
+        options={MATCH_KINDS.map((k) => [k, k])}
+        onChange={(v) => set({ kind: v })}
+      />
       {(
         [
           ['Score from', 'min_score'],
