@@ -520,12 +520,19 @@ for (const backend of BACKENDS) {
           },
         ],
       });
+      // Each table has its own writer and timer: wait for both, not for the first to land.
       const t0 = Date.now();
-      while ((await rows('audit_matches', m.requestId)).length === 0) {
-        assert.ok(Date.now() - t0 < 5000, 'row not written');
+      const counts = async () => [
+        (await rows('audit_matches', m.requestId)).length,
+        (await rows('usage', m.requestId)).length,
+      ];
+      let seen = await counts();
+      while (seen.includes(0)) {
+        assert.ok(Date.now() - t0 < 5000, `rows not written: ${seen.join(', ')}`);
         await new Promise((r) => setTimeout(r, 20));
+        seen = await counts();
       }
-      assert.equal((await rows('usage', m.requestId)).length, 1);
+      assert.deepEqual(seen, [1, 1]);
     });
   });
 }
