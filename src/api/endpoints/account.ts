@@ -112,6 +112,7 @@ async function currentListing(s: ScreeningDeps, row: AuditTrailItem) {
         lists,
         basis: s.catalog.basis(lists),
         asOf: undefined,
+        reviews: null,
       });
       const hit = envelope.matches.find((m) => m.list === row.list && m.value === row.matched_value);
       if (hit) return hit;

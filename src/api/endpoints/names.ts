@@ -66,7 +66,12 @@ export class NameLists {
   narrow(s: CallerScreening, filter: string | undefined): CallerScreening {
     return filter !== undefined && filter.trim() !== ''
       ? s
-      : { ...this.deps.catalog.narrow(s, (slug) => this.carriesNames(slug)), reviews: s.reviews };
+      : this.withNames(s);
+  }
+
+  private withNames(s: CallerScreening): CallerScreening {
+    const { lists, basis, asOf } = this.deps.catalog.narrow(s, (slug) => this.carriesNames(slug));
+    return { lists, basis, asOf, reviews: s.reviews };
   }
 
   /** The screening of a name request, its basis recorded on the context. */

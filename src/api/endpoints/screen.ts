@@ -30,7 +30,7 @@ export interface ScreeningDeps {
 
 /** A screening resolved for its caller: a customer's decided alerts come with it. */
 export interface CallerScreening extends Screening {
-  reviews?: CustomerReviews | null;
+  reviews: CustomerReviews | null;
 }
 
 export type ScreenEnvelope = z.output<typeof ScreenResponse>;
@@ -109,7 +109,14 @@ export function screeningFor(
   const owner = ownerOf(ctx.caller);
   const s = deps.catalog.screening(lists, owner, asOf, ctx.now(), loc);
   ctx.basis = s.basis;
-  return owner === undefined || !deps.reviews ? s : { ...s, reviews: deps.reviews.of(owner) };
+  // One shape for every caller: a spread of `s` or a missing `reviews` made these sites polymorphic
+  // and cost the no-match route a third of its req/s (docs/investigations/2026-11-28-review-view-shape.md).
+  return {
+    lists: s.lists,
+    basis: s.basis,
+    asOf: s.asOf,
+    reviews: owner === undefined || !deps.reviews ? null : deps.reviews.of(owner),
+  };
 }
 
 /** Resolves once the screening's reviews are read (at once but for a customer's first screening). */
