@@ -22,6 +22,7 @@ import { openProviders } from './wiring/providers.js';
 import { startWebhooks } from './wiring/webhooks.js';
 import { createAdvertisement, followLeadership } from './wiring/roles.js';
 import { buildEndpoints } from './wiring/endpoints.js';
+import { startSubjects, type Subjects } from './wiring/subjects.js';
 import { createFrontEnd } from './wiring/front-end.js';
 import { closeService } from './wiring/close.js';
 
@@ -41,6 +42,8 @@ export interface Service {
   audit: AuditStore;
   tokens: TokenService;
   customers: CustomerService;
+  /** Customers' books of subjects and their screener (issue #39). */
+  subjects: Subjects;
   endpoints: readonly AnyEndpoint[];
   /** The kinds screened, batched and monitored. */
   kinds: ScreeningKinds;
@@ -85,7 +88,8 @@ export async function createService(config: Config, overrides: ServiceOverrides 
   const webhooks = startWebhooks(ctx, stores, lists);
   const advertisement = createAdvertisement(config, billing.operatorKey);
   const roles = followLeadership(lists, webhooks, advertisement, log);
-  const endpoints = buildEndpoints(ctx, { stores, lists, billing, providers, webhooks }, recentTraffic);
+  const subjects = startSubjects(ctx, stores, providers);
+  const endpoints = buildEndpoints(ctx, { stores, lists, billing, providers, webhooks, subjects }, recentTraffic);
   const frontEnd = createFrontEnd(ctx, { stores, lists, billing, endpoints }, overrides.validateResponses ?? false);
   const running = {
     stores,
@@ -110,6 +114,7 @@ export async function createService(config: Config, overrides: ServiceOverrides 
     audit: stores.audit,
     tokens: billing.tokens,
     customers: billing.customers,
+    subjects,
     endpoints: endpoints.all,
     kinds: ctx.kinds,
     pipeline: frontEnd.pipeline,
