@@ -29,7 +29,7 @@ if (!process.execArgv.includes('tsx')) {
   });
   if (pgDir) {
     spawnSync('bash', [join(root, 'scripts', 'pg-test-server.sh'), 'stop', pgDir], { stdio: 'ignore' });
-    rmSync(`${pgDir}.lock`, { force: true });
+    rmSync(`${pgDir}.lock`, { recursive: true, force: true });
   }
   process.exit(r.status ?? 1);
 }

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -30,12 +30,26 @@ export interface Backend {
 
 const SCRIPT = fileURLToPath(new URL('../../scripts/pg-test-server.sh', import.meta.url));
 
-function postgresServer(): string {
+function tryLock(dir: string): boolean {
+  try {
+    mkdirSync(dir);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function postgresServer(): Promise<string> {
   if (process.env.TEST_DATABASE_URL) return process.env.TEST_DATABASE_URL;
   const shared = process.env.TEST_PG_DIR;
   if (shared) {
     // Files start at once: the lock makes one of them create the server, the others find it running.
-    return execFileSync('flock', [`${shared}.lock`, SCRIPT, 'start', shared], { encoding: 'utf8' }).trim();
+    while (!tryLock(`${shared}.lock`)) await new Promise((r) => setTimeout(r, 200));
+    try {
+      return execFileSync(SCRIPT, ['start', shared], { encoding: 'utf8' }).trim();
+    } finally {
+      rmSync(`${shared}.lock`, { recursive: true, force: true });
+    }
   }
   const dir = join(tmpdir(), `screening-pg-test-${process.pid}`);
   const url = execFileSync(SCRIPT, ['start', dir], { encoding: 'utf8' }).trim();
@@ -91,16 +105,17 @@ const pglite: Backend = {
   ),
 };
 
-let server: string | null = null;
+let server: Promise<string> | null = null;
 
 /** URL of a new, empty database on the test PostgreSQL server. */
 export async function freshPostgresUrl(): Promise<string> {
   server ??= postgresServer();
+  const url = await server;
   const name = `t_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
-  const admin = await openPostgres(server, 1);
+  const admin = await openPostgres(url, 1);
   await admin.query(`CREATE DATABASE ${name}`);
   await admin.close();
-  const u = new URL(server);
+  const u = new URL(url);
   u.pathname = `/${name}`;
   return u.toString();
 }
