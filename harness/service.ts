@@ -1,14 +1,4 @@
-import {
-  cpSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,7 +7,7 @@ import pino from 'pino';
 import { loadConfig, type Env } from '../src/config.js';
 import { createService, type Service, type ServiceOverrides } from '../src/service.js';
 import { ListManager } from '../loaders/manager.js';
-import { openPglite } from '../src/store/pglite.js';
+import { builtOnce, copyInitialisedPglite } from './cache.js';
 import { COMPILED, REPO_ROOT, SERVICE_NODE_FLAGS, SHARED_DATA } from './paths.js';
 
 /**
@@ -40,34 +30,6 @@ function sourceCodeDigest(): string {
   return h.digest('hex').slice(0, 16);
 }
 
-/**
- * Builds `.tmp/<name>` once across the parallel test processes (a directory lock makes exactly
- * one of them build it) and returns its path; a DONE file marks it complete.
- */
-async function builtOnce(name: string, build: (dir: string) => Promise<void>): Promise<string> {
-  const cache = join(REPO_ROOT, '.tmp', name);
-  const done = join(cache, 'DONE');
-  const lock = `${cache}.lock`;
-  mkdirSync(join(REPO_ROOT, '.tmp'), { recursive: true });
-  for (;;) {
-    if (existsSync(done)) return cache;
-    try {
-      mkdirSync(lock);
-    } catch {
-      await new Promise((r) => setTimeout(r, 500));
-      continue;
-    }
-    try {
-      rmSync(cache, { recursive: true, force: true });
-      mkdirSync(cache, { recursive: true });
-      await build(cache);
-      writeFileSync(done, new Date().toISOString());
-    } finally {
-      rmSync(lock, { recursive: true, force: true });
-    }
-  }
-}
-
 async function ingestedListsDir(): Promise<string> {
   const cache = await builtOnce(`test-lists-${sourceCodeDigest()}`, async (dir) => {
     const config = loadConfig(testEnv(dir));
@@ -75,21 +37,6 @@ async function ingestedListsDir(): Promise<string> {
     await manager.refresh();
   });
   return join(cache, 'lists');
-}
-
-/**
- * A PGlite data directory as `initdb` leaves it, not migrated (each service migrates its own, as
- * in production). Creating one costs seconds of CPU (12 s at load 15 on 2 cores); a copy of
- * this one opens in about one.
- */
-async function initialisedPgliteDir(): Promise<string> {
-  const { version } = JSON.parse(
-    readFileSync(join(REPO_ROOT, 'node_modules', '@electric-sql', 'pglite', 'package.json'), 'utf8'),
-  ) as { version: string };
-  const cache = await builtOnce(`test-pglite-${version}`, async (dir) => {
-    await (await openPglite(join(dir, 'pglite'))).close();
-  });
-  return join(cache, 'pglite');
 }
 
 /**
@@ -124,7 +71,7 @@ export function testEnv(dataDir: string, env: Env = {}): Env {
 export async function prepareDataDir(): Promise<string> {
   const dataDir = mkdtempSync(join(tmpdir(), 'screening-test-'));
   cpSync(await ingestedListsDir(), join(dataDir, 'lists'), { recursive: true });
-  cpSync(await initialisedPgliteDir(), join(dataDir, 'pglite'), { recursive: true });
+  await copyInitialisedPglite(join(dataDir, 'pglite'));
   return dataDir;
 }
 

@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { rmSync } from 'node:fs';
 import { test } from 'node:test';
 import { createCustomerToken, prepareDataDir, spawnService, testEnv } from '../../harness/service.js';
-import { postgresServer } from '../store/backends.js';
+import { freshPostgresUrl } from '../store/backends.js';
 
 /**
  * Two service processes on one PostgreSQL: a decision made on node a reaches the answers of node b
@@ -38,7 +38,7 @@ async function until<T>(what: string, probe: () => Promise<T>, done: (v: T) => b
 }
 
 test('a decision on one node shows in the answers of the other', async () => {
-  const databaseUrl = postgresServer();
+  const databaseUrl = await freshPostgresUrl();
   const dirs = [await prepareDataDir(), await prepareDataDir()];
   const nodes: Node[] = [];
   try {

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { copyInitialisedPglite } from '../../harness/cache.js';
 import type { Db } from '../../src/store/db.js';
 import { listMigrations, migrate } from '../../src/store/migrate.js';
 import { openPglite } from '../../src/store/pglite.js';
@@ -22,10 +23,10 @@ after(async () => {
 const empty: { name: string; open: () => Promise<Db> }[] = [
   {
     name: 'pglite',
-    open: () => {
+    open: async () => {
       const d = mkdtempSync(join(tmpdir(), 'scopes-'));
       dirs.push(d);
-      return openPglite(d);
+      return openPglite(await copyInitialisedPglite(join(d, 'pglite')));
     },
   },
   { name: 'postgres', open: async () => openPostgres(await freshPostgresUrl()) },

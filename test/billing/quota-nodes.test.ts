@@ -4,7 +4,7 @@ import { rmSync } from 'node:fs';
 import { test } from 'node:test';
 import { screeningLoad } from '../../harness/load.js';
 import { createCustomerToken, prepareDataDir, spawnService, testEnv, TEST_ADMIN_KEY } from '../../harness/service.js';
-import { postgresServer } from '../store/backends.js';
+import { freshPostgresUrl } from '../store/backends.js';
 
 /**
  * The quota across crashes and quota changes, with the service as separate processes (real HTTP):
@@ -134,7 +134,7 @@ for (const strict of [false, true])
   });
 
 test('two nodes on one PostgreSQL: a lowered quota holds on both at once; one node SIGKILLed under load and restarted', async (t) => {
-  const databaseUrl = postgresServer();
+  const databaseUrl = await freshPostgresUrl();
   const dirs = [await prepareDataDir(), await prepareDataDir()];
   const nodes: Node[] = [];
   try {

@@ -6,6 +6,7 @@ import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
+import { copyInitialisedPglite } from '../../harness/cache.js';
 import type { ListManager } from '../../loaders/manager.js';
 import { ListJobs } from '../../src/lists/jobs.js';
 import { removeCommitLeftovers, removeUploadLeftovers } from '../../src/lists/leftovers.js';
@@ -21,9 +22,9 @@ import { migrate } from '../../src/store/migrate.js';
  * the files of jobs and commits no one will finish are removed.
  */
 const log = pino({ level: 'silent' });
-const db = await openPglite();
-await migrate(db);
 const dir = await mkdtemp(join(tmpdir(), 'jobs-recovery-'));
+const db = await openPglite(await copyInitialisedPglite(join(dir, 'pglite')));
+await migrate(db);
 after(async () => {
   await db.close();
   await rm(dir, { recursive: true, force: true });

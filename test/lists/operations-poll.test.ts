@@ -4,6 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
+import { copyInitialisedPglite } from '../../harness/cache.js';
 import type { ListManager } from '../../loaders/manager.js';
 import { ListOperations } from '../../src/lists/operations.js';
 import { ListJobs } from '../../src/lists/jobs.js';
@@ -18,7 +19,7 @@ import { migrate } from '../../src/store/migrate.js';
  * `pollMs` for jobs other nodes queued.
  */
 const dir = await mkdtemp(join(tmpdir(), 'ops-poll-'));
-const db = await openPglite();
+const db = await openPglite(await copyInitialisedPglite(join(dir, 'pglite')));
 await migrate(db);
 after(async () => {
   await db.close();

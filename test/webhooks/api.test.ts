@@ -4,6 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
+import { copyInitialisedPglite } from '../../harness/cache.js';
 import type { AnyEndpoint, RequestContext } from '../../src/core/endpoint.js';
 import { monitoringEndpoints } from '../../src/api/endpoints/monitoring.js';
 import { buildOpenApiDocument, buildTrpcRouter } from '../../src/api/trpc.js';
@@ -42,7 +43,7 @@ async function call(id: string, customerId: number, raw: Partial<RawInput>): Pro
 
 before(async () => {
   dir = await mkdtemp(join(tmpdir(), 'webhooks-api-'));
-  db = await openPglite(join(dir, 'pglite'));
+  db = await openPglite(await copyInitialisedPglite(join(dir, 'pglite')));
   await migrate(db);
   endpoints = monitoringEndpoints({
     store: new WebhookStore(db, { policy: { allowLoopback: true, allowPrivate: false } }),

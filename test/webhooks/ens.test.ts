@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import { getAddress, namehash, type Address } from 'viem';
+import { copyInitialisedPglite } from '../../harness/cache.js';
 import { Engine } from '../../engine/engine.js';
 import type { EntityRecord, EntityType } from '../../engine/model.js';
 import { ListManager } from '../../loaders/manager.js';
@@ -89,7 +90,7 @@ before(async () => {
   await mkdir(join(dir, 'src', 'ens'), { recursive: true });
   [chain, db, engine, receiver] = await Promise.all([
     startChain(),
-    openPglite(join(dir, 'pglite')),
+    copyInitialisedPglite(join(dir, 'pglite')).then(openPglite),
     Engine.create({ shards: 1 }),
     startReceiver(),
   ]);

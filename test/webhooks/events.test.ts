@@ -4,6 +4,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
+import { copyInitialisedPglite } from '../../harness/cache.js';
 import type { EntityRecord, EntityType } from '../../engine/model.js';
 import { changeId, entityKey, type ChangeSink, type ListChange } from '../../loaders/diff.js';
 import { ListManager } from '../../loaders/manager.js';
@@ -95,7 +96,7 @@ async function customer(name: string): Promise<number> {
 before(async () => {
   dir = await mkdtemp(join(tmpdir(), 'webhooks-events-'));
   await mkdir(join(dir, 'src', 'watch'), { recursive: true });
-  db = await openPglite(join(dir, 'pglite'));
+  db = await openPglite(await copyInitialisedPglite(join(dir, 'pglite')));
   await migrate(db);
   receiver = await startReceiver();
 });
