@@ -7,6 +7,7 @@ import { readName, type ScriptKind } from '../normalize/name.js';
 import { LEGAL_FORMS, legalKindBits } from '../normalize/legal-forms.js';
 import { readHangul } from './hangul.js';
 import { readKana } from './kana.js';
+import { kanjiReading } from './kanji.js';
 import { nicknameGroups } from './nicknames.js';
 import { numberTokens } from './numbers.js';
 import { romanizationKey } from './romanization.js';
@@ -113,6 +114,11 @@ export interface PreparedName {
    * typo, so a syllable spelled otherwise than the other name's is another syllable.
    */
   syllableReading: boolean;
+  /**
+   * A person's name in kanji read in Japanese (prepared from its kana reading, compared in Latin
+   * script) while the kanji reader is loaded (`kanji.ts`); else null.
+   */
+  japanese: PreparedName | null;
   /** The type the caller gave, if any. */
   type: PartyType | null;
 }
@@ -595,5 +601,7 @@ export function prepareName(value: string, opts: PrepareOptions = {}): PreparedN
   const original = originalTokens ? buildForm(originalTokens, organization, false, false) : null;
   if (original) original.runs = buildRuns(original);
   const syllableReading = kind === 'syllabic';
-  return { value, script, latin, original, legalKinds, organization, syllableReading, type };
+  const reading = organization ? null : kanjiReading(value);
+  const japanese = reading === null ? null : { ...prepareName(reading, opts), original: null };
+  return { value, script, latin, original, legalKinds, organization, syllableReading, japanese, type };
 }
