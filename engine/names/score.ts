@@ -219,6 +219,7 @@ function editSimilarity(a: string, maskA: number, b: string, maskB: number, vowe
 
 const E = 69;
 const H = 72;
+const A = 65;
 const I = 73;
 const O = 79;
 const U = 85;
@@ -376,6 +377,7 @@ function plainSimilarity(A: TokenForm, i: number, B: TokenForm, j: number, fa: n
       ? sparseSimilarity(consonantalOf(A, i), consonantalOf(B, j))
       : sparseSimilarity(consonantalOf(B, j), consonantalOf(A, i));
   }
+  if (isGenderPair(ta, tb)) return 0;
   let t = editSimilarity(ga, letterMask(A, i), gb, letterMask(B, j), 0.5);
   // Folding can also take a typo further away (`FAZAL`/`FAAL` → `FAZAL`/`FAL`).
   if (t < SCORE.sure && (ga !== ta || gb !== tb)) {
@@ -384,6 +386,19 @@ function plainSimilarity(A: TokenForm, i: number, B: TokenForm, j: number, fa: n
   }
   if (t > SCORE.derived && (isNisba(ga, gb) || isNisba(gb, ga))) t = SCORE.derived;
   return t;
+}
+
+/**
+ * The masculine and feminine forms of a Romance given name (`ANTONIO`/`ANTONIA`, `JULIO`/`JULIA`):
+ * two names, not a typo, as a person on no list named `Antonia Rodriguez` is not `RODRIGUEZ, Antonio`.
+ */
+function isGenderPair(a: string, b: string): boolean {
+  const n = a.length;
+  if (n < 5 || n !== b.length || a.charCodeAt(n - 2) !== I || b.charCodeAt(n - 2) !== I) return false;
+  const ea = a.charCodeAt(n - 1);
+  const eb = b.charCodeAt(n - 1);
+  if (!((ea === O && eb === A) || (ea === A && eb === O))) return false;
+  return a.startsWith(b.slice(0, n - 1));
 }
 
 /**
