@@ -686,13 +686,15 @@ function rolesDisagree(A: TokenForm, B: TokenForm): boolean {
 /**
  * Name score (0..1) of two prepared names: their original-script tokens when both are written in
  * the same script other than Latin (`김종은` and `김정은` differ in a syllable that romanizes
- * alike), else their transliterations; a name in kanji against one in another script also by its
- * Japanese reading, the better of the two.
+ * alike), else their transliterations; a name in Chinese characters against one in another script
+ * also by its Korean and Japanese readings, the best of them.
  */
 export function nameScore(a: PreparedName, b: PreparedName): number {
   let score = readingScore(a, b);
-  if (a.japanese !== null && b.script !== a.script) score = Math.max(score, readingScore(a.japanese, b));
-  if (b.japanese !== null && a.script !== b.script) score = Math.max(score, readingScore(a, b.japanese));
+  if (a.script !== b.script) {
+    for (const r of a.readings) score = Math.max(score, readingScore(r, b));
+    for (const r of b.readings) score = Math.max(score, readingScore(a, r));
+  }
   return score;
 }
 

@@ -19,6 +19,7 @@ import {
   foldToken,
   isVowel,
   MAX_TOKENS,
+  otherReadings,
   readNameTokens,
   romanizeTokens,
   tokenFlags,
@@ -26,7 +27,6 @@ import {
   type PartyType,
   type PreparedName,
 } from './prepare.js';
-import { kanjiReading } from './kanji.js';
 import { nicknameForms } from './nicknames.js';
 import { syllableKey } from './romanization.js';
 
@@ -58,7 +58,7 @@ export function indexTerms(p: PreparedName): string[] {
     for (const spelling of f.spellings?.[i] ?? []) terms.add(foldToken(spelling));
   }
   if (p.original) for (const t of p.original.tokens) terms.add(t);
-  if (p.japanese) for (const t of indexTerms(p.japanese)) terms.add(t);
+  for (const r of p.readings) for (const t of indexTerms(r)) terms.add(t);
   return [...terms];
 }
 
@@ -133,15 +133,20 @@ function push(out: string[], term: string): void {
 /** `indexTerms(prepareName(value, { type }))`, in the same order, from the tokens' remembered terms. */
 export function nameIndexTerms(value: string, type: PartyType | null = null): string[] {
   const out: string[] = [];
-  const organization = collectTerms(value, type, out, true);
-  // The Japanese reading's terms without its kana, as `prepareName` keeps it.
-  const reading = organization ? null : kanjiReading(value);
-  if (reading !== null) collectTerms(reading, type, out, false);
+  const { organization, script } = collectTerms(value, type, out, true);
+  // The other readings' terms without their Hangul or kana, as `prepareName` keeps them.
+  if (!organization && script === 'Han')
+    for (const reading of otherReadings(value)) collectTerms(reading, type, out, false);
   return out;
 }
 
-/** Pushes the terms of a name to `out` (its original-script tokens with `withOriginal`); is it an organisation's? */
-function collectTerms(value: string, type: PartyType | null, out: string[], withOriginal: boolean): boolean {
+/** Pushes the terms of a name to `out` (its original-script tokens with `withOriginal`). */
+function collectTerms(
+  value: string,
+  type: PartyType | null,
+  out: string[],
+  withOriginal: boolean,
+): { organization: boolean; script: string } {
   const name = readNameTokens(value, type);
   const tokens = name.tokens;
   const n = Math.min(tokens.length, MAX_TOKENS);
@@ -174,5 +179,5 @@ function collectTerms(value: string, type: PartyType | null, out: string[], with
   const original = withOriginal ? name.original : null;
   if (original) for (let i = 0; i < original.length && i < MAX_TOKENS; i++) push(out, original[i]);
   entries.length = 0;
-  return name.organization;
+  return { organization: name.organization, script: name.script };
 }

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { Engine } from '../../../engine/engine.js';
 import type { EntityRecord, ListSnapshotInfo } from '../../../engine/model.js';
 import { indexTerms, nameIndexTerms, nameScore, prepareName } from '../../../engine/names/index.js';
+import { hanjaReading } from '../../../engine/names/hanja.js';
 import { kanjiReaderReady, kanjiReading, loadKanjiReader, readKanji } from '../../../engine/names/kanji.js';
 
 /**
@@ -19,7 +20,7 @@ describe('kanji read in Japanese', () => {
   test('until the dictionary is loaded, kanji are read in Mandarin only', () => {
     assert.equal(kanjiReaderReady(), false);
     assert.equal(readKanji('佐藤健'), null);
-    assert.equal(prepareName('佐藤健').japanese, null);
+    assert.deepEqual(prepareName('佐藤健').readings, []);
     assert.deepEqual(prepareName('佐藤健').latin.tokens, ['ZUO', 'TENG', 'JIAN']);
     assert.equal(score('佐藤健', 'SATO Ken'), 0);
   });
@@ -61,8 +62,11 @@ describe('kanji read in Japanese', () => {
   });
 
   test("an organisation's name has no Japanese reading", () => {
-    assert.notEqual(prepareName('鈴木一郎').japanese, null);
-    assert.equal(prepareName('鈴木一郎', { type: 'organization' }).japanese, null);
+    assert.deepEqual(
+      prepareName('鈴木一郎').readings.map((r) => r.latin.tokens),
+      [['SUZUKI', 'ICHIRO']],
+    );
+    assert.deepEqual(prepareName('鈴木一郎', { type: 'organization' }).readings, []);
   });
 
   test('index terms hold the Japanese reading, as the prepared name does', () => {
@@ -89,6 +93,28 @@ describe('kanji read in Japanese', () => {
       'ICHIRO',
       'CHR',
     ]);
+  });
+});
+
+describe('Korean names in Chinese characters read as the lists romanize them', () => {
+  test('the Sino-Korean reading of each character, surnames also in the South spellings', () => {
+    // Its Japanese reading comes second (the reader is loaded above).
+    assert.equal(hanjaReading('崔龍海'), '최룡해');
+    assert.equal(hanjaReading('朴 槿惠'), '박 근혜');
+    assert.equal(hanjaReading('佐藤健'), null);
+    assert.deepEqual(
+      prepareName('文在寅').readings.map((r) => r.latin.tokens),
+      [['MUN', 'JAE', 'IN'], ['BUNZAITORA']],
+    );
+    assert.equal(score('崔龍海', 'CHOE Ryong Hae'), 1);
+    assert.equal(score('金正日', 'KIM Jong Il'), 1);
+    // The South's spellings of given names (`MOON` of `MUN`, `DAE` of `TAE`) are near.
+    assert.equal(score('文在寅', 'Moon Jae In').toFixed(3), '0.967');
+    assert.equal(score('李明博', 'Lee Myong Bak').toFixed(3), '0.933');
+    assert.equal(score('金大中', 'KIM Dae Jung').toFixed(3), '0.967');
+    // A Chinese name read in Korean does not lose its Mandarin reading.
+    assert.equal(score('李明', 'Li Ming'), 1);
+    assert.equal(score('李明', 'Ri Myong'), 1);
   });
 });
 
