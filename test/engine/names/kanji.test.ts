@@ -102,6 +102,9 @@ describe('Korean names in Chinese characters read as the lists romanize them', (
     assert.equal(hanjaReading('崔龍海'), '최룡해');
     assert.equal(hanjaReading('朴 槿惠'), '박 근혜');
     assert.equal(hanjaReading('佐藤健'), null);
+    // Written given name first, as Korean names are not: no Korean reading (it met the vessel `MI RIM`).
+    assert.equal(hanjaReading('美珍 林'), null);
+    assert.equal(score('美珍 林', 'MI RIM'), 0);
     assert.deepEqual(
       prepareName('文在寅').readings.map((r) => r.latin.tokens),
       [['MUN', 'JAE', 'IN'], ['BUNZAITORA']],
