@@ -21,6 +21,7 @@ import { pathToFileURL } from 'node:url';
 import Benchmark from 'benchmark';
 import { parse } from 'csv-parse/sync';
 import { NAME_THRESHOLD, nameScore, prepareName, type PreparedName } from '../engine/names/index.js';
+import { loadKanjiReader } from '../engine/names/kanji.js';
 import {
   crossScriptQuality,
   devQuality,
@@ -95,6 +96,8 @@ function confusionRow(part: string, scorer: string, c: Confusion): string {
   return row([part, scorer, c.pairs, f3(c.precision), f3(c.recall), `**${f3(c.f1)}**`, c.fp, c.fn]);
 }
 
+// Names in kanji are read in Japanese as the shards read them once a name in kanji arrives.
+await loadKanjiReader();
 const old = await loadBaseline(baselineCommit);
 const matchers: [string, MatcherUnderTest][] = [['engine/names', projectMatcher(true)]];
 if (old) matchers.push([`baseline ${baselineCommit}`, baselineMatcher(old)]);

@@ -7,6 +7,8 @@ import { readName, type ScriptKind } from '../normalize/name.js';
 import { LEGAL_FORMS, legalKindBits } from '../normalize/legal-forms.js';
 import { readHangul } from './hangul.js';
 import { readKana } from './kana.js';
+import { hanjaReading } from './hanja.js';
+import { kanjiReading } from './kanji.js';
 import { nicknameGroups } from './nicknames.js';
 import { numberTokens } from './numbers.js';
 import { romanizationKey } from './romanization.js';
@@ -113,6 +115,12 @@ export interface PreparedName {
    * typo, so a syllable spelled otherwise than the other name's is another syllable.
    */
   syllableReading: boolean;
+  /**
+   * Other readings of a person's name in Chinese characters, each prepared from its kana or Hangul
+   * and compared in Latin script: Korean (`hanja.ts`), and Japanese while the kanji reader is
+   * loaded (`kanji.ts`). Empty for other names.
+   */
+  readings: readonly PreparedName[];
   /** The type the caller gave, if any. */
   type: PartyType | null;
 }
@@ -570,6 +578,18 @@ export function readNameTokens(value: string, type: PartyType | null): NameToken
   };
 }
 
+const NO_READINGS: readonly PreparedName[] = [];
+
+/** A name in Chinese characters read in Korean (Hangul) and Japanese (kana), those that can be read. */
+export function otherReadings(value: string): string[] {
+  const out: string[] = [];
+  const korean = hanjaReading(value);
+  if (korean !== null) out.push(korean);
+  const japanese = kanjiReading(value);
+  if (japanese !== null) out.push(japanese);
+  return out;
+}
+
 export function prepareName(value: string, opts: PrepareOptions = {}): PreparedName {
   const type = opts.type ?? null;
   const {
@@ -595,5 +615,9 @@ export function prepareName(value: string, opts: PrepareOptions = {}): PreparedN
   const original = originalTokens ? buildForm(originalTokens, organization, false, false) : null;
   if (original) original.runs = buildRuns(original);
   const syllableReading = kind === 'syllabic';
-  return { value, script, latin, original, legalKinds, organization, syllableReading, type };
+  const readings =
+    organization || script !== 'Han'
+      ? NO_READINGS
+      : otherReadings(value).map((reading) => ({ ...prepareName(reading, opts), original: null }));
+  return { value, script, latin, original, legalKinds, organization, syllableReading, readings, type };
 }

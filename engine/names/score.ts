@@ -219,6 +219,7 @@ function editSimilarity(a: string, maskA: number, b: string, maskB: number, vowe
 
 const E = 69;
 const H = 72;
+const A = 65;
 const I = 73;
 const O = 79;
 const U = 85;
@@ -376,6 +377,7 @@ function plainSimilarity(A: TokenForm, i: number, B: TokenForm, j: number, fa: n
       ? sparseSimilarity(consonantalOf(A, i), consonantalOf(B, j))
       : sparseSimilarity(consonantalOf(B, j), consonantalOf(A, i));
   }
+  if (isGenderPair(ta, tb)) return 0;
   let t = editSimilarity(ga, letterMask(A, i), gb, letterMask(B, j), 0.5);
   // Folding can also take a typo further away (`FAZAL`/`FAAL` → `FAZAL`/`FAL`).
   if (t < SCORE.sure && (ga !== ta || gb !== tb)) {
@@ -384,6 +386,19 @@ function plainSimilarity(A: TokenForm, i: number, B: TokenForm, j: number, fa: n
   }
   if (t > SCORE.derived && (isNisba(ga, gb) || isNisba(gb, ga))) t = SCORE.derived;
   return t;
+}
+
+/**
+ * The masculine and feminine forms of a Romance given name (`ANTONIO`/`ANTONIA`, `JULIO`/`JULIA`):
+ * two names, not a typo, as a person on no list named `Antonia Rodriguez` is not `RODRIGUEZ, Antonio`.
+ */
+function isGenderPair(a: string, b: string): boolean {
+  const n = a.length;
+  if (n < 5 || n !== b.length || a.charCodeAt(n - 2) !== I || b.charCodeAt(n - 2) !== I) return false;
+  const ea = a.charCodeAt(n - 1);
+  const eb = b.charCodeAt(n - 1);
+  if (!((ea === O && eb === A) || (ea === A && eb === O))) return false;
+  return a.startsWith(b.slice(0, n - 1));
 }
 
 /**
@@ -671,9 +686,19 @@ function rolesDisagree(A: TokenForm, B: TokenForm): boolean {
 /**
  * Name score (0..1) of two prepared names: their original-script tokens when both are written in
  * the same script other than Latin (`김종은` and `김정은` differ in a syllable that romanizes
- * alike), else their transliterations.
+ * alike), else their transliterations; a name in Chinese characters against one in another script
+ * also by its Korean and Japanese readings, the best of them.
  */
 export function nameScore(a: PreparedName, b: PreparedName): number {
+  let score = readingScore(a, b);
+  if (a.script !== b.script) {
+    for (const r of a.readings) score = Math.max(score, readingScore(r, b));
+    for (const r of b.readings) score = Math.max(score, readingScore(a, r));
+  }
+  return score;
+}
+
+function readingScore(a: PreparedName, b: PreparedName): number {
   const sameScript = a.original !== null && b.original !== null && a.script === b.script;
   const A = sameScript ? a.original! : a.latin;
   const B = sameScript ? b.original! : b.latin;

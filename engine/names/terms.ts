@@ -19,6 +19,7 @@ import {
   foldToken,
   isVowel,
   MAX_TOKENS,
+  otherReadings,
   readNameTokens,
   romanizeTokens,
   tokenFlags,
@@ -57,6 +58,7 @@ export function indexTerms(p: PreparedName): string[] {
     for (const spelling of f.spellings?.[i] ?? []) terms.add(foldToken(spelling));
   }
   if (p.original) for (const t of p.original.tokens) terms.add(t);
+  for (const r of p.readings) for (const t of indexTerms(r)) terms.add(t);
   return [...terms];
 }
 
@@ -130,6 +132,21 @@ function push(out: string[], term: string): void {
 
 /** `indexTerms(prepareName(value, { type }))`, in the same order, from the tokens' remembered terms. */
 export function nameIndexTerms(value: string, type: PartyType | null = null): string[] {
+  const out: string[] = [];
+  const { organization, script } = collectTerms(value, type, out, true);
+  // The other readings' terms without their Hangul or kana, as `prepareName` keeps them.
+  if (!organization && script === 'Han')
+    for (const reading of otherReadings(value)) collectTerms(reading, type, out, false);
+  return out;
+}
+
+/** Pushes the terms of a name to `out` (its original-script tokens with `withOriginal`). */
+function collectTerms(
+  value: string,
+  type: PartyType | null,
+  out: string[],
+  withOriginal: boolean,
+): { organization: boolean; script: string } {
   const name = readNameTokens(value, type);
   const tokens = name.tokens;
   const n = Math.min(tokens.length, MAX_TOKENS);
@@ -148,7 +165,6 @@ export function nameIndexTerms(value: string, type: PartyType | null = null): st
         syllabic,
         (i) => keyOf(entries[i]),
       );
-  const out: string[] = [];
   for (let i = 0; i < n; i++) {
     if (flags[i] & SKIP) continue;
     const t = entries[i];
@@ -160,8 +176,8 @@ export function nameIndexTerms(value: string, type: PartyType | null = null): st
     for (const formal of t.formal) push(out, formal);
     for (const spelling of name.spellings?.[i] ?? []) push(out, foldToken(spelling));
   }
-  const original = name.original;
+  const original = withOriginal ? name.original : null;
   if (original) for (let i = 0; i < original.length && i < MAX_TOKENS; i++) push(out, original[i]);
   entries.length = 0;
-  return out;
+  return { organization: name.organization, script: name.script };
 }

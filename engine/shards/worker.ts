@@ -1,6 +1,7 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { parentPort, workerData } from 'node:worker_threads';
+import { holdsKanji, kanjiReaderReady, loadKanjiReader } from '../names/kanji.js';
 import { ShardGeneration, type ShardOptions } from './shard-data.js';
 import type { Control, FromShard, Query, QueryResult } from './protocol.js';
 
@@ -39,7 +40,35 @@ function answer(q: Query): QueryResult {
   }
 }
 
-port.on('message', (msg: Control | { t: 'query'; batch: Query[] }) => {
+type Message = Control | { t: 'query'; batch: Query[] };
+
+/** A name to read holds kanji: its batch waits for the Japanese reader (`engine/names/kanji.ts`). */
+function needsKanjiReader(msg: Message): boolean {
+  if (msg.t !== 'query' || kanjiReaderReady()) return false;
+  return msg.batch.some((q) => (q.op === 'name' ? holdsKanji(q.name) : q.op === 'fuzzy' && holdsKanji(q.q)));
+}
+
+/**
+ * Messages held behind a batch waiting for the Japanese reader, in order (a `drop` must not
+ * overtake the queries of its generation); null when nothing waits.
+ */
+let backlog: Promise<void> | null = null;
+
+port.on('message', (msg: Message) => {
+  if (backlog === null && !needsKanjiReader(msg)) {
+    handle(msg);
+    return;
+  }
+  const waiting = (backlog ?? Promise.resolve())
+    .then(() => (needsKanjiReader(msg) ? loadKanjiReader() : true))
+    .then(() => handle(msg));
+  backlog = waiting;
+  void waiting.then(() => {
+    if (backlog === waiting) backlog = null;
+  });
+});
+
+function handle(msg: Message): void {
   if (msg.t === 'query') {
     send({ t: 'results', results: msg.batch.map(answer) });
     return;
@@ -80,4 +109,4 @@ port.on('message', (msg: Control | { t: 'query'; batch: Query[] }) => {
   } catch (e) {
     send({ t: 'done', seq: msg.seq, error: (e as Error).stack ?? String(e) });
   }
-});
+}

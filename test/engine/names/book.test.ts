@@ -107,6 +107,15 @@ describe('kinds of false alerts on people on no list', () => {
     atLeast('Navid Jalalli', 'JALALI, Navid', 0.9);
   });
 
+  test('the masculine and feminine forms of a Romance given name are two names', () => {
+    assert.equal(score('Lucia Fernandez', 'FERNANDEZ, Lucio'), 1 / 3);
+    assert.equal(score('Emilio Bianchi Ferri', 'Emilia Bianchi Ferri'), 0.5);
+    assert.equal(score('Lucia Fernandez', 'FERNANDEZ, Lucia'), 1);
+    // A typo elsewhere in the name, or an ending other than -IO/-IA, is still a typo.
+    atLeast('Lucio Fernandes', 'FERNANDEZ, Lucio', 0.85);
+    atLeast('Rustamo Nazarov', 'NAZAROV, Rustama', 0.9);
+  });
+
   test('a birth date that contradicts the party takes a name match below the threshold', () => {
     const party = prepareParty({ names: [{ value: 'HARLOW, Margaret Anne' }], birth_dates: ['1961-03-04'] });
     const byName = scoreParty(prepareQuery({ name: 'Margaret Harlow' }), party).score;

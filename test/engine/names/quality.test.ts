@@ -1,6 +1,7 @@
-import { test } from 'node:test';
+import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { NAME_THRESHOLD } from '../../../engine/names/index.js';
+import { loadKanjiReader } from '../../../engine/names/kanji.js';
 import {
   crossScriptQuality,
   devQuality,
@@ -17,6 +18,8 @@ import {
  * (bench/names-quality.ts prints the same numbers into bench/RESULTS.md, and the failures with --errors).
  */
 const matcher = projectMatcher();
+// Names in kanji are read in Japanese as the shards read them once a name in kanji arrives.
+before(() => loadKanjiReader());
 
 test('labelled pairs: F1 at the threshold on the held-out third and on the whole', () => {
   const dev = devQuality(matcher, NAME_THRESHOLD);
@@ -25,7 +28,7 @@ test('labelled pairs: F1 at the threshold on the held-out third and on the whole
   assert.ok(dev.whole.f1 >= TARGETS.f1, `F1 ${dev.whole.f1}`);
 });
 
-test('cross-script pairs: at least three quarters at or above their minimum score', () => {
+test('cross-script pairs: 21 of 22 at or above their minimum score', () => {
   const { passed, pairs } = crossScriptQuality(matcher);
   assert.equal(pairs.length, 22);
   assert.ok(passed / pairs.length >= TARGETS.crossScript, `${passed} of ${pairs.length}`);
