@@ -198,7 +198,14 @@ export class DeltaIndex {
         const m = matchOne('id', id.value, r);
         if (m === null) continue;
         seen.add(r);
-        hits.push({ screened: id.value, record: r, matched: r.value, match: m.match, score: m.similarity, explanation: null });
+        hits.push({
+          screened: id.value,
+          record: r,
+          matched: r.value,
+          match: m.match,
+          score: m.similarity,
+          explanation: null,
+        });
       }
     }
   }
