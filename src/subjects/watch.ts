@@ -138,6 +138,9 @@ async function screenRun(
       return n;
     });
     opts.onPage?.({ list: run.list, version: run.version, afterId });
+    // An embedded database answers on this thread through microtasks: without a turn of the
+    // event loop between pages, requests would wait for the whole run.
+    await new Promise((resolve) => setImmediate(resolve));
   }
   await db.transaction(async (tx) => {
     await tx.query(
