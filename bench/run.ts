@@ -74,6 +74,12 @@ const suites: { name: string; title: string; args: string[]; node?: string[] }[]
     args: ['bench/alerts.ts'],
   },
   {
+    name: 'watch',
+    title: 'A list version of 1,000 changed parties against the books: streamed vs a book index (issue #39)',
+    args: ['bench/watch.ts', '100000'],
+    node: ['--expose-gc'],
+  },
+  {
     name: 'fanout',
     title: 'Fan-out: the widest screening answers and /healthz beside them (issue #36)',
     args: ['bench/fanout.ts'],

@@ -107,6 +107,9 @@ const schema = z.object({
   WEBHOOK_ALLOW_PRIVATE: bool.default(false),
   // Longer than the 10 s acknowledgement deadline: a live attempt is never retried beside itself.
   WEBHOOK_LEASE_MS: int(10_001, 3_600_000).default(40_000),
+  // Subjects screened per transaction when a list version is screened against the books: a crash
+  // re-screens at most one page; smaller pages commit (and resume) more often.
+  BOOK_PAGE_SIZE: int(1, 100_000).default(5_000),
 
   X402_PAY_TO: address.optional(),
   X402_NETWORK: z

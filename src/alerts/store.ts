@@ -11,7 +11,10 @@ import { fingerprint, PARTY_FIELDS, partyRecord } from './party.js';
  * it was decided: a false positive re-opens only when that record changes (docs/alerts.md).
  */
 
-export const ALERT_STATUSES = ['open', 'escalated', 'confirmed', 'false_positive', 'closed'] as const;
+/** The statuses a person sets by a decision. */
+export const DECISION_STATUSES = ['open', 'escalated', 'confirmed', 'false_positive', 'closed'] as const;
+/** …and `delisted`, the system's: the listed entity left its list; a person closes the alert. */
+export const ALERT_STATUSES = [...DECISION_STATUSES, 'delisted'] as const;
 export type AlertStatus = (typeof ALERT_STATUSES)[number];
 
 /** Statuses a decision must explain. */
@@ -38,7 +41,15 @@ export interface Alert {
 /** The monitored subject an alert came from (issue #39). */
 type AlertSubject = MatchSubject;
 
-export const EVENT_KINDS = ['decision', 'comment', 'proposal', 'approval', 'reopened', 'party_changed'] as const;
+export const EVENT_KINDS = [
+  'decision',
+  'comment',
+  'proposal',
+  'approval',
+  'reopened',
+  'party_changed',
+  'delisted',
+] as const;
 type EventKind = (typeof EVENT_KINDS)[number];
 
 /** A field of the listed party's record as it was decided and as a later list version has it. */
@@ -95,6 +106,13 @@ export class AlertVersionConflict extends Error {
     readonly current: number,
   ) {
     super(`Alert ${alertId} is at version ${current}: reload it and decide again`);
+  }
+}
+
+/** A decision other than `closed` on a delisted alert: the entity is off its list, only closing is left. */
+export class AlertDelisted extends Error {
+  constructor(readonly alertId: number) {
+    super(`Alert ${alertId} is delisted (the listed entity left its list): it can only be closed`);
   }
 }
 
@@ -326,14 +344,15 @@ export class AlertStore {
    * Opens or updates the alerts of merged matches (mergeMatches) in one statement. A match whose
    * listed party differs from the record a decision kept re-opens a false positive and records
    * the change in the history of a confirmed or closed alert; a new occurrence re-opens a closed
-   * one. Those events are the system's, and go to the audit trail too.
+   * one. Those events are the system's, and go to the audit trail too. `q`: a transaction the
+   * alerts commit with (a book run's page and its progress).
    */
-  async upsert(ups: readonly Upsert[]): Promise<void> {
+  async upsert(ups: readonly Upsert[], q: Queryable = this.db): Promise<void> {
     if (ups.length === 0) return;
     const col = <T>(f: (u: Upsert) => T) => ups.map(f);
     const parties = ups.map((u) => partyRecord(u.row.evidence));
     // `prior` reads the rows as they were before this statement (one snapshot for every part).
-    const { rows } = await this.db.query<EventRow>(
+    const { rows } = await q.query<EventRow>(
       `WITH input AS (
          SELECT * FROM unnest($1::int[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
            $8::text[], $9::text[], $10::int[], $11::timestamptz[], $12::timestamptz[], $13::text[], $14::jsonb[],
@@ -482,17 +501,19 @@ export class AlertStore {
   ): Promise<AlertDetail | null> {
     const { rows } = await tx.query<{
       version: number;
+      status: AlertStatus;
       pending_status: AlertStatus | null;
       pending_token_id: number | null;
       four_eyes: boolean;
     }>(
-      `SELECT a.version, a.pending_status, a.pending_token_id, c.four_eyes FROM alerts a
+      `SELECT a.version, a.status, a.pending_status, a.pending_token_id, c.four_eyes FROM alerts a
        JOIN customers c ON c.id = a.customer_id WHERE a.id = $1 AND a.customer_id = $2 FOR UPDATE OF a`,
       [id, customerId],
     );
     if (rows.length === 0) return null;
     const current = rows[0];
     if (current.version !== decision.version) throw new AlertVersionConflict(id, current.version);
+    if (current.status === 'delisted' && decision.status !== 'closed') throw new AlertDelisted(id);
     const comment = decision.comment ?? null;
     let kind: 'decision' | 'proposal' | 'approval' = 'decision';
     if (current.four_eyes && COMMENT_REQUIRED.includes(decision.status)) {

@@ -83,7 +83,7 @@ export async function deliveryToSend(
 ): Promise<{ url: string; secret: string; event: EventRow } | undefined> {
   const { rows } = await db.query<EventRow & { url: string; secret: string }>(
     `SELECT ev.id, ev.type, ev.created_at, ev.change_id, ev.monitored_entity_id, ev.entity_type, ev.value, ev.label,
-       ev.listing, e.url, e.secret
+       ev.listing, ev.subject::text AS subject, e.url, e.secret
      FROM webhook_deliveries d JOIN webhook_events ev ON ev.id = d.event_id
        JOIN webhook_endpoints e ON e.id = d.endpoint_id
      WHERE d.id = $1 AND d.status = 'pending'`,

@@ -6,7 +6,7 @@ import type { EntityType, ListType, Metadata } from '../../engine/model.js';
 /** A monitored value's `entity_type`: the `monitor` name of a kind of the table (src/core/kinds.ts). */
 export type MonitoredEntityType = string;
 
-export const EVENT_TYPES = ['entity.listed', 'entity.delisted', 'entity.relisted', 'test'] as const;
+export const EVENT_TYPES = ['entity.listed', 'entity.delisted', 'entity.relisted', 'subject.alert', 'test'] as const;
 export type WebhookEventType = (typeof EVENT_TYPES)[number];
 
 interface Listing {
@@ -26,6 +26,19 @@ export interface WebhookEvent {
   change_id: string | null;
   monitored_entity: { id: number | null; entity_type: string; value: string; label: string | null };
   listing: Listing;
+  /** `subject.alert` only: the customer's subject a list change matched, and the alert it opened. */
+  subject?: EventSubject;
+}
+
+/** The subject of a `subject.alert` event. */
+export interface EventSubject {
+  external_id: string;
+  type: string;
+  names: string[];
+  alert_id: number;
+  /** The subject's name or value that matched. */
+  screened_value: string;
+  score: number;
 }
 
 /** A row of `webhook_events`: the payload in parts (see migration 020). */
@@ -39,6 +52,8 @@ export interface EventRow {
   value: string;
   label: string | null;
   listing: string;
+  /** JSON text of the EventSubject of a `subject.alert`; null or absent otherwise. */
+  subject?: string | null;
 }
 
 /**
@@ -86,6 +101,7 @@ export function eventFromRow(row: EventRow): WebhookEvent {
     change_id: row.change_id ?? null,
     monitored_entity: { id: row.monitored_entity_id, entity_type: row.entity_type, value: row.value, label: row.label },
     listing: JSON.parse(row.listing) as Listing,
+    ...(row.subject ? { subject: JSON.parse(row.subject) as EventSubject } : {}),
   };
 }
 

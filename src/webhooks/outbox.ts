@@ -17,8 +17,9 @@ export async function insertEvent(
   onlyEndpoint?: number,
 ): Promise<boolean> {
   const { rows } = await tx.query<{ id: string }>(
-    `INSERT INTO webhook_events (id, customer_id, type, created_at, monitored_entity_id, entity_type, value, label, listing, change_id)
-     VALUES ($1, $2, $3, $4, (SELECT id FROM monitored_entities WHERE id = $5::int), $6, $7, $8, $9, $10)
+    `INSERT INTO webhook_events (id, customer_id, type, created_at, monitored_entity_id, entity_type, value, label, listing, change_id,
+       subject)
+     VALUES ($1, $2, $3, $4, (SELECT id FROM monitored_entities WHERE id = $5::int), $6, $7, $8, $9, $10, $11)
      ON CONFLICT (id) DO NOTHING
      RETURNING id`,
     [
@@ -32,6 +33,7 @@ export async function insertEvent(
       event.label,
       event.listing,
       event.change_id,
+      event.subject ?? null,
     ],
   );
   if (rows.length === 0) return false;

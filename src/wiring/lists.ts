@@ -10,6 +10,9 @@ import { COMMITS_CHANNEL, ListOperations } from '../lists/operations.js';
 import { acquireLeadership, soleLeader, type Leadership } from '../store/leader.js';
 import { localNotifier, pgNotifier, type Notifier } from '../store/notify.js';
 import { createWebhookSink } from '../webhooks/index.js';
+import { AlertStore } from '../alerts/store.js';
+import { SubjectStore } from '../subjects/store.js';
+import { createBookSink } from '../subjects/watch.js';
 import type { WiringContext } from './context.js';
 import type { Stores } from './stores.js';
 
@@ -66,11 +69,22 @@ export async function startLists(ctx: WiringContext, { db, audit }: Stores): Pro
     list: (slug) => catalog.definition(slug),
     kinds,
   });
+  // Only reads the books (`page`): the limit of a book is the subjects endpoints' concern.
+  const books = new SubjectStore(db, { maxPerCustomer: Number.MAX_SAFE_INTEGER });
+  const bookSink = createBookSink({
+    db,
+    subjects: books,
+    alerts: new AlertStore(db, { decisions: audit.alertDecisions, log: log.child({ component: 'alerts' }) }),
+    log: log.child({ component: 'book-watch' }),
+    list: (slug) => catalog.definition(slug),
+    pageSize: config.BOOK_PAGE_SIZE,
+    now,
+  });
   const listManager = (follower: boolean) =>
     new ListManager({
       config,
       engine,
-      sinks: [audit.changes, webhookSink],
+      sinks: [audit.changes, webhookSink, bookSink],
       follower,
       committed: follower ? undefined : announce,
       log: log.child({ component: 'lists', role: follower ? 'follower' : 'leader' }),

@@ -8,6 +8,7 @@ import { alertCsv, alertJsonArray, ALERT_CSV_COLUMNS } from '../alerts-export.js
 import type { AlertQueries } from '../../alerts/queries.js';
 import {
   AlertSelfApproval,
+  AlertDelisted,
   AlertVersionConflict,
   type AlertDetail as Detail,
   type AlertStore,
@@ -53,7 +54,7 @@ async function versioned<T>(fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (err) {
-    if (err instanceof AlertVersionConflict) throw conflict(err.message);
+    if (err instanceof AlertVersionConflict || err instanceof AlertDelisted) throw conflict(err.message);
     if (err instanceof AlertSelfApproval) throw forbidden(err.message);
     throw err;
   }

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { DateRangeInput } from './billing.js';
 import { MATCH_KINDS } from '../../../engine/model.js';
 import { ALERT_SORTS, SORT_ORDERS } from '../../alerts/cursor.js';
-import { ALERT_STATUSES, COMMENT_REQUIRED, EVENT_KINDS } from '../../alerts/store.js';
+import { ALERT_STATUSES, COMMENT_REQUIRED, DECISION_STATUSES, EVENT_KINDS } from '../../alerts/store.js';
 
 /** Schemas of the alerts API (`/account/alerts`): docs/alerts.md. */
 
@@ -11,7 +11,8 @@ const id = z.number().int().min(1);
 
 const AlertStatus = z.enum(ALERT_STATUSES).meta({
   id: 'AlertStatus',
-  description: '`confirmed` is a true match; `false_positive` a match that is not the listed party.',
+  description:
+    '`confirmed` is a true match; `false_positive` a match that is not the listed party; `delisted` (the system’s) an open alert whose listed entity left its list, for a person to close.',
 });
 
 const Alert = z
@@ -197,7 +198,7 @@ export const AlertPage = z
 export const AlertIdInput = z.object({ alert_id: id }).strict();
 
 const decisionFields = {
-  status: AlertStatus,
+  status: z.enum(DECISION_STATUSES).meta({ description: 'A delisted alert can only be closed.' }),
   comment: z
     .string()
     .min(1)

@@ -1,0 +1,159 @@
+import type { Logger } from 'pino';
+import type { AuditMatchRow } from '../audit/rows.js';
+import type { AlertStore } from '../alerts/store.js';
+import type { Db } from '../store/db.js';
+import type { StoredSubject, SubjectStore } from './store.js';
+
+/**
+ * A customer's whole book screened again at its new name threshold (issue #39): a `rescreen`
+ * job of `subject_jobs` (total = the book's size, `rows_read` = subjects screened so far). Pages
+ * are read by keyset and screened in bulk by the screener (in the engine's shards), the event loop
+ * turning between pages, so the front end keeps serving while a book of millions is re-screened.
+ * A node that restarts fails the jobs it left running (`abandonRunning`): the customer starts
+ * another by setting the threshold again.
+ */
+
+/** What screens subjects (src/subjects/screen.ts SubjectScreener). */
+export interface BookScreener {
+  screen(
+    customerId: number,
+    subjects: StoredSubject[],
+    opts: { threshold: number; lists?: string[]; requestId: string; endpoint: string },
+  ): Promise<AuditMatchRow[]>;
+}
+
+export interface SubjectJobRecord {
+  id: number;
+  kind: 'import' | 'rescreen';
+  state: 'running' | 'done' | 'failed';
+  rows_read: number;
+  total: number | null;
+  taken: number;
+  refused: number;
+  refused_rows: { line: number; reason: string }[];
+  alerts_opened: number;
+  error: string | null;
+  created_at: string;
+  finished_at: string | null;
+}
+
+export interface RescreenOptions {
+  db: Db;
+  subjects: Pick<SubjectStore, 'page' | 'count'>;
+  screener: BookScreener;
+  alerts: Pick<AlertStore, 'record'>;
+  log: Logger;
+  /** This node's name (src/store/node-identity.ts). */
+  node: string;
+  /** Subjects screened per page. */
+  pageSize: number;
+}
+
+const JOB_COLUMNS = `id, kind, state, rows_read, total, taken, refused, refused_rows, alerts_opened, error,
+  created_at, finished_at`;
+
+type JobRow = Omit<SubjectJobRecord, 'rows_read' | 'total' | 'taken' | 'refused' | 'alerts_opened'> & {
+  rows_read: string | number;
+  total: string | number | null;
+  taken: string | number;
+  refused: string | number;
+  alerts_opened: string | number;
+  created_at: Date | string;
+  finished_at: Date | string | null;
+};
+
+const iso = (d: Date | string) => new Date(d).toISOString();
+
+function toJob(r: JobRow): SubjectJobRecord {
+  return {
+    ...r,
+    rows_read: Number(r.rows_read),
+    total: r.total === null ? null : Number(r.total),
+    taken: Number(r.taken),
+    refused: Number(r.refused),
+    alerts_opened: Number(r.alerts_opened),
+    created_at: iso(r.created_at),
+    finished_at: r.finished_at === null ? null : iso(r.finished_at),
+  };
+}
+
+export class Rescreens {
+  private readonly running = new Set<Promise<void>>();
+
+  constructor(private readonly opts: RescreenOptions) {}
+
+  /** Starts re-screening the customer's book at its current threshold; the job's id. */
+  async start(customerId: number): Promise<number> {
+    const { db } = this.opts;
+    const total = await this.opts.subjects.count(customerId);
+    const { rows } = await db.query<{ id: number }>(
+      `INSERT INTO subject_jobs (customer_id, kind, total, node_id) VALUES ($1, 'rescreen', $2, $3) RETURNING id`,
+      [customerId, total, this.opts.node],
+    );
+    const id = Number(rows[0].id);
+    const run = this.run(customerId, id).finally(() => this.running.delete(run));
+    this.running.add(run);
+    return id;
+  }
+
+  async get(customerId: number, id: number): Promise<SubjectJobRecord | null> {
+    const { rows } = await this.opts.db.query<JobRow>(
+      `SELECT ${JOB_COLUMNS} FROM subject_jobs WHERE id = $1 AND customer_id = $2 AND kind = 'rescreen'`,
+      [id, customerId],
+    );
+    return rows[0] ? toJob(rows[0]) : null;
+  }
+
+  /** Fails the re-screens this node left running when it stopped or crashed. */
+  async abandonRunning(): Promise<void> {
+    await this.opts.db.query(
+      `UPDATE subject_jobs SET state = 'failed', error = 'the node running it stopped; set the threshold again',
+         finished_at = now() WHERE kind = 'rescreen' AND state = 'running' AND node_id = $1`,
+      [this.opts.node],
+    );
+  }
+
+  /** Resolves once every running job of this process ended (shutdown, tests). */
+  async idle(): Promise<void> {
+    await Promise.all([...this.running]);
+  }
+
+  private async run(customerId: number, id: number): Promise<void> {
+    const { db, log, pageSize } = this.opts;
+    try {
+      const { rows } = await db.query<{ name_threshold: number }>(
+        'SELECT name_threshold FROM customers WHERE id = $1',
+        [customerId],
+      );
+      const threshold = Number(rows[0].name_threshold);
+      let afterId = 0;
+      for (;;) {
+        const page = await this.opts.subjects.page(afterId, pageSize, customerId);
+        if (page.length === 0) break;
+        afterId = page[page.length - 1].id;
+        const matches = await this.opts.screener.screen(customerId, page, {
+          threshold,
+          requestId: `rescreen:${id}`,
+          endpoint: 'subjects.rescreen',
+        });
+        await this.opts.alerts.record(matches);
+        const alerts = new Set(matches.map((m) => `${m.subject?.external_id}\u0000${m.list}\u0000${m.matched_value}`));
+        await db.query(
+          'UPDATE subject_jobs SET rows_read = rows_read + $2, alerts_opened = alerts_opened + $3 WHERE id = $1',
+          [id, page.length, alerts.size],
+        );
+        // Requests waiting on the front-end thread go first.
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      await db.query(`UPDATE subject_jobs SET state = 'done', finished_at = now() WHERE id = $1`, [id]);
+    } catch (err) {
+      log.error({ err, job: id }, 're-screen failed');
+      await db
+        .query(`UPDATE subject_jobs SET state = 'failed', error = $2, finished_at = now() WHERE id = $1`, [
+          id,
+          (err as Error).message,
+        ])
+        .catch(() => undefined);
+    }
+  }
+}
