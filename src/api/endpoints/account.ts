@@ -173,7 +173,8 @@ export function accountEndpoints(deps: AccountDeps): AnyEndpoint[] {
       input: AccountSettingsInput,
       output: AccountInfo,
       handler: async (input, ctx) => {
-        await alerts.setFourEyes(customerOf(ctx.caller), input.four_eyes);
+        const { customerId, tokenId } = customerCaller(ctx.caller);
+        await alerts.setFourEyes(customerId, input.four_eyes, { tokenId });
         return accountInfo(ctx.caller);
       },
     }),
