@@ -89,8 +89,8 @@ export class AlertQueries {
 
   /**
    * The customer's alerts in the requested order (default: most recently seen first), a keyset
-   * page at a time. Each order is one index scan (migrations 070, 076); an ascending order scans
-   * the same index backward.
+   * page at a time. Each order is one index scan (migrations 070, 076; an ascending order scans
+   * the same index backward), but for a narrow range of the other key, read by its own index.
    */
   async list(customerId: number, r: AlertListRequest): Promise<AlertPage> {
     const order: AlertOrder = { sort: r.sort ?? 'time', order: r.order ?? 'desc' };
