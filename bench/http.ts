@@ -15,7 +15,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { once } from 'node:events';
 import { availableParallelism, tmpdir } from 'node:os';
-import { batchSender } from '../harness/load.js';
+import { batchRate, LISTED_XBT } from './batch-rate.js';
 import { createCustomerToken, prepareDataDir, spawnService, testEnv } from '../harness/service.js';
 import { COMPILED, REPO_ROOT } from '../harness/paths.js';
 import { hasWrk, median, wrk, type WrkResult } from './wrk.js';
@@ -32,7 +32,7 @@ const CONNECTIONS = arg('connections', 64);
 const PARENT = process.argv.includes('--parent') ? process.argv[process.argv.indexOf('--parent') + 1] : undefined;
 /** One name for `/search` and `/screen/name`: it matches a listed party (KIM Jong Un, 0.9). */
 const NAME = 'Jong Un Kim';
-const XBT = '12QtD5BFwRsdNsAZY76UVE1xyCGNTojH9h';
+const XBT = LISTED_XBT;
 
 async function startBare(): Promise<{ child: ChildProcess; port: number }> {
   const child = spawn(
@@ -85,52 +85,6 @@ async function measuredRun(url: string, pid: number, headers?: Record<string, st
       idle: (machine1.idle - machine0.idle) / (machine1.total - machine0.total),
     },
   };
-}
-
-/**
- * Batch screening end to end: 10,000-value batches of exact kinds (a third 0x addresses, a third
- * e-mails, a third `listed` or unlisted bech32 addresses), `inFlight` requests at a time for ~6 s
- * after 2 s of warm-up; the median values/s of the batches, and the aggregate. With `listed` a
- * third of the values hit two lists each: 6,667 audit rows per batch besides the usage row.
- * The client counts the answer's lines in the bytes as they arrive: `fetch` and decoding the
- * 1.5 MB answer into a string kept one of the machine's two CPUs busy beside the service, and
- * measured the same service 11% slower (median of 4 runs each).
- */
-async function batchRate(
-  url: string,
-  auth: string,
-  listed: boolean,
-  inFlight: number,
-): Promise<{ median: number; aggregate: number }> {
-  const items = Array.from({ length: 10_000 }, (_, i) =>
-    i % 3 === 0
-      ? { type: 'crypto', value: `0x${i.toString(16).padStart(40, '0')}` }
-      : i % 3 === 1
-        ? { type: 'email', value: `user${i}@example${i % 97}.com` }
-        : { type: 'crypto', value: listed ? XBT : `bc1q${i.toString(36).padStart(38, 'x')}` },
-  );
-  const body = Buffer.from(JSON.stringify({ items }));
-  const batches = batchSender(url, auth, body, 10_000);
-  const run = async (ms: number) => {
-    const rates: number[] = [];
-    const until = performance.now() + ms;
-    const started = performance.now();
-    await Promise.all(
-      Array.from({ length: inFlight }, async () => {
-        while (performance.now() < until) {
-          const t0 = performance.now();
-          await batches.send();
-          rates.push((10_000 / (performance.now() - t0)) * 1000);
-        }
-      }),
-    );
-    return { median: median(rates), aggregate: (rates.length * 10_000 * 1000) / (performance.now() - started) };
-  };
-  // Warm-up (discarded): the batch path's code is not compiled by the wrk rounds before it.
-  await run(2000);
-  const measured = await run(6000);
-  batches.close();
-  return measured;
 }
 
 async function main() {

@@ -81,6 +81,9 @@ const schema = z.object({
   AUDIT_STRICT: bool.default(false),
   AUDIT_FLUSH_MS: int(10, 60_000).default(1000),
   AUDIT_BATCH_ROWS: int(1, 1_000_000).default(50_000),
+  // Off: matches are audited but open no alerts (a service that screens for a system with its own
+  // case management, or a measure of what alerts cost: docs/alerts.md).
+  ALERTS: bool.default(true),
 
   DATABASE_URL: z
     .string()

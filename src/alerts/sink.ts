@@ -95,6 +95,15 @@ export function alertingAuditSink(audit: RowSink<AuditMatchRow>, alerts: AlertSt
   };
 }
 
+/** The audit sink alone, for a service that records no alerts (`ALERTS=false`). */
+export function auditOnly(audit: RowSink<AuditMatchRow>): AlertingSink {
+  return {
+    push: (rows) => audit.push(rows),
+    write: (rows) => audit.write(rows),
+    idle: () => Promise.resolve(),
+  };
+}
+
 export interface AlertingSink extends RowSink<AuditMatchRow> {
   /** Resolves once every pushed row's alert is recorded (or its failure logged). */
   idle(): Promise<void>;

@@ -36,6 +36,7 @@ export interface Alert {
   first_seen: string;
   last_seen: string;
   decided_at: string | null;
+  pending: PendingDecision | null;
 }
 
 /** The monitored subject an alert came from (issue #39). */
@@ -84,7 +85,6 @@ export interface AlertDetail extends Alert {
     request_id: string;
     answer: Record<string, unknown>;
   };
-  pending: PendingDecision | null;
   history: AlertEvent[];
 }
 
@@ -129,7 +129,8 @@ export class AlertSelfApproval extends Error {
 }
 
 export const COLUMNS = `id, version, status, screened_value, matched_value, listed_key, score, subject, list, list_type,
-  match, occurrences, first_seen, last_seen, decided_at`;
+  match, occurrences, first_seen, last_seen, decided_at, pending_status, pending_comment, pending_token_id,
+  pending_token_label, pending_at`;
 
 export interface AlertRow {
   id: number;
@@ -147,6 +148,11 @@ export interface AlertRow {
   first_seen: Date | string;
   last_seen: Date | string;
   decided_at: Date | string | null;
+  pending_status: AlertStatus | null;
+  pending_comment: string | null;
+  pending_token_id: number | null;
+  pending_token_label: string | null;
+  pending_at: Date | string | null;
 }
 
 const iso = (t: Date | string) => new Date(t).toISOString();
@@ -168,23 +174,27 @@ export function toAlert(r: AlertRow): Alert {
     first_seen: iso(r.first_seen),
     last_seen: iso(r.last_seen),
     decided_at: r.decided_at === null ? null : iso(r.decided_at),
+    pending:
+      r.pending_status === null
+        ? null
+        : {
+            status: r.pending_status,
+            comment: r.pending_comment,
+            token_id: r.pending_token_id!,
+            token_label: r.pending_token_label,
+            at: iso(r.pending_at!),
+          },
   };
 }
 
-/** The columns of an alert's detail: the list's, the latest evidence and a pending proposal. */
-export const DETAIL_COLUMNS = `${COLUMNS}, list_version, endpoint, request_id, evidence, pending_status, pending_comment,
-  pending_token_id, pending_token_label, pending_at`;
+/** The columns of an alert's detail: the list's and the latest evidence. */
+export const DETAIL_COLUMNS = `${COLUMNS}, list_version, endpoint, request_id, evidence`;
 
 export type DetailRow = AlertRow & {
   list_version: string;
   endpoint: string;
   request_id: string;
   evidence: Record<string, unknown>;
-  pending_status: AlertStatus | null;
-  pending_comment: string | null;
-  pending_token_id: number | null;
-  pending_token_label: string | null;
-  pending_at: Date | string | null;
 };
 
 /** The columns of an alert's history events. */
@@ -203,16 +213,6 @@ export function toDetail(r: DetailRow, events: readonly EventRecord[]): AlertDet
       request_id: r.request_id,
       answer: r.evidence,
     },
-    pending:
-      r.pending_status === null
-        ? null
-        : {
-            status: r.pending_status,
-            comment: r.pending_comment,
-            token_id: r.pending_token_id!,
-            token_label: r.pending_token_label,
-            at: iso(r.pending_at!),
-          },
     history: events.map((e) => ({ ...e, at: iso(e.at) })),
   };
 }
@@ -589,7 +589,38 @@ export class AlertStore {
     return rows[0]?.four_eyes ?? false;
   }
 
-  async setFourEyes(customerId: number, on: boolean): Promise<void> {
-    await this.db.query('UPDATE customers SET four_eyes = $2 WHERE id = $1', [customerId, on]);
+  /**
+   * Turns the four-eyes rule on or off. A change is recorded in the audit trail (`four_eyes_on`,
+   * `four_eyes_off`, alert 0) with the token that made it: tokens have no roles, so a regulator
+   * must see who let decisions through alone, and when.
+   */
+  async setFourEyes(customerId: number, on: boolean, who: Analyst): Promise<void> {
+    const { rows } = await this.db.query<{ at: Date | string; label: string | null }>(
+      `UPDATE customers SET four_eyes = $2 WHERE id = $1 AND four_eyes <> $2
+       RETURNING now() AS at, (SELECT name FROM api_tokens WHERE id = $3) AS label`,
+      [customerId, on, who.tokenId],
+    );
+    if (rows.length === 0) return;
+    await this.audit([
+      {
+        time: new Date(rows[0].at).getTime(),
+        customer_id: customerId,
+        alert_id: 0,
+        event: on ? 'four_eyes_on' : 'four_eyes_off',
+        status: '',
+        on_version: 0,
+        version: 0,
+        token_id: who.tokenId,
+        token_label: rows[0].label ?? '',
+        comment: '',
+        screened_value: '',
+        list: '',
+        listed_party: '',
+        list_version: '',
+        request_id: '',
+        evidence: '{}',
+        changes: '',
+      },
+    ]);
   }
 }

@@ -6,7 +6,7 @@ export interface AuditedDecision {
   time: string;
   alert_id: number;
   event: string;
-  status: string;
+  status: string | null;
   on_version: number;
   version: number;
   token_id: number;
@@ -21,7 +21,8 @@ export interface AuditedDecision {
   changes: Record<string, unknown> | null;
 }
 
-type Raw = Omit<AuditedDecision, 'time' | 'evidence' | 'changes' | 'comment'> & {
+type Raw = Omit<AuditedDecision, 'time' | 'evidence' | 'changes' | 'comment' | 'status'> & {
+  status: string;
   ms: string | number;
   evidence: string;
   changes: string;
@@ -58,6 +59,7 @@ export class AlertDecisionQueries {
         ...d,
         time: new Date(Number(ms)).toISOString(),
         alert_id: Number(d.alert_id),
+        status: d.status === '' ? null : d.status,
         on_version: Number(d.on_version),
         version: Number(d.version),
         token_id: Number(d.token_id),

@@ -5,7 +5,7 @@ import { PlanRequests } from '../billing/plan-requests.js';
 import { QuotaManager } from '../billing/quota.js';
 import { TokenService } from '../billing/tokens.js';
 import { createPayments } from '../billing/x402/index.js';
-import { alertingAuditSink, type AlertingSink } from '../alerts/sink.js';
+import { alertingAuditSink, auditOnly, type AlertingSink } from '../alerts/sink.js';
 import { AlertQueries } from '../alerts/queries.js';
 import { AlertStore } from '../alerts/store.js';
 import { REVIEW_CHANNEL, ReviewView } from '../alerts/review-view.js';
@@ -74,7 +74,9 @@ export async function startBilling(
   const operatorSessions = new OperatorSessions(db, now);
   const payments = createPayments({ config, db, log: log.child({ component: 'x402' }), now });
   const alerts = new AlertStore(db, { decisions: audit.alertDecisions, log: log.child({ component: 'alerts' }) });
-  const alertingMatches = alertingAuditSink(audit.matches, alerts, log.child({ component: 'alerts' }));
+  const alertingMatches = config.ALERTS
+    ? alertingAuditSink(audit.matches, alerts, log.child({ component: 'alerts' }))
+    : auditOnly(audit.matches);
   const reviews = new ReviewView(db, log.child({ component: 'alert-reviews' }));
   // The trigger of migration 077 announces every change of an alert's status: PGlite tells its own
   // listeners, a PostgreSQL server every node's notification connection.

@@ -153,6 +153,7 @@ test('four-eyes: A proposes, stays open and pending; A cannot approve; B approve
   const set = await api(alice, 'PATCH', '/account', { four_eyes: true });
   assert.equal(set.status, 200);
   assert.equal(set.body.four_eyes, true);
+  assert.equal((await api(bob, 'PATCH', '/account', { four_eyes: true })).status, 200, 'already on: no change');
   assert.equal((await api(alice, 'PATCH', '/account', { four_eyes: 'yes' })).status, 422);
 
   await screen(OTHER);
@@ -165,6 +166,12 @@ test('four-eyes: A proposes, stays open and pending; A cannot approve; B approve
   assert.deepEqual(
     [(proposed.body.pending as Alert['pending'])!.status, (proposed.body.pending as Alert['pending'])!.token_id],
     ['false_positive', aliceTokenId],
+  );
+  const listed = await api(alice, 'GET', `/account/alerts?limit=500`);
+  assert.deepEqual(
+    (listed.body.items as Alert[]).find((a) => a.id === alert.id)!.pending,
+    proposed.body.pending,
+    'the review list shows the proposal',
   );
 
   const self = await api(alice, 'POST', `/account/alerts/${alert.id}/decision`, fp(2));
@@ -203,4 +210,28 @@ test('four-eyes: A proposes, stays open and pending; A cannot approve; B approve
       race[0].status === 200 ? ['decision', 'escalated', aliceTokenId, 4] : ['decision', 'closed', bobTokenId, 4],
     ],
   );
+});
+
+test('turning four-eyes on and off is in the audit trail: which token, when', async () => {
+  const before = Date.now();
+  const off = await api(bob, 'PATCH', '/account', { four_eyes: false });
+  assert.equal(off.status, 200);
+  assert.equal(off.body.four_eyes, false);
+  const after = Date.now();
+  const day = new Date().toISOString().slice(0, 10);
+  const trail = await api(alice, 'GET', `/account/audit/decisions?from=${day}&to=${day}&limit=1000`);
+  assert.equal(trail.status, 200);
+  type Audited = { time: string; alert_id: number; event: string; status: string | null; token_id: number };
+  const rule = (trail.body.items as (Audited & { token_label: string })[]).filter((d) => d.event.startsWith('four'));
+  // The earlier test turned it on with alice's token (the harness's, unnamed), once: bob's second
+  // `true` changed nothing.
+  assert.deepEqual(
+    rule.map((d) => [d.event, d.alert_id, d.status, d.token_id, d.token_label]),
+    [
+      ['four_eyes_on', 0, null, aliceTokenId, ''],
+      ['four_eyes_off', 0, null, bobTokenId, 'bob'],
+    ],
+  );
+  const at = Date.parse(rule[1].time);
+  assert.ok(at >= before && at <= after, `turned off at ${rule[1].time}, between the request and its answer`);
 });

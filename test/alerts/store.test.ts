@@ -386,7 +386,9 @@ for (const backend of BACKENDS) {
       const { db } = await backend.database();
       const { customerId, alice, bob } = await analyst(db, 'four eyes');
       const store = new AlertStore(db, trail());
-      await store.setFourEyes(customerId, true);
+      await store.setFourEyes(customerId, true, { tokenId: alice });
+      // Setting it as it is changes nothing and records nothing.
+      await store.setFourEyes(customerId, true, { tokenId: bob });
       assert.equal(await store.fourEyes(customerId), true);
       await store.record([row(customerId, '0x11', '0x11', T0), row(customerId, '0x22', '0x22', T0)]);
       const ids = (await new AlertQueries(db).list(customerId, { limit: 10 })).items
@@ -404,6 +406,8 @@ for (const backend of BACKENDS) {
         ],
         ['false_positive', alice, 'alice', 'not them'],
       );
+      const listed = (await new AlertQueries(db).list(customerId, { limit: 10 })).items.find((a) => a.id === ids[0])!;
+      assert.deepEqual(listed.pending, proposed.pending, 'the list shows the proposal as the detail does');
       await assert.rejects(store.decide(customerId, ids[0], fp(2), { tokenId: alice }), AlertSelfApproval);
       await assert.rejects(store.decide(customerId, ids[0], fp(1), { tokenId: bob }), AlertVersionConflict);
       const approved = (await store.decide(customerId, ids[0], fp(2), { tokenId: bob }))!;
@@ -449,6 +453,7 @@ for (const backend of BACKENDS) {
       assert.deepEqual(
         events.items.map((d) => [d.alert_id, d.event, d.status, d.token_id]),
         [
+          [0, 'four_eyes_on', null, alice],
           [ids[0], 'proposal', 'false_positive', alice],
           [ids[0], 'approval', 'false_positive', bob],
           [ids[1], 'proposal', 'confirmed', alice],

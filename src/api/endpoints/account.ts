@@ -182,8 +182,8 @@ export function accountEndpoints(deps: AccountDeps): AnyEndpoint[] {
       input: AccountSettingsInput,
       output: AccountUpdate,
       handler: async (input, ctx) => {
-        const id = customerOf(ctx.caller);
-        if (input.four_eyes !== undefined) await alerts.setFourEyes(id, input.four_eyes);
+        const { customerId: id, tokenId } = customerCaller(ctx.caller);
+        if (input.four_eyes !== undefined) await alerts.setFourEyes(id, input.four_eyes, { tokenId });
         let rescreen: number | null = null;
         if (input.name_threshold !== undefined && (await subjects.setNameThreshold(id, input.name_threshold)))
           rescreen = deps.onThresholdChange ? await deps.onThresholdChange(id) : null;

@@ -38,6 +38,20 @@ const Alert = z
     first_seen: dateTime,
     last_seen: dateTime,
     decided_at: dateTime.nullable().meta({ description: 'Time of the latest decision; null while none.' }),
+    pending: z
+      .object({
+        status: AlertStatus,
+        comment: z.string().nullable(),
+        token_id: z.number().int().meta({ description: 'The proposing token: another token must approve.' }),
+        token_label: z.string().nullable(),
+        at: dateTime,
+      })
+      .strict()
+      .nullable()
+      .meta({
+        description:
+          'A four-eyes proposal: it takes effect when a different token posts the same status on the current version.',
+      }),
   })
   .strict()
   .meta({ id: 'Alert' });
@@ -87,20 +101,6 @@ export const AlertDetail = Alert.extend({
       }),
     })
     .strict(),
-  pending: z
-    .object({
-      status: AlertStatus,
-      comment: z.string().nullable(),
-      token_id: z.number().int().meta({ description: 'The proposing token: another token must approve.' }),
-      token_label: z.string().nullable(),
-      at: dateTime,
-    })
-    .strict()
-    .nullable()
-    .meta({
-      description:
-        'A four-eyes proposal: it takes effect when a different token posts the same status on the current version.',
-    }),
   history: z
     .array(AlertEvent)
     .meta({ description: 'Decisions, comments and system events, oldest first; never edited.' }),
@@ -263,9 +263,14 @@ export const AlertDecisionTrail = z
         z
           .object({
             time: dateTime,
-            alert_id: id,
-            event: z.enum(EVENT_KINDS).exclude(['comment']),
-            status: AlertStatus,
+            alert_id: z.number().int().min(0).meta({ description: '0 for a change of the four-eyes rule.' }),
+            event: z.enum([...EVENT_KINDS.filter((k) => k !== 'comment'), 'four_eyes_on', 'four_eyes_off']).meta({
+              description:
+                'An alert’s event (as in its history), or `four_eyes_on` / `four_eyes_off`: the customer’s four-eyes rule turned on or off by the token named.',
+            }),
+            status: AlertStatus.nullable().meta({
+              description: 'The alert’s status set; null for the four-eyes rule.',
+            }),
             on_version: z.number().int().meta({ description: 'The alert’s version the event was made on.' }),
             version: z.number().int().meta({ description: 'The alert’s version after it.' }),
             token_id: z.number().int().meta({ description: 'The analyst’s token; 0 for the system.' }),
