@@ -217,14 +217,18 @@ export class SubjectImporter {
     } else p.taken++;
   }
 
-  /** Upserts a chunk; the subjects new or changed, as stored, to screen. */
+  /**
+   * Upserts a chunk; the subjects to screen, as stored: new or changed ones, and unchanged ones
+   * never screened (an import that stopped between its upsert and its screening).
+   */
   private async upsert(customerId: number, records: SubjectRecord[]): Promise<StoredSubject[]> {
     const results = await this.deps.store.upsertMany(customerId, records);
     const byId = new Map(records.map((r) => [r.external_id, r]));
     const at = new Date(this.now()).toISOString();
+    const unscreened = await this.unscreened(results.filter((r) => !r.changed).map((r) => r.id));
     const changed: StoredSubject[] = [];
     for (const res of results) {
-      if (!res.changed) continue;
+      if (!res.changed && !unscreened.has(res.id)) continue;
       const record = byId.get(res.external_id)!;
       changed.push({
         ...record,
@@ -236,6 +240,15 @@ export class SubjectImporter {
       });
     }
     return changed;
+  }
+
+  private async unscreened(ids: number[]): Promise<Set<number>> {
+    if (ids.length === 0) return new Set();
+    const { rows } = await this.deps.db.query<{ id: number }>(
+      'SELECT id::float8 AS id FROM subjects WHERE id = ANY($1::bigint[]) AND screened_at IS NULL',
+      [ids],
+    );
+    return new Set(rows.map((r) => r.id));
   }
 
   /** Screens a chunk's new or changed subjects, stores their matches and alerts, and charges them. */
