@@ -73,7 +73,7 @@ export class SubjectImporter {
   }
 
   private get dir(): string {
-    return join(this.deps.dataDir, 'uploads');
+    return join(this.deps.dataDir, 'subject-imports');
   }
 
   /** At start: fails the imports a previous run of this node left running and removes their spools. */
