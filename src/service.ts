@@ -25,6 +25,7 @@ import { buildEndpoints } from './wiring/endpoints.js';
 import { startSubjects, type Subjects } from './wiring/subjects.js';
 import { createFrontEnd } from './wiring/front-end.js';
 import { closeService } from './wiring/close.js';
+import { startSubjectImports } from './wiring/subject-imports.js';
 
 /**
  * Wires the service: engine and list manager, control-plane and audit stores, gate and payments,
@@ -89,8 +90,17 @@ export async function createService(config: Config, overrides: ServiceOverrides 
   const advertisement = createAdvertisement(config, billing.operatorKey);
   const roles = followLeadership(lists, webhooks, advertisement, log);
   const subjects = startSubjects(ctx, stores, providers);
-  const endpoints = buildEndpoints(ctx, { stores, lists, billing, providers, webhooks, subjects }, recentTraffic);
-  const frontEnd = createFrontEnd(ctx, { stores, lists, billing, endpoints }, overrides.validateResponses ?? false);
+  const subjectImports = await startSubjectImports(ctx, stores, billing, subjects);
+  const endpoints = buildEndpoints(
+    ctx,
+    { stores, lists, billing, providers, webhooks, subjects, subjectImports },
+    recentTraffic,
+  );
+  const frontEnd = createFrontEnd(
+    ctx,
+    { stores, lists, billing, endpoints, subjectImports },
+    overrides.validateResponses ?? false,
+  );
   const running = {
     stores,
     lists,
@@ -98,6 +108,7 @@ export async function createService(config: Config, overrides: ServiceOverrides 
     providers,
     webhooks,
     frontEnd,
+    subjectImports,
     advertisement,
     recentTraffic,
     roleChange: roles.settled,

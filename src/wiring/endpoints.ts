@@ -21,6 +21,7 @@ import type { WiringContext } from './context.js';
 import type { Lists } from './lists.js';
 import type { Providers } from './providers.js';
 import type { Stores } from './stores.js';
+import type { SubjectImports } from './subject-imports.js';
 import type { Subjects } from './subjects.js';
 import type { Webhooks } from './webhooks.js';
 
@@ -43,6 +44,7 @@ export function buildEndpoints(
     providers: Providers;
     webhooks: Webhooks;
     subjects: Subjects;
+    subjectImports: SubjectImports;
   },
   recentTraffic: MetricsWindow,
 ): Endpoints {
@@ -102,6 +104,7 @@ export function buildEndpoints(
     }),
     ...analyticsEndpoints({ analytics: audit.analytics, catalog, customers }),
     ...accountLists,
+    ...parts.subjectImports.endpoints,
     ...monitoringEndpoints({ store: parts.webhooks.store, kinds }),
     ...alertEndpoints({
       alerts: parts.billing.alerts,
