@@ -12,7 +12,7 @@ import type { Db } from '../store/db.js';
 import { importRows, ImportFormatError, RowCounter, type ImportFormat } from './import-rows.js';
 import { REFUSED_KEPT, type ImportJob, type ImportJobs, type ImportProgress } from './import-jobs.js';
 import { subjectRecord, type SubjectRecord } from './model.js';
-import type { SubjectScreener } from './screen.js';
+import type { BookScreener } from './screening.js';
 import { SubjectLimitExceeded, type StoredSubject, type SubjectStore } from './store.js';
 
 /**
@@ -32,7 +32,7 @@ export const IMPORT_ENDPOINT = 'subjects.import';
 export interface ImporterDeps {
   db: Db;
   store: Pick<SubjectStore, 'upsertMany' | 'markScreened'>;
-  screener: Pick<SubjectScreener, 'screen'>;
+  screener: BookScreener;
   jobs: ImportJobs;
   /** Credits held for an import: null when the customer's remaining credits do not cover them. */
   quota: {

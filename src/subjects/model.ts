@@ -8,7 +8,7 @@ import {
   prepareWebsite,
   ValueProblem,
 } from '../../engine/normalize/validate.js';
-import { birthDateParam, NAME_MAX } from '../api/schemas/person.js';
+import { birthDateParam, NAME_MAX } from '../core/person.js';
 
 /**
  * A subject of a customer's book (issue #39, docs/monitoring.md): what `PUT /account/subjects/{id}`

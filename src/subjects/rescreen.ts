@@ -3,6 +3,7 @@ import type { AuditMatchRow } from '../audit/rows.js';
 import type { AlertStore } from '../alerts/store.js';
 import type { Db } from '../store/db.js';
 import type { StoredSubject, SubjectStore } from './store.js';
+import type { BookScreener } from './screening.js';
 
 /**
  * A customer's whole book screened again at its new name threshold (issue #39): a `rescreen`
@@ -12,15 +13,6 @@ import type { StoredSubject, SubjectStore } from './store.js';
  * A node that restarts fails the jobs it left running (`abandonRunning`): the customer starts
  * another by setting the threshold again.
  */
-
-/** What screens subjects (src/subjects/screen.ts SubjectScreener). */
-export interface BookScreener {
-  screen(
-    customerId: number,
-    subjects: StoredSubject[],
-    opts: { threshold: number; lists?: string[]; requestId: string; endpoint: string },
-  ): Promise<AuditMatchRow[]>;
-}
 
 export interface SubjectJobRecord {
   id: number;

@@ -5,7 +5,7 @@ import type { RouteHelpers } from '../server/app.js';
 import { registerSubjectImportRoute } from '../server/subject-import-route.js';
 import { ImportJobs } from '../subjects/import-jobs.js';
 import { SubjectImporter } from '../subjects/importer.js';
-import type { SubjectScreener } from '../subjects/screen.js';
+import type { SubjectScreener } from '../api/subject-screener.js';
 import type { SubjectStore } from '../subjects/store.js';
 import type { Billing } from './billing.js';
 import type { WiringContext } from './context.js';

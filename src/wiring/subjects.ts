@@ -1,5 +1,5 @@
 import { NameLists } from '../api/endpoints/names.js';
-import { SubjectScreener } from '../subjects/screen.js';
+import { SubjectScreener } from '../api/subject-screener.js';
 import { SubjectStore } from '../subjects/store.js';
 import type { WiringContext } from './context.js';
 import type { Providers } from './providers.js';

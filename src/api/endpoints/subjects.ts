@@ -4,7 +4,7 @@ import type { RowSink, AuditMatchRow } from '../../audit/rows.js';
 import { Created, endpoint, type AnyEndpoint, type Caller } from '../../core/endpoint.js';
 import { conflict, forbidden, notFound, valueError } from '../../core/errors.js';
 import { externalIdParam, subjectRecord } from '../../subjects/model.js';
-import type { SubjectScreener } from '../../subjects/screen.js';
+import type { SubjectScreener } from '../subject-screener.js';
 import {
   SubjectCursorError,
   SubjectLimitExceeded,

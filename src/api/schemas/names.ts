@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { PARTY_TYPES } from '../../../engine/model.js';
 import { NAME_THRESHOLD } from '../../../engine/names/index.js';
-import { birthDateParam, countryParam, NAME_MAX, partyTypeParam } from './person.js';
+import { birthDateParam, countryParam, NAME_MAX, partyTypeParam } from '../../core/person.js';
 import { asOfParam, listsParam, matchMetadataFields, ScreenMatch, ScreenResponse } from './screen.js';
 
 /** `/screen/name`: parameters, and the ScreenResponse envelope with its matches' metadata documented. */

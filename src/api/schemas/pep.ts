@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { birthDateParam, countryParam } from './person.js';
+import { birthDateParam, countryParam } from '../../core/person.js';
 
 /** SPEC.md's `/screen/pep` parameters (the response, PepScreenResponse, is the provider's answer: src/pep/schema.ts). */
 

@@ -4,7 +4,7 @@ import { CADENCES, LIST_KINDS } from '../../../loaders/types.js';
 import { valueProblem, type ValueValidator } from '../../../engine/normalize/validate.js';
 import type { ScreeningKinds } from '../../core/kinds.js';
 import { ALERT_STATUSES } from '../../alerts/store.js';
-import { birthDateParam, countryParam, NAME_MAX, partyTypeParam } from './person.js';
+import { birthDateParam, countryParam, NAME_MAX, partyTypeParam } from '../../core/person.js';
 
 /**
  * SPEC.md's resources, field for field: names, types, nullability, required lists. These schemas

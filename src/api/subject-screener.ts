@@ -1,11 +1,12 @@
 import type { PartyHit } from '../../engine/engine.js';
 import type { PartyType } from '../../engine/model.js';
 import type { AuditMatchRow, MatchSubject } from '../audit/rows.js';
-import { partyMatch, type NameLists, type NameScreening } from '../api/endpoints/names.js';
-import { auditRows, screenValue, type CallerScreening, type ScreeningDeps } from '../api/endpoints/screen.js';
+import { partyMatch, type NameLists, type NameScreening } from './endpoints/names.js';
+import { auditRows, screenValue, type CallerScreening, type ScreeningDeps } from './endpoints/screen.js';
 import type { AuditMatch } from '../core/endpoint.js';
-import { SUBJECT_VALUE_KINDS } from './model.js';
-import type { StoredSubject } from './store.js';
+import { SUBJECT_VALUE_KINDS } from '../subjects/model.js';
+import type { StoredSubject } from '../subjects/store.js';
+import type { BookScreener, SubjectScreening } from '../subjects/screening.js';
 
 /**
  * Screens a customer's subjects (issue #39): each name with the subject's birth date, each of its
@@ -19,18 +20,9 @@ const NAME_LIMIT = 5;
 /** Subjects whose queries go to the shards together: each shard takes one message of a round's queries. */
 const ROUND = 2_000;
 
-export interface SubjectScreening {
-  /** The customer's name threshold (customers.name_threshold). */
-  threshold: number;
-  /** A `lists` filter (slugs); else the lists the customer screens by default. */
-  lists?: string[];
-  requestId: string;
-  endpoint: string;
-}
-
 const partyTypeOf = (type: string): PartyType | null => (type === 'unknown' ? null : (type as PartyType));
 
-export class SubjectScreener {
+export class SubjectScreener implements BookScreener {
   constructor(
     private readonly deps: ScreeningDeps,
     private readonly names: NameLists,

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { normalizeCountry } from '../../../engine/normalize/index.js';
-import { PARTY_TYPES } from '../../../engine/model.js';
+import { normalizeCountry } from '../../engine/normalize/index.js';
+import { PARTY_TYPES } from '../../engine/model.js';
 
 /** Parameters describing a person or organisation, shared by `/screen/pep` and `/screen/name`. */
 
