@@ -1,8 +1,7 @@
 import type { Logger } from 'pino';
-import type { AuditMatchRow } from '../audit/rows.js';
 import type { AlertStore } from '../alerts/store.js';
 import type { Db } from '../store/db.js';
-import type { StoredSubject, SubjectStore } from './store.js';
+import type { SubjectStore } from './store.js';
 import type { BookScreener } from './screening.js';
 
 /**
