@@ -6114,6 +6114,7 @@ export interface operations {
                 since?: string;
                 until?: string;
                 text?: string;
+                subject?: string;
                 sort?: "time" | "score";
                 order?: "desc" | "asc";
                 limit?: number;
@@ -6174,6 +6175,7 @@ export interface operations {
                 since?: string;
                 until?: string;
                 text?: string;
+                subject?: string;
                 format?: "csv" | "json";
                 limit?: number;
                 after_id?: number;
