@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Db, Queryable } from '../store/db.js';
-import type { AlertDecisionRow, AuditMatchRow, RowSink } from '../audit/rows.js';
+import type { AlertDecisionRow, AuditMatchRow, MatchSubject, RowSink } from '../audit/rows.js';
 import { fingerprint, PARTY_FIELDS, partyRecord } from './party.js';
 
 /**
@@ -36,11 +36,7 @@ export interface Alert {
 }
 
 /** The monitored subject an alert came from (issue #39). */
-interface AlertSubject {
-  external_id: string;
-  type: string;
-  names: string[];
-}
+type AlertSubject = MatchSubject;
 
 export const EVENT_KINDS = ['decision', 'comment', 'proposal', 'approval', 'reopened', 'party_changed'] as const;
 type EventKind = (typeof EVENT_KINDS)[number];
@@ -230,7 +226,8 @@ export interface Upsert {
 export function mergeMatches(rows: readonly AuditMatchRow[], into: Map<string, Upsert>): void {
   for (const row of rows) {
     if (row.customer_id === 0) continue;
-    const key = `${row.customer_id}\u0000${row.screened_value}\u0000${row.list}\u0000${listedKey(row)}`;
+    const subject = row.subject?.external_id ?? '';
+    const key = `${row.customer_id}\u0000${subject}\u0000${row.screened_value}\u0000${row.list}\u0000${listedKey(row)}`;
     const u = into.get(key);
     if (!u) into.set(key, { row, count: 1, first: row.time });
     else {
@@ -340,23 +337,26 @@ export class AlertStore {
       `WITH input AS (
          SELECT * FROM unnest($1::int[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
            $8::text[], $9::text[], $10::int[], $11::timestamptz[], $12::timestamptz[], $13::text[], $14::jsonb[],
-           $15::float8[], $16::jsonb[], $17::text[])
+           $15::float8[], $16::jsonb[], $17::text[], $18::text[], $19::jsonb[])
            AS i(customer_id, screened_value, matched_value, list, list_type, match, list_version, endpoint, request_id,
-             occurrences, first_seen, last_seen, listed_key, evidence, score, party, party_fingerprint)
+             occurrences, first_seen, last_seen, listed_key, evidence, score, party, party_fingerprint, subject_key,
+             subject)
        ), prior AS (
          SELECT a.id, a.status, a.version, a.decided_party, a.decided_fingerprint FROM alerts a JOIN input i
-           ON (a.customer_id, a.screened_value, a.list, a.listed_key) = (i.customer_id, i.screened_value, i.list, i.listed_key)
+           ON (a.customer_id, a.subject_key, a.screened_value, a.list, a.listed_key)
+             = (i.customer_id, i.subject_key, i.screened_value, i.list, i.listed_key)
        ), up AS (
          INSERT INTO alerts (customer_id, screened_value, matched_value, list, list_type, match, list_version,
-           endpoint, request_id, occurrences, first_seen, last_seen, listed_key, evidence, score, party, party_fingerprint)
+           endpoint, request_id, occurrences, first_seen, last_seen, listed_key, evidence, score, party, party_fingerprint,
+           subject_key, subject)
          SELECT * FROM input
-         ON CONFLICT (customer_id, screened_value, list, listed_key) DO UPDATE SET
+         ON CONFLICT (customer_id, subject_key, screened_value, list, listed_key) DO UPDATE SET
            occurrences = alerts.occurrences + EXCLUDED.occurrences,
            first_seen = least(alerts.first_seen, EXCLUDED.first_seen),
            last_seen = greatest(alerts.last_seen, EXCLUDED.last_seen),
            matched_value = EXCLUDED.matched_value, list_type = EXCLUDED.list_type, match = EXCLUDED.match,
            list_version = EXCLUDED.list_version, endpoint = EXCLUDED.endpoint, request_id = EXCLUDED.request_id,
-           evidence = EXCLUDED.evidence, score = EXCLUDED.score,
+           evidence = EXCLUDED.evidence, score = EXCLUDED.score, subject = EXCLUDED.subject,
            party = EXCLUDED.party, party_fingerprint = EXCLUDED.party_fingerprint,
            status = CASE WHEN ${REOPENS} THEN 'open' ELSE alerts.status END,
            version = alerts.version + CASE WHEN ${REOPENS} THEN 1 ELSE 0 END,
@@ -408,6 +408,8 @@ export class AlertStore {
         col((u) => scoreOf(u.row)),
         parties.map((p) => JSON.stringify(p)),
         parties.map(fingerprint),
+        col((u) => u.row.subject?.external_id ?? ''),
+        col((u) => (u.row.subject ? JSON.stringify(u.row.subject) : null)),
       ],
     );
     await this.audit(rows.map((r) => decisionRow(r, r)));

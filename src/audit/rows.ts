@@ -20,6 +20,18 @@ export interface AuditMatchRow {
   as_of: number | null;
   /** The match as answered (AuditMatch.evidence). */
   evidence: Readonly<Record<string, unknown>>;
+  /**
+   * The customer's subject that was screened (issue #39); absent for a screening. Its alerts are
+   * its own: keyed on `external_id`, never merged with a screening's or another subject's.
+   */
+  subject?: MatchSubject;
+}
+
+/** The subject of a book a match came from, as its alerts show it. */
+export interface MatchSubject {
+  external_id: string;
+  type: string;
+  names: string[];
 }
 
 export interface UsageRow {
