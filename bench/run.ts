@@ -3,7 +3,7 @@
  * a header with the date, the machine and the commit, then one section per suite, each naming
  * the run it comes from (date, commit, load average before it). Nothing written by hand is kept;
  * investigations and comparisons between builds live in docs/investigations/.
- *   node dist/bench/run.js [--only engine,loaders,audit,audit-paced,ipintel,names,flexsearch,analytics,lists-feed,lists-upload,strict,alerts,fanout,http] [--engine-sizes 100000,1000000] [--parent DIR]
+ *   node dist/bench/run.js [--only engine,loaders,audit,audit-paced,ipintel,names,flexsearch,analytics,lists-feed,lists-upload,strict,alerts,fanout,subjects,http] [--engine-sizes 100000,1000000] [--parent DIR]
  * With --only, the suites not named keep their section of the run that last wrote them.
  * (`make bench` builds dist/ first; every suite then runs compiled, as `make run` does. Under
  * `node --import tsx bench/run.ts` the suites run through tsx instead.)
@@ -77,6 +77,13 @@ const suites: { name: string; title: string; args: string[]; node?: string[] }[]
     name: 'fanout',
     title: 'Fan-out: the widest screening answers and /healthz beside them (issue #36)',
     args: ['bench/fanout.ts'],
+  },
+  // The service runs in the suite's own process, with the V8 flags `make run` gives it.
+  {
+    name: 'subjects',
+    title: "Import and screening of 1M subjects into a customer's book (issue #39)",
+    args: ['bench/subjects.ts'],
+    node: ['--expose-gc', ...SERVICE_NODE_FLAGS],
   },
   // The HTTP suite's own process is the batch client. It idles through minutes of wrk rounds,
   // after which V8's memory reducer left its heap so small that it spent a third of its time in

@@ -3,7 +3,17 @@
  * lives in src/cli/<command>.ts and exports `run(args): Promise<number>` (the exit code) and a
  * one-line `summary`. Commands that print data take `--json` for machine-readable output.
  */
-const COMMANDS = ['compare', 'lists', 'customers', 'tokens', 'plans', 'monitors', 'webhooks', 'mcp'] as const;
+const COMMANDS = [
+  'compare',
+  'lists',
+  'customers',
+  'tokens',
+  'plans',
+  'monitors',
+  'webhooks',
+  'subjects',
+  'mcp',
+] as const;
 type CommandName = (typeof COMMANDS)[number];
 
 interface CommandModule {
