@@ -224,7 +224,8 @@ export function buildOpenApiDocument(
       if (ep.access === 'metered' || ep.access === 'account') statuses.add(403);
       for (const status of [...statuses].sort()) {
         if (status === 422) responses['422'] = jsonResponse('Validation Error', 'HTTPValidationError');
-        else if (status === 402)
+        // A metered endpoint's 402 is the x402 challenge; an account endpoint's (credits short) an error.
+        else if (status === 402 && ep.access === 'metered')
           responses['402'] = jsonResponse(
             'Payment required: the x402 v1 challenge (body) and v2 challenge (PAYMENT-REQUIRED header)',
             'PaymentRequired',

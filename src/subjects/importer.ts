@@ -7,9 +7,9 @@ import { pipeline } from 'node:stream/promises';
 import type { Logger } from 'pino';
 import type { AuditMatchRow, RowSink, UsageRow } from '../audit/rows.js';
 import type { Reservation } from '../billing/quota.js';
-import { HttpError, paymentRequired, payloadTooLarge } from '../core/errors.js';
+import { HttpError, paymentRequired, payloadTooLarge, serviceUnavailable } from '../core/errors.js';
 import type { Db } from '../store/db.js';
-import { importRows, ImportFormatError, RowCounter, type ImportFormat, type ParsedRow } from './import-rows.js';
+import { importRows, ImportFormatError, RowCounter, type ImportFormat } from './import-rows.js';
 import { REFUSED_KEPT, type ImportJob, type ImportJobs, type ImportProgress } from './import-jobs.js';
 import { subjectRecord, type SubjectRecord } from './model.js';
 import type { SubjectScreener } from './screen.js';
@@ -64,6 +64,7 @@ export class SubjectImporter {
   private readonly maxRows: number;
   private readonly chunk: number;
   private readonly running = new Set<Promise<void>>();
+  private stopping = false;
 
   constructor(private readonly deps: ImporterDeps) {
     this.now = deps.now ?? Date.now;
@@ -72,7 +73,7 @@ export class SubjectImporter {
   }
 
   private get dir(): string {
-    return join(this.deps.dataDir, 'uploads');
+    return join(this.deps.dataDir, 'subject-imports');
   }
 
   /** At start: fails the imports a previous run of this node left running and removes their spools. */
@@ -83,9 +84,18 @@ export class SubjectImporter {
     for (const name of names) if (name.startsWith(prefix)) await rm(join(this.dir, name), { force: true });
   }
 
-  /** Resolves once every import this node runs has ended (shutdown, tests). */
+  /** Resolves once every import this node runs has ended (tests). */
   async idle(): Promise<void> {
     while (this.running.size > 0) await Promise.allSettled([...this.running]);
+  }
+
+  /**
+   * Graceful stop: running imports end after their current chunk, failed as interrupted (what
+   * they stored and screened stays, and is charged), before the stores they write to close.
+   */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    await this.idle();
   }
 
   /**
@@ -98,6 +108,7 @@ export class SubjectImporter {
     body: AsyncIterable<Uint8Array>,
     requestId: string,
   ): Promise<ImportJob> {
+    if (this.stopping) throw serviceUnavailable('the service is stopping: send the import again');
     await mkdir(this.dir, { recursive: true });
     const spool = join(this.dir, `${spoolPrefix(this.deps.node)}${randomUUID()}.body`);
     let started = false;
@@ -160,15 +171,19 @@ export class SubjectImporter {
     const charged = { credits: 0 };
     const started = new Date(this.now());
     let error: string | null = null;
+    // One chunk is screened while the next is read and upserted.
+    let screening: Promise<void> = Promise.resolve();
     try {
       const threshold = await this.deps.thresholdOf(job.customer_id);
       let batch: Map<string, SubjectRecord> = new Map();
-      // One chunk is screened while the next is read and upserted.
-      let screening: Promise<void> = Promise.resolve();
+      /** Rows of `batch`, duplicates included: taken once it is stored. */
+      let batchRows = 0;
       const flush = async () => {
         const records = [...batch.values()];
         batch = new Map();
         const stored = await this.upsert(job.customer_id, records);
+        p.taken += batchRows;
+        batchRows = 0;
         await screening;
         screening = this.screen(job, stored, { threshold, requestId, started }, p, charged);
         // A failed screening is awaited (and reported) at the next flush or at the end.
@@ -176,18 +191,30 @@ export class SubjectImporter {
         await jobs.progress(job.id, p);
       };
       for await (const r of importRows(createReadStream(spool), format)) {
-        this.count(r, p);
-        if ('reason' in r) continue;
+        p.rows_read++;
+        if ('reason' in r) {
+          p.refused++;
+          if (p.refused_rows.length < REFUSED_KEPT) p.refused_rows.push({ line: r.line, reason: r.reason });
+          continue;
+        }
+        batchRows++;
         // The last row of an external id wins: within a chunk by replacing it, across chunks by the later upsert.
         batch.delete(r.row.external_id);
         batch.set(r.row.external_id, subjectRecord(r.row.external_id, r.row));
-        if (batch.size >= this.chunk) await flush();
+        if (batch.size < this.chunk) continue;
+        await flush();
+        if (this.stopping) throw new ImportStopped(`interrupted: node ${this.deps.node} stopped during the import`);
       }
       if (batch.size > 0) await flush();
       await screening;
     } catch (err) {
+      await screening.catch(() => undefined);
       error = reasonOf(err);
-      if (!(err instanceof ImportFormatError) && !(err instanceof SubjectLimitExceeded))
+      if (
+        !(err instanceof ImportFormatError) &&
+        !(err instanceof SubjectLimitExceeded) &&
+        !(err instanceof ImportStopped)
+      )
         log.error({ err, job: job.id }, 'subject import failed');
     }
     reservation?.commit(charged.credits);
@@ -207,14 +234,6 @@ export class SubjectImporter {
       },
       'subject import finished',
     );
-  }
-
-  private count(r: ParsedRow, p: ImportProgress): void {
-    p.rows_read++;
-    if ('reason' in r) {
-      p.refused++;
-      if (p.refused_rows.length < REFUSED_KEPT) p.refused_rows.push({ line: r.line, reason: r.reason });
-    } else p.taken++;
   }
 
   /**
@@ -303,8 +322,11 @@ export class SubjectImporter {
   }
 }
 
+/** The node stops: the job ends between two chunks. */
+class ImportStopped extends Error {}
+
 function reasonOf(err: unknown): string {
-  if (err instanceof ImportFormatError) return err.message;
+  if (err instanceof ImportFormatError || err instanceof ImportStopped) return err.message;
   if (err instanceof SubjectLimitExceeded) return err.message;
   if (err instanceof HttpError) return err.message;
   return `the import stopped: ${(err as Error).message}`;

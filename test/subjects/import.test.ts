@@ -89,9 +89,8 @@ test('NDJSON: bad rows 7 and 4,998 of 5,000 are refused with line and reason, th
   assert.deepEqual([job.rows_read, job.taken, job.refused, job.alerts_opened], [5000, 4998, 2, 0]);
   assert.deepEqual(job.refused_rows, [
     { line: 7, reason: 'names: Too small: expected array to have >=1 items' },
-    { line: 4998, reason: job.refused_rows[1]?.reason },
+    { line: 4998, reason: 'birth_date: not a calendar date' },
   ]);
-  assert.match(job.refused_rows[1].reason, /^birth_date: /);
   assert.equal(await creditsUsed(c.token), 4998);
 
   const again = await imported(c.token, 'application/x-ndjson', body);
@@ -142,8 +141,13 @@ test('CSV cells: several names, countries, identifiers and values; a duplicate e
     job.refused_rows.map((r) => r.line),
     [5, 6],
   );
-  assert.match(job.refused_rows[0].reason, /^type: /);
-  assert.equal(job.refused_rows[1].reason, 'a quoted CSV field is not closed on its line');
+  assert.deepEqual(
+    job.refused_rows.map((r) => r.reason),
+    [
+      'type: Invalid option: expected one of "person"|"organization"|"vessel"|"aircraft"|"unknown"',
+      'a quoted CSV field is not closed on its line',
+    ],
+  );
   const one = await api.fetchJson(url('/account/subjects/X-1'), { headers: authOf(c.token) });
   assert.equal(one.status, 200, JSON.stringify(one.body));
   const s = one.body as { names: string[]; countries: string[]; identifiers: unknown[] };
