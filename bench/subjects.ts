@@ -1,7 +1,7 @@
 /**
  * Import of a customer's book (issue #39), after `node scripts/build.mjs`:
  *
- *   node dist/bench/subjects.js [--rows N]
+ *   node dist/bench/subjects.js [--rows N] [--postgres]
  *     An import of N (default 1,000,000) synthetic people over HTTP (NDJSON, streamed) into a
  *     service in this process with the real lists loaded: spooled, upserted by external id,
  *     screened (names with birth date and country) and the matches' alerts opened. Names are
@@ -10,10 +10,13 @@
  *     Target: done in ≤ 120 s with RSS growth ≤ 1.5 GiB. Run it with the service's V8 flags
  *     (src/node-flags.json), as `make bench` does. Reports the time to the 202 (body received) and
  *     to the job's end, the CPU time of the process (every thread) and its RSS before, at its
- *     peak and after.
+ *     peak and after. With --postgres the control plane is a throwaway PostgreSQL server
+ *     (scripts/pg-test-server.sh) instead of the embedded PGlite, whose statements run on the
+ *     service's main thread.
  *
  * Prints a markdown table.
  */
+import { execFileSync } from 'node:child_process';
 import { createReadStream, createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { once } from 'node:events';
 import { loadavg, tmpdir } from 'node:os';
@@ -22,7 +25,7 @@ import { Readable } from 'node:stream';
 import { loadConfig } from '../src/config.js';
 import { createService } from '../src/service.js';
 import { prepareDataDir, testEnv, createCustomerToken } from '../harness/service.js';
-import { SHARED_DATA } from '../harness/paths.js';
+import { REPO_ROOT, SHARED_DATA } from '../harness/paths.js';
 import { rng } from '../harness/random.js';
 
 const argValue = (name: string) => {
@@ -30,6 +33,7 @@ const argValue = (name: string) => {
   return i > 0 ? process.argv[i + 1] : undefined;
 };
 const rows = Number(argValue('rows') ?? 1_000_000);
+const postgres = process.argv.includes('--postgres');
 const mib = (b: number) => `${(b / 2 ** 20).toFixed(0)} MiB`;
 const load = () =>
   loadavg()
@@ -103,10 +107,14 @@ interface Job {
 
 const dataDir = await prepareDataDir();
 const work = mkdtempSync(join(tmpdir(), 'bench-subjects-'));
+const pgScript = join(REPO_ROOT, 'scripts', 'pg-test-server.sh');
+const pgDir = join(work, 'pg');
+const databaseUrl = postgres ? execFileSync(pgScript, ['start', pgDir], { encoding: 'utf8' }).trim() : undefined;
 const service = await createService(
   loadConfig(
     testEnv(dataDir, {
       ENGINE_SHARDS: undefined,
+      DATABASE_URL: databaseUrl,
       SUBJECTS_PER_CUSTOMER: String(Math.max(rows, 1_000_000)),
       LOG_LEVEL: process.env.BENCH_LOG ?? 'silent',
     }),
@@ -149,7 +157,7 @@ try {
   if (job.state !== 'done') throw new Error(`import job failed: ${JSON.stringify(job)}`);
 
   console.log(
-    `Import of ${rows.toLocaleString('en-US')} synthetic people (NDJSON, ${mib(bytes)}; real first and last names, half with a birth date) into one customer's book, service in this process with the real lists loaded (1 engine shard per core), embedded PGlite. Load average after: ${load()}.\n`,
+    `Import of ${rows.toLocaleString('en-US')} synthetic people (NDJSON, ${mib(bytes)}; real first and last names, half with a birth date) into one customer's book, service in this process with the real lists loaded (1 engine shard per core), ${postgres ? 'PostgreSQL (a throwaway server on this machine)' : 'embedded PGlite'}. Load average after: ${load()}.\n`,
   );
   console.log(
     '| rows | taken | alerts opened | 202 (body received) | done (upserted, screened, alerts stored) | subjects/s | CPU (all threads) | RSS before / peak / after | RSS growth (peak) |',
@@ -161,6 +169,7 @@ try {
   console.log('\nTarget: ≤ 120 s for 1,000,000 subjects; RSS growth ≤ 1.5 GiB.');
 } finally {
   await service.close();
+  if (postgres) execFileSync(pgScript, ['stop', pgDir]);
   rmSync(dataDir, { recursive: true, force: true });
   rmSync(work, { recursive: true, force: true });
 }

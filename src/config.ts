@@ -140,6 +140,8 @@ const schema = z.object({
   LIST_UPLOAD_MAX_BYTES: int(1024, 8_000_000_000).default(512 * 1024 * 1024),
   PRIVATE_LISTS_PER_CUSTOMER: int(0, 10_000).default(10),
   PRIVATE_LIST_ROWS_PER_CUSTOMER: int(0, 100_000_000).default(100_000),
+  /** Rows of one subjects import (docs/monitoring.md "Imports"): more is a 413. */
+  SUBJECT_IMPORT_MAX_ROWS: int(1, 100_000_000).default(1_000_000),
 
   MIXER_RPC_URL: url.optional(),
   MIXER_POOLS: z

@@ -24,6 +24,9 @@ import { createAdvertisement, followLeadership } from './wiring/roles.js';
 import { buildEndpoints } from './wiring/endpoints.js';
 import { createFrontEnd } from './wiring/front-end.js';
 import { closeService } from './wiring/close.js';
+import { startSubjectImports } from './wiring/subject-imports.js';
+import { SubjectStore } from './subjects/store.js';
+import { SubjectScreener } from './subjects/screen.js';
 
 /**
  * Wires the service: engine and list manager, control-plane and audit stores, gate and payments,
@@ -85,8 +88,16 @@ export async function createService(config: Config, overrides: ServiceOverrides 
   const webhooks = startWebhooks(ctx, stores, lists);
   const advertisement = createAdvertisement(config, billing.operatorKey);
   const roles = followLeadership(lists, webhooks, advertisement, log);
-  const endpoints = buildEndpoints(ctx, { stores, lists, billing, providers, webhooks }, recentTraffic);
-  const frontEnd = createFrontEnd(ctx, { stores, lists, billing, endpoints }, overrides.validateResponses ?? false);
+  const subjectImports = await startSubjectImports(ctx, stores, billing, {
+    store: new SubjectStore(stores.db, { maxPerCustomer: 1_000_000 }),
+    screener: new SubjectScreener(),
+  });
+  const endpoints = buildEndpoints(ctx, { stores, lists, billing, providers, webhooks, subjectImports }, recentTraffic);
+  const frontEnd = createFrontEnd(
+    ctx,
+    { stores, lists, billing, endpoints, subjectImports },
+    overrides.validateResponses ?? false,
+  );
   const running = {
     stores,
     lists,
@@ -94,6 +105,7 @@ export async function createService(config: Config, overrides: ServiceOverrides 
     providers,
     webhooks,
     frontEnd,
+    subjectImports,
     advertisement,
     recentTraffic,
     roleChange: roles.settled,

@@ -27,8 +27,6 @@ import { SubjectLimitExceeded, type StoredSubject, type SubjectStore } from './s
 
 /** Rows upserted and screened together: thousands per statement, one screening call. */
 export const IMPORT_CHUNK = 5000;
-/** Where receive() and the route say the body is too large. */
-export const IMPORT_MAX_ROWS = 1_000_000;
 export const IMPORT_ENDPOINT = 'subjects.import';
 
 export interface ImporterDeps {
@@ -50,7 +48,8 @@ export interface ImporterDeps {
   node: string;
   log: Logger;
   now?: () => number;
-  maxRows?: number;
+  /** Rows an import may hold (SUBJECT_IMPORT_MAX_ROWS): more is a 413. */
+  maxRows: number;
   chunk?: number;
 }
 
@@ -68,7 +67,7 @@ export class SubjectImporter {
 
   constructor(private readonly deps: ImporterDeps) {
     this.now = deps.now ?? Date.now;
-    this.maxRows = deps.maxRows ?? IMPORT_MAX_ROWS;
+    this.maxRows = deps.maxRows;
     this.chunk = deps.chunk ?? IMPORT_CHUNK;
   }
 

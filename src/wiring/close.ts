@@ -5,6 +5,7 @@ import type { Lists } from './lists.js';
 import type { Providers } from './providers.js';
 import type { Advertisement } from './roles.js';
 import type { Stores } from './stores.js';
+import type { SubjectImports } from './subject-imports.js';
 import type { Webhooks } from './webhooks.js';
 
 export interface Running {
@@ -14,6 +15,7 @@ export interface Running {
   providers: Providers;
   webhooks: Webhooks;
   frontEnd: FrontEnd;
+  subjectImports: SubjectImports;
   advertisement: Advertisement;
   recentTraffic: MetricsWindow;
   /** Resolves when the role change under way (if any) has ended. */
@@ -38,6 +40,7 @@ export async function closeService(r: Running, drainMs: number): Promise<void> {
   await r.lists.notifier.close();
   await r.webhooks.ensMonitor.stop();
   await r.webhooks.delivery.stop();
+  await r.subjectImports.importer.stop();
   r.providers.ipintel.close();
   r.frontEnd.idempotency.close();
   await r.billing.quota.close();

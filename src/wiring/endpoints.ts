@@ -20,6 +20,7 @@ import type { WiringContext } from './context.js';
 import type { Lists } from './lists.js';
 import type { Providers } from './providers.js';
 import type { Stores } from './stores.js';
+import type { SubjectImports } from './subject-imports.js';
 import type { Webhooks } from './webhooks.js';
 
 export interface Endpoints {
@@ -34,7 +35,14 @@ export interface Endpoints {
 /** Every endpoint, in the order the OpenAPI document lists them. */
 export function buildEndpoints(
   { config, now, kinds, node }: WiringContext,
-  parts: { stores: Stores; lists: Lists; billing: Billing; providers: Providers; webhooks: Webhooks },
+  parts: {
+    stores: Stores;
+    lists: Lists;
+    billing: Billing;
+    providers: Providers;
+    webhooks: Webhooks;
+    subjectImports: SubjectImports;
+  },
   recentTraffic: MetricsWindow,
 ): Endpoints {
   const { audit } = parts.stores;
@@ -78,6 +86,7 @@ export function buildEndpoints(
     ...accountEndpoints({ tokens, quota, customers, planRequests, audit, screening, alerts: parts.billing.alerts }),
     ...analyticsEndpoints({ analytics: audit.analytics, catalog, customers }),
     ...accountLists,
+    ...parts.subjectImports.endpoints,
     ...monitoringEndpoints({ store: parts.webhooks.store, kinds }),
     ...alertEndpoints({
       alerts: parts.billing.alerts,

@@ -12,6 +12,7 @@ import type { WiringContext } from './context.js';
 import type { Endpoints } from './endpoints.js';
 import type { Lists } from './lists.js';
 import type { Stores } from './stores.js';
+import type { SubjectImports } from './subject-imports.js';
 
 export interface FrontEnd {
   /** The request pipeline every transport runs (gate, handler, audit, settlement). */
@@ -23,7 +24,7 @@ export interface FrontEnd {
 /** The request pipeline and the transports that run it: REST, tRPC, MCP, batch and upload routes. */
 export function createFrontEnd(
   { config, log, now, kinds, metrics }: WiringContext,
-  parts: { stores: Stores; lists: Lists; billing: Billing; endpoints: Endpoints },
+  parts: { stores: Stores; lists: Lists; billing: Billing; endpoints: Endpoints; subjectImports: SubjectImports },
   validateResponses: boolean,
 ): FrontEnd {
   const { all: endpoints, batch, adminLists, accountLists, listsDeps } = parts.endpoints;
@@ -52,6 +53,7 @@ export function createFrontEnd(
         const ep = eps.find((e) => e.id.endsWith('.lists.upload'))!;
         registerUploadRoute(app, helpers, ep, config.LIST_UPLOAD_MAX_BYTES, uploadHandler(listsDeps, access));
       }
+      parts.subjectImports.routes(app, helpers);
     },
   });
   return { pipeline, idempotency, http };

@@ -44,12 +44,14 @@ export async function startSubjectImports(
       return rows[0]?.t ?? 0.7;
     },
     dataDir: config.DATA_DIR,
+    maxRows: config.SUBJECT_IMPORT_MAX_ROWS,
     node,
     log: log.child({ component: 'subject-imports' }),
     now,
   });
   await importer.recover();
   const deps = {
+    maxRows: config.SUBJECT_IMPORT_MAX_ROWS,
     importer,
     jobs,
     customerExists: async (id: number) =>

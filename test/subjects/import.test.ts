@@ -16,7 +16,7 @@ let svc: TestService;
 let api: OpenApiChecker;
 
 before(async () => {
-  svc = await startTestService();
+  svc = await startTestService({ SUBJECT_IMPORT_MAX_ROWS: '6000' });
   api = await OpenApiChecker.load(svc.url);
 });
 after(async () => {
@@ -167,6 +167,17 @@ test('fewer credits than rows: 402 and nothing stored; exactly enough: taken', a
   const job = await imported(c.token, 'application/x-ndjson', rows(10));
   assert.deepEqual([job.state, job.taken], ['done', 10]);
   assert.equal(await creditsUsed(c.token), 10);
+});
+
+test('more rows than SUBJECT_IMPORT_MAX_ROWS: 413 and nothing stored or charged', async () => {
+  const c = await createCustomerToken(svc.url, 10_000, 'Import large');
+  const body = Array.from({ length: 6001 }, (_, i) => ndjsonRow(i + 1)).join('\n');
+  const refused = await postImport(c.token, 'application/x-ndjson', body);
+  assert.equal(refused.status, 413, JSON.stringify(refused.body));
+  assert.deepEqual(refused.body, { detail: 'Too many rows: an import holds at most 6000 rows; split the file' });
+  const none = await api.fetchJson(url('/account/subjects'), { headers: authOf(c.token) });
+  assert.deepEqual((none.body as { subjects: unknown[] }).subjects, []);
+  assert.equal(await creditsUsed(c.token), 0);
 });
 
 test('another customer’s import job is a 404; a bad content type a 415', async () => {

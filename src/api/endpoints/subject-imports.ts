@@ -3,7 +3,7 @@ import { endpoint, type AnyEndpoint, type Caller } from '../../core/endpoint.js'
 import { badRequest, notFound } from '../../core/errors.js';
 import type { ImportFormat } from '../../subjects/import-rows.js';
 import { jobView, type ImportJob, type ImportJobs } from '../../subjects/import-jobs.js';
-import { IMPORT_MAX_ROWS, type SubjectImporter } from '../../subjects/importer.js';
+import type { SubjectImporter } from '../../subjects/importer.js';
 import { SubjectJob } from '../schemas/subjects.js';
 import { customerOf } from './account.js';
 
@@ -15,6 +15,8 @@ import { customerOf } from './account.js';
  */
 
 export interface SubjectImportDeps {
+  /** SUBJECT_IMPORT_MAX_ROWS. */
+  maxRows: number;
   importer: SubjectImporter;
   jobs: ImportJobs;
   customerExists(customerId: number): Promise<boolean>;
@@ -35,8 +37,8 @@ const RAW_BODY = {
     'One JSON object a line: {"external_id", "type", "names": [...], "birth_date", "countries": [...], "identifiers": [{"type", "value"}], "values": {"crypto": [...], "email": [...], "website": [...]}}.',
 };
 
-const DESCRIPTION =
-  `Upserts subjects by \`external_id\` from the streamed body (at most ${IMPORT_MAX_ROWS.toLocaleString('en')} rows: more is a 413) and screens the new or changed ones, one credit each. ` +
+const description = (maxRows: number) =>
+  `Upserts subjects by \`external_id\` from the streamed body (at most ${maxRows.toLocaleString('en')} rows, SUBJECT_IMPORT_MAX_ROWS: more is a 413) and screens the new or changed ones, one credit each. ` +
   'Before anything is stored, the body is counted: when fewer credits remain than it has rows, the import is refused whole (402). ' +
   'The answer is a 202 with the job (`state` running) to poll at `Location`; a bad row is refused with its line and reason and the others are taken; when an external id appears twice, the last row wins.';
 
@@ -85,7 +87,7 @@ export function subjectImportEndpoints(deps: SubjectImportDeps): AnyEndpoint[] {
       path: '/account/subjects/import',
       tags: ['account'],
       summary: 'Import subjects in bulk (CSV or NDJSON)',
-      description: DESCRIPTION,
+      description: description(deps.maxRows),
       access: 'account',
       errors: [402, 413, 415],
       nativeRoute: true,
@@ -113,7 +115,7 @@ export function subjectImportEndpoints(deps: SubjectImportDeps): AnyEndpoint[] {
       path: '/admin/customers/{customer_id}/subjects/import',
       tags: ['admin'],
       summary: 'Import subjects in bulk for a customer',
-      description: `${DESCRIPTION} The customer's credits pay for it as if it had imported them.`,
+      description: `${description(deps.maxRows)} The customer's credits pay for it as if it had imported them.`,
       access: 'admin',
       errors: [402, 404, 413, 415],
       nativeRoute: true,
