@@ -89,6 +89,8 @@ const schema = z.object({
   QUOTA_LEASE_SIZE: int(1, 100_000).default(50),
   TOKEN_CACHE_SECONDS: int(1, 60).default(5),
   DEFAULT_MONTHLY_QUOTA: int(0, 1_000_000_000).default(1000),
+  /** The most subjects one customer's book holds (docs/monitoring.md "Subjects"). */
+  SUBJECTS_PER_CUSTOMER: int(1, 100_000_000).default(1_000_000),
 
   ETH_RPC_URL: url.optional(),
   ENS_UNIVERSAL_RESOLVER: address.optional(),

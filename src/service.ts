@@ -22,11 +22,10 @@ import { openProviders } from './wiring/providers.js';
 import { startWebhooks } from './wiring/webhooks.js';
 import { createAdvertisement, followLeadership } from './wiring/roles.js';
 import { buildEndpoints } from './wiring/endpoints.js';
+import { startSubjects, type Subjects } from './wiring/subjects.js';
 import { createFrontEnd } from './wiring/front-end.js';
 import { closeService } from './wiring/close.js';
 import { startSubjectImports } from './wiring/subject-imports.js';
-import { SubjectStore } from './subjects/store.js';
-import { SubjectScreener } from './subjects/screen.js';
 
 /**
  * Wires the service: engine and list manager, control-plane and audit stores, gate and payments,
@@ -44,6 +43,8 @@ export interface Service {
   audit: AuditStore;
   tokens: TokenService;
   customers: CustomerService;
+  /** Customers' books of subjects and their screener (issue #39). */
+  subjects: Subjects;
   endpoints: readonly AnyEndpoint[];
   /** The kinds screened, batched and monitored. */
   kinds: ScreeningKinds;
@@ -88,11 +89,13 @@ export async function createService(config: Config, overrides: ServiceOverrides 
   const webhooks = startWebhooks(ctx, stores, lists);
   const advertisement = createAdvertisement(config, billing.operatorKey);
   const roles = followLeadership(lists, webhooks, advertisement, log);
-  const subjectImports = await startSubjectImports(ctx, stores, billing, {
-    store: new SubjectStore(stores.db, { maxPerCustomer: 1_000_000 }),
-    screener: new SubjectScreener(),
-  });
-  const endpoints = buildEndpoints(ctx, { stores, lists, billing, providers, webhooks, subjectImports }, recentTraffic);
+  const subjects = startSubjects(ctx, stores, providers);
+  const subjectImports = await startSubjectImports(ctx, stores, billing, subjects);
+  const endpoints = buildEndpoints(
+    ctx,
+    { stores, lists, billing, providers, webhooks, subjects, subjectImports },
+    recentTraffic,
+  );
   const frontEnd = createFrontEnd(
     ctx,
     { stores, lists, billing, endpoints, subjectImports },
@@ -122,6 +125,7 @@ export async function createService(config: Config, overrides: ServiceOverrides 
     audit: stores.audit,
     tokens: billing.tokens,
     customers: billing.customers,
+    subjects,
     endpoints: endpoints.all,
     kinds: ctx.kinds,
     pipeline: frontEnd.pipeline,

@@ -257,6 +257,8 @@ export function buildOpenApiDocument(
           headers: { Location: { description: 'Where to poll the operation', schema: { type: 'string' } } },
         };
       }
+      if (ep.created && responses['200'])
+        responses['201'] = { ...(responses['200'] as object), description: 'Created: the resource was new' };
       if (ep.rawBody) {
         // The body is the content itself; the other input fields are query parameters.
         const bodyFields = Object.keys(ep.input.shape).filter((k) => !ep.path.includes(`{${k}}`));

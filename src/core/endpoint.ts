@@ -64,6 +64,11 @@ export interface RequestContext {
   now: () => number;
   /** Set by a screening handler: the pipeline adds its headers to the answer and passes it to the audit rows. */
   basis?: ScreeningBasis;
+  /**
+   * Set by a metered handler that used fewer credits than its endpoint reserved (a subject PUT that
+   * changed nothing screens nothing and costs 0): the credits charged.
+   */
+  credits?: number;
 }
 
 /** A match written to the audit trail. */
@@ -93,6 +98,11 @@ export class RawResponse {
   ) {}
 }
 
+/** A handler's answer that created the resource: status 201, the body of the endpoint's output schema. */
+export class Created<T = unknown> {
+  constructor(readonly body: T) {}
+}
+
 /**
  * A handler's answer for work that goes on after the response (a job to poll): status 202, the
  * body (of the endpoint's output schema) and headers such as `Location`.
@@ -107,7 +117,7 @@ export class Accepted<T = unknown> {
 export interface EndpointDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodType = z.ZodType> {
   /** tRPC procedure path, e.g. `screen.crypto`; also the MCP tool's base. */
   id: string;
-  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** OpenAPI path under /api/v1, with `{param}` for path parameters. */
   path: string;
   tags: string[];
@@ -139,6 +149,8 @@ export interface EndpointDef<I extends z.ZodObject = z.ZodObject, O extends z.Zo
   serialize?: (output: z.output<O>) => string | Buffer;
   /** The answer may be a 202 (Accepted) with the same body: work that goes on, to poll at `Location`. */
   accepted?: boolean;
+  /** The answer may be a 201 (Created) with the same body: the resource was new. */
+  created?: boolean;
   /** Headers of a successful answer, name → description (OpenAPI). */
   headers?: Record<string, string>;
   /** Example output for the x402 discovery block and the docs. */
@@ -146,7 +158,12 @@ export interface EndpointDef<I extends z.ZodObject = z.ZodObject, O extends z.Zo
   handler: (
     input: z.output<I>,
     ctx: RequestContext,
-  ) => Promise<z.output<O> | RawResponse | Accepted<z.output<O>>> | z.output<O> | RawResponse | Accepted<z.output<O>>;
+  ) =>
+    | Promise<z.output<O> | RawResponse | Accepted<z.output<O>> | Created<z.output<O>>>
+    | z.output<O>
+    | RawResponse
+    | Accepted<z.output<O>>
+    | Created<z.output<O>>;
 }
 
 /** Helper that keeps input/output types tied together for inference. */

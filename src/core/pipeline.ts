@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import {
   Accepted,
+  Created,
   RawResponse,
   type AnyEndpoint,
   type AuditMatch,
@@ -53,6 +54,7 @@ const ANONYMOUS: Caller = { kind: 'anonymous' };
 class Context implements RequestContext {
   private child: Logger | undefined;
   basis: ScreeningBasis | undefined;
+  credits: number | undefined;
 
   constructor(
     readonly meta: RequestMeta,
@@ -138,14 +140,17 @@ function commit(
   try {
     checkOutput(endpoint, result, deps);
     audit =
-      endpoint.audit && !(result instanceof RawResponse) && !(result instanceof Accepted)
+      endpoint.audit &&
+      !(result instanceof RawResponse) &&
+      !(result instanceof Accepted) &&
+      !(result instanceof Created)
         ? endpoint.audit(input, result, ctx)
         : [];
   } catch (err) {
     charge.release({ status: 500 });
     throw err;
   }
-  const committed = charge.commit({ status: 200, audit });
+  const committed = charge.commit({ status: 200, audit, credits: ctx.credits });
   if (committed instanceof Promise)
     return committed.then((c) => answer(result, withBasis(c.headers, ctx.basis), charge.caller));
   return answer(result, withBasis(committed.headers, ctx.basis), charge.caller);
@@ -411,13 +416,16 @@ function answer(result: unknown, headers: Record<string, string>, caller: Caller
     return { status: 200, raw: result, headers: { ...result.headers, ...headers }, caller };
   if (result instanceof Accepted)
     return { status: 202, body: result.body, headers: { ...result.headers, ...headers }, caller };
+  if (result instanceof Created) return { status: 201, body: result.body, headers, caller };
   return { status: 200, body: result, headers, caller };
 }
 
 /** With `validateOutput`, a JSON answer that breaks its schema fails before anything is charged. */
 function checkOutput(endpoint: AnyEndpoint, result: unknown, deps: PipelineDeps): void {
   if (!deps.validateOutput || result instanceof RawResponse) return;
-  const parsed = endpoint.output.safeParse(result instanceof Accepted ? result.body : result);
+  const parsed = endpoint.output.safeParse(
+    result instanceof Accepted || result instanceof Created ? result.body : result,
+  );
   if (!parsed.success) {
     throw new Error(
       `response of ${endpoint.id} violates its schema: ${parsed.error.issues.map((i: { path: PropertyKey[]; message: string }) => `${i.path.map(String).join('.')}: ${i.message}`).join('; ')}`,

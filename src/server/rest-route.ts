@@ -94,6 +94,7 @@ export function registerRestRoutes(
     const handler = (res: HttpResponse, req: HttpRequest) => route.handle(res, req);
     if (ep.method === 'GET') app.get(pattern, handler);
     else if (ep.method === 'POST') app.post(pattern, handler);
+    else if (ep.method === 'PUT') app.put(pattern, handler);
     else if (ep.method === 'PATCH') app.patch(pattern, handler);
     else app.del(pattern, handler);
   }

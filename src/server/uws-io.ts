@@ -6,6 +6,7 @@ import { payloadTooLarge } from '../core/errors.js';
 
 const STATUS_TEXT: Record<number, string> = {
   200: 'OK',
+  201: 'Created',
   202: 'Accepted',
   204: 'No Content',
   304: 'Not Modified',
@@ -66,7 +67,7 @@ const CORS_HEADERS: Record<string, string> = {
 };
 /** Added to CORS_HEADERS (which every answer carries) on a preflight. */
 const CORS_PREFLIGHT_HEADERS: Record<string, string> = {
-  'Access-Control-Allow-Methods': 'GET, POST, PATCH, DELETE, OPTIONS',
+  'Access-Control-Allow-Methods': 'GET, POST, PUT, PATCH, DELETE, OPTIONS',
   'Access-Control-Allow-Headers':
     'Authorization, Content-Type, X-PAYMENT, PAYMENT-SIGNATURE, Idempotency-Key, X-Request-Id, Accept, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-ID',
   'Access-Control-Max-Age': '86400',

@@ -38,6 +38,9 @@ export interface SubjectUpsert {
   changed: boolean;
 }
 
+/** customers.name_threshold's default (migration 080). */
+export const DEFAULT_NAME_THRESHOLD = 0.7;
+
 /** The book would hold more than SUBJECTS_PER_CUSTOMER subjects: the whole batch is refused. */
 export class SubjectLimitExceeded extends Error {
   constructor(
@@ -247,6 +250,33 @@ export class SubjectStore {
             [afterId, limit, customerId],
           );
     return rows.map(toStored);
+  }
+
+  /** The ids of the subject's alerts that the screening of request `requestId` opened or updated. */
+  async alertsOf(customerId: number, externalId: string, requestId: string): Promise<number[]> {
+    const { rows } = await this.db.query<{ id: number }>(
+      'SELECT id FROM alerts WHERE customer_id = $1 AND subject_key = $2 AND request_id = $3 ORDER BY id',
+      [customerId, externalId, requestId],
+    );
+    return rows.map((r) => r.id);
+  }
+
+  /** The customer's name threshold, which its subjects are screened at. */
+  async nameThreshold(customerId: number): Promise<number> {
+    const { rows } = await this.db.query<{ t: number }>( // A real holds 0.7 as 0.69999998...: read as the customer set it.
+      'SELECT round(name_threshold::numeric, 4)::float8 AS t FROM customers WHERE id = $1',
+      [customerId],
+    );
+    return rows[0]?.t ?? DEFAULT_NAME_THRESHOLD;
+  }
+
+  /** Sets the customer's name threshold; true when it changed. */
+  async setNameThreshold(customerId: number, threshold: number): Promise<boolean> {
+    const { rows } = await this.db.query(
+      'UPDATE customers SET name_threshold = $2 WHERE id = $1 AND name_threshold <> $2::real RETURNING 1',
+      [customerId, threshold],
+    );
+    return rows.length > 0;
   }
 
   async markScreened(ids: readonly number[], at: Date): Promise<void> {

@@ -12,6 +12,7 @@ import { operatorEndpoints } from '../api/endpoints/operator.js';
 import { pepEndpoints } from '../api/endpoints/pep.js';
 import { publicEndpoints } from '../api/endpoints/public.js';
 import { screeningEndpoints } from '../api/endpoints/screen.js';
+import { subjectEndpoints } from '../api/endpoints/subjects.js';
 import type { AnyEndpoint } from '../core/endpoint.js';
 import { RateLimiter } from '../core/rate-limit.js';
 import type { MetricsWindow } from '../server/metrics.js';
@@ -20,6 +21,7 @@ import type { WiringContext } from './context.js';
 import type { Lists } from './lists.js';
 import type { Providers } from './providers.js';
 import type { Stores } from './stores.js';
+import type { Subjects } from './subjects.js';
 import type { SubjectImports } from './subject-imports.js';
 import type { Webhooks } from './webhooks.js';
 
@@ -41,6 +43,7 @@ export function buildEndpoints(
     billing: Billing;
     providers: Providers;
     webhooks: Webhooks;
+    subjects: Subjects;
     subjectImports: SubjectImports;
   },
   recentTraffic: MetricsWindow,
@@ -83,7 +86,22 @@ export function buildEndpoints(
       changes: listsDeps.changes,
       limiter: new RateLimiter(config.SEARCH_BURST, config.SEARCH_RATE_PER_SECOND, now),
     }),
-    ...accountEndpoints({ tokens, quota, customers, planRequests, audit, screening, alerts: parts.billing.alerts }),
+    ...accountEndpoints({
+      tokens,
+      quota,
+      customers,
+      planRequests,
+      audit,
+      screening,
+      alerts: parts.billing.alerts,
+      subjects: parts.subjects.store,
+      onThresholdChange: parts.subjects.onThresholdChange,
+    }),
+    ...subjectEndpoints({
+      store: parts.subjects.store,
+      screener: parts.subjects.screener,
+      matches: parts.billing.alertingMatches,
+    }),
     ...analyticsEndpoints({ analytics: audit.analytics, catalog, customers }),
     ...accountLists,
     ...parts.subjectImports.endpoints,

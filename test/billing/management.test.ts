@@ -21,6 +21,7 @@ import { HttpError } from '../../src/core/errors.js';
 import { BACKENDS, closeBackends } from '../store/backends.js';
 import { KINDS } from '../../src/core/kinds.js';
 import { AlertStore } from '../../src/alerts/store.js';
+import { SubjectStore } from '../../src/subjects/store.js';
 
 // The handlers of the management API on PostgreSQL and chDB; input goes through each endpoint's
 // own schema as the transports do.
@@ -52,7 +53,16 @@ before(async () => {
   const alerts = new AlertStore(db, { decisions: audit.alertDecisions, log: pino({ level: 'silent' }) });
   endpoints = new Map(
     [
-      ...accountEndpoints({ tokens, quota, customers, planRequests, audit, screening, alerts }),
+      ...accountEndpoints({
+        tokens,
+        quota,
+        customers,
+        planRequests,
+        audit,
+        screening,
+        alerts,
+        subjects: new SubjectStore(db, { maxPerCustomer: 10 }),
+      }),
       ...adminEndpoints({ tokens, quota, customers }),
     ].map((e) => [e.id, e]),
   );
@@ -147,9 +157,12 @@ describe('management API handlers', () => {
       quota: { month: '2025-06', monthly_quota: 10, used: 3, remaining: 7 },
       token: { id: record.id, name: null, prefix: record.prefix, scopes: ['screen', 'dashboard'] },
       four_eyes: false,
+      name_threshold: 0.7,
     });
     assert.equal(((await call('account.update', { four_eyes: true }, me)) as { four_eyes: boolean }).four_eyes, true);
     assert.equal(((await call('account.get', {}, me)) as { four_eyes: boolean }).four_eyes, true);
+    const threshold = (await call('account.update', { name_threshold: 0.85 }, me)) as Record<string, unknown>;
+    assert.deepEqual([threshold.four_eyes, threshold.name_threshold, threshold.rescreen_job], [true, 0.85, null]);
     const created = (await call('account.tokens.create', { name: 'second' }, me)) as { id: number };
     assert.deepEqual(
       ((await call('account.tokens.list', {}, me)) as { id: number }[]).map((x) => x.id),

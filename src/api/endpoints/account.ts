@@ -12,9 +12,11 @@ import type { TokenService } from '../../billing/tokens.js';
 import { dayRange, planRequestView, tokenView } from '../../billing/views.js';
 import { screenValue, type ScreeningDeps } from './screen.js';
 import type { AlertStore } from '../../alerts/store.js';
+import type { SubjectStore } from '../../subjects/store.js';
 import {
   AccountInfo,
   AccountSettingsInput,
+  AccountUpdate,
   ApiToken,
   AuditCsvInput,
   AuditRequestDetail,
@@ -45,6 +47,10 @@ export interface AccountDeps {
   screening: ScreeningDeps;
   /** The four-eyes setting of alert decisions. */
   alerts: Pick<AlertStore, 'fourEyes' | 'setFourEyes'>;
+  /** The name threshold of the customer's subjects. */
+  subjects: Pick<SubjectStore, 'nameThreshold' | 'setNameThreshold'>;
+  /** Re-screens a customer's book after its name threshold changed: the job's id (absent: no job). */
+  onThresholdChange?: (customerId: number) => Promise<number>;
 }
 
 const TAGS = ['account'];
@@ -129,15 +135,16 @@ async function currentListing(s: ScreeningDeps, row: AuditTrailItem) {
  * never metered.
  */
 export function accountEndpoints(deps: AccountDeps): AnyEndpoint[] {
-  const { tokens, quota, customers, audit, planRequests, alerts } = deps;
+  const { tokens, quota, customers, audit, planRequests, alerts, subjects } = deps;
   const accountInfo = async (caller: Caller) => {
     const id = customerOf(caller);
     const tokenId = caller.kind === 'customer' ? caller.tokenId : 0;
-    const [c, q, t, fourEyes] = await Promise.all([
+    const [c, q, t, fourEyes, nameThreshold] = await Promise.all([
       customers.getCustomer(id),
       quota.status(id),
       tokens.get(tokenId),
       alerts.fourEyes(id),
+      subjects.nameThreshold(id),
     ]);
     if (!c || !q || !t) throw notFound('Customer not found');
     return {
@@ -147,6 +154,7 @@ export function accountEndpoints(deps: AccountDeps): AnyEndpoint[] {
       quota: q,
       token: { id: t.id, name: t.name, prefix: t.prefix, scopes: t.scopes },
       four_eyes: fourEyes,
+      name_threshold: nameThreshold,
     };
   };
   return [
@@ -166,15 +174,20 @@ export function accountEndpoints(deps: AccountDeps): AnyEndpoint[] {
       method: 'PATCH',
       path: '/account',
       tags: TAGS,
-      summary: 'Change the customer’s settings (the four-eyes rule of alert decisions)',
+      summary: 'Change the customer’s settings (the four-eyes rule, the name threshold of subjects)',
       description:
-        'Any dashboard token of the customer may change it. Turned off, a decision takes effect at once, a pending proposal included.',
+        'Any dashboard token of the customer may change them. Four-eyes turned off, a decision takes effect at once, a pending proposal included. ' +
+        'A new `name_threshold` (0.5-1) re-screens the whole book as a job (`rescreen_job`).',
       access: 'account',
       input: AccountSettingsInput,
-      output: AccountInfo,
+      output: AccountUpdate,
       handler: async (input, ctx) => {
-        await alerts.setFourEyes(customerOf(ctx.caller), input.four_eyes);
-        return accountInfo(ctx.caller);
+        const id = customerOf(ctx.caller);
+        if (input.four_eyes !== undefined) await alerts.setFourEyes(id, input.four_eyes);
+        let rescreen: number | null = null;
+        if (input.name_threshold !== undefined && (await subjects.setNameThreshold(id, input.name_threshold)))
+          rescreen = deps.onThresholdChange ? await deps.onThresholdChange(id) : null;
+        return { ...(await accountInfo(ctx.caller)), rescreen_job: rescreen };
       },
     }),
     endpoint({

@@ -64,9 +64,7 @@ export class NameLists {
 
   /** Narrows a screening resolved without a `lists` filter (a batch's) to the lists that carry names. */
   narrow(s: CallerScreening, filter: string | undefined): CallerScreening {
-    return filter !== undefined && filter.trim() !== ''
-      ? s
-      : this.withNames(s);
+    return filter !== undefined && filter.trim() !== '' ? s : this.withNames(s);
   }
 
   private withNames(s: CallerScreening): CallerScreening {
@@ -88,7 +86,7 @@ type NameMatch = z.output<typeof NameScreenResponse>['matches'][number];
  * The party of a hit as a match: its record's metadata, or a name of no party record standing
  * alone; with its explanation in words, and the review of its alert for a customer.
  */
-function partyMatch(h: PartyHit, deps: ScreeningDeps, q: NameScreening, s: CallerScreening): NameMatch {
+export function partyMatch(h: PartyHit, deps: ScreeningDeps, q: NameScreening, s: CallerScreening): NameMatch {
   const e = h.entity;
   const label = deps.catalog.labels.get(e.list);
   const listName = label?.list_name ?? e.list;

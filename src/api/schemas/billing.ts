@@ -5,6 +5,7 @@ import { TOKEN_SCOPES } from '../../billing/tokens.js';
 
 const dateTime = z.string().meta({ description: 'ISO 8601 date-time, UTC.', examples: ['2025-06-01T08:00:00.000Z'] });
 const id = z.number().int().min(1);
+const nameThreshold = z.number().min(0.5).max(1);
 
 const TokenScope = z.enum(TOKEN_SCOPES).meta({
   id: 'TokenScope',
@@ -142,15 +143,31 @@ export const AccountInfo = z
       description:
         'Alert decisions `confirmed` and `false_positive` take effect only when a second, different token approves them (docs/alerts.md).',
     }),
+    name_threshold: nameThreshold.meta({
+      description:
+        'The score at or above which a name of a subject of the book matches a listed party (docs/monitoring.md).',
+    }),
   })
   .strict()
   .meta({ id: 'AccountInfo' });
 
 export const AccountSettingsInput = z
   .object({
-    four_eyes: z.boolean().meta({ description: 'Turn the four-eyes rule of alert decisions on or off.' }),
+    four_eyes: z.boolean().optional().meta({ description: 'Turn the four-eyes rule of alert decisions on or off.' }),
+    name_threshold: nameThreshold.optional().meta({
+      description: 'The name threshold of the subjects (0.5-1); a change re-screens the whole book as a job.',
+    }),
   })
   .strict();
+
+export const AccountUpdate = AccountInfo.extend({
+  rescreen_job: z.number().int().min(1).nullable().meta({
+    description:
+      'The re-screen job a change of `name_threshold` started (GET /account/subjects/rescreens/{id}); null when none did.',
+  }),
+})
+  .strict()
+  .meta({ id: 'AccountUpdate' });
 
 export const OfferedPlan = z
   .object({
