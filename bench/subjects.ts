@@ -23,7 +23,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { loadConfig } from '../src/config.js';
-import { createService } from '../src/service.js';
+import { createService, type Service } from '../src/service.js';
 import { prepareDataDir, testEnv, createCustomerToken } from '../harness/service.js';
 import { REPO_ROOT, SHARED_DATA } from '../harness/paths.js';
 import { rng } from '../harness/random.js';
@@ -108,19 +108,21 @@ interface Job {
 const dataDir = await prepareDataDir();
 const work = mkdtempSync(join(tmpdir(), 'bench-subjects-'));
 const pgScript = join(REPO_ROOT, 'scripts', 'pg-test-server.sh');
-const pgDir = join(work, 'pg');
-const databaseUrl = postgres ? execFileSync(pgScript, ['start', pgDir], { encoding: 'utf8' }).trim() : undefined;
-const service = await createService(
-  loadConfig(
-    testEnv(dataDir, {
-      ENGINE_SHARDS: undefined,
-      DATABASE_URL: databaseUrl,
-      SUBJECTS_PER_CUSTOMER: String(Math.max(rows, 1_000_000)),
-      LOG_LEVEL: process.env.BENCH_LOG ?? 'silent',
-    }),
-  ),
-);
+// Not under `work`: the server runs as the postgres user, who cannot enter a 0700 directory of root's.
+const pgDir = join(tmpdir(), `screening-pg-bench-${process.pid}`);
+let service: Service | null = null;
 try {
+  const databaseUrl = postgres ? execFileSync(pgScript, ['start', pgDir], { encoding: 'utf8' }).trim() : undefined;
+  service = await createService(
+    loadConfig(
+      testEnv(dataDir, {
+        ENGINE_SHARDS: undefined,
+        DATABASE_URL: databaseUrl,
+        SUBJECTS_PER_CUSTOMER: String(Math.max(rows, 1_000_000)),
+        LOG_LEVEL: process.env.BENCH_LOG ?? 'silent',
+      }),
+    ),
+  );
   await service.lists().idle();
   const port = await service.listen();
   const root = `http://127.0.0.1:${port}`;
@@ -168,7 +170,7 @@ try {
   );
   console.log('\nTarget: ≤ 120 s for 1,000,000 subjects; RSS growth ≤ 1.5 GiB.');
 } finally {
-  await service.close();
+  await service?.close();
   if (postgres) execFileSync(pgScript, ['stop', pgDir]);
   rmSync(dataDir, { recursive: true, force: true });
   rmSync(work, { recursive: true, force: true });

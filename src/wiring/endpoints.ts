@@ -21,8 +21,8 @@ import type { WiringContext } from './context.js';
 import type { Lists } from './lists.js';
 import type { Providers } from './providers.js';
 import type { Stores } from './stores.js';
-import type { Subjects } from './subjects.js';
 import type { SubjectImports } from './subject-imports.js';
+import type { Subjects } from './subjects.js';
 import type { Webhooks } from './webhooks.js';
 
 export interface Endpoints {
