@@ -369,8 +369,8 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Change the customer’s settings (the four-eyes rule of alert decisions)
-         * @description Any dashboard token of the customer may change it. Turned off, a decision takes effect at once, a pending proposal included.
+         * Change the customer’s settings (the four-eyes rule, the name threshold of subjects)
+         * @description Any dashboard token of the customer may change them. Four-eyes turned off, a decision takes effect at once, a pending proposal included. A new `name_threshold` (0.5-1) re-screens the whole book as a job (`rescreen_job`).
          */
         patch: operations["accountUpdate"];
         trace?: never;
@@ -1042,6 +1042,51 @@ export interface paths {
         put?: never;
         /** Add a comment to an alert’s history */
         post: operations["accountAlertsComment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/account/subjects/{external_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One subject of the customer’s book */
+        get: operations["subjectsGet"];
+        /**
+         * Add or replace a subject of the customer’s book, screened when new or changed
+         * @description Upsert by `external_id`. A subject that is new (201) or whose screened fields changed (200, `screened: true`) is screened at once — each name with the birth date, each country and the type; identifiers as government IDs; values exactly — against the lists the customer screens by default, at the customer’s `name_threshold`, for one credit; its matches open alerts with `subject`. Unchanged, it is neither screened nor charged (`screened: false`), but one credit must be available. A customer’s API token with scope `screen`; 409 when the book would exceed SUBJECTS_PER_CUSTOMER.
+         */
+        put: operations["subjectsPut"];
+        post?: never;
+        /**
+         * Delete a subject: it is never screened nor alerted again; its alerts stay
+         * @description Answers the subject as it was.
+         */
+        delete: operations["subjectsDelete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/account/subjects": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The customer’s book of subjects, newest first
+         * @description `q`: text in a name or the external id (case-insensitive); `type`; `country` (name or ISO code); `has_alerts`: with (or without) alerts in `open` or `escalated`. Pages by `cursor`.
+         */
+        get: operations["subjectsList"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1957,6 +2002,8 @@ export interface components {
             };
             /** @description Alert decisions `confirmed` and `false_positive` take effect only when a second, different token approves them (docs/alerts.md). */
             four_eyes: boolean;
+            /** @description The score at or above which a name of a subject of the book matches a listed party (docs/monitoring.md). */
+            name_threshold: number;
         };
         QuotaStatus: {
             /** @description Calendar month in UTC, `YYYY-MM`. */
@@ -1966,6 +2013,25 @@ export interface components {
             used: number;
             /** @description Credits the nodes still grant this month: `monthly_quota - used`, at least 0. */
             remaining: number;
+        };
+        AccountUpdate: {
+            customer_id: number;
+            name: string;
+            plan: string | null;
+            quota: components["schemas"]["QuotaStatus"];
+            /** @description The token this request was made with. */
+            token: {
+                id: number;
+                name: string | null;
+                prefix: string;
+                scopes: components["schemas"]["TokenScope"][];
+            };
+            /** @description Alert decisions `confirmed` and `false_positive` take effect only when a second, different token approves them (docs/alerts.md). */
+            four_eyes: boolean;
+            /** @description The score at or above which a name of a subject of the book matches a listed party (docs/monitoring.md). */
+            name_threshold: number;
+            /** @description The re-screen job a change of `name_threshold` started (GET /account/subjects/rescreens/{id}); null when none did. */
+            rescreen_job: number | null;
         };
         ApiToken: {
             id: number;
@@ -2544,6 +2610,73 @@ export interface components {
             at: string;
             /** @description What changed in the listed party; null for other events. */
             changes: components["schemas"]["AlertPartyChanges"] | null;
+        };
+        SubjectPutResponse: {
+            subject: components["schemas"]["Subject"];
+            /** @description True when the external id was new. */
+            created: boolean;
+            /** @description True when its screened fields were new or changed: it was screened now, for one credit. */
+            screened: boolean;
+            /** @description Ids of the alerts this screening opened or updated. */
+            alerts: number[];
+        };
+        Subject: {
+            /**
+             * @default unknown
+             * @enum {string}
+             */
+            type: "person" | "organization" | "vessel" | "aircraft" | "unknown";
+            /** @description The first is the primary name. */
+            names: string[];
+            /** @default null */
+            birth_date: string | null;
+            /** @default [] */
+            countries: unknown[];
+            /** @default [] */
+            identifiers: {
+                /** @default null */
+                type: string | null;
+                value: string;
+            }[];
+            /**
+             * @default {
+             *       "crypto": [],
+             *       "email": [],
+             *       "website": []
+             *     }
+             */
+            values: {
+                /** @default [] */
+                crypto: string[];
+                /** @default [] */
+                email: string[];
+                /** @default [] */
+                website: string[];
+            };
+            /**
+             * @description The customer’s own reference of the subject, unique per customer.
+             * @example C-10042
+             */
+            external_id: string;
+            /**
+             * @description ISO 8601 date-time, UTC.
+             * @example 2026-11-28T08:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * @description ISO 8601 date-time, UTC.
+             * @example 2026-11-28T08:00:00.000Z
+             */
+            updated_at: string;
+            /** @description When its fields were last screened; null before the first. */
+            screened_at: string | null;
+            /** @description Its alerts in `open` or `escalated`. */
+            open_alerts: number;
+        };
+        SubjectList: {
+            subjects: components["schemas"]["Subject"][];
+            /** @description Pass it as `cursor` for the next page; null on the last. */
+            next_cursor: string | null;
         };
         CustomerActivity: {
             /** @description 0: x402 payers without a token. */
@@ -4020,7 +4153,9 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @description Turn the four-eyes rule of alert decisions on or off. */
-                    four_eyes: boolean;
+                    four_eyes?: boolean;
+                    /** @description The name threshold of the subjects (0.5-1); a change re-screens the whole book as a job. */
+                    name_threshold?: number;
                 };
             };
         };
@@ -4031,7 +4166,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AccountInfo"];
+                    "application/json": components["schemas"]["AccountUpdate"];
                 };
             };
             /** @description Missing, invalid or revoked credentials */
@@ -6483,6 +6618,306 @@ export interface operations {
             };
             /** @description Not found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    subjectsGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The customer’s own reference of the subject, unique per customer. */
+                external_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Subject"];
+                };
+            };
+            /** @description Missing, invalid or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Forbidden: the token lacks the scope this endpoint needs (`screen` for metered endpoints, `dashboard` for /account) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    subjectsPut: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The customer’s own reference of the subject, unique per customer. */
+                external_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @default unknown
+                     * @enum {string}
+                     */
+                    type?: "person" | "organization" | "vessel" | "aircraft" | "unknown";
+                    /** @description The first is the primary name. */
+                    names: string[];
+                    /** @default null */
+                    birth_date?: string | null;
+                    countries?: string[];
+                    /** @default [] */
+                    identifiers?: {
+                        /** @default null */
+                        type?: string | null;
+                        value: string;
+                    }[];
+                    /**
+                     * @default {
+                     *       "crypto": [],
+                     *       "email": [],
+                     *       "website": []
+                     *     }
+                     */
+                    values?: {
+                        /** @default [] */
+                        crypto?: string[];
+                        /** @default [] */
+                        email?: string[];
+                        /** @default [] */
+                        website?: string[];
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    /** @description x402 v2 receipt (base64 JSON), when paid with PAYMENT-SIGNATURE */
+                    "PAYMENT-RESPONSE"?: string;
+                    /** @description x402 v1 receipt (base64 JSON), when paid with X-PAYMENT */
+                    "X-PAYMENT-RESPONSE"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SubjectPutResponse"];
+                };
+            };
+            /** @description Created: the resource was new */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SubjectPutResponse"];
+                };
+            };
+            /** @description Missing, invalid or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Payment required: the x402 v1 challenge (body) and v2 challenge (PAYMENT-REQUIRED header) */
+            402: {
+                headers: {
+                    /** @description base64 JSON of the x402 v2 challenge */
+                    "PAYMENT-REQUIRED"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentRequired"];
+                };
+            };
+            /** @description Forbidden: the token lacks the scope this endpoint needs (`screen` for metered endpoints, `dashboard` for /account) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Service unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+        };
+    };
+    subjectsDelete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The customer’s own reference of the subject, unique per customer. */
+                external_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Subject"];
+                };
+            };
+            /** @description Missing, invalid or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Forbidden: the token lacks the scope this endpoint needs (`screen` for metered endpoints, `dashboard` for /account) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    subjectsList: {
+        parameters: {
+            query?: {
+                q?: string;
+                type?: "person" | "organization" | "vessel" | "aircraft" | "unknown";
+                country?: string;
+                has_alerts?: boolean;
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SubjectList"];
+                };
+            };
+            /** @description Missing, invalid or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Forbidden: the token lacks the scope this endpoint needs (`screen` for metered endpoints, `dashboard` for /account) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

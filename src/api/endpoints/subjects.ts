@@ -27,7 +27,7 @@ export interface SubjectsDeps {
   matches: RowSink<AuditMatchRow>;
 }
 
-const TAGS = ['subjects'];
+const TAGS = ['account'];
 const PUT_ENDPOINT = 'subjects.put';
 
 type SubjectOut = z.output<typeof Subject>;
