@@ -107,7 +107,8 @@ test('import a CSV: the job ends with the bad row refused and the alert opened; 
   const history = (await p.getByTestId('subject-history').locator('li').allTextContents()).map((t) =>
     t.replace(/^.* UTC /, ''),
   );
-  assert.deepEqual(history.slice(0, 2), ['Added to the book', 'Last screened']);
+  // The alerts open during the screening, which is recorded as done after them.
+  assert.deepEqual([history[0], history[history.length - 1]], ['Added to the book', 'Last screened']);
   assert.equal(history.filter((t) => /^Alert \d+ opened: .*BADEGE.* on \S+$/i.test(t)).length, 2);
   await visited(p, 'subject');
 
