@@ -92,6 +92,7 @@ test('import a CSV: the job ends with the bad row refused and the alert opened; 
   await p.getByLabel('Type').selectOption('person');
   await p.getByRole('button', { name: 'Search' }).click();
   await table.getByRole('link', { name: 'C-1' }).waitFor({ state: 'detached' });
+  await table.getByRole('link', { name: LISTED }).waitFor();
   assert.equal(await table.locator('tbody tr').count(), 1);
 
   await table.getByRole('link', { name: LISTED }).click();
