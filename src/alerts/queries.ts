@@ -27,6 +27,8 @@ export interface AlertFilter {
   since?: string;
   until?: string;
   text?: string;
+  /** A monitored subject's external id: its alerts only. */
+  subject?: string;
 }
 
 export interface AlertListRequest extends AlertFilter, Partial<AlertOrder> {
@@ -75,6 +77,8 @@ function conditions(f: AlertFilter, params: unknown[]): string[] {
     const pattern = `%${f.text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
     add((p) => `(screened_value ILIKE ${p} OR matched_value ILIKE ${p})`, pattern);
   }
+  // The literal `<> ''` lets a generic plan use the partial index alerts_customer_subject (migration 080).
+  if (f.subject !== undefined) add((p) => `subject_key = ${p} AND subject_key <> ''`, f.subject);
   return where;
 }
 

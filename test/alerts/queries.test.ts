@@ -141,6 +141,42 @@ for (const backend of BACKENDS) {
       );
     });
 
+    test('the subject filter returns exactly that subject’s alerts, in the list and the export', async () => {
+      const { db } = await backend.database();
+      const c = await new CustomerService(db, 1000).createCustomer({ name: 'subject filter' });
+      const other = await new CustomerService(db, 1000).createCustomer({ name: 'subject filter, other' });
+      const subject = (external_id: string) => ({ subject: { external_id, type: 'person', names: ['Jon Smith'] } });
+      await new AlertStore(db, trail()).record([
+        match(c.id, 'Jon Smith', 'SMITH, John', 1, subject('C-1')),
+        match(c.id, 'Jon Smith', 'SMITH, John', 2, subject('C-2')),
+        match(c.id, 'Jon Smith', 'SMITH, John', 3, { list: 'un_sc', ...subject('C-1') }),
+        match(c.id, 'Jon Smith', 'SMITH, John', 4),
+        match(other.id, 'Jon Smith', 'SMITH, John', 5, subject('C-1')),
+      ]);
+      const queries = new AlertQueries(db);
+      const of = async (id: number, f: AlertFilter) =>
+        (await queries.list(id, { limit: 100, ...f })).items.map((a) => [a.subject?.external_id ?? null, a.list]);
+      assert.deepEqual(await of(c.id, {}), [
+        [null, 'ofac_sdn'],
+        ['C-1', 'un_sc'],
+        ['C-2', 'ofac_sdn'],
+        ['C-1', 'ofac_sdn'],
+      ]);
+      assert.deepEqual(await of(c.id, { subject: 'C-1' }), [
+        ['C-1', 'un_sc'],
+        ['C-1', 'ofac_sdn'],
+      ]);
+      assert.deepEqual(await of(c.id, { subject: 'C-2', list: 'un_sc' }), []);
+      assert.deepEqual(await of(c.id, { subject: 'C-9' }), []);
+      assert.deepEqual(await of(other.id, { subject: 'C-1' }), [['C-1', 'ofac_sdn']]);
+      const exported = [];
+      for await (const page of queries.export(c.id, { subject: 'C-2' }, 100)) exported.push(...page);
+      assert.deepEqual(
+        exported.map((a) => [a.subject, a.list]),
+        [[{ external_id: 'C-2', type: 'person', names: ['Jon Smith'] }, 'ofac_sdn']],
+      );
+    });
+
     test('keyset pages of every sort and order return every alert once, in order', async () => {
       const { db } = await backend.database();
       const { customerId, queries } = await seed(db, 'pages');

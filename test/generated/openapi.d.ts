@@ -1093,6 +1093,43 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/account/subjects/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import subjects in bulk (CSV or NDJSON)
+         * @description Upserts subjects by `external_id` from the streamed body (at most 1,000,000 rows, SUBJECT_IMPORT_MAX_ROWS: more is a 413) and screens the new or changed ones, one credit each. Before anything is stored, the body is counted: when fewer credits remain than it has rows, the import is refused whole (402). The answer is a 202 with the job (`state` running) to poll at `Location`; a bad row is refused with its line and reason and the others are taken; when an external id appears twice, the last row wins.
+         */
+        post: operations["subjectsImport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/account/subjects/imports/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An import job: progress, refused rows, alerts opened */
+        get: operations["subjectsImportJob"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/admin/analytics/daily": {
         parameters: {
             query?: never;
@@ -1185,6 +1222,43 @@ export interface paths {
          * @description Customer 0 stands for x402 payers without a token. The range is whole UTC days, `from` and `to` inclusive (default: the last 30 days), at most 366 days. A query stopped by its time or row bound is a 503: narrow the range.
          */
         get: operations["adminAnalyticsCustomers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/customers/{customer_id}/subjects/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import subjects in bulk for a customer
+         * @description Upserts subjects by `external_id` from the streamed body (at most 1,000,000 rows, SUBJECT_IMPORT_MAX_ROWS: more is a 413) and screens the new or changed ones, one credit each. Before anything is stored, the body is counted: when fewer credits remain than it has rows, the import is refused whole (402). The answer is a 202 with the job (`state` running) to poll at `Location`; a bad row is refused with its line and reason and the others are taken; when an external id appears twice, the last row wins. The customer's credits pay for it as if it had imported them.
+         */
+        post: operations["adminSubjectsImport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/customers/{customer_id}/subjects/imports/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A customer’s import job */
+        get: operations["adminSubjectsImportJob"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2677,6 +2751,34 @@ export interface components {
             subjects: components["schemas"]["Subject"][];
             /** @description Pass it as `cursor` for the next page; null on the last. */
             next_cursor: string | null;
+        };
+        SubjectJob: {
+            id: number;
+            /** @enum {string} */
+            kind: "import" | "rescreen";
+            /** @enum {string} */
+            state: "running" | "done" | "failed";
+            /** @description Import: rows read so far. Re-screen: subjects screened. */
+            rows_read: number;
+            /** @description Re-screen: the book’s size. Import: null. */
+            total: number | null;
+            /** @description Rows stored (new or changed subjects, and unchanged ones). */
+            taken: number;
+            refused: number;
+            /** @description Each refused row’s line (1 is the first line of the body) and reason; the first 1,000. */
+            refused_rows: {
+                line: number;
+                reason: string;
+            }[];
+            alerts_opened: number;
+            /** @description Why a `failed` job stopped. */
+            error: string | null;
+            /**
+             * @description ISO 8601 date-time, UTC.
+             * @example 2026-11-28T08:00:00.000Z
+             */
+            created_at: string;
+            finished_at: string | null;
         };
         CustomerActivity: {
             /** @description 0: x402 payers without a token. */
@@ -6249,6 +6351,7 @@ export interface operations {
                 since?: string;
                 until?: string;
                 text?: string;
+                subject?: string;
                 sort?: "time" | "score";
                 order?: "desc" | "asc";
                 limit?: number;
@@ -6309,6 +6412,7 @@ export interface operations {
                 since?: string;
                 until?: string;
                 text?: string;
+                subject?: string;
                 format?: "csv" | "json";
                 limit?: number;
                 after_id?: number;
@@ -6934,6 +7038,145 @@ export interface operations {
             };
         };
     };
+    subjectsImport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "text/csv": string;
+                "application/x-ndjson": string;
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SubjectJob"];
+                };
+            };
+            /** @description Accepted: the operation goes on; poll it at Location */
+            202: {
+                headers: {
+                    /** @description Where to poll the operation */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SubjectJob"];
+                };
+            };
+            /** @description Missing, invalid or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Error */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Forbidden: the token lacks the scope this endpoint needs (`screen` for metered endpoints, `dashboard` for /account) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+        };
+    };
+    subjectsImportJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SubjectJob"];
+                };
+            };
+            /** @description Missing, invalid or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Forbidden: the token lacks the scope this endpoint needs (`screen` for metered endpoints, `dashboard` for /account) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
     adminAnalyticsDaily: {
         parameters: {
             query?: {
@@ -7186,6 +7429,148 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+        };
+    };
+    adminSubjectsImport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                customer_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "text/csv": string;
+                "application/x-ndjson": string;
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SubjectJob"];
+                };
+            };
+            /** @description Accepted: the operation goes on; poll it at Location */
+            202: {
+                headers: {
+                    /** @description Where to poll the operation */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SubjectJob"];
+                };
+            };
+            /** @description Missing, invalid or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Error */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    adminSubjectsImportJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                customer_id: number;
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SubjectJob"];
+                };
+            };
+            /** @description Missing, invalid or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { DateRangeInput } from './billing.js';
 import { MATCH_KINDS } from '../../../engine/model.js';
+import { externalIdParam } from '../../subjects/model.js';
 import { ALERT_SORTS, SORT_ORDERS } from '../../alerts/cursor.js';
 import { ALERT_STATUSES, COMMENT_REQUIRED, DECISION_STATUSES, EVENT_KINDS } from '../../alerts/store.js';
 
@@ -131,6 +132,7 @@ const filterFields = {
     .max(200)
     .optional()
     .meta({ description: 'Part of the screened or the matched value (case-insensitive; `%` and `_` are literal).' }),
+  subject: externalIdParam.optional().meta({ description: 'Only the alerts of the subject with this external id.' }),
 };
 
 function rangesInOrder(

@@ -163,6 +163,34 @@ export function Field({ label, hint, children }: { label: string; hint?: string;
   );
 }
 
+/** A filter's select: "any" first (the empty value), then each option as [value, label]. */
+export function Choice({
+  label,
+  any,
+  value,
+  options,
+  onChange,
+}: {
+  label: string;
+  any: string;
+  value: string;
+  options: readonly (readonly [string, string])[];
+  onChange: (value: string) => void;
+}) {
+  return (
+    <Field label={label}>
+      <select value={value} onChange={(e) => onChange(e.currentTarget.value)}>
+        <option value="">{any}</option>
+        {options.map(([v, text]) => (
+          <option key={v} value={v}>
+            {text}
+          </option>
+        ))}
+      </select>
+    </Field>
+  );
+}
+
 /** A source URL from list data, as a link only when it is http(s) (a list could carry anything). */
 export function SourceLink({ url }: { url: string | null | undefined }) {
   if (!url) return <>—</>;

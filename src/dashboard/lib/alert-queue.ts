@@ -12,6 +12,8 @@ export interface QueueFilter {
   from: string;
   to: string;
   text: string;
+  /** A subject's external id. */
+  subject: string;
   sort: 'time' | 'score';
   limit: number;
 }
@@ -25,12 +27,19 @@ export const NO_FILTER: QueueFilter = {
   from: '',
   to: '',
   text: '',
+  subject: '',
   sort: 'time',
   limit: 50,
 };
 
 export const PAGE_SIZES = [25, 50, 100, 200, 500];
 export const MATCH_KINDS = ['exact', 'subdomain', 'domain', 'region', 'fuzzy', 'regex'];
+
+/** The queue as a link opens it: `?subject=` narrows it to one subject's alerts (from the subject's page). */
+export function linkedFilter(search: string): QueueFilter {
+  const subject = new URLSearchParams(search).get('subject') ?? '';
+  return { ...NO_FILTER, subject };
+}
 
 /** The day after `YYYY-MM-DD` at midnight UTC: the To day is included. */
 function dayAfter(day: string): string {
@@ -68,6 +77,7 @@ export function queueQuery(f: QueueFilter) {
     since: f.from ? `${f.from}T00:00:00.000Z` : undefined,
     until: f.to ? dayAfter(f.to) : undefined,
     text: f.text.trim() || undefined,
+    subject: f.subject.trim() || undefined,
     min_score: f.min_score === '' ? undefined : Number(f.min_score),
     max_score: f.max_score === '' ? undefined : Number(f.max_score),
     sort: f.sort === 'time' ? undefined : f.sort,

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { ApiError, call, client } from '../lib/api';
 import { count, dateTime } from '../lib/format';
 import { useApi } from '../lib/use-api';
+import { subjectHref } from '../lib/subject-link';
 import {
   COMMENT_MISSING,
   NEEDS_COMMENT,
@@ -66,8 +67,9 @@ function SideBySide({ alert, party }: { alert: AlertView; party: PartyView }) {
             {alert.subject ? (
               <>
                 <dt>Subject</dt>
-                <dd>
-                  {alert.subject.external_id} <span class="muted">({alert.subject.type})</span>
+                <dd data-testid="alert-subject">
+                  <a href={subjectHref(alert.subject.external_id)}>{alert.subject.external_id}</a>{' '}
+                  <span class="muted">({alert.subject.type})</span>
                 </dd>
                 <Values label="Subject names" values={alert.subject.names} />
               </>

@@ -4,6 +4,7 @@ import { count, counted, dateTime } from '../lib/format';
 import { saveBlob } from '../lib/download';
 import { useApi } from '../lib/use-api';
 import { listChoices } from '../lib/list-choices';
+import { subjectHref } from '../lib/subject-link';
 import {
   COMMENT_MISSING,
   NEEDS_COMMENT,
@@ -17,17 +18,17 @@ import {
 } from '../lib/alerts';
 import {
   MATCH_KINDS,
-  NO_FILTER,
   PAGE_SIZES,
   exportAlerts,
   filterProblem,
+  linkedFilter,
   listAlerts,
   narrows,
   queueQuery,
   statusCounts,
   type QueueFilter,
 } from '../lib/alert-queue';
-import { Alert, Async, DataTable, Empty, Field, KeysetPager, PageHeader, useAction } from '../components/ui';
+import { Alert, Async, Choice, DataTable, Empty, Field, KeysetPager, PageHeader, useAction } from '../components/ui';
 
 /** Chips that filter by status, each with its count (and "All"). */
 function StatusChips({
@@ -60,34 +61,6 @@ function StatusChips({
         </button>
       ))}
     </div>
-  );
-}
-
-/** A filter's select: "any" first (the empty value), then each option as [value, label]. */
-function Choice({
-  label,
-  any,
-  value,
-  options,
-  onChange,
-}: {
-  label: string;
-  any: string;
-  value: string;
-  options: readonly (readonly [string, string])[];
-  onChange: (value: string) => void;
-}) {
-  return (
-    <Field label={label}>
-      <select value={value} onChange={(e) => onChange(e.currentTarget.value)}>
-        <option value="">{any}</option>
-        {options.map(([v, text]) => (
-          <option key={v} value={v}>
-            {text}
-          </option>
-        ))}
-      </select>
-    </Field>
   );
 }
 
@@ -152,6 +125,9 @@ function Filters({
       </Field>
       <Field label="Value contains">
         <input value={draft.text} maxLength={200} onInput={(e) => set({ text: e.currentTarget.value })} />
+      </Field>
+      <Field label="Subject" hint="A subject’s reference (external id).">
+        <input value={draft.subject} maxLength={200} onInput={(e) => set({ subject: e.currentTarget.value })} />
       </Field>
       <Field label="Sort by">
         <select value={draft.sort} onChange={(e) => set({ sort: e.currentTarget.value as QueueFilter['sort'] })}>
@@ -253,6 +229,16 @@ function BulkDecision({
   );
 }
 
+/** The subject a row's match came from: its reference, linking to its page, and its names. */
+function SubjectLine({ subject }: { subject: NonNullable<AlertRow['subject']> }) {
+  return (
+    <div class="small" data-testid="alert-subject">
+      Subject <a href={subjectHref(subject.external_id)}>{subject.external_id}</a>{' '}
+      <span class="muted">{subject.names.join('; ')}</span>
+    </div>
+  );
+}
+
 function Rows({
   rows,
   selected,
@@ -296,7 +282,7 @@ function Rows({
             cell: (a) => (
               <>
                 <a href={`/dashboard/alerts/${a.id}`}>{a.screened_value}</a>
-                {a.subject ? <div class="muted small">Subject {a.subject.external_id}</div> : null}
+                {a.subject ? <SubjectLine subject={a.subject} /> : null}
               </>
             ),
           },
@@ -315,8 +301,8 @@ function Rows({
 
 /** The review queue: counts per status, filters, keyset pages, bulk decisions and exports. */
 export default function Alerts() {
-  const [draft, setDraft] = useState<QueueFilter>(NO_FILTER);
-  const [filter, setFilter] = useState<QueueFilter>(NO_FILTER);
+  const [draft, setDraft] = useState<QueueFilter>(() => linkedFilter(location.search));
+  const [filter, setFilter] = useState<QueueFilter>(draft);
   const [problem, setProblem] = useState<string | null>(null);
   const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
   const cursor = cursors[cursors.length - 1];
