@@ -1646,10 +1646,10 @@ export interface components {
         /** @enum {string} */
         WebhookDeliveryStatus: "pending" | "delivered" | "failed";
         /**
-         * @description `confirmed` is a true match; `false_positive` a match that is not the listed party.
+         * @description `confirmed` is a true match; `false_positive` a match that is not the listed party; `delisted` (the system’s) an open alert whose listed entity left its list, for a person to close.
          * @enum {string}
          */
-        AlertStatus: "open" | "escalated" | "confirmed" | "false_positive" | "closed";
+        AlertStatus: "open" | "escalated" | "confirmed" | "false_positive" | "closed" | "delisted";
         PaymentRequirementsV1: {
             /** @constant */
             scheme: "exact";
@@ -1736,7 +1736,7 @@ export interface components {
         MatchReview: {
             alert_id: number;
             /** @enum {string} */
-            status: "open" | "escalated" | "confirmed" | "false_positive" | "closed";
+            status: "open" | "escalated" | "confirmed" | "false_positive" | "closed" | "delisted";
             /** Format: date-time */
             decided_at: string;
         };
@@ -2368,7 +2368,7 @@ export interface components {
             /** @description The value’s latest listing change since it was added (the last event sent for it); null while none. */
             last_event: {
                 /** @enum {string} */
-                type: "entity.listed" | "entity.delisted" | "entity.relisted" | "test";
+                type: "entity.listed" | "entity.delisted" | "entity.relisted" | "subject.alert" | "test";
                 /** @description List slug. */
                 list: string;
                 /**
@@ -2429,7 +2429,7 @@ export interface components {
              */
             id: string;
             /** @enum {string} */
-            type: "entity.listed" | "entity.delisted" | "entity.relisted" | "test";
+            type: "entity.listed" | "entity.delisted" | "entity.relisted" | "subject.alert" | "test";
             /**
              * @description When the list change was ingested (ISO 8601, UTC).
              * @example 2025-06-01T08:00:00.000Z
@@ -2472,7 +2472,7 @@ export interface components {
             id: number;
             event_id: string;
             /** @enum {string} */
-            event_type: "entity.listed" | "entity.delisted" | "entity.relisted" | "test";
+            event_type: "entity.listed" | "entity.delisted" | "entity.relisted" | "subject.alert" | "test";
             status: components["schemas"]["WebhookDeliveryStatus"];
             attempts: number;
             /** @description Pending deliveries: when the next attempt is due. */
@@ -2512,10 +2512,15 @@ export interface components {
              * @example 2025-06-01T08:00:00.000Z
              */
             time: string;
+            /** @description 0 for a change of the four-eyes rule. */
             alert_id: number;
-            /** @enum {string} */
-            event: "decision" | "proposal" | "approval" | "reopened" | "party_changed";
-            status: components["schemas"]["AlertStatus"];
+            /**
+             * @description An alert’s event (as in its history), or `four_eyes_on` / `four_eyes_off`: the customer’s four-eyes rule turned on or off by the token named.
+             * @enum {string}
+             */
+            event: "decision" | "proposal" | "approval" | "reopened" | "party_changed" | "delisted" | "four_eyes_on" | "four_eyes_off";
+            /** @description The alert’s status set; null for the four-eyes rule. */
+            status: components["schemas"]["AlertStatus"] | null;
             /** @description The alert’s version the event was made on. */
             on_version: number;
             /** @description The alert’s version after it. */
@@ -2589,6 +2594,19 @@ export interface components {
             last_seen: string;
             /** @description Time of the latest decision; null while none. */
             decided_at: string | null;
+            /** @description A four-eyes proposal: it takes effect when a different token posts the same status on the current version. */
+            pending: {
+                status: components["schemas"]["AlertStatus"];
+                comment: string | null;
+                /** @description The proposing token: another token must approve. */
+                token_id: number;
+                token_label: string | null;
+                /**
+                 * @description ISO 8601 date-time, UTC.
+                 * @example 2025-06-01T08:00:00.000Z
+                 */
+                at: string;
+            } | null;
         };
         AlertDecisionsResult: {
             /** @description The decided alerts, by id. */
@@ -2632,19 +2650,6 @@ export interface components {
             last_seen: string;
             /** @description Time of the latest decision; null while none. */
             decided_at: string | null;
-            evidence: {
-                match: string;
-                /** @description The list version of the latest occurrence. */
-                list_version: string;
-                /** @description The operation of the latest occurrence. */
-                endpoint: string;
-                /** @description Its request id, to find it in the audit trail. */
-                request_id: string;
-                /** @description The match as the screening answered it (value, list, metadata, source_url), kept whole. */
-                answer: {
-                    [key: string]: unknown;
-                };
-            };
             /** @description A four-eyes proposal: it takes effect when a different token posts the same status on the current version. */
             pending: {
                 status: components["schemas"]["AlertStatus"];
@@ -2658,6 +2663,19 @@ export interface components {
                  */
                 at: string;
             } | null;
+            evidence: {
+                match: string;
+                /** @description The list version of the latest occurrence. */
+                list_version: string;
+                /** @description The operation of the latest occurrence. */
+                endpoint: string;
+                /** @description Its request id, to find it in the audit trail. */
+                request_id: string;
+                /** @description The match as the screening answered it (value, list, metadata, source_url), kept whole. */
+                answer: {
+                    [key: string]: unknown;
+                };
+            };
             /** @description Decisions, comments and system events, oldest first; never edited. */
             history: components["schemas"]["AlertEvent"][];
         };
@@ -2666,7 +2684,7 @@ export interface components {
              * @description `decision`; `proposal` and `approval` under the four-eyes rule; `reopened` (a false positive whose listed party changed, a closed alert matched again) and `party_changed` (a confirmed alert’s party changed) are the system’s; `comment`.
              * @enum {string}
              */
-            kind: "decision" | "comment" | "proposal" | "approval" | "reopened" | "party_changed";
+            kind: "decision" | "comment" | "proposal" | "approval" | "reopened" | "party_changed" | "delisted";
             /** @description The status set (a proposal: proposed; party_changed: unchanged); null for a comment. */
             status: components["schemas"]["AlertStatus"] | null;
             /** @description The analyst’s comment; the system’s events say what changed. */
@@ -6473,7 +6491,11 @@ export interface operations {
                 "application/json": {
                     decisions: {
                         id: number;
-                        status: components["schemas"]["AlertStatus"];
+                        /**
+                         * @description A delisted alert can only be closed.
+                         * @enum {string}
+                         */
+                        status: "open" | "escalated" | "confirmed" | "false_positive" | "closed";
                         /** @description Why; required for `confirmed` and `false_positive`. */
                         comment?: string;
                         /** @description The alert’s `version` the decision was made on. */
@@ -6609,7 +6631,11 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    status: components["schemas"]["AlertStatus"];
+                    /**
+                     * @description A delisted alert can only be closed.
+                     * @enum {string}
+                     */
+                    status: "open" | "escalated" | "confirmed" | "false_positive" | "closed";
                     /** @description Why; required for `confirmed` and `false_positive`. */
                     comment?: string;
                     /** @description The alert’s `version` the decision was made on. */

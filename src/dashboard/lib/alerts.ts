@@ -62,7 +62,10 @@ export function eventText(e: AlertEvent): string {
   }
 }
 
-export const STATUSES: AlertStatus[] = ['open', 'escalated', 'confirmed', 'false_positive', 'closed'];
+/** What an analyst may set; `delisted` is the system's (a delisting), for a person to close. */
+export type DecisionStatus = Exclude<AlertStatus, 'delisted'>;
+export const DECISION_STATUSES: DecisionStatus[] = ['open', 'escalated', 'confirmed', 'false_positive', 'closed'];
+export const STATUSES: AlertStatus[] = [...DECISION_STATUSES, 'delisted'];
 
 export const STATUS_LABEL: Record<AlertStatus, string> = {
   open: 'Open',
@@ -70,6 +73,7 @@ export const STATUS_LABEL: Record<AlertStatus, string> = {
   confirmed: 'Confirmed match',
   false_positive: 'False positive',
   closed: 'Closed',
+  delisted: 'Delisted',
 };
 
 /** The badge class of a status: open work stands out, settled alerts are quiet. */
@@ -79,6 +83,7 @@ export const STATUS_BADGE: Record<AlertStatus, string> = {
   confirmed: 'badge badge-danger',
   false_positive: 'badge badge-success',
   closed: 'badge',
+  delisted: 'badge badge-warning',
 };
 
 /** Statuses whose decision must say why (the API refuses them without a comment). */

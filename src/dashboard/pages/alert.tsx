@@ -17,7 +17,7 @@ import {
   pendingSentence,
   sourceUrl,
   type AlertEvent,
-  type AlertStatus,
+  type DecisionStatus,
   type AlertView,
   type PartyView,
 } from '../lib/alerts';
@@ -181,7 +181,8 @@ function History({ events }: { events: AlertEvent[] }) {
   );
 }
 
-const DECISIONS: { status: AlertStatus; label: string }[] = [
+/** A delisted alert (the system's) can only be closed: the API refuses any other decision on it. */
+const DECISIONS: { status: DecisionStatus; label: string }[] = [
   { status: 'confirmed', label: 'Confirm match' },
   { status: 'false_positive', label: 'False positive' },
   { status: 'escalated', label: 'Escalate' },
@@ -194,7 +195,7 @@ function Decide({ alert, onDecided }: { alert: AlertView; onDecided: (a: AlertVi
   const [comment, setComment] = useState('');
   const [problem, setProblem] = useState<string | null>(null);
   const action = useAction();
-  const decide = (status: AlertStatus) => {
+  const decide = (status: DecisionStatus) => {
     setProblem(null);
     if (NEEDS_COMMENT.includes(status) && !comment.trim()) return setProblem(COMMENT_MISSING);
     void action.run(async () => {
@@ -244,7 +245,9 @@ function Decide({ alert, onDecided }: { alert: AlertView; onDecided: (a: AlertVi
         />
       </Field>
       <div class="decide-buttons">
-        {DECISIONS.filter((d) => d.status !== alert.status).map((d) => (
+        {DECISIONS.filter(
+          (d) => d.status !== alert.status && (alert.status !== 'delisted' || d.status === 'closed'),
+        ).map((d) => (
           <button
             type="button"
             key={d.status}

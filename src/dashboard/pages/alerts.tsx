@@ -9,11 +9,13 @@ import {
   COMMENT_MISSING,
   NEEDS_COMMENT,
   STATUSES,
+  DECISION_STATUSES,
   STATUS_BADGE,
   STATUS_LABEL,
   decisionError,
   type AlertRow,
   type AlertStatus,
+  type DecisionStatus,
   type AlertView,
 } from '../lib/alerts';
 import {
@@ -159,7 +161,7 @@ function BulkDecision({
   onDone: (message: string) => void;
   onReload: () => void;
 }) {
-  const [status, setStatus] = useState<AlertStatus>('false_positive');
+  const [status, setStatus] = useState<DecisionStatus>('false_positive');
   const [comment, setComment] = useState('');
   const action = useAction();
   const [problem, setProblem] = useState<string | null>(null);
@@ -195,8 +197,8 @@ function BulkDecision({
       <h2 class="card-title">Decide {counted(selected.size, 'selected alert', 'selected alerts')}</h2>
       <div class="form-row">
         <Field label="New status">
-          <select value={status} onChange={(e) => setStatus(e.currentTarget.value as AlertStatus)}>
-            {STATUSES.map((s) => (
+          <select value={status} onChange={(e) => setStatus(e.currentTarget.value as DecisionStatus)}>
+            {DECISION_STATUSES.map((s) => (
               <option key={s} value={s}>
                 {STATUS_LABEL[s]}
               </option>
