@@ -11,7 +11,7 @@ import type { Db } from '../store/db.js';
 /** Refused rows kept with their line and reason (the count covers them all). */
 export const REFUSED_KEPT = 1000;
 
-export interface RefusedRow {
+interface RefusedRow {
   line: number;
   reason: string;
 }

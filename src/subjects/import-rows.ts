@@ -14,14 +14,14 @@ import { SubjectRow, type SubjectRowT } from './model.js';
 export type ImportFormat = 'csv' | 'ndjson';
 
 /** Longest line, in bytes: 20 names and 50 identifiers and values fit several times over. */
-export const MAX_LINE_BYTES = 64 * 1024;
+const MAX_LINE_BYTES = 64 * 1024;
 
 export type ParsedRow = { line: number; row: SubjectRowT } | { line: number; reason: string };
 
 /** The body cannot be read as an import (its CSV header). */
 export class ImportFormatError extends Error {}
 
-export const CSV_COLUMNS = [
+const CSV_COLUMNS = [
   'external_id',
   'type',
   'names',
@@ -85,7 +85,7 @@ function blank(bytes: Buffer): boolean {
 }
 
 /** A zod error as one readable line: `names.0: Too small: ...; birth_date: ...`. */
-export function readableIssues(error: z.ZodError): string {
+function readableIssues(error: z.ZodError): string {
   return error.issues
     .map((i) => (i.path.length > 0 ? `${i.path.map(String).join('.')}: ${i.message}` : i.message))
     .join('; ');
@@ -97,7 +97,7 @@ function checked(line: number, input: unknown): ParsedRow {
 }
 
 /** Fields of one CSV line (RFC 4180 quoting within the line); null when a quote is left open. */
-export function csvFields(text: string): string[] | null {
+function csvFields(text: string): string[] | null {
   const out: string[] = [];
   let i = 0;
   for (;;) {

@@ -26,8 +26,8 @@ import { SubjectLimitExceeded, type StoredSubject, type SubjectStore } from './s
  */
 
 /** Rows upserted and screened together: thousands per statement, one screening call. */
-export const IMPORT_CHUNK = 5000;
-export const IMPORT_ENDPOINT = 'subjects.import';
+const IMPORT_CHUNK = 5000;
+const IMPORT_ENDPOINT = 'subjects.import';
 
 export interface ImporterDeps {
   db: Db;

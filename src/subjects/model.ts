@@ -23,7 +23,7 @@ export type SubjectType = (typeof SUBJECT_TYPES)[number];
 export const SUBJECT_VALUE_KINDS = ['crypto', 'email', 'website'] as const;
 export type SubjectValueKind = (typeof SUBJECT_VALUE_KINDS)[number];
 
-export const EXTERNAL_ID_MAX = 200;
+const EXTERNAL_ID_MAX = 200;
 const NAMES_MAX = 20;
 const LIST_MAX = 50;
 

@@ -39,7 +39,7 @@ export interface SubjectUpsert {
 }
 
 /** customers.name_threshold's default (migration 080). */
-export const DEFAULT_NAME_THRESHOLD = 0.7;
+const DEFAULT_NAME_THRESHOLD = 0.7;
 
 /** The book would hold more than SUBJECTS_PER_CUSTOMER subjects: the whole batch is refused. */
 export class SubjectLimitExceeded extends Error {

@@ -41,7 +41,7 @@ export interface BookWatchOptions {
 }
 
 /** The key an alert of a listed record is filed under (alerts.listed_key): the party, else the value. */
-export function listedKeyOfRecord(r: EntityRecord): string {
+function listedKeyOfRecord(r: EntityRecord): string {
   const id = r.metadata.id;
   if (typeof id === 'string') return id;
   const party = r.metadata.party_id;

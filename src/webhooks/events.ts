@@ -31,7 +31,7 @@ export interface WebhookEvent {
 }
 
 /** The subject of a `subject.alert` event. */
-export interface EventSubject {
+interface EventSubject {
   external_id: string;
   type: string;
   names: string[];

@@ -32,7 +32,7 @@ const PUT_ENDPOINT = 'subjects.put';
 
 type SubjectOut = z.output<typeof Subject>;
 
-export function subjectView(s: ListedSubject): SubjectOut {
+function subjectView(s: ListedSubject): SubjectOut {
   return {
     external_id: s.external_id,
     type: s.type,

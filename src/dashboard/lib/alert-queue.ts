@@ -18,7 +18,7 @@ export interface QueueFilter {
   limit: number;
 }
 
-export const NO_FILTER: QueueFilter = {
+const NO_FILTER: QueueFilter = {
   status: '',
   list: '',
   kind: '',
