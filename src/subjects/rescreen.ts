@@ -10,7 +10,7 @@ import type { BookScreener } from './screening.js';
  * are read by keyset and screened in bulk by the screener (in the engine's shards), the event loop
  * turning between pages, so the front end keeps serving while a book of millions is re-screened.
  * A node that stops ends its jobs between two pages, failed; one that crashed fails the jobs it
- * left running when it starts again (`abandonRunning`): the customer starts another by setting
+ * left running when it starts again (`abandonRunning`): the customer starts another by changing
  * the threshold again.
  */
 
@@ -70,7 +70,7 @@ function toJob(r: JobRow): SubjectJobRecord {
   };
 }
 
-const STOPPED = 'the node running it stopped; set the threshold again';
+const STOPPED = 'the node running it stopped; change the name threshold to start another';
 
 export class Rescreens {
   private readonly running = new Set<Promise<void>>();

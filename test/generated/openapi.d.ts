@@ -370,7 +370,7 @@ export interface paths {
         head?: never;
         /**
          * Change the customer’s settings (the four-eyes rule, the name threshold of subjects)
-         * @description Any dashboard token of the customer may change them. Four-eyes turned off, a decision takes effect at once, a pending proposal included. A new `name_threshold` (0.5-1) re-screens the whole book as a job (`rescreen_job`).
+         * @description Any dashboard token of the customer may change them. Four-eyes turned off, a decision takes effect at once, a pending proposal included. A new `name_threshold` (0.5-1) re-screens the whole book as a job (`rescreen_job`, GET /account/subjects/rescreens/{id}).
          */
         patch: operations["accountUpdate"];
         trace?: never;
@@ -1093,6 +1093,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/account/subjects/rescreens/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A re-screen of the whole book after a change of `name_threshold`: progress, alerts opened
+         * @description `total` is the book’s size when it started, `rows_read` the subjects screened so far. A job whose node stopped is `failed`: change the threshold to start another.
+         */
+        get: operations["subjectsRescreenJob"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/account/subjects/import": {
         parameters: {
             query?: never;
@@ -1646,10 +1666,10 @@ export interface components {
         /** @enum {string} */
         WebhookDeliveryStatus: "pending" | "delivered" | "failed";
         /**
-         * @description `confirmed` is a true match; `false_positive` a match that is not the listed party.
+         * @description `confirmed` is a true match; `false_positive` a match that is not the listed party; `delisted` (the system’s) an open alert whose listed entity left its list, for a person to close.
          * @enum {string}
          */
-        AlertStatus: "open" | "escalated" | "confirmed" | "false_positive" | "closed";
+        AlertStatus: "open" | "escalated" | "confirmed" | "false_positive" | "closed" | "delisted";
         PaymentRequirementsV1: {
             /** @constant */
             scheme: "exact";
@@ -1736,7 +1756,7 @@ export interface components {
         MatchReview: {
             alert_id: number;
             /** @enum {string} */
-            status: "open" | "escalated" | "confirmed" | "false_positive" | "closed";
+            status: "open" | "escalated" | "confirmed" | "false_positive" | "closed" | "delisted";
             /** Format: date-time */
             decided_at: string;
         };
@@ -2104,7 +2124,7 @@ export interface components {
             four_eyes: boolean;
             /** @description The score at or above which a name of a subject of the book matches a listed party (docs/monitoring.md). */
             name_threshold: number;
-            /** @description The re-screen job a change of `name_threshold` started (GET /account/subjects/rescreens/{id}); null when none did. */
+            /** @description The re-screen job a change of `name_threshold` started (GET /account/subjects/rescreens/{id}); null when none did (the same threshold, or an empty book). */
             rescreen_job: number | null;
         };
         ApiToken: {
@@ -2368,7 +2388,7 @@ export interface components {
             /** @description The value’s latest listing change since it was added (the last event sent for it); null while none. */
             last_event: {
                 /** @enum {string} */
-                type: "entity.listed" | "entity.delisted" | "entity.relisted" | "test";
+                type: "entity.listed" | "entity.delisted" | "entity.relisted" | "subject.alert" | "test";
                 /** @description List slug. */
                 list: string;
                 /**
@@ -2429,7 +2449,7 @@ export interface components {
              */
             id: string;
             /** @enum {string} */
-            type: "entity.listed" | "entity.delisted" | "entity.relisted" | "test";
+            type: "entity.listed" | "entity.delisted" | "entity.relisted" | "subject.alert" | "test";
             /**
              * @description When the list change was ingested (ISO 8601, UTC).
              * @example 2025-06-01T08:00:00.000Z
@@ -2472,7 +2492,7 @@ export interface components {
             id: number;
             event_id: string;
             /** @enum {string} */
-            event_type: "entity.listed" | "entity.delisted" | "entity.relisted" | "test";
+            event_type: "entity.listed" | "entity.delisted" | "entity.relisted" | "subject.alert" | "test";
             status: components["schemas"]["WebhookDeliveryStatus"];
             attempts: number;
             /** @description Pending deliveries: when the next attempt is due. */
@@ -2512,10 +2532,15 @@ export interface components {
              * @example 2025-06-01T08:00:00.000Z
              */
             time: string;
+            /** @description 0 for a change of the four-eyes rule. */
             alert_id: number;
-            /** @enum {string} */
-            event: "decision" | "proposal" | "approval" | "reopened" | "party_changed";
-            status: components["schemas"]["AlertStatus"];
+            /**
+             * @description An alert’s event (as in its history), or `four_eyes_on` / `four_eyes_off`: the customer’s four-eyes rule turned on or off by the token named.
+             * @enum {string}
+             */
+            event: "decision" | "proposal" | "approval" | "reopened" | "party_changed" | "delisted" | "four_eyes_on" | "four_eyes_off";
+            /** @description The alert’s status set; null for the four-eyes rule. */
+            status: components["schemas"]["AlertStatus"] | null;
             /** @description The alert’s version the event was made on. */
             on_version: number;
             /** @description The alert’s version after it. */
@@ -2589,6 +2614,19 @@ export interface components {
             last_seen: string;
             /** @description Time of the latest decision; null while none. */
             decided_at: string | null;
+            /** @description A four-eyes proposal: it takes effect when a different token posts the same status on the current version. */
+            pending: {
+                status: components["schemas"]["AlertStatus"];
+                comment: string | null;
+                /** @description The proposing token: another token must approve. */
+                token_id: number;
+                token_label: string | null;
+                /**
+                 * @description ISO 8601 date-time, UTC.
+                 * @example 2025-06-01T08:00:00.000Z
+                 */
+                at: string;
+            } | null;
         };
         AlertDecisionsResult: {
             /** @description The decided alerts, by id. */
@@ -2632,19 +2670,6 @@ export interface components {
             last_seen: string;
             /** @description Time of the latest decision; null while none. */
             decided_at: string | null;
-            evidence: {
-                match: string;
-                /** @description The list version of the latest occurrence. */
-                list_version: string;
-                /** @description The operation of the latest occurrence. */
-                endpoint: string;
-                /** @description Its request id, to find it in the audit trail. */
-                request_id: string;
-                /** @description The match as the screening answered it (value, list, metadata, source_url), kept whole. */
-                answer: {
-                    [key: string]: unknown;
-                };
-            };
             /** @description A four-eyes proposal: it takes effect when a different token posts the same status on the current version. */
             pending: {
                 status: components["schemas"]["AlertStatus"];
@@ -2658,6 +2683,19 @@ export interface components {
                  */
                 at: string;
             } | null;
+            evidence: {
+                match: string;
+                /** @description The list version of the latest occurrence. */
+                list_version: string;
+                /** @description The operation of the latest occurrence. */
+                endpoint: string;
+                /** @description Its request id, to find it in the audit trail. */
+                request_id: string;
+                /** @description The match as the screening answered it (value, list, metadata, source_url), kept whole. */
+                answer: {
+                    [key: string]: unknown;
+                };
+            };
             /** @description Decisions, comments and system events, oldest first; never edited. */
             history: components["schemas"]["AlertEvent"][];
         };
@@ -2666,7 +2704,7 @@ export interface components {
              * @description `decision`; `proposal` and `approval` under the four-eyes rule; `reopened` (a false positive whose listed party changed, a closed alert matched again) and `party_changed` (a confirmed alert’s party changed) are the system’s; `comment`.
              * @enum {string}
              */
-            kind: "decision" | "comment" | "proposal" | "approval" | "reopened" | "party_changed";
+            kind: "decision" | "comment" | "proposal" | "approval" | "reopened" | "party_changed" | "delisted";
             /** @description The status set (a proposal: proposed; party_changed: unchanged); null for a comment. */
             status: components["schemas"]["AlertStatus"] | null;
             /** @description The analyst’s comment; the system’s events say what changed. */
@@ -6473,7 +6511,11 @@ export interface operations {
                 "application/json": {
                     decisions: {
                         id: number;
-                        status: components["schemas"]["AlertStatus"];
+                        /**
+                         * @description A delisted alert can only be closed.
+                         * @enum {string}
+                         */
+                        status: "open" | "escalated" | "confirmed" | "false_positive" | "closed";
                         /** @description Why; required for `confirmed` and `false_positive`. */
                         comment?: string;
                         /** @description The alert’s `version` the decision was made on. */
@@ -6609,7 +6651,11 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    status: components["schemas"]["AlertStatus"];
+                    /**
+                     * @description A delisted alert can only be closed.
+                     * @enum {string}
+                     */
+                    status: "open" | "escalated" | "confirmed" | "false_positive" | "closed";
                     /** @description Why; required for `confirmed` and `false_positive`. */
                     comment?: string;
                     /** @description The alert’s `version` the decision was made on. */
@@ -7020,6 +7066,64 @@ export interface operations {
             };
             /** @description Forbidden: the token lacks the scope this endpoint needs (`screen` for metered endpoints, `dashboard` for /account) */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    subjectsRescreenJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SubjectJob"];
+                };
+            };
+            /** @description Missing, invalid or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Forbidden: the token lacks the scope this endpoint needs (`screen` for metered endpoints, `dashboard` for /account) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Not found */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -101,6 +101,12 @@ test('a new name threshold re-screens the whole book as a job and opens the new 
     // An empty book has nothing to re-screen.
     const empty = await bob('PATCH', '/account', { name_threshold: 0.9 });
     assert.deepEqual([empty.status, empty.body.name_threshold, empty.body.rescreen_job], [200, 0.9, null]);
+
+    const doc = (await (await fetch(`${svc.url}/api/v1/openapi.json`)).json()) as Body;
+    const op = doc.paths['/api/v1/account/subjects/rescreens/{id}'].get;
+    assert.equal(op.operationId, 'subjectsRescreenJob');
+    assert.equal(op.responses['200'].content['application/json'].schema.$ref, '#/components/schemas/SubjectJob');
+    assert.ok(op.responses['404']);
   } finally {
     await svc.close();
   }
@@ -128,7 +134,7 @@ test('a restarted node fails its own running re-screens; another node’s stay r
       const failed = (await api('GET', `/account/subjects/rescreens/${mine}`)).body;
       assert.deepEqual(
         [failed.state, failed.error, failed.rows_read, failed.total],
-        ['failed', 'the node running it stopped; set the threshold again', 5000, 9000],
+        ['failed', 'the node running it stopped; change the name threshold to start another', 5000, 9000],
       );
       assert.equal(typeof failed.finished_at, 'string');
       const running = (await api('GET', `/account/subjects/rescreens/${theirs}`)).body;

@@ -191,7 +191,7 @@ export function subjectEndpoints(deps: SubjectsDeps): AnyEndpoint[] {
       tags: TAGS,
       summary: 'A re-screen of the whole book after a change of `name_threshold`: progress, alerts opened',
       description:
-        '`total` is the book’s size when it started, `rows_read` the subjects screened so far. A job whose node stopped is `failed`: set the threshold again.',
+        '`total` is the book’s size when it started, `rows_read` the subjects screened so far. A job whose node stopped is `failed`: change the threshold to start another.',
       access: 'account',
       errors: [404],
       input: JobIdInput,
