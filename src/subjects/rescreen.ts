@@ -161,7 +161,8 @@ export class Rescreens {
       }
       await db.query(`UPDATE subject_jobs SET state = 'done', finished_at = now() WHERE id = $1`, [id]);
     } catch (err) {
-      log.error({ err, job: id }, 're-screen failed');
+      if ((err as Error).message === STOPPED) log.warn({ job: id }, 're-screen stopped with the node');
+      else log.error({ err, job: id }, 're-screen failed');
       await db
         .query(`UPDATE subject_jobs SET state = 'failed', error = $2, finished_at = now() WHERE id = $1`, [
           id,
