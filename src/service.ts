@@ -89,7 +89,7 @@ export async function createService(config: Config, overrides: ServiceOverrides 
   const webhooks = startWebhooks(ctx, stores, lists);
   const advertisement = createAdvertisement(config, billing.operatorKey);
   const roles = followLeadership(lists, webhooks, advertisement, log);
-  const subjects = startSubjects(ctx, stores, providers);
+  const subjects = await startSubjects(ctx, stores, providers, billing);
   const subjectImports = await startSubjectImports(ctx, stores, billing, subjects);
   const endpoints = buildEndpoints(
     ctx,
@@ -109,6 +109,7 @@ export async function createService(config: Config, overrides: ServiceOverrides 
     webhooks,
     frontEnd,
     subjectImports,
+    subjects,
     advertisement,
     recentTraffic,
     roleChange: roles.settled,

@@ -6,6 +6,7 @@ import type { Providers } from './providers.js';
 import type { Advertisement } from './roles.js';
 import type { Stores } from './stores.js';
 import type { SubjectImports } from './subject-imports.js';
+import type { Subjects } from './subjects.js';
 import type { Webhooks } from './webhooks.js';
 
 export interface Running {
@@ -16,6 +17,7 @@ export interface Running {
   webhooks: Webhooks;
   frontEnd: FrontEnd;
   subjectImports: SubjectImports;
+  subjects: Subjects;
   advertisement: Advertisement;
   recentTraffic: MetricsWindow;
   /** Resolves when the role change under way (if any) has ended. */
@@ -41,6 +43,7 @@ export async function closeService(r: Running, drainMs: number): Promise<void> {
   await r.webhooks.ensMonitor.stop();
   await r.webhooks.delivery.stop();
   await r.subjectImports.importer.stop();
+  await r.subjects.rescreens.stop();
   r.providers.ipintel.close();
   r.frontEnd.idempotency.close();
   await r.billing.quota.close();

@@ -101,6 +101,7 @@ export function buildEndpoints(
       store: parts.subjects.store,
       screener: parts.subjects.screener,
       matches: parts.billing.alertingMatches,
+      rescreens: parts.subjects.rescreens,
     }),
     ...analyticsEndpoints({ analytics: audit.analytics, catalog, customers }),
     ...accountLists,

@@ -324,6 +324,7 @@ test('the alerts of issue #38: routes, their statuses, the list parameters and t
       'query:since',
       'query:sort',
       'query:status',
+      'query:subject',
       'query:text',
       'query:until',
     ],
@@ -332,7 +333,20 @@ test('the alerts of issue #38: routes, their statuses, the list parameters and t
     op('get', '/account/alerts/export')
       .parameters!.map((p) => p.name)
       .sort(),
-    ['after_id', 'format', 'kind', 'limit', 'list', 'max_score', 'min_score', 'since', 'status', 'text', 'until'],
+    [
+      'after_id',
+      'format',
+      'kind',
+      'limit',
+      'list',
+      'max_score',
+      'min_score',
+      'since',
+      'status',
+      'subject',
+      'text',
+      'until',
+    ],
   );
   const body = op('post', '/account/alerts/{alert_id}/decision').requestBody!.content['application/json'].schema;
   assert.deepEqual(Object.keys(body.properties ?? {}).sort(), ['comment', 'status', 'version']);

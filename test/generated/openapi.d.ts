@@ -370,7 +370,7 @@ export interface paths {
         head?: never;
         /**
          * Change the customer’s settings (the four-eyes rule, the name threshold of subjects)
-         * @description Any dashboard token of the customer may change them. Four-eyes turned off, a decision takes effect at once, a pending proposal included. A new `name_threshold` (0.5-1) re-screens the whole book as a job (`rescreen_job`).
+         * @description Any dashboard token of the customer may change them. Four-eyes turned off, a decision takes effect at once, a pending proposal included. A new `name_threshold` (0.5-1) re-screens the whole book as a job (`rescreen_job`, GET /account/subjects/rescreens/{id}).
          */
         patch: operations["accountUpdate"];
         trace?: never;
@@ -1085,6 +1085,26 @@ export interface paths {
          * @description `q`: text in a name or the external id (case-insensitive); `type`; `country` (name or ISO code); `has_alerts`: with (or without) alerts in `open` or `escalated`. Pages by `cursor`.
          */
         get: operations["subjectsList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/account/subjects/rescreens/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A re-screen of the whole book after a change of `name_threshold`: progress, alerts opened
+         * @description `total` is the book’s size when it started, `rows_read` the subjects screened so far. A job whose node stopped is `failed`: change the threshold to start another.
+         */
+        get: operations["subjectsRescreenJob"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2104,7 +2124,7 @@ export interface components {
             four_eyes: boolean;
             /** @description The score at or above which a name of a subject of the book matches a listed party (docs/monitoring.md). */
             name_threshold: number;
-            /** @description The re-screen job a change of `name_threshold` started (GET /account/subjects/rescreens/{id}); null when none did. */
+            /** @description The re-screen job a change of `name_threshold` started (GET /account/subjects/rescreens/{id}); null when none did (the same threshold, or an empty book). */
             rescreen_job: number | null;
         };
         ApiToken: {
@@ -7046,6 +7066,64 @@ export interface operations {
             };
             /** @description Forbidden: the token lacks the scope this endpoint needs (`screen` for metered endpoints, `dashboard` for /account) */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    subjectsRescreenJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SubjectJob"];
+                };
+            };
+            /** @description Missing, invalid or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Forbidden: the token lacks the scope this endpoint needs (`screen` for metered endpoints, `dashboard` for /account) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Not found */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

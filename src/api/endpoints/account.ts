@@ -49,8 +49,8 @@ export interface AccountDeps {
   alerts: Pick<AlertStore, 'fourEyes' | 'setFourEyes'>;
   /** The name threshold of the customer's subjects. */
   subjects: Pick<SubjectStore, 'nameThreshold' | 'setNameThreshold'>;
-  /** Re-screens a customer's book after its name threshold changed: the job's id (absent: no job). */
-  onThresholdChange?: (customerId: number) => Promise<number>;
+  /** Re-screens a customer's book after its name threshold changed: the job's id (absent or null: no job). */
+  onThresholdChange?: (customerId: number) => Promise<number | null>;
 }
 
 const TAGS = ['account'];
@@ -177,7 +177,7 @@ export function accountEndpoints(deps: AccountDeps): AnyEndpoint[] {
       summary: 'Change the customer’s settings (the four-eyes rule, the name threshold of subjects)',
       description:
         'Any dashboard token of the customer may change them. Four-eyes turned off, a decision takes effect at once, a pending proposal included. ' +
-        'A new `name_threshold` (0.5-1) re-screens the whole book as a job (`rescreen_job`).',
+        'A new `name_threshold` (0.5-1) re-screens the whole book as a job (`rescreen_job`, GET /account/subjects/rescreens/{id}).',
       access: 'account',
       input: AccountSettingsInput,
       output: AccountUpdate,

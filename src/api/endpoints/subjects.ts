@@ -4,6 +4,7 @@ import type { RowSink, AuditMatchRow } from '../../audit/rows.js';
 import { Created, endpoint, type AnyEndpoint, type Caller } from '../../core/endpoint.js';
 import { conflict, forbidden, notFound, valueError } from '../../core/errors.js';
 import { externalIdParam, subjectRecord } from '../../subjects/model.js';
+import type { Rescreens } from '../../subjects/rescreen.js';
 import type { SubjectScreener } from '../subject-screener.js';
 import {
   SubjectCursorError,
@@ -11,7 +12,14 @@ import {
   type ListedSubject,
   type SubjectStore,
 } from '../../subjects/store.js';
-import { Subject, SubjectList, SubjectListInput, SubjectPutInput, SubjectPutResponse } from '../schemas/subjects.js';
+import {
+  Subject,
+  SubjectJob,
+  SubjectList,
+  SubjectListInput,
+  SubjectPutInput,
+  SubjectPutResponse,
+} from '../schemas/subjects.js';
 import { customerOf } from './account.js';
 
 /**
@@ -25,6 +33,8 @@ export interface SubjectsDeps {
   screener: SubjectScreener;
   /** The audit sink of matches that also opens the alerts (src/alerts/sink.ts); `write` waits for both. */
   matches: RowSink<AuditMatchRow>;
+  /** The re-screens a change of the name threshold starts (PATCH /account). */
+  rescreens: Pick<Rescreens, 'get'>;
 }
 
 const TAGS = ['account'];
@@ -56,9 +66,10 @@ function bookOwner(caller: Caller): number {
 }
 
 const ExternalIdInput = z.object({ external_id: externalIdParam }).strict();
+const JobIdInput = z.object({ id: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER) }).strict();
 
 export function subjectEndpoints(deps: SubjectsDeps): AnyEndpoint[] {
-  const { store, screener, matches } = deps;
+  const { store, screener, matches, rescreens } = deps;
   const view = async (customerId: number, externalId: string) => {
     const s = await store.view(customerId, externalId);
     if (!s) throw notFound(`Subject not found: ${externalId}`);
@@ -171,6 +182,24 @@ export function subjectEndpoints(deps: SubjectsDeps): AnyEndpoint[] {
           if (err instanceof SubjectCursorError) throw valueError(['query', 'cursor'], err.message, input.cursor);
           throw err;
         }
+      },
+    }),
+    endpoint({
+      id: 'subjects.rescreenJob',
+      method: 'GET',
+      path: '/account/subjects/rescreens/{id}',
+      tags: TAGS,
+      summary: 'A re-screen of the whole book after a change of `name_threshold`: progress, alerts opened',
+      description:
+        '`total` is the book’s size when it started, `rows_read` the subjects screened so far. A job whose node stopped is `failed`: change the threshold to start another.',
+      access: 'account',
+      errors: [404],
+      input: JobIdInput,
+      output: SubjectJob,
+      handler: async (input, ctx) => {
+        const job = await rescreens.get(customerOf(ctx.caller), input.id);
+        if (!job) throw notFound(`Re-screen job not found: ${input.id}`);
+        return job;
       },
     }),
   ];

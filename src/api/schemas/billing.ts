@@ -163,7 +163,7 @@ export const AccountSettingsInput = z
 export const AccountUpdate = AccountInfo.extend({
   rescreen_job: z.number().int().min(1).nullable().meta({
     description:
-      'The re-screen job a change of `name_threshold` started (GET /account/subjects/rescreens/{id}); null when none did.',
+      'The re-screen job a change of `name_threshold` started (GET /account/subjects/rescreens/{id}); null when none did (the same threshold, or an empty book).',
   }),
 })
   .strict()
