@@ -1,5 +1,15 @@
 import type { Logger } from 'pino';
 import type { Db } from '../store/db.js';
+import {
+  SUBJECT_JOB_COLUMNS,
+  subjectJobFromRow,
+  type RefusedRow,
+  type SubjectJobRecord,
+  type SubjectJobRow,
+} from './jobs.js';
+
+/** An import's job. */
+export type ImportJob = SubjectJobRecord;
 
 /**
  * Import jobs of subjects (`subject_jobs` of kind `import`, migration 080): the node that took the
@@ -11,67 +21,12 @@ import type { Db } from '../store/db.js';
 /** Refused rows kept with their line and reason (the count covers them all). */
 export const REFUSED_KEPT = 1000;
 
-interface RefusedRow {
-  line: number;
-  reason: string;
-}
-
-export interface ImportJob {
-  id: number;
-  customer_id: number;
-  kind: 'import' | 'rescreen';
-  state: 'running' | 'done' | 'failed';
-  rows_read: number;
-  total: number | null;
-  taken: number;
-  refused: number;
-  refused_rows: RefusedRow[];
-  alerts_opened: number;
-  error: string | null;
-  created_at: string;
-  finished_at: string | null;
-}
-
 export interface ImportProgress {
   rows_read: number;
   taken: number;
   refused: number;
   refused_rows: RefusedRow[];
   alerts_opened: number;
-}
-
-interface JobRow extends Omit<
-  ImportJob,
-  'created_at' | 'finished_at' | 'rows_read' | 'total' | 'taken' | 'refused' | 'alerts_opened'
-> {
-  rows_read: string | number;
-  total: string | number | null;
-  taken: string | number;
-  refused: string | number;
-  alerts_opened: string | number;
-  created_at: Date | string;
-  finished_at: Date | string | null;
-}
-
-const COLUMNS =
-  'id, customer_id, kind, state, rows_read, total, taken, refused, refused_rows, alerts_opened, error, created_at, finished_at';
-
-function fromRow(r: JobRow): ImportJob {
-  return {
-    id: Number(r.id),
-    customer_id: r.customer_id,
-    kind: r.kind,
-    state: r.state,
-    rows_read: Number(r.rows_read),
-    total: r.total === null ? null : Number(r.total),
-    taken: Number(r.taken),
-    refused: Number(r.refused),
-    refused_rows: typeof r.refused_rows === 'string' ? (JSON.parse(r.refused_rows) as RefusedRow[]) : r.refused_rows,
-    alerts_opened: Number(r.alerts_opened),
-    error: r.error,
-    created_at: new Date(r.created_at).toISOString(),
-    finished_at: r.finished_at === null ? null : new Date(r.finished_at).toISOString(),
-  };
 }
 
 export class ImportJobs {
@@ -81,11 +36,11 @@ export class ImportJobs {
   ) {}
 
   async open(customerId: number): Promise<ImportJob> {
-    const { rows } = await this.db.query<JobRow>(
-      `INSERT INTO subject_jobs (customer_id, kind, node_id) VALUES ($1, 'import', $2) RETURNING ${COLUMNS}`,
+    const { rows } = await this.db.query<SubjectJobRow>(
+      `INSERT INTO subject_jobs (customer_id, kind, node_id) VALUES ($1, 'import', $2) RETURNING ${SUBJECT_JOB_COLUMNS}`,
       [customerId, this.opts.node],
     );
-    return fromRow(rows[0]);
+    return subjectJobFromRow(rows[0]);
   }
 
   async progress(id: number, p: ImportProgress): Promise<void> {
@@ -117,11 +72,11 @@ export class ImportJobs {
 
   /** The customer's import job, or null (another customer's job is as unknown as a missing one). */
   async get(customerId: number, id: number): Promise<ImportJob | null> {
-    const { rows } = await this.db.query<JobRow>(
-      `SELECT ${COLUMNS} FROM subject_jobs WHERE id = $1 AND customer_id = $2 AND kind = 'import'`,
+    const { rows } = await this.db.query<SubjectJobRow>(
+      `SELECT ${SUBJECT_JOB_COLUMNS} FROM subject_jobs WHERE id = $1 AND customer_id = $2 AND kind = 'import'`,
       [id, customerId],
     );
-    return rows[0] ? fromRow(rows[0]) : null;
+    return rows[0] ? subjectJobFromRow(rows[0]) : null;
   }
 
   /** At start: the imports this node was running when it stopped are failed (nobody will finish them). */
@@ -140,7 +95,3 @@ export class ImportJobs {
 }
 
 /** A job as the API answers it (SubjectJob). */
-export function jobView(job: ImportJob) {
-  const { customer_id: _customer, ...view } = job;
-  return view;
-}

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { AuditMatchRow, RowSink } from '../audit/rows.js';
 import type { Db } from '../store/db.js';
 import type { SubjectStore } from './store.js';
+import { SUBJECT_JOB_COLUMNS, subjectJobFromRow, type SubjectJobRecord, type SubjectJobRow } from './jobs.js';
 import type { BookScreener } from './screening.js';
 
 /**
@@ -14,21 +15,6 @@ import type { BookScreener } from './screening.js';
  * the threshold again.
  */
 
-export interface SubjectJobRecord {
-  id: number;
-  kind: 'import' | 'rescreen';
-  state: 'running' | 'done' | 'failed';
-  rows_read: number;
-  total: number | null;
-  taken: number;
-  refused: number;
-  refused_rows: { line: number; reason: string }[];
-  alerts_opened: number;
-  error: string | null;
-  created_at: string;
-  finished_at: string | null;
-}
-
 export interface RescreenOptions {
   db: Db;
   subjects: Pick<SubjectStore, 'page' | 'count' | 'markScreened'>;
@@ -40,34 +26,6 @@ export interface RescreenOptions {
   node: string;
   /** Subjects screened per page. */
   pageSize: number;
-}
-
-const JOB_COLUMNS = `id, kind, state, rows_read, total, taken, refused, refused_rows, alerts_opened, error,
-  created_at, finished_at`;
-
-type JobRow = Omit<SubjectJobRecord, 'rows_read' | 'total' | 'taken' | 'refused' | 'alerts_opened'> & {
-  rows_read: string | number;
-  total: string | number | null;
-  taken: string | number;
-  refused: string | number;
-  alerts_opened: string | number;
-  created_at: Date | string;
-  finished_at: Date | string | null;
-};
-
-const iso = (d: Date | string) => new Date(d).toISOString();
-
-function toJob(r: JobRow): SubjectJobRecord {
-  return {
-    ...r,
-    rows_read: Number(r.rows_read),
-    total: r.total === null ? null : Number(r.total),
-    taken: Number(r.taken),
-    refused: Number(r.refused),
-    alerts_opened: Number(r.alerts_opened),
-    created_at: iso(r.created_at),
-    finished_at: r.finished_at === null ? null : iso(r.finished_at),
-  };
 }
 
 const STOPPED = 'the node running it stopped; change the name threshold to start another';
@@ -94,11 +52,11 @@ export class Rescreens {
   }
 
   async get(customerId: number, id: number): Promise<SubjectJobRecord | null> {
-    const { rows } = await this.opts.db.query<JobRow>(
-      `SELECT ${JOB_COLUMNS} FROM subject_jobs WHERE id = $1 AND customer_id = $2 AND kind = 'rescreen'`,
+    const { rows } = await this.opts.db.query<SubjectJobRow>(
+      `SELECT ${SUBJECT_JOB_COLUMNS} FROM subject_jobs WHERE id = $1 AND customer_id = $2 AND kind = 'rescreen'`,
       [id, customerId],
     );
-    return rows[0] ? toJob(rows[0]) : null;
+    return rows[0] ? subjectJobFromRow(rows[0]) : null;
   }
 
   /** Fails the re-screens this node left running when it stopped or crashed. */

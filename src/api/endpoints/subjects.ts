@@ -1,3 +1,4 @@
+import { jobView } from '../../subjects/jobs.js';
 import { z } from 'zod';
 import { normalizeCountry } from '../../../engine/normalize/index.js';
 import type { RowSink, AuditMatchRow } from '../../audit/rows.js';
@@ -199,7 +200,7 @@ export function subjectEndpoints(deps: SubjectsDeps): AnyEndpoint[] {
       handler: async (input, ctx) => {
         const job = await rescreens.get(customerOf(ctx.caller), input.id);
         if (!job) throw notFound(`Re-screen job not found: ${input.id}`);
-        return job;
+        return jobView(job);
       },
     }),
   ];
