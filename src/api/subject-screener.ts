@@ -37,8 +37,9 @@ export class SubjectScreener implements BookScreener {
     const at = Date.now();
     const all = this.deps.catalog.screening(filter, customerId, undefined, at, ['lists']);
     // Subjects' alerts are their own: a screening's decided alerts are not theirs to show.
-    const values: CallerScreening = { ...all, reviews: null };
-    const names: CallerScreening = { ...this.names.narrow(values, filter), reviews: null };
+    // The screening endpoints' one shape (screeningFor), so the shared call sites stay monomorphic.
+    const values: CallerScreening = { lists: all.lists, basis: all.basis, asOf: all.asOf, reviews: null };
+    const names = this.names.narrow(values, filter);
     const rows: AuditMatchRow[] = [];
     for (let i = 0; i < subjects.length; i += ROUND) {
       const round = subjects.slice(i, i + ROUND);
