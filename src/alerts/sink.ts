@@ -6,9 +6,11 @@ import { mergeMatches, type AlertStore, type Upsert } from './store.js';
  * How long pushed matches wait to be recorded together. An embedded database (PGlite) runs its
  * statements on the front-end thread, about a millisecond each: one statement per request capped
  * matching screenings near 1,000/s. Merged over this window, one screening repeated at any rate
- * costs one row of one statement.
+ * costs one row of one statement. The upsert of even one row costs ~5-10 ms of that thread (its
+ * CTE, the row's indexes): every 200 ms that was 10.5 µs of a 44 µs matching request at 10k req/s,
+ * every second 2.5 µs (docs/investigations/2026-11-28-match-route-alert-cost.md).
  */
-const FLUSH_MS = 200;
+const FLUSH_MS = 1_000;
 /** Alerts per statement: between chunks the event loop serves requests (a crafted answer has 1,220). */
 const CHUNK = 500;
 
