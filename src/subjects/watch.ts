@@ -10,7 +10,7 @@ import { eventId, type EventRow } from '../webhooks/events.js';
 import { insertEvent } from '../webhooks/outbox.js';
 import { listingJson } from '../webhooks/sink.js';
 import { DeltaIndex, type DeltaHit } from './delta.js';
-import type { StoredSubject, SubjectStore } from './store.js';
+import type { SubjectStore, WatchedSubject } from './store.js';
 
 /**
  * Watching the books (issue #39, docs/monitoring.md "Watching"): each list version's changes,
@@ -118,9 +118,9 @@ async function screenRun(
   let opened = 0;
   for (;;) {
     if (index.size === 0) break;
-    const page = await opts.subjects.page(afterId, opts.pageSize, owner);
+    const page = await opts.subjects.watchPage(afterId, opts.pageSize, owner, index.hasValues);
     if (page.length === 0) break;
-    const hits: { subject: StoredSubject; hit: DeltaHit }[] = [];
+    const hits: { subject: WatchedSubject; hit: DeltaHit }[] = [];
     for (const s of page) {
       const threshold = thresholds.get(s.customer_id);
       if (threshold === undefined) continue;
@@ -182,7 +182,7 @@ function alertKey(customerId: number, externalId: string, screened: string, list
 function matchRow(
   def: NonNullable<ReturnType<BookWatchOptions['list']>>,
   run: Run,
-  subject: StoredSubject,
+  subject: WatchedSubject,
   hit: DeltaHit,
   time: number,
 ): AuditMatchRow {
@@ -224,7 +224,7 @@ async function openAlerts(
   alerts: AlertStore,
   def: NonNullable<ReturnType<BookWatchOptions['list']>>,
   run: Run,
-  hits: { subject: StoredSubject; hit: DeltaHit }[],
+  hits: { subject: WatchedSubject; hit: DeltaHit }[],
   at: Date,
 ): Promise<number> {
   // One alert per subject, screened value and listed entity (the alerts' unique key).
