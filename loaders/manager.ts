@@ -112,11 +112,21 @@ export interface UploadedVersion {
 
 export type ProgressEvent = { slug: string; phase: 'download' | 'parse'; file?: string; done: number; total?: number };
 
+/**
+ * A sink of the delivery queue. One that works its changes off in the background (the book sink
+ * records a run and screens the books later, so the next sinks do not wait for it) is started by
+ * the leader's manager, to resume the work a previous run left, and stopped with it.
+ */
+export interface DeliverySink extends ChangeSink {
+  start?(): void;
+  stop?(): Promise<void>;
+}
+
 export interface ListManagerOptions {
   config: LoaderSettings;
   /** Null for tools that only ingest (the CLI): snapshots are written, nothing is served. */
   engine: EngineLoader | null;
-  sinks?: ChangeSink[];
+  sinks?: DeliverySink[];
   log: Logger;
   now?: Clock;
   /** The list registry (default: loaders/registry.ts). Uploaded lists are found on disk. */
@@ -145,7 +155,7 @@ const DAY_MS = 86_400_000;
 export class ListManager {
   private readonly config: LoaderSettings;
   private readonly engine: EngineLoader | null;
-  private readonly sinks: ChangeSink[];
+  private readonly sinks: DeliverySink[];
   private readonly log: Logger;
   private readonly now: Clock;
   private readonly registry: ListDefinition[];
@@ -219,6 +229,7 @@ export class ListManager {
       this.pollFollower();
       return;
     }
+    for (const sink of this.sinks) sink.start?.();
     void this.exclusive(() => this.deliverPending());
     const checked = this.defs.filter((d) => d.source.type !== 'upload');
     const due = this.config.LIST_REFRESH_ENABLED
@@ -451,6 +462,7 @@ export class ListManager {
     if (this.redelivery) clearTimeout(this.redelivery);
     this.redelivery = null;
     await this.idle();
+    for (const sink of this.sinks) await sink.stop?.();
   }
 
   private exclusive<T>(fn: () => Promise<T>): Promise<T> {

@@ -69,6 +69,29 @@ const NONE: readonly number[] = [];
 
 const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
 
+/** Shorter tokens are not compared within one edit: too many short words are one edit apart. */
+const MIN_EDITED_TOKEN = 4;
+
+/** A name's Latin tokens of MIN_EDITED_TOKEN letters or more, upper case, without diacritics. */
+function latinTokens(name: string): string[] {
+  return name
+    .normalize('NFKD')
+    .replace(/\p{M}/gu, '')
+    .toUpperCase()
+    .split(/[^A-Z0-9]+/)
+    .filter((t) => t.length >= MIN_EDITED_TOKEN);
+}
+
+/**
+ * A token and its one-deletion variants: two tokens within one edit (a substitution, an insertion
+ * or a deletion) share at least one of these keys (symmetric deletion).
+ */
+function tokenKeys(token: string): string[] {
+  const keys = [token];
+  for (let i = 0; i < token.length; i++) keys.push(token.slice(0, i) + token.slice(i + 1));
+  return keys;
+}
+
 function partyOf(r: EntityRecord): Parameters<typeof prepareParty>[0] {
   const m = r.metadata;
   const names = [{ value: String(m.name ?? r.value), weak: false }];
@@ -89,8 +112,12 @@ export class DeltaIndex {
   /** `entity_type \0 key` → the changed exact records. */
   private readonly byKey = new Map<string, EntityRecord[]>();
   private readonly ids: EntityRecord[] = [];
+  /** A party name's tokens and their one-deletion variants → the parties (see `tokenKeys`). */
+  private readonly byToken = new Map<string, number[]>();
   /** Scratch: candidate party → terms it shares with the name being matched. */
   private readonly shared = new Map<number, number>();
+  /** Scratch: candidate party → tokens of the name being matched within one edit of its tokens. */
+  private readonly near = new Map<number, number>();
 
   /** `changes`: one list version's changes; only `listed` and `relisted` ones are indexed. */
   constructor(changes: readonly ListChange[]) {
@@ -122,6 +149,11 @@ export class DeltaIndex {
     return this.parties.length + this.byKey.size;
   }
 
+  /** Whether the change holds values or identifiers: a subject's are read only then. */
+  get hasValues(): boolean {
+    return this.byKey.size > 0;
+  }
+
   private addParty(record: EntityRecord, prepared: PreparedParty): void {
     const n = this.parties.push({ record, prepared }) - 1;
     const terms = new Set<string>();
@@ -130,6 +162,14 @@ export class DeltaIndex {
       const list = this.byTerm.get(t);
       if (list) list.push(n);
       else this.byTerm.set(t, [n]);
+    }
+    const keys = new Set<string>();
+    for (const name of prepared.names)
+      for (const t of latinTokens(name.value)) for (const k of tokenKeys(t)) keys.add(k);
+    for (const k of keys) {
+      const list = this.byToken.get(k);
+      if (list) list.push(n);
+      else this.byToken.set(k, [n]);
     }
   }
 
@@ -151,12 +191,15 @@ export class DeltaIndex {
       shared.clear();
       for (const t of terms) for (const n of this.byTerm.get(t) ?? NONE) shared.set(n, (shared.get(n) ?? 0) + 1);
       if (shared.size === 0) continue;
+      const near = this.nearTokens(name);
       // A party sharing one term of several (a first name, a two-letter skeleton) scores far below
-      // any threshold: scoring it would cost a name comparison per subject for nothing.
+      // any threshold: scoring it would cost a name comparison per subject for nothing. Unless two
+      // of the name's tokens are each within one edit of the party's ("ABDUR REHMAN" and "Abdul
+      // Rahman" share only the skeleton RHMN, and score 0.77).
       const needed = Math.min(2, terms.length);
       let query: PreparedQuery | null = null;
       for (const [n, count] of shared) {
-        if (count < needed) continue;
+        if (count < needed && (near.get(n) ?? 0) < 2) continue;
         query ??= prepareQuery({ name, birth_date: subject.birth_date, party_type: type });
         const party = this.parties[n];
         // The subject's country the party is known in, if any, is the evidence a screening would weigh.
@@ -176,6 +219,19 @@ export class DeltaIndex {
       }
     }
     for (const h of best.values()) hits.push(h);
+  }
+
+  /** Party → how many of `name`'s tokens are within one edit of one of the party's tokens. */
+  private nearTokens(name: string): Map<number, number> {
+    const near = this.near;
+    near.clear();
+    const seen = new Set<number>();
+    for (const token of latinTokens(name)) {
+      seen.clear();
+      for (const k of tokenKeys(token)) for (const n of this.byToken.get(k) ?? NONE) seen.add(n);
+      for (const n of seen) near.set(n, (near.get(n) ?? 0) + 1);
+    }
+    return near;
   }
 
   private matchValues(subject: DeltaSubject, hits: DeltaHit[]): void {

@@ -15,6 +15,21 @@ export interface StoredSubject extends SubjectRecord {
   screened_at: string | null;
 }
 
+/** A subject as the books are screened against a list version's changes (`watchPage`). */
+export type WatchedSubject = SubjectRecord & { id: number; customer_id: number };
+
+type WatchedRow = [
+  number,
+  number,
+  string,
+  SubjectRecord['type'],
+  string[],
+  string | null,
+  string[],
+  SubjectRecord['identifiers'],
+  SubjectRecord['values'],
+];
+
 /** A subject as a customer's list shows it: with its alerts still to be worked. */
 export interface ListedSubject extends StoredSubject {
   open_alerts: number;
@@ -250,6 +265,51 @@ export class SubjectStore {
             [afterId, limit, customerId],
           );
     return rows.map(toStored);
+  }
+
+  /**
+   * The books as a list version's delta reads them (src/subjects/watch.ts): the next `limit`
+   * subjects after id `afterId`, every customer's or one's, with only the fields screened, and
+   * the identifiers and values only when `withValues` (a version that changed names only does not
+   * need them). The page comes as one JSON text: parsing it is several times cheaper than the
+   * driver's parsing of as many rows of arrays and jsonb.
+   */
+  async watchPage(
+    afterId: number,
+    limit: number,
+    customerId: number | undefined,
+    withValues: boolean,
+  ): Promise<WatchedSubject[]> {
+    const values = withValues
+      ? `s.identifiers, s."values"`
+      : `'[]'::jsonb, '{"crypto":[],"email":[],"website":[]}'::jsonb`;
+    const fields = `json_agg(json_build_array(s.id, s.customer_id, s.external_id, s.type, s.names, s.birth_date,
+      s.countries, ${values}) ORDER BY s.id)::text AS page`;
+    const { rows } =
+      customerId === undefined
+        ? await this.db.query<{ page: string | null }>(
+            `SELECT ${fields} FROM (SELECT * FROM subjects WHERE id > $1 ORDER BY id LIMIT $2) s`,
+            [afterId, limit],
+          )
+        : await this.db.query<{ page: string | null }>(
+            `SELECT ${fields} FROM (SELECT * FROM subjects WHERE customer_id = $3 AND id > $1 ORDER BY id LIMIT $2) s`,
+            [afterId, limit, customerId],
+          );
+    const page = rows[0]?.page;
+    if (!page) return [];
+    return (JSON.parse(page) as WatchedRow[]).map(
+      ([id, customer_id, external_id, type, names, birth_date, countries, identifiers, values]) => ({
+        id,
+        customer_id,
+        external_id,
+        type,
+        names,
+        birth_date,
+        countries,
+        identifiers,
+        values,
+      }),
+    );
   }
 
   /** The ids of the subject's alerts that the screening of request `requestId` opened or updated. */

@@ -10,7 +10,7 @@ import { eventId, type EventRow } from '../webhooks/events.js';
 import { insertEvent } from '../webhooks/outbox.js';
 import { listingJson } from '../webhooks/sink.js';
 import { DeltaIndex, type DeltaHit } from './delta.js';
-import type { StoredSubject, SubjectStore } from './store.js';
+import type { SubjectStore, WatchedSubject } from './store.js';
 
 /**
  * Watching the books (issue #39, docs/monitoring.md "Watching"): each list version's changes,
@@ -19,11 +19,13 @@ import type { StoredSubject, SubjectStore } from './store.js';
  * database by keyset pages, so memory follows the change and a page, not the books.
  *
  * Exactly once: a run is one delivery batch of one version (`book_runs`, named by list, version
- * and the batch's first change). Each page's alerts, webhook events and the run's progress
- * (`after_id`) commit in one transaction, so a crash loses at most the page in flight and the
- * redelivery after the restart (the list manager delivers changes at least once) resumes after
- * the last committed page; a finished run is skipped. Only the leader's list manager delivers.
- * A delisting marks the open and escalated subject alerts of the entity `delisted`.
+ * and the batch's first change). `write` records the run with its changes and returns, so the list
+ * manager's other sinks do not wait for the books; the run goes on in the background, one at a
+ * time in the order recorded. Each page's alerts, webhook events and the run's progress
+ * (`after_id`) commit in one transaction, so a crash loses at most the page in flight, and the
+ * leader's next start (the list manager starts its sinks) resumes every unfinished run after its
+ * last committed page; a redelivered batch finds its run recorded. Only the leader's list manager
+ * delivers. A delisting marks the open and escalated subject alerts of the entity `delisted`.
  */
 
 export interface BookWatchOptions {
@@ -75,19 +77,98 @@ function runsOf(changes: readonly ListChange[]): Run[] {
   return [...runs.values()];
 }
 
-export function createBookSink(opts: BookWatchOptions): ChangeSink {
-  const { log } = opts;
+/** Wait before runs that failed (the database away) are tried again. */
+const RETRY_MS = 5_000;
+
+export interface BookSink extends ChangeSink {
+  /** Screens the recorded runs not finished, and each one recorded from now on (the leader). */
+  start(): void;
+  /** Stops after the page in flight; an unfinished run resumes at the next start. */
+  stop(): Promise<void>;
+  /** Resolves once no recorded run is left to screen (or the sink stopped). */
+  idle(): Promise<void>;
+}
+
+export function createBookSink(opts: BookWatchOptions): BookSink {
+  const { db, log } = opts;
   const now = opts.now ?? Date.now;
+  let started = false;
+  let working: Promise<void> | null = null;
+  let again = false;
+  let retry: NodeJS.Timeout | null = null;
+
+  /** The oldest recorded run not finished, one at a time, until none is left. */
+  const drain = async (): Promise<void> => {
+    while (started) {
+      const { rows } = await db.query<{ list: string; version: string; first_seq: string; changes: string }>(
+        `SELECT list, version, first_seq, changes::text AS changes FROM book_runs
+         WHERE state = 'running' AND changes IS NOT NULL ORDER BY started_at, first_seq LIMIT 1`,
+      );
+      if (rows.length === 0) return;
+      const r = rows[0];
+      const changes = JSON.parse(r.changes) as ListChange[];
+      const run: Run = { list: r.list, version: r.version, firstSeq: Number(r.first_seq), at: changes[0].at, changes };
+      const def = opts.list(run.list);
+      if (def) await screenRun(opts, def, run, now, () => started);
+      else {
+        log.warn({ list: run.list, version: run.version }, 'list no longer defined: its run is closed unscreened');
+        await db.query(
+          `UPDATE book_runs SET state = 'done', finished_at = now() WHERE list = $1 AND version = $2 AND first_seq = $3`,
+          [run.list, run.version, run.firstSeq],
+        );
+      }
+    }
+  };
+  const kick = (): void => {
+    if (!started) return;
+    if (working) {
+      again = true;
+      return;
+    }
+    again = false;
+    working = drain()
+      .catch((err: unknown) => {
+        log.error({ err }, 'screening the books against a list version failed; retried shortly');
+        retry ??= setTimeout(() => {
+          retry = null;
+          kick();
+        }, RETRY_MS).unref();
+      })
+      .finally(() => {
+        working = null;
+        if (again) kick();
+      });
+  };
+
   return {
     async write(changes) {
       for (const run of runsOf(changes)) {
-        const def = opts.list(run.list);
-        if (!def) {
+        if (!opts.list(run.list)) {
           log.warn({ list: run.list }, 'list change of an unknown list: books not screened');
           continue;
         }
-        await screenRun(opts, def, run, now);
+        // A redelivered batch finds its run; one recorded before migration 084 gets its changes.
+        await db.query(
+          `INSERT INTO book_runs (list, version, first_seq, parties, changes) VALUES ($1, $2, $3, $4, $5::jsonb)
+           ON CONFLICT (list, version, first_seq) DO UPDATE SET changes = EXCLUDED.changes
+           WHERE book_runs.changes IS NULL`,
+          [run.list, run.version, run.firstSeq, new DeltaIndex(run.changes).size, JSON.stringify(run.changes)],
+        );
       }
+      kick();
+    },
+    start() {
+      started = true;
+      kick();
+    },
+    async stop() {
+      started = false;
+      if (retry) clearTimeout(retry);
+      retry = null;
+      await working;
+    },
+    async idle() {
+      while (working) await working;
     },
   };
 }
@@ -97,14 +178,11 @@ async function screenRun(
   def: NonNullable<ReturnType<BookWatchOptions['list']>>,
   run: Run,
   now: () => number,
+  going: () => boolean,
 ): Promise<void> {
   const { db, log } = opts;
   const index = new DeltaIndex(run.changes);
   const delisted = run.changes.filter((c) => c.kind === 'delisted').map((c) => c.record);
-  await db.query(
-    `INSERT INTO book_runs (list, version, first_seq, parties) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING`,
-    [run.list, run.version, run.firstSeq, index.size],
-  );
   const { rows } = await db.query<{ state: string; after_id: string }>(
     'SELECT state, after_id FROM book_runs WHERE list = $1 AND version = $2 AND first_seq = $3',
     [run.list, run.version, run.firstSeq],
@@ -118,9 +196,9 @@ async function screenRun(
   let opened = 0;
   for (;;) {
     if (index.size === 0) break;
-    const page = await opts.subjects.page(afterId, opts.pageSize, owner);
+    const page = await opts.subjects.watchPage(afterId, opts.pageSize, owner, index.hasValues);
     if (page.length === 0) break;
-    const hits: { subject: StoredSubject; hit: DeltaHit }[] = [];
+    const hits: { subject: WatchedSubject; hit: DeltaHit }[] = [];
     for (const s of page) {
       const threshold = thresholds.get(s.customer_id);
       if (threshold === undefined) continue;
@@ -141,6 +219,7 @@ async function screenRun(
     // An embedded database answers on this thread through microtasks: without a turn of the
     // event loop between pages, requests would wait for the whole run.
     await new Promise((resolve) => setImmediate(resolve));
+    if (!going()) return;
   }
   await db.transaction(async (tx) => {
     await tx.query(
@@ -182,7 +261,7 @@ function alertKey(customerId: number, externalId: string, screened: string, list
 function matchRow(
   def: NonNullable<ReturnType<BookWatchOptions['list']>>,
   run: Run,
-  subject: StoredSubject,
+  subject: WatchedSubject,
   hit: DeltaHit,
   time: number,
 ): AuditMatchRow {
@@ -224,7 +303,7 @@ async function openAlerts(
   alerts: AlertStore,
   def: NonNullable<ReturnType<BookWatchOptions['list']>>,
   run: Run,
-  hits: { subject: StoredSubject; hit: DeltaHit }[],
+  hits: { subject: WatchedSubject; hit: DeltaHit }[],
   at: Date,
 ): Promise<number> {
   // One alert per subject, screened value and listed entity (the alerts' unique key).
