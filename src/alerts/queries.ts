@@ -44,6 +44,11 @@ export interface AlertPage {
 
 /** Alerts read per statement of an export (with their history). */
 const EXPORT_PAGE = 1000;
+/**
+ * Alerts of the order read first for a text: its page when the text is common, and a sample of
+ * how often the text and each of its words occur.
+ */
+const SAMPLE = 500;
 /** How long the table's row count (the planner's estimate) sizes the walks of a band or a text. */
 const ROWS_ESTIMATE_MS = 60_000;
 
@@ -170,40 +175,51 @@ export class AlertQueries {
   }
 
   /**
-   * A text's page among the next `size` alerts of the order (its index, the cursor the only other
-   * condition): the answer when they fill it or are the last ones. A text most alerts hold (a
-   * common name) fills a page there in a few hundred reads, where the trigram index would give
-   * all its rows to be sorted. Else the trigram index finds the rows, asked for the words that
-   * few of those alerts hold: counted here, in the same statement.
+   * A text's page from the order's own index where it holds the text often enough, else the rare
+   * words to ask the trigram index for. The next SAMPLE alerts of the order (the cursor the only
+   * other condition) are read first: they fill the page of a text that most alerts hold (a common
+   * name), where the trigram index would give all its rows to be sorted; they are the whole answer
+   * when they are the last ones. Their share of the page's matches tells how far the order's walk
+   * would go for a page: up to half of `size`, it walks, where a row costs about four times a row
+   * the trigram index gives (docs/alerts.md). They also count each word of the text per column.
    */
   private async textWalk(
     r: AlertListRequest,
     orderBy: string,
     q: Query,
   ): Promise<{ rows: AlertRow[] } | { pieces: TextPieces | undefined }> {
-    const size = await this.walkSize(r.limit);
     const words = textWords(r.text!);
     const params = [...q.params];
     const counts = words.length === 0 ? 'ARRAY[]::int[]' : wordCounts(words, params);
-    const { rows } = await this.db.query<AlertRow & { walked: number; counts: number[] }>(
-      `WITH walk AS MATERIALIZED (
-         SELECT ${COLUMNS}, customer_id, subject_key FROM alerts
-         WHERE ${['customer_id = $1', ...q.after].join(' AND ')} ORDER BY ${orderBy} LIMIT ${size}
-       )
-       SELECT page.*, sample.walked, sample.counts
-       FROM (SELECT count(*)::int AS walked, ${counts} AS counts FROM walk) sample
-       LEFT JOIN LATERAL (SELECT * FROM walk WHERE ${q.where.join(' AND ')} ORDER BY ${orderBy} LIMIT ${q.limit}) page
+    const next = (n: number) =>
+      `SELECT ${COLUMNS}, customer_id, subject_key FROM alerts
+       WHERE ${['customer_id = $1', ...q.after].join(' AND ')} ORDER BY ${orderBy} LIMIT ${n}`;
+    const { rows } = await this.db.query<AlertRow & { walked: number; hits: number; counts: number[] }>(
+      `WITH sample AS MATERIALIZED (${next(SAMPLE)})
+       SELECT page.*, sampled.walked, sampled.hits, sampled.counts
+       FROM (SELECT count(*)::int AS walked, count(*) FILTER (WHERE ${q.where.join(' AND ')})::int AS hits,
+               ${counts} AS counts FROM sample) sampled
+       LEFT JOIN LATERAL (SELECT * FROM sample WHERE ${q.where.join(' AND ')} ORDER BY ${orderBy} LIMIT ${q.limit}) page
          ON true
        ORDER BY ${orderBy}`,
       params,
     );
     const page = rows.filter((row) => row.id !== null);
-    const { walked, counts: found } = rows[0];
-    if (page.length > r.limit || walked < size) return { rows: page };
+    const { walked, hits, counts: found } = rows[0];
+    if (page.length > r.limit || walked < SAMPLE) return { rows: page };
+    const bound = Math.max(2 * SAMPLE, Math.ceil((await this.walkSize(r.limit)) / 2));
+    if (hits > 0 && ((r.limit + 1) * SAMPLE) / hits <= bound) {
+      // Not materialized: the walk stops once the page is full.
+      const { rows: walkedRows } = await this.db.query<AlertRow>(
+        `SELECT * FROM (${next(bound)}) walk WHERE ${q.where.join(' AND ')} ORDER BY ${orderBy} LIMIT ${q.limit}`,
+        q.params,
+      );
+      if (walkedRows.length > r.limit) return { rows: walkedRows };
+    }
     return { pieces: words.length === 0 ? undefined : rarePieces(words, found, walked) };
   }
 
-  /** Alerts read at most by a band or a text before the list turns to another index: √(page × alerts). */
+  /** Alerts a band is read to at most before the list walks the order's index: √(page × alerts). */
   private async walkSize(limit: number): Promise<number> {
     return Math.max(1000, Math.ceil(Math.sqrt((limit + 1) * (await this.rowsEstimate()))));
   }
