@@ -136,6 +136,7 @@ async function main(): Promise<void> {
       ['text "party 12345", status escalated', { limit: 50, text: 'party 12345', status: 'escalated' }],
       ['text "subject 1", sort score asc', { limit: 50, text: 'subject 1', sort: 'score', order: 'asc' }],
       ['text "party 99999", page after 10,000 alerts', { limit: 50, text: 'party 99999', cursor: deepTime }],
+      ['text "listed 12" (none; every word common)', { limit: 50, text: 'listed 12' }],
     ];
     const out = [
       `## Alert list, ${ROWS.toLocaleString('en')} alerts of one customer (${db.kind})`,
