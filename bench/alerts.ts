@@ -131,6 +131,8 @@ async function main(): Promise<void> {
       ['text "party 12345"', { limit: 50, text: 'party 12345' }],
       ['text "subject 4242"', { limit: 50, text: 'subject 4242' }],
       ['text "party 1" (1 in 9 alerts)', { limit: 50, text: 'party 1' }],
+      ['text "party 12" (1 in 90)', { limit: 50, text: 'party 12' }],
+      ['text "party 123" (1 in 900)', { limit: 50, text: 'party 123' }],
       ['text "zzz" (none)', { limit: 50, text: 'zzz' }],
       ['text "party 12345", sort score', { limit: 50, text: 'party 12345', sort: 'score' }],
       ['text "party 12345", status escalated', { limit: 50, text: 'party 12345', status: 'escalated' }],

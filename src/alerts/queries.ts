@@ -180,8 +180,9 @@ export class AlertQueries {
    * other condition) are read first: they fill the page of a text that most alerts hold (a common
    * name), where the trigram index would give all its rows to be sorted; they are the whole answer
    * when they are the last ones. Their share of the page's matches tells how far the order's walk
-   * would go for a page: up to half of `size`, it walks, where a row costs about four times a row
-   * the trigram index gives (docs/alerts.md). They also count each word of the text per column.
+   * would go for a page: up to `size` = √(page × alerts), it walks (beyond, the text is rare enough
+   * for the index's rows to cost less: docs/alerts.md). They also count each word of the text per
+   * column.
    */
   private async textWalk(
     r: AlertListRequest,
@@ -207,11 +208,11 @@ export class AlertQueries {
     const page = rows.filter((row) => row.id !== null);
     const { walked, hits, counts: found } = rows[0];
     if (page.length > r.limit || walked < SAMPLE) return { rows: page };
-    const bound = Math.max(2 * SAMPLE, Math.ceil((await this.walkSize(r.limit)) / 2));
-    if (hits > 0 && ((r.limit + 1) * SAMPLE) / hits <= bound) {
+    const size = await this.walkSize(r.limit);
+    if (hits > 0 && ((r.limit + 1) * SAMPLE) / hits <= size) {
       // Not materialized: the walk stops once the page is full.
       const { rows: walkedRows } = await this.db.query<AlertRow>(
-        `SELECT * FROM (${next(bound)}) walk WHERE ${q.where.join(' AND ')} ORDER BY ${orderBy} LIMIT ${q.limit}`,
+        `SELECT * FROM (${next(size)}) walk WHERE ${q.where.join(' AND ')} ORDER BY ${orderBy} LIMIT ${q.limit}`,
         q.params,
       );
       if (walkedRows.length > r.limit) return { rows: walkedRows };
@@ -219,7 +220,7 @@ export class AlertQueries {
     return { pieces: words.length === 0 ? undefined : rarePieces(words, found, walked) };
   }
 
-  /** Alerts a band is read to at most before the list walks the order's index: √(page × alerts). */
+  /** Alerts a band or a text's walk reads at most before the list turns to another index: √(page × alerts). */
   private async walkSize(limit: number): Promise<number> {
     return Math.max(1000, Math.ceil(Math.sqrt((limit + 1) * (await this.rowsEstimate()))));
   }
