@@ -180,9 +180,9 @@ export class AlertQueries {
    * other condition) are read first: they fill the page of a text that most alerts hold (a common
    * name), where the trigram index would give all its rows to be sorted; they are the whole answer
    * when they are the last ones. Their share of the page's matches tells how far the order's walk
-   * would go for a page: up to `size` = √(page × alerts), it walks (beyond, the text is rare enough
-   * for the index's rows to cost less: docs/alerts.md). They also count each word of the text per
-   * column.
+   * would go for a page: up to half of √(page × alerts), it walks; beyond, the index's rows cost
+   * less (a walked alert costs about four times a row the index gives: docs/alerts.md). They also
+   * count each word of the text per column.
    */
   private async textWalk(
     r: AlertListRequest,
@@ -208,11 +208,11 @@ export class AlertQueries {
     const page = rows.filter((row) => row.id !== null);
     const { walked, hits, counts: found } = rows[0];
     if (page.length > r.limit || walked < SAMPLE) return { rows: page };
-    const size = await this.walkSize(r.limit);
-    if (hits > 0 && ((r.limit + 1) * SAMPLE) / hits <= size) {
+    const bound = Math.max(2 * SAMPLE, Math.ceil((await this.walkSize(r.limit)) / 2));
+    if (hits > 0 && ((r.limit + 1) * SAMPLE) / hits <= bound) {
       // Not materialized: the walk stops once the page is full.
       const { rows: walkedRows } = await this.db.query<AlertRow>(
-        `SELECT * FROM (${next(size)}) walk WHERE ${q.where.join(' AND ')} ORDER BY ${orderBy} LIMIT ${q.limit}`,
+        `SELECT * FROM (${next(bound)}) walk WHERE ${q.where.join(' AND ')} ORDER BY ${orderBy} LIMIT ${q.limit}`,
         q.params,
       );
       if (walkedRows.length > r.limit) return { rows: walkedRows };
