@@ -13,6 +13,7 @@ import {
   type DetailRow,
   type EventRecord,
 } from './store.js';
+import { containing, rarePieces, textCondition, textWords, wordCounts, type TextPieces } from './text-search.js';
 
 /** Reading the customer's alerts: the review list, its export and the operator's counts. */
 
@@ -43,7 +44,12 @@ export interface AlertPage {
 
 /** Alerts read per statement of an export (with their history). */
 const EXPORT_PAGE = 1000;
-/** How long the table's row count (the planner's estimate) sizes the band of a range filter. */
+/**
+ * Alerts of the order read first for a text: its page when the text is common, and a sample of
+ * how often the text and each of its words occur.
+ */
+const SAMPLE = 500;
+/** How long the table's row count (the planner's estimate) sizes the walks of a band or a text. */
 const ROWS_ESTIMATE_MS = 60_000;
 
 /**
@@ -58,8 +64,26 @@ function bandColumn(sort: AlertOrder['sort'], f: AlertFilter): string | null {
   return null;
 }
 
+/** A page's statement: its conditions (the cursor's among them, also apart) and the page size's placeholder. */
+interface Query {
+  where: string[];
+  after: string[];
+  limit: string;
+  params: unknown[];
+}
+
+/** The condition of alerts after the cursor's, in the order; its sort keys are pushed onto `params`. */
+function cursorCondition(order: AlertOrder, cursor: string, params: unknown[]): string {
+  const keys = SORT_COLUMNS[order.sort];
+  const placeholders = decodeCursor(order, cursor).map((v, i) => {
+    params.push(v);
+    return `$${params.length}::${keys[i].type}`;
+  });
+  return `(${keys.map((k) => k.column).join(', ')}) ${order.order === 'desc' ? '<' : '>'} (${placeholders.join(', ')})`;
+}
+
 /** SQL conditions of a filter; the parameters are pushed onto `params` ($1 is the customer). */
-function conditions(f: AlertFilter, params: unknown[]): string[] {
+function conditions(f: AlertFilter, params: unknown[], pieces?: TextPieces): string[] {
   const where = ['customer_id = $1'];
   const add = (sql: (p: string) => string, value: unknown) => {
     params.push(value);
@@ -73,9 +97,8 @@ function conditions(f: AlertFilter, params: unknown[]): string[] {
   if (f.since !== undefined) add((p) => `last_seen >= ${p}::timestamptz`, f.since);
   if (f.until !== undefined) add((p) => `last_seen < ${p}::timestamptz`, f.until);
   if (f.text !== undefined) {
-    // ILIKE (not lower(…) LIKE) is what the trigram index of migration 076 answers.
-    const pattern = `%${f.text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-    add((p) => `(screened_value ILIKE ${p} OR matched_value ILIKE ${p})`, pattern);
+    params.push(containing(f.text));
+    where.push(textCondition(`$${params.length}`, pieces, params));
   }
   // The literal `<> ''` lets a generic plan use the partial index alerts_customer_subject (migration 080).
   if (f.subject !== undefined) add((p) => `subject_key = ${p} AND subject_key <> ''`, f.subject);
@@ -94,51 +117,112 @@ export class AlertQueries {
   /**
    * The customer's alerts in the requested order (default: most recently seen first), a keyset
    * page at a time. Each order is one index scan (migrations 070, 076; an ascending order scans
-   * the same index backward), but for a narrow range of the other key, read by its own index.
+   * the same index backward), but for a narrow range of the other key, read by its own index, and
+   * for a text, looked for among the next alerts of the order first (docs/alerts.md).
    */
   async list(customerId: number, r: AlertListRequest): Promise<AlertPage> {
     const order: AlertOrder = { sort: r.sort ?? 'time', order: r.order ?? 'desc' };
-    const params: unknown[] = [customerId];
-    const where = conditions(r, params);
-    const keys = SORT_COLUMNS[order.sort];
-    if (r.cursor !== undefined) {
-      const values = decodeCursor(order, r.cursor);
-      const placeholders = values.map((v, i) => {
-        params.push(v);
-        return `$${params.length}::${keys[i].type}`;
-      });
-      const cmp = order.order === 'desc' ? '<' : '>';
-      where.push(`(${keys.map((k) => k.column).join(', ')}) ${cmp} (${placeholders.join(', ')})`);
-    }
-    params.push(r.limit + 1);
     const direction = order.order === 'desc' ? 'DESC' : 'ASC';
-    const orderBy = keys.map((k) => `${k.column} ${direction}`).join(', ');
-    const band = this.bands ? bandColumn(order.sort, r) : null;
+    const orderBy = SORT_COLUMNS[order.sort].map((k) => `${k.column} ${direction}`).join(', ');
+    const query = (pieces?: TextPieces): Query => {
+      const params: unknown[] = [customerId];
+      const where = conditions(r, params, pieces);
+      const after = r.cursor === undefined ? [] : [cursorCondition(order, r.cursor, params)];
+      params.push(r.limit + 1);
+      return { where: [...where, ...after], after, limit: `$${params.length}`, params };
+    };
     let rows: AlertRow[] | null = null;
-    const size = band === null ? 0 : Math.max(1000, Math.ceil(Math.sqrt((r.limit + 1) * (await this.rowsEstimate()))));
-    // A band the planner expects wider than `size` is walked at once: reading `size` alerts first
-    // cost a 10% band 150 ms for nothing.
-    if (band !== null && (await this.estimate(where, params.slice(0, -1))) < size) {
-      // The band's alerts by its own index (a range scan), at most `size`, sorted: the whole answer
-      // when the band is narrower than that. A wider band is a large enough share of the alerts for
-      // the order's walk to fill a page in about `size` reads: `size` = √(page × alerts) bounds both.
-      const { rows: banded } = await this.db.query<AlertRow & { band_rows: number }>(
-        `WITH band AS MATERIALIZED (
-           SELECT ${COLUMNS} FROM alerts WHERE ${where.join(' AND ')} ORDER BY ${band} DESC LIMIT ${size}
-         )
-         SELECT *, (SELECT count(*) FROM band)::int AS band_rows FROM band ORDER BY ${orderBy} LIMIT $${params.length}`,
-        params,
-      );
-      if (banded.length === 0 || banded[0].band_rows < size) rows = banded;
+    let pieces: TextPieces | undefined;
+    const band = bandColumn(order.sort, r);
+    if (this.bands && r.text !== undefined) {
+      const walked = await this.textWalk(r, orderBy, query());
+      if ('rows' in walked) rows = walked.rows;
+      else pieces = walked.pieces;
+    } else if (this.bands && band !== null) {
+      rows = await this.band(band, orderBy, query(), r.limit);
     }
-    rows ??= (
-      await this.db.query<AlertRow>(
-        `SELECT ${COLUMNS} FROM alerts WHERE ${where.join(' AND ')} ORDER BY ${orderBy} LIMIT $${params.length}`,
-        params,
-      )
-    ).rows;
+    if (rows === null) {
+      const { where, limit, params } = query(pieces);
+      rows = (
+        await this.db.query<AlertRow>(
+          `SELECT ${COLUMNS} FROM alerts WHERE ${where.join(' AND ')} ORDER BY ${orderBy} LIMIT ${limit}`,
+          params,
+        )
+      ).rows;
+    }
     const items = rows.slice(0, r.limit).map(toAlert);
     return { items, next_cursor: rows.length > r.limit ? encodeCursor(order, items[items.length - 1]) : null };
+  }
+
+  /**
+   * A band's alerts by its own index (a range scan), at most `size`, sorted: the whole answer when
+   * the band is narrower than that, else null. A wider band is a large enough share of the alerts
+   * for the order's walk to fill a page in about `size` reads: `size` = √(page × alerts) bounds both.
+   */
+  private async band(band: string, orderBy: string, q: Query, limit: number): Promise<AlertRow[] | null> {
+    const size = await this.walkSize(limit);
+    // A band the planner expects wider than `size` is walked at once: reading `size` alerts first
+    // cost a 10% band 150 ms for nothing.
+    if ((await this.estimate(q.where, q.params.slice(0, -1))) >= size) return null;
+    const { rows } = await this.db.query<AlertRow & { band_rows: number }>(
+      `WITH band AS MATERIALIZED (
+         SELECT ${COLUMNS} FROM alerts WHERE ${q.where.join(' AND ')} ORDER BY ${band} DESC LIMIT ${size}
+       )
+       SELECT *, (SELECT count(*) FROM band)::int AS band_rows FROM band ORDER BY ${orderBy} LIMIT ${q.limit}`,
+      q.params,
+    );
+    return rows.length === 0 || rows[0].band_rows < size ? rows : null;
+  }
+
+  /**
+   * A text's page from the order's own index where it holds the text often enough, else the rare
+   * words to ask the trigram index for. The next SAMPLE alerts of the order (the cursor the only
+   * other condition) are read first: they fill the page of a text that most alerts hold (a common
+   * name), where the trigram index would give all its rows to be sorted; they are the whole answer
+   * when they are the last ones. Their share of the page's matches tells how far the order's walk
+   * would go for a page: up to half of √(page × alerts), it walks; beyond, the index's rows cost
+   * less (a walked alert costs about four times a row the index gives: docs/alerts.md). They also
+   * count each word of the text per column.
+   */
+  private async textWalk(
+    r: AlertListRequest,
+    orderBy: string,
+    q: Query,
+  ): Promise<{ rows: AlertRow[] } | { pieces: TextPieces | undefined }> {
+    const words = textWords(r.text!);
+    const params = [...q.params];
+    const counts = words.length === 0 ? 'ARRAY[]::int[]' : wordCounts(words, params);
+    const next = (n: number) =>
+      `SELECT ${COLUMNS}, customer_id, subject_key FROM alerts
+       WHERE ${['customer_id = $1', ...q.after].join(' AND ')} ORDER BY ${orderBy} LIMIT ${n}`;
+    const { rows } = await this.db.query<AlertRow & { walked: number; hits: number; counts: number[] }>(
+      `WITH sample AS MATERIALIZED (${next(SAMPLE)})
+       SELECT page.*, sampled.walked, sampled.hits, sampled.counts
+       FROM (SELECT count(*)::int AS walked, count(*) FILTER (WHERE ${q.where.join(' AND ')})::int AS hits,
+               ${counts} AS counts FROM sample) sampled
+       LEFT JOIN LATERAL (SELECT * FROM sample WHERE ${q.where.join(' AND ')} ORDER BY ${orderBy} LIMIT ${q.limit}) page
+         ON true
+       ORDER BY ${orderBy}`,
+      params,
+    );
+    const page = rows.filter((row) => row.id !== null);
+    const { walked, hits, counts: found } = rows[0];
+    if (page.length > r.limit || walked < SAMPLE) return { rows: page };
+    const bound = Math.max(2 * SAMPLE, Math.ceil((await this.walkSize(r.limit)) / 2));
+    if (hits > 0 && ((r.limit + 1) * SAMPLE) / hits <= bound) {
+      // Not materialized: the walk stops once the page is full.
+      const { rows: walkedRows } = await this.db.query<AlertRow>(
+        `SELECT * FROM (${next(bound)}) walk WHERE ${q.where.join(' AND ')} ORDER BY ${orderBy} LIMIT ${q.limit}`,
+        q.params,
+      );
+      if (walkedRows.length > r.limit) return { rows: walkedRows };
+    }
+    return { pieces: words.length === 0 ? undefined : rarePieces(words, found, walked) };
+  }
+
+  /** Alerts a band or a text's walk reads at most before the list turns to another index: √(page × alerts). */
+  private async walkSize(limit: number): Promise<number> {
+    return Math.max(1000, Math.ceil(Math.sqrt((limit + 1) * (await this.rowsEstimate()))));
   }
 
   /** The planner's estimate of the alerts matching `where` (its statistics, no rows read). */
