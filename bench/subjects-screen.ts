@@ -5,16 +5,21 @@
  * lists a customer screens by default (OFAC SDN, consolidated, UN...), in calls of BATCH subjects.
  * Prints subjects/s per round, the median, the matches and the load average.
  *
- *   node --import tsx bench/subjects-screen.ts [subjects] [--batch N] [--rounds N] [--shards N]
+ *   node --import tsx bench/subjects-screen.ts [subjects] [--batch N] [--rounds N] [--shards N] [--engine-ab]
+ *
+ * With --engine-ab it measures the engine alone, in alternated rounds in this one process (the
+ * same load for both): the subjects' name queries as single `screenName` calls issued together
+ * (what the screener sent before `screenNames`) against `screenNames` in rounds of 500 subjects.
  */
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { parse } from 'csv-parse/sync';
 import { normalizeCountry } from '../engine/normalize/index.js';
 import { threadCpuClock } from '../engine/shards/thread-cpu.js';
-import { createCustomerToken, startTestService } from '../harness/service.js';
+import { createCustomerToken, startTestService, type TestService } from '../harness/service.js';
 import { sharedData } from '../harness/paths.js';
 import { xorshift32 } from '../harness/random.js';
+import type { Engine } from '../engine/engine.js';
 import type { StoredSubject } from '../src/subjects/store.js';
 
 const args = process.argv.slice(2);
@@ -62,11 +67,65 @@ function subjects(n: number): StoredSubject[] {
   });
 }
 
+const median = (xs: number[]) => Math.round([...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]);
+const load = () =>
+  loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ');
+
+/** Single calls against bulk rounds, alternated: subjects per CPU second (every thread) of each. */
+async function engineAb(engine: Engine, book: StoredSubject[]): Promise<void> {
+  const lists = engine.served().map((l) => l.slug);
+  const opts = { lists, threshold: 0.7, limit: 5 };
+  const queries = book.map((s) => ({
+    name: s.names[0],
+    birth_date: s.birth_date,
+    country: s.countries[0] ?? null,
+    party_type: 'person' as const,
+  }));
+  const ROUND = 500;
+  const ways = {
+    single: async () => {
+      for (let i = 0; i < queries.length; i += ROUND)
+        await Promise.all(queries.slice(i, i + ROUND).map((q) => engine.screenName({ ...q, ...opts })));
+    },
+    bulk: async () => {
+      for (let i = 0; i < queries.length; i += ROUND) await engine.screenNames(queries.slice(i, i + ROUND), opts);
+    },
+  };
+  const rates: Record<string, number[]> = { single: [], bulk: [] };
+  await ways.single();
+  await ways.bulk();
+  for (let r = 0; r < ROUNDS; r++)
+    for (const [name, run] of r % 2 === 0 ? Object.entries(ways) : Object.entries(ways).reverse()) {
+      const started = performance.now();
+      const cpu = process.cpuUsage();
+      await run();
+      const used = process.cpuUsage(cpu);
+      const cpuS = (used.user + used.system) / 1e6;
+      const s = (performance.now() - started) / 1000;
+      rates[name].push(N / cpuS);
+      process.stdout.write(
+        `${name} round ${r + 1}: ${Math.round(N / s)}/s wall, ${Math.round(N / cpuS)} per CPU second; loadavg ${load()}\n`,
+      );
+    }
+  process.stdout.write(
+    `median per CPU second: single ${median(rates.single)}, bulk ${median(rates.bulk)}, ratio ${(median(rates.bulk) / median(rates.single)).toFixed(2)}; engine shards ${SHARDS}\n`,
+  );
+}
+
 const SHARDS = opt('shards', 2);
 const svc = await startTestService({ LOG_LEVEL: 'silent', ENGINE_SHARDS: String(SHARDS) });
 try {
   const { customerId } = await createCustomerToken(svc.url, 10, 'bench');
   const book = subjects(N);
+  if (args.includes('--engine-ab')) await engineAb(svc.service.engine, book);
+  else await screenBook(svc, customerId, book);
+} finally {
+  await svc.close();
+}
+
+async function screenBook(svc: TestService, customerId: number, book: StoredSubject[]): Promise<void> {
   const { screener } = svc.service.subjects;
   const rates: number[] = [];
   const cpuRates: number[] = [];
@@ -98,13 +157,8 @@ try {
         `${cpuS.toFixed(2)} CPU s (main thread ${mainS.toFixed(2)}) = ${Math.round(N / cpuS)} per CPU second\n`,
     );
   }
-  const median = (xs: number[]) => Math.round([...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]);
   process.stdout.write(
     `median ${median(rates)} subjects/s, ${median(cpuRates)} per CPU second; ${matches} matches; ` +
-      `batch ${BATCH}; engine shards ${SHARDS}; loadavg ${loadavg()
-        .map((x) => x.toFixed(2))
-        .join(' ')}\n`,
+      `batch ${BATCH}; engine shards ${SHARDS}; loadavg ${load()}\n`,
   );
-} finally {
-  await svc.close();
 }

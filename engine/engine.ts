@@ -63,6 +63,21 @@ export interface NameScreenQuery {
   asOf?: number;
 }
 
+/** One name screening of a bulk round (`Engine.screenNames`). */
+export interface BulkNameQuery {
+  name: string;
+  birth_date?: string | null;
+  country?: string | null;
+  party_type?: PartyType | null;
+}
+
+/** What every query of a bulk round shares. */
+export interface BulkNameOptions {
+  lists: string[];
+  threshold: number;
+  limit: number;
+}
+
 /** A listed party a name screening met. */
 export interface PartyHit {
   /** The party's record (for a name of no party record, the name's). */
@@ -311,6 +326,62 @@ export class Engine {
       });
     }
     return hits.sort((a, b) => b.score - a.score || a.entity.id - b.entity.id).slice(0, q.limit);
+  }
+
+  /**
+   * Name screenings in bulk (a customer's book): each query's hits as `screenName` answers it now
+   * with the shared options, from one message per shard for the whole round.
+   */
+  async screenNames(queries: readonly BulkNameQuery[], opts: BulkNameOptions): Promise<PartyHit[][]> {
+    const g = this.current;
+    const lists = g.listIndices(opts.lists);
+    const answers: PartyHit[][] = [];
+    if (lists.length === 0 || opts.limit <= 0 || queries.length === 0) {
+      for (let i = 0; i < queries.length; i++) answers.push([]);
+      return answers;
+    }
+    const n = queries.length;
+    const names: string[] = new Array<string>(n);
+    const birthDates: (string | null)[] = new Array<string | null>(n);
+    const countries: (string | null)[] = new Array<string | null>(n);
+    const partyTypes: (PartyType | null)[] = new Array<PartyType | null>(n);
+    for (let i = 0; i < n; i++) {
+      const q = queries[i];
+      names[i] = q.name;
+      birthDates[i] = q.birth_date ?? null;
+      countries[i] = q.country ?? null;
+      partyTypes[i] = q.party_type ?? null;
+    }
+    const results = await this.fanOut(g, (gen) => ({
+      op: 'names',
+      gen,
+      names,
+      birth_dates: birthDates,
+      countries,
+      party_types: partyTypes,
+      lists,
+      threshold: opts.threshold,
+      limit: opts.limit,
+    }));
+    for (let i = 0; i < n; i++) {
+      let hits: PartyHit[] | null = null;
+      for (const r of results) {
+        const ends = r.ends!;
+        for (let j = i === 0 ? 0 : ends[i - 1]; j < ends[i]; j++) {
+          hits ??= [];
+          hits.push({
+            entity: g.store.view(r.ids[j]),
+            score: r.sims[j],
+            name: r.details![j].name,
+            explanation: r.details![j].explanation,
+          });
+        }
+      }
+      answers.push(
+        hits === null ? [] : hits.sort((a, b) => b.score - a.score || a.entity.id - b.entity.id).slice(0, opts.limit),
+      );
+    }
+    return answers;
   }
 
   async search(q: SearchQuery): Promise<Hit[]> {

@@ -84,7 +84,25 @@ export interface NameQuery {
   history?: boolean;
 }
 
-export type Query = FuzzyQuery | IdQuery | RegexQuery | NameQuery;
+/**
+ * Name screenings in bulk (a customer's book): a round's queries in one message per shard, as
+ * columns, sharing lists, threshold and limit; screened now (no listing history). Each answers as
+ * a NameQuery of the same fields would.
+ */
+export interface NamesQuery {
+  op: 'names';
+  qid: number;
+  gen: number;
+  names: string[];
+  birth_dates: (string | null)[];
+  countries: (string | null)[];
+  party_types: (PartyType | null)[];
+  lists: number[];
+  threshold: number;
+  limit: number;
+}
+
+export type Query = FuzzyQuery | IdQuery | RegexQuery | NameQuery | NamesQuery;
 
 /** A party's match (name screening): the name that scored best and what the evidence did. */
 export interface PartyMatchDetail {
@@ -102,6 +120,8 @@ export interface QueryResult {
   timedOut?: boolean;
   /** Name screening: each hit's best name and explanation (`ids` are the parties' records). */
   details?: PartyMatchDetail[];
+  /** Bulk name screening: query `i`'s hits are `ids[ends[i - 1] .. ends[i])` (`ends[-1]` = 0). */
+  ends?: Uint32Array;
   error?: string;
 }
 

@@ -24,6 +24,7 @@ import type {
   FuzzyQuery,
   IdQuery,
   NameQuery,
+  NamesQuery,
   PartyFeatures,
   PartyMatchDetail,
   QueryResult,
@@ -104,6 +105,21 @@ const SEARCH_MIN_SHARE = 0.5;
 /** Prepared names the search keeps per shard (see BoundedCache). */
 const PREPARED_NAMES = 50_000;
 const SCREEN_MIN_SHARE = 1 / 3;
+/**
+ * Query tokens whose listed one-edit neighbours bulk screening keeps (a generation's index does
+ * not change, nor do they): a book's names draw on some tens of thousands of given and family names.
+ */
+const EDIT_NEIGHBOURS_KEPT = 100_000;
+
+type PreparedQuery = ReturnType<typeof prepareQuery>;
+
+/** A listed token one edit away from a query token, and its document frequency. */
+interface EditNeighbour {
+  t: string;
+  df: number;
+}
+/** Query token → its listed one-edit neighbours (none when the token itself is listed). */
+type EditNeighbours = Map<string, readonly EditNeighbour[]>;
 
 /**
  * Index terms of a name: the name matcher's terms (`indexTerms`: tokens, spelling folds,
@@ -185,6 +201,7 @@ export class ShardGeneration {
   private readonly preparedNames = new BoundedCache<PreparedName>(PREPARED_NAMES);
   private exact: ExactKeyCollector | null;
   private readonly keyBytes = new KeyBytes();
+  private readonly editNeighbours: EditNeighbours = new Map();
 
   constructor(
     private readonly opts: ShardOptions,
@@ -334,13 +351,21 @@ export class ShardGeneration {
    * Name documents sharing the most (and rarest) terms with the prepared query: its index terms,
    * and for a token no listed name has (most likely a typo) the listed tokens one edit away, rare
    * ones first within a budget of postings (the neighbours of a short token include common words).
+   * `known`, when given, keeps each token's neighbours for the next queries (bulk screening: a
+   * book's given and family names recur, and the edits are most of a candidate search's cost).
    */
-  private nameCandidates(query: PreparedName, k: number, accept: (doc: number) => boolean, minShare: number): number[] {
+  private nameCandidates(
+    query: PreparedName,
+    k: number,
+    accept: (doc: number) => boolean,
+    minShare: number,
+    known: EditNeighbours | null = null,
+  ): number[] {
     const index = this.nameIndex;
     const queryTerms = indexTerms(query);
     if (queryTerms.length === 0) return [];
     const terms = nameTerms(queryTerms, this.opts.tokenize === 'forward');
-    const variants: { t: string; df: number }[] = [];
+    let variants: EditNeighbour[] = [];
     const variant = (codes: Uint16Array, n: number) => {
       if (!index.mayHold(codes, n)) return;
       const t = String.fromCharCode.apply(null, codes.subarray(0, n) as unknown as number[]);
@@ -348,7 +373,22 @@ export class ShardGeneration {
       if (df > 0) variants.push({ t, df });
     };
     for (const token of query.latin.tokens) {
-      if (token.length >= MIN_EDITED_TOKEN && index.frequency(token) === 0) forEachEdit(token, variant);
+      if (token.length < MIN_EDITED_TOKEN) continue;
+      if (known === null) {
+        if (index.frequency(token) === 0) forEachEdit(token, variant);
+        continue;
+      }
+      let neighbours = known.get(token);
+      if (neighbours === undefined) {
+        const before = variants;
+        variants = [];
+        if (index.frequency(token) === 0) forEachEdit(token, variant);
+        neighbours = variants;
+        variants = before;
+        if (known.size >= EDIT_NEIGHBOURS_KEPT) known.clear();
+        known.set(token, neighbours);
+      }
+      for (const v of neighbours) variants.push(v);
     }
     variants.sort((a, b) => a.df - b.df);
     let budget = EDITED_POSTINGS;
@@ -375,14 +415,65 @@ export class ShardGeneration {
       party_type: q.party_type,
     });
     const docs = this.names;
-    const flags = this.cols;
     // As of a past date every listing period is a candidate: the calling thread keeps those listed then.
     const candidate = q.history
       ? (doc: number) => this.onLists(docs.local(doc), mask)
       : (doc: number) => this.eligible(docs.local(doc), mask) && !this.delisted(docs.local(doc));
+    const scored = this.scoreParties(query, candidate, q.threshold, q.limit, q.history === true, null);
+    return {
+      qid: q.qid,
+      ids: scored.map((h) => h.entity),
+      sims: scored.map((h) => h.score),
+      kinds: scored.map(() => K_FUZZY),
+      details: scored.map((h) => h.detail),
+    };
+  }
+
+  /**
+   * A round of name screenings (a customer's book), each answered as `screenNames` answers the
+   * same fields now: the hits of all of them in one result, `ends` marking where each query's end.
+   */
+  screenNamesBulk(q: NamesQuery): QueryResult {
+    const mask = this.listMask(q.lists);
+    const docs = this.names;
+    const candidate = (doc: number) => this.eligible(docs.local(doc), mask) && !this.delisted(docs.local(doc));
+    const ids: number[] = [];
+    const sims: number[] = [];
+    const kinds: number[] = [];
+    const details: PartyMatchDetail[] = [];
+    const ends = new Uint32Array(q.names.length);
+    for (let i = 0; i < q.names.length; i++) {
+      const query = prepareQuery({
+        name: q.names[i],
+        birth_date: q.birth_dates[i],
+        country: q.countries[i],
+        party_type: q.party_types[i],
+      });
+      for (const h of this.scoreParties(query, candidate, q.threshold, q.limit, false, this.editNeighbours)) {
+        ids.push(h.entity);
+        sims.push(h.score);
+        kinds.push(K_FUZZY);
+        details.push(h.detail);
+      }
+      ends[i] = ids.length;
+    }
+    return { qid: q.qid, ids, sims, kinds, details, ends };
+  }
+
+  /** The parties of a prepared query's name candidates at or above `threshold`, best first, at most `limit`. */
+  private scoreParties(
+    query: PreparedQuery,
+    candidate: (doc: number) => boolean,
+    threshold: number,
+    limit: number,
+    history: boolean,
+    known: EditNeighbours | null,
+  ): { entity: number; score: number; detail: PartyMatchDetail }[] {
+    const docs = this.names;
+    const flags = this.cols;
     const scored: { entity: number; score: number; detail: PartyMatchDetail }[] = [];
     const seen = new Set<number>();
-    for (const doc of this.nameCandidates(query.name, this.opts.partyCandidates, candidate, SCREEN_MIN_SHARE)) {
+    for (const doc of this.nameCandidates(query.name, this.opts.partyCandidates, candidate, SCREEN_MIN_SHARE, known)) {
       const party = this.nameParty[doc];
       const recorded = party > 0 ? this.parties.entities(party) : [];
       // A name without a party record stands alone, keyed by its document.
@@ -392,7 +483,7 @@ export class ShardGeneration {
       const entities =
         recorded.length === 0
           ? [this.ids[docs.local(doc)]]
-          : q.history
+          : history
             ? recorded
             : recorded.filter((e) => (flags.flagsOf(e) & FLAG_DELISTED) === 0);
       if (entities.length === 0) continue;
@@ -400,19 +491,13 @@ export class ShardGeneration {
         query,
         this.parties.get(key, () => docs.text(doc)),
       );
-      if (m.score > 0 && m.score >= q.threshold)
+      if (m.score > 0 && m.score >= threshold)
         for (const entity of entities)
           scored.push({ entity, score: m.score, detail: { name: m.name, explanation: m.explanation } });
     }
     scored.sort((a, b) => b.score - a.score || a.entity - b.entity);
-    scored.length = Math.min(scored.length, q.limit);
-    return {
-      qid: q.qid,
-      ids: scored.map((h) => h.entity),
-      sims: scored.map((h) => h.score),
-      kinds: scored.map(() => K_FUZZY),
-      details: scored.map((h) => h.detail),
-    };
+    scored.length = Math.min(scored.length, limit);
+    return scored;
   }
 
   /**

@@ -34,6 +34,8 @@ function answer(q: Query): QueryResult {
         return g.regex(q);
       case 'name':
         return g.screenNames(q);
+      case 'names':
+        return g.screenNamesBulk(q);
     }
   } catch (e) {
     return { qid: q.qid, ids: [], sims: [], kinds: [], error: (e as Error).message };
@@ -45,7 +47,11 @@ type Message = Control | { t: 'query'; batch: Query[] };
 /** A name to read holds kanji: its batch waits for the Japanese reader (`engine/names/kanji.ts`). */
 function needsKanjiReader(msg: Message): boolean {
   if (msg.t !== 'query' || kanjiReaderReady()) return false;
-  return msg.batch.some((q) => (q.op === 'name' ? holdsKanji(q.name) : q.op === 'fuzzy' && holdsKanji(q.q)));
+  return msg.batch.some((q) => {
+    if (q.op === 'name') return holdsKanji(q.name);
+    if (q.op === 'names') return q.names.some(holdsKanji);
+    return q.op === 'fuzzy' && holdsKanji(q.q);
+  });
 }
 
 /**
