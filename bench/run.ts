@@ -3,7 +3,7 @@
  * a header with the date, the machine and the commit, then one section per suite, each naming
  * the run it comes from (date, commit, load average before it). Nothing written by hand is kept;
  * investigations and comparisons between builds live in docs/investigations/.
- *   node dist/bench/run.js [--only engine,loaders,audit,audit-paced,ipintel,names,flexsearch,analytics,lists-feed,lists-upload,strict,alerts,fanout,subjects,http] [--engine-sizes 100000,1000000] [--parent DIR]
+ *   node dist/bench/run.js [--only engine,loaders,audit,audit-paced,ipintel,names,flexsearch,analytics,lists-feed,lists-upload,strict,alerts,watch,fanout,subjects,http] [--engine-sizes 100000,1000000] [--parent DIR] [--alerts-db DIR] [--subjects-rows N]
  * With --only, the suites not named keep their section of the run that last wrote them.
  * (`make bench` builds dist/ first; every suite then runs compiled, as `make run` does. Under
  * `node --import tsx bench/run.ts` the suites run through tsx instead.)
@@ -22,6 +22,9 @@ const only = argValue('only')?.split(',');
 /** A checkout of the parent commit, built: the HTTP suite measures its `/search` beside this build's routes. */
 const parent = argValue('parent');
 const engineSizes = (argValue('engine-sizes') ?? '100000,1000000').split(',');
+/** A PGlite directory bench/alerts.ts filled before (`--keep`): filling 1.1M alerts takes 5-25 minutes. */
+const alertsDb = argValue('alerts-db');
+const subjectsRows = argValue('subjects-rows');
 
 const suites: { name: string; title: string; args: string[]; node?: string[] }[] = [
   // The engine runs with the service's V8 flags: its young generation sets how often the shards pause.
@@ -71,7 +74,7 @@ const suites: { name: string; title: string; args: string[]; node?: string[] }[]
   {
     name: 'alerts',
     title: 'Alert list over 1M alerts of one customer (issue #38)',
-    args: ['bench/alerts.ts'],
+    args: ['bench/alerts.ts', ...(alertsDb ? ['--keep', alertsDb] : [])],
   },
   {
     name: 'watch',
@@ -88,7 +91,7 @@ const suites: { name: string; title: string; args: string[]; node?: string[] }[]
   {
     name: 'subjects',
     title: "Import and screening of 1M subjects into a customer's book (issue #39)",
-    args: ['bench/subjects.ts'],
+    args: ['bench/subjects.ts', ...(subjectsRows ? ['--rows', subjectsRows] : [])],
     node: ['--expose-gc', ...SERVICE_NODE_FLAGS],
   },
   // The HTTP suite's own process is the batch client. It idles through minutes of wrk rounds,
