@@ -3,7 +3,7 @@
  * a header with the date, the machine and the commit, then one section per suite, each naming
  * the run it comes from (date, commit, load average before it). Nothing written by hand is kept;
  * investigations and comparisons between builds live in docs/investigations/.
- *   node dist/bench/run.js [--only engine,loaders,audit,audit-paced,ipintel,names,flexsearch,analytics,lists-feed,lists-upload,strict,alerts,watch,fanout,subjects,http] [--engine-sizes 100000,1000000] [--parent DIR] [--alerts-db DIR] [--subjects-rows N]
+ *   node dist/bench/run.js [--only engine,loaders,audit,audit-paced,ipintel,names,flexsearch,analytics,lists-feed,lists-upload,strict,alerts,alerts-batch,watch,fanout,subjects,http] [--engine-sizes 100000,1000000] [--parent DIR] [--alerts-db DIR] [--subjects-rows N]
  * With --only, the suites not named keep their section of the run that last wrote them.
  * (`make bench` builds dist/ first; every suite then runs compiled, as `make run` does. Under
  * `node --import tsx bench/run.ts` the suites run through tsx instead.)
@@ -75,6 +75,11 @@ const suites: { name: string; title: string; args: string[]; node?: string[] }[]
     name: 'alerts',
     title: 'Alert list over 1M alerts of one customer (issue #38)',
     args: ['bench/alerts.ts', ...(alertsDb ? ['--keep', alertsDb] : [])],
+  },
+  {
+    name: 'alerts-batch',
+    title: 'What alerts cost a 10,000-value batch with a third listed: ALERTS on against off (issue #38)',
+    args: ['bench/alerts-batch.ts'],
   },
   {
     name: 'watch',
