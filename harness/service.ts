@@ -7,7 +7,8 @@ import pino from 'pino';
 import { loadConfig, type Env } from '../src/config.js';
 import { createService, type Service, type ServiceOverrides } from '../src/service.js';
 import { ListManager } from '../loaders/manager.js';
-import { builtOnce, copyInitialisedPglite } from './cache.js';
+import { builtOnce, copyInitialisedPglite, copyMigratedPglite } from './cache.js';
+import { transpiledServiceMain } from './transpiled.js';
 import { COMPILED, REPO_ROOT, SERVICE_NODE_FLAGS, SHARED_DATA } from './paths.js';
 
 /**
@@ -67,11 +68,16 @@ export function testEnv(dataDir: string, env: Env = {}): Env {
   };
 }
 
-/** A fresh DATA_DIR holding the ingested real lists and an initialised (empty) PGlite database. */
-export async function prepareDataDir(): Promise<string> {
+/**
+ * A fresh DATA_DIR holding the ingested real lists and a PGlite database with the migrations
+ * applied (harness/cache.ts), or with `migrated: false` initialised and empty, for a test of the
+ * service's own migration.
+ */
+export async function prepareDataDir(opts: { migrated?: boolean } = {}): Promise<string> {
   const dataDir = mkdtempSync(join(tmpdir(), 'screening-test-'));
   cpSync(await ingestedListsDir(), join(dataDir, 'lists'), { recursive: true });
-  await copyInitialisedPglite(join(dataDir, 'pglite'));
+  const pglite = join(dataDir, 'pglite');
+  await ((opts.migrated ?? true) ? copyMigratedPglite(pglite) : copyInitialisedPglite(pglite));
   return dataDir;
 }
 
@@ -94,7 +100,8 @@ export async function startTestService(env: Env = {}, overrides: ServiceOverride
 
 /**
  * Starts the service as a separate process (for signal and crash tests); resolves once it listens.
- * `compiled`: run the build in dist/ (`make build`) as `make run` does, instead of src/ through tsx.
+ * `compiled`: run the build in dist/ (`make build`) as `make run` does, instead of src/ transpiled
+ * into .tmp (harness/transpiled.ts).
  * `root`: the checkout to run (another commit's build, for side-by-side benchmarks), compiled.
  * The start timeout only detects a service that never starts: on a shared 2-core machine at load
  * 30, loading the real lists took over 120 s, so it is 300 s.
@@ -106,7 +113,7 @@ export async function spawnService(
   const compiled = opts.root !== undefined || (opts.compiled ?? COMPILED);
   const child = spawn(
     process.execPath,
-    [...SERVICE_NODE_FLAGS, ...(compiled ? ['dist/src/main.js'] : ['--import', 'tsx', 'src/main.ts'])],
+    [...SERVICE_NODE_FLAGS, compiled ? 'dist/src/main.js' : await transpiledServiceMain()],
     {
       cwd: opts.root ?? REPO_ROOT,
       env: { ...process.env, ...env, LOG_LEVEL: env.LOG_LEVEL ?? 'info' } as NodeJS.ProcessEnv,

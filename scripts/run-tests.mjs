@@ -48,8 +48,13 @@ function walk(dir) {
 const LONGEST = [
   'test/billing/quota-nodes.test.ts',
   'test/server/lifecycle.test.ts',
+  'test/subjects/watch.test.ts',
+  'test/dashboard/customer.test.ts',
   'test/server/upload-crash.test.ts',
+  'test/api/lists.test.ts',
+  'test/subjects/watch-restart.test.ts',
   'test/webhooks/interrupted.test.ts',
+  'test/alerts/review-nodes.test.ts',
 ];
 const rank = (f) => (LONGEST.includes(f) ? LONGEST.indexOf(f) : LONGEST.length);
 const filters = process.argv.slice(2);
@@ -76,9 +81,10 @@ stream.on('test:fail', (d) => {
 stream.on('test:complete', (d) => {
   if (d.nesting === 0 && d.name === d.file) took.set(relative(root, d.file), d.details.duration_ms);
 });
-const report = stream.compose(spec);
-report.pipe(process.stdout);
-report.on('end', () => {
+stream.compose(spec).pipe(process.stdout);
+// At exit rather than at the reporter's end, which did not always come (a run of
+// test/server/lifecycle ended without it).
+process.on('exit', () => {
   const slowest = [...took].sort((a, b) => b[1] - a[1]).slice(0, 15);
   console.log(`\nslowest files (wall time, ${process.env.TEST_CONCURRENCY ?? '2'} at a time):`);
   for (const [f, ms] of slowest) console.log(`${(ms / 1000).toFixed(1).padStart(8)} s  ${f}`);

@@ -13,7 +13,7 @@ import { REPO_ROOT } from '../../harness/paths.js';
 test('the compiled service (dist/) starts, migrates, loads the lists, screens and serves the dashboard', async () => {
   for (const script of ['build.mjs', 'build-dashboard.mjs'])
     execFileSync(process.execPath, [join(REPO_ROOT, 'scripts', script)], { cwd: REPO_ROOT, stdio: 'pipe' });
-  const dataDir = await prepareDataDir();
+  const dataDir = await prepareDataDir({ migrated: false });
   const { child, port } = await spawnService(testEnv(dataDir, { ENGINE_SHARDS: '2', LOG_LEVEL: 'info' }), {
     compiled: true,
   });
