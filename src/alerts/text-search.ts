@@ -5,7 +5,7 @@
  */
 
 /** The columns `text` searches. */
-export const TEXT_COLUMNS = ['screened_value', 'matched_value'] as const;
+const TEXT_COLUMNS = ['screened_value', 'matched_value'] as const;
 type TextColumn = (typeof TEXT_COLUMNS)[number];
 
 /**
