@@ -4,6 +4,7 @@ import type { AuditMatchRow, MatchSubject } from '../audit/rows.js';
 import { partyMatch, type NameLists, type NameScreening } from './endpoints/names.js';
 import { auditRows, screenValue, type CallerScreening, type ScreeningDeps } from './endpoints/screen.js';
 import type { AuditMatch } from '../core/endpoint.js';
+import { matchRow, type MatchRowHead } from '../billing/charge-rows.js';
 import { SUBJECT_VALUE_KINDS } from '../subjects/model.js';
 import type { StoredSubject } from '../subjects/store.js';
 import type { BookScreener, SubjectScreening } from '../subjects/screening.js';
@@ -73,6 +74,13 @@ export class SubjectScreener implements BookScreener {
     const values: CallerScreening = { lists: all.lists, basis: all.basis, asOf: all.asOf, reviews: null };
     const names = this.names.narrow(values, filter);
     const lists = names.lists as string[];
+    const head: MatchRowHead = {
+      time: at,
+      customer_id: customerId,
+      payer: '',
+      request_id: opts.requestId,
+      endpoint: opts.endpoint,
+    };
     const rows: AuditMatchRow[] = [];
     for (let from = 0; from < subjects.length; from += ROUND) {
       const to = Math.min(subjects.length, from + ROUND);
@@ -100,23 +108,11 @@ export class SubjectScreener implements BookScreener {
         if (exact !== null) found.push(...(await exact));
         if (found.length === 0) continue;
         const subject: MatchSubject = { external_id: s.external_id, type: s.type, names: s.names };
-        for (const m of found)
-          rows.push({
-            time: at,
-            customer_id: customerId,
-            payer: '',
-            request_id: opts.requestId,
-            endpoint: opts.endpoint,
-            screened_value: m.screened_value,
-            matched_value: m.matched_value,
-            list: m.list,
-            list_type: m.list_type,
-            match: m.match,
-            list_version: m.list_version,
-            as_of: null,
-            evidence: m.evidence,
-            subject,
-          });
+        for (const m of found) {
+          const row = matchRow(head, m);
+          row.subject = subject;
+          rows.push(row);
+        }
       }
     }
     return rows;

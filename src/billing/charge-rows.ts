@@ -15,20 +15,17 @@ export interface ChargeSinks {
   log?: Logger;
 }
 
-export function matchRows(
-  endpoint: AnyEndpoint,
-  meta: RequestMeta,
-  time: number,
-  customerId: number,
-  payer: string,
-  audit: AuditMatch[],
-): AuditMatchRow[] {
-  return audit.map((m) => ({
-    time,
-    customer_id: customerId,
-    payer,
-    request_id: meta.requestId,
-    endpoint: endpoint.id,
+/** What every match row of one request or job repeats: when, whose, which request and endpoint. */
+export type MatchRowHead = Pick<AuditMatchRow, 'time' | 'customer_id' | 'payer' | 'request_id' | 'endpoint'>;
+
+/** One match as the audit trail stores it. */
+export function matchRow(head: MatchRowHead, m: AuditMatch): AuditMatchRow {
+  return {
+    time: head.time,
+    customer_id: head.customer_id,
+    payer: head.payer,
+    request_id: head.request_id,
+    endpoint: head.endpoint,
     screened_value: m.screened_value,
     matched_value: m.matched_value,
     list: m.list,
@@ -37,7 +34,25 @@ export function matchRows(
     list_version: m.list_version,
     as_of: m.as_of,
     evidence: m.evidence,
-  }));
+  };
+}
+
+export function matchRows(
+  endpoint: AnyEndpoint,
+  meta: RequestMeta,
+  time: number,
+  customerId: number,
+  payer: string,
+  audit: AuditMatch[],
+): AuditMatchRow[] {
+  const head: MatchRowHead = {
+    time,
+    customer_id: customerId,
+    payer,
+    request_id: meta.requestId,
+    endpoint: endpoint.id,
+  };
+  return audit.map((m) => matchRow(head, m));
 }
 
 export function quotaUsageRow(
