@@ -13,7 +13,8 @@ import {
   type DetailRow,
   type EventRecord,
 } from './store.js';
-import { containing, rarePieces, textCondition, textWords, wordCounts, type TextPieces } from './text-search.js';
+import { containing } from '../store/like.js';
+import { rarePieces, textCondition, textWords, wordCounts, type TextPieces } from './text-search.js';
 
 /** Reading the customer's alerts: the review list, its export and the operator's counts. */
 

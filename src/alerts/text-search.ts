@@ -1,3 +1,5 @@
+import { containing } from '../store/like.js';
+
 /**
  * The alert list's `text` filter: a case-insensitive substring of the screened or the matched
  * value, and the conditions that let the trigram index (migration 076) answer a rare text without
@@ -19,11 +21,6 @@ export type TextPieces = Record<TextColumn, string[]>;
 const MAX_WORDS = 8;
 /** A word in more than this share of the sampled alerts' column is left to the recheck. */
 const RARE_SHARE = 0.01;
-
-const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
-
-/** The ILIKE pattern of values containing `text` (`%` and `_` literal). */
-export const containing = (text: string) => `%${escapeLike(text)}%`;
 
 /**
  * The words of the text (runs of letters and digits, which pg_trgm splits values into) of at

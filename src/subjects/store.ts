@@ -1,3 +1,4 @@
+import { containing } from '../store/like.js';
 import type { Db } from '../store/db.js';
 import { subjectFingerprint, subjectSearchText, type SubjectRecord, type SubjectType } from './model.js';
 
@@ -114,7 +115,6 @@ function decodeCursor(cursor: string): number {
 }
 
 /** `q` as a LIKE pattern that matches it anywhere, its wildcards taken literally. */
-const containing = (q: string) => `%${q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 export class SubjectStore {
   private readonly maxPerCustomer: number;
@@ -228,7 +228,7 @@ export class SubjectStore {
       where.push(cond(`$${params.length}`));
     };
     if (q.cursor !== undefined) add((p) => `id < ${p}`, decodeCursor(q.cursor));
-    if (q.q !== undefined) add((p) => `search LIKE ${p}`, containing(q.q));
+    if (q.q !== undefined) add((p) => `search LIKE ${p}`, containing(q.q.toLowerCase()));
     if (q.type !== undefined) add((p) => `type = ${p}`, q.type);
     if (q.country !== undefined) add((p) => `${p} = ANY(countries)`, q.country);
     if (q.has_alerts !== undefined) where.push(`(${OPEN_ALERTS} > 0) = ${q.has_alerts}`);
